@@ -1,0 +1,25 @@
+"""Kits and the toolbox: tool metadata, providers, .kit files and kit resolution."""
+
+from lackpy.kit.context import ToolContext, uses_context
+from lackpy.kit.docs import resolve_doc
+from lackpy.kit.kitfile import KitFile, parse_kit
+from lackpy.kit.providers import PythonProvider
+from lackpy.kit.resolve import ResolvedKit, resolve_kit
+from lackpy.kit.spec import ArgSpec, ToolSpec
+from lackpy.kit.toolbox import LackpyWarning, Toolbox, ToolProvider
+
+__all__ = [
+    "ArgSpec",
+    "KitFile",
+    "LackpyWarning",
+    "PythonProvider",
+    "ResolvedKit",
+    "ToolContext",
+    "ToolProvider",
+    "ToolSpec",
+    "Toolbox",
+    "parse_kit",
+    "resolve_doc",
+    "resolve_kit",
+    "uses_context",
+]

@@ -1,0 +1,49 @@
+"""The context a tool receives: the workspace it works in, and what it touched.
+
+Tools marked with ``uses_context`` take a ``ToolContext`` as their first
+argument. The runner binds a fresh context to every run, so the files a run
+read and modified are recorded per run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable, TypeVar
+
+F = TypeVar("F", bound=Callable)
+
+
+class ToolContext:
+    """The workspace root (resolved) and the files a run has read and modified."""
+
+    __slots__ = ("root", "files_read", "files_modified")
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = os.path.realpath(root)
+        self.files_read: dict[str, None] = {}
+        self.files_modified: dict[str, None] = {}
+
+    @property
+    def workspace(self) -> Path:
+        return Path(self.root)
+
+    def fresh(self) -> "ToolContext":
+        """A new context over the same workspace with nothing recorded."""
+        return ToolContext(self.root)
+
+    def note_read(self, path: str) -> None:
+        self.files_read[path] = None
+
+    def note_modified(self, path: str) -> None:
+        self.files_modified[path] = None
+
+
+def uses_context(fn: F) -> F:
+    """Mark a tool implementation that takes a ``ToolContext`` first."""
+    fn.lackpy_context = True  # type: ignore[attr-defined]
+    return fn
+
+
+def takes_context(fn: Callable) -> bool:
+    return getattr(fn, "lackpy_context", False) is True

@@ -1,0 +1,45 @@
+"""Tool and kit docs are referenced, never loaded until someone asks for one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from lackpy.errors import DocsError
+
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DOCS = PACKAGE_ROOT / "docs"
+MAX_DOC_BYTES = 1_000_000
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def resolve_doc(path: str, workspace: str | os.PathLike) -> str:
+    """Read a doc file that lies under the workspace or the package's own docs.
+
+    A relative path is looked up in the workspace first, then in the package.
+    Anything else is refused with a clear error and never read.
+    """
+    if not isinstance(path, str) or not path.strip() or "\x00" in path:
+        raise DocsError("give a doc path such as docs/tools/read_file.md")
+    workspace = os.path.realpath(workspace)
+    package_docs = os.path.realpath(PACKAGE_DOCS)
+    if os.path.isabs(path):
+        candidates = [os.path.realpath(path)]
+    else:
+        candidates = [os.path.realpath(os.path.join(workspace, path)), os.path.realpath(PACKAGE_ROOT / path)]
+    allowed = [c for c in candidates if _inside(c, workspace) or _inside(c, package_docs)]
+    if not allowed:
+        raise DocsError(f"doc '{path}' is outside the workspace and the package docs; it is not read")
+    for candidate in allowed:
+        if os.path.isfile(candidate):
+            if os.path.getsize(candidate) > MAX_DOC_BYTES:
+                raise DocsError(f"doc '{path}' is larger than {MAX_DOC_BYTES} bytes; it is not read")
+            try:
+                with open(candidate, encoding="utf-8") as handle:
+                    return handle.read()
+            except UnicodeDecodeError:
+                raise DocsError(f"doc '{path}' is not UTF-8 text") from None
+    raise DocsError(f"doc '{path}' does not exist; see 'lackpy docs index' for the known docs")

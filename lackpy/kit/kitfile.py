@@ -1,0 +1,132 @@
+"""``.kit`` files: YAML frontmatter between ``---`` lines, then one tool per line.
+
+::
+
+    ---
+    name: filesystem
+    description: Read, write, and search files
+    docs: docs/kits/filesystem.md
+    ---
+    read_file     # comments and blank lines are ignored
+    find_files
+
+Kits are looked up in the workspace's ``.lackpy/kits/`` first, then in the
+kits shipped inside the package; the workspace wins.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from lackpy.errors import KitFileError, UnknownKitError, closest
+
+PACKAGE_KITS = Path(__file__).resolve().parent.parent / "kits"
+KNOWN_KEYS = ("name", "description", "docs")
+KIT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+@dataclass
+class KitFile:
+    """A parsed ``.kit`` file; ``extra`` keeps frontmatter keys lackpy does not use."""
+
+    name: str
+    tools: list[str]
+    description: str = ""
+    docs: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+    lines: dict[str, int] = field(default_factory=dict)
+
+
+def parse_kit(text: str, path: Path | None = None, default_name: str = "") -> KitFile:
+    where = str(path) if path else "kit"
+    lines = text.splitlines()
+    meta: dict[str, Any] = {}
+    start = 0
+    if lines and lines[0].strip() == "---":
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+        if end is None:
+            raise KitFileError(f"{where}: frontmatter has no closing '---' line; add one after the metadata")
+        try:
+            loaded = yaml.safe_load("\n".join(lines[1:end]))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            at = f" at line {mark.line + 2}" if mark is not None else ""
+            raise KitFileError(f"{where}: frontmatter is not valid YAML{at}; fix the lines between the '---' markers") from None
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise KitFileError(f"{where}: frontmatter must be 'key: value' lines, not a {type(loaded).__name__}")
+        meta = loaded
+        start = end + 1
+    for key in ("name", "description", "docs"):
+        if key in meta and meta[key] is not None and not isinstance(meta[key], str):
+            raise KitFileError(f"{where}: frontmatter '{key}' must be a string")
+    tools: list[str] = []
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(lines[start:], start=start + 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if not line.isidentifier():
+            raise KitFileError(f"{where}, line {number}: '{line}' is not a tool name; write one tool name per line")
+        if line in seen:
+            raise KitFileError(f"{where}, line {number}: tool '{line}' is listed twice (first on line {seen[line]})")
+        seen[line] = number
+        tools.append(line)
+    return KitFile(
+        name=meta.get("name") or default_name,
+        tools=tools,
+        description=meta.get("description") or "",
+        docs=meta.get("docs"),
+        extra={k: v for k, v in meta.items() if k not in KNOWN_KEYS},
+        path=path,
+        lines=seen,
+    )
+
+
+def read_kit(path: Path) -> KitFile:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise KitFileError(f"{path}: not UTF-8 text; save the kit file as UTF-8") from None
+    except OSError as exc:
+        raise KitFileError(f"{path}: cannot read kit file: {exc.strerror}") from None
+    return parse_kit(text, path, default_name=path.stem)
+
+
+def kit_dirs(kits_dir: Path | None) -> list[tuple[str, Path]]:
+    dirs = []
+    if kits_dir is not None:
+        dirs.append(("workspace", Path(kits_dir)))
+    dirs.append(("package", PACKAGE_KITS))
+    return dirs
+
+
+def list_kit_files(kits_dir: Path | None) -> dict[str, tuple[str, Path]]:
+    """``{name: (source, path)}`` with workspace kits winning over package kits."""
+    found: dict[str, tuple[str, Path]] = {}
+    for source, directory in kit_dirs(kits_dir):
+        if directory.is_dir():
+            for path in sorted(directory.glob("*.kit")):
+                found.setdefault(path.stem, (source, path))
+    return found
+
+
+def find_kit(name: str, kits_dir: Path | None) -> tuple[str, Path]:
+    if KIT_NAME.match(name):
+        for source, directory in kit_dirs(kits_dir):
+            path = directory / f"{name}.kit"
+            if path.is_file():
+                return source, path
+    known = list_kit_files(kits_dir)
+    names = ", ".join(sorted(known)) or "none"
+    raise UnknownKitError(
+        f"unknown kit '{name}'{closest(name, known)}; available kits: {names} "
+        "(or give tool names separated by commas)"
+    )

@@ -1,0 +1,149 @@
+"""resolve_kit: turn any kit form into the tools, callables and grade of a run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from lackpy.errors import KitError, KitFileError, UnknownToolError
+from lackpy.kit.context import ToolContext, takes_context
+from lackpy.kit.kitfile import read_kit, find_kit
+from lackpy.kit.spec import ToolSpec
+from lackpy.kit.toolbox import Toolbox
+from lackpy.lang.grade import Grade, compute_grade
+from lackpy.lang.grammar import FORBIDDEN_NAMES
+
+KitSpec = str | Iterable[str] | Mapping[str, Any] | None
+
+
+@dataclass
+class ResolvedKit:
+    """A kit ready to run: ``tools`` and ``callables`` are keyed by the name programs use.
+
+    ``callables`` are bound to the toolbox's context; the runner rebinds them
+    to a fresh context per run with ``bind``.
+    """
+
+    tools: dict[str, ToolSpec]
+    callables: dict[str, Callable[..., Any]]
+    grade: Grade
+    description: str = ""
+    docs: list[str] = field(default_factory=list)
+    name: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    source: str | None = None
+    impls: dict[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
+    context: ToolContext | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.names = frozenset(self.tools)
+
+    def bind(self, context: ToolContext) -> dict[str, Callable[..., Any]]:
+        """The callables with every context-taking tool bound to ``context``."""
+        return {
+            alias: partial(impl, context) if takes_context(impl) else impl for alias, impl in self.impls.items()
+        }
+
+    def aliases(self) -> dict[str, str]:
+        """``{name in programs: tool name in the toolbox}``."""
+        return {alias: spec.name for alias, spec in self.tools.items()}
+
+
+def resolve_kit(
+    kit: KitSpec,
+    toolbox: Toolbox,
+    kits_dir: str | Path | None = None,
+    extra_tools: Iterable[str] | None = None,
+) -> ResolvedKit:
+    """Resolve a kit given as a name, ``"none"``, ``"a,b"``, a list, or an alias dict.
+
+    ``extra_tools`` are merged in (duplicates ignored) and the grade recomputed.
+    """
+    kits_dir = Path(kits_dir) if kits_dir is not None else None
+    name = description = source = None
+    docs: list[str] = []
+    extra: dict[str, Any] = {}
+    kit_path = None
+    if kit is None:
+        raise KitError("no kit given; name a kit, list tool names, or use 'none'")
+    if isinstance(kit, str):
+        text = kit.strip()
+        if text in ("none", ""):
+            aliases: dict[str, str] = {}
+            name = "none"
+        elif "," in text:
+            aliases = _from_list([t.strip() for t in text.split(",") if t.strip()])
+        else:
+            source, kit_path = find_kit(text, kits_dir)
+            kit_file = read_kit(kit_path)
+            aliases = {tool: tool for tool in kit_file.tools}
+            name, description, extra = kit_file.name or text, kit_file.description, kit_file.extra
+            if kit_file.docs:
+                docs.append(kit_file.docs)
+            for tool, line in kit_file.lines.items():
+                if tool not in toolbox:
+                    try:
+                        toolbox.get(tool)
+                    except UnknownToolError as exc:
+                        raise KitFileError(f"{kit_path}, line {line}: {exc}") from None
+    elif isinstance(kit, Mapping):
+        aliases = {}
+        for alias, target in kit.items():
+            if isinstance(target, Mapping):
+                target = target.get("tool")
+            if not isinstance(target, str):
+                raise KitError(f"kit entry '{alias}' must name a tool: {{'{alias}': 'tool'}} or {{'{alias}': {{'tool': 'tool'}}}}")
+            aliases[_alias(alias)] = target
+    elif isinstance(kit, Iterable):
+        aliases = _from_list(list(kit))
+    else:
+        raise KitError(f"a kit is a name, a list of tool names or an alias dict, not {type(kit).__name__}")
+
+    for tool in extra_tools or ():
+        if not isinstance(tool, str):
+            raise KitError(f"extra tool names must be strings, not {type(tool).__name__}")
+        current = aliases.get(tool)
+        if current is None:
+            aliases[_alias(tool)] = tool
+        elif current != tool:
+            raise KitError(f"duplicate alias '{tool}': the kit maps it to '{current}', extra tools to '{tool}'")
+
+    specs = {alias: toolbox.get(tool) for alias, tool in aliases.items()}
+    impls = {alias: toolbox.resolve(spec.name) for alias, spec in specs.items()}
+    grade = compute_grade({a: {"grade_w": s.grade_w, "effects_ceiling": s.effects_ceiling} for a, s in specs.items()})
+    for spec in specs.values():
+        if spec.docs and spec.docs not in docs:
+            docs.append(spec.docs)
+    resolved = ResolvedKit(
+        tools=specs,
+        callables={},
+        grade=grade,
+        description=description or ("Tools: " + ", ".join(specs) if specs else "No tools"),
+        docs=docs,
+        name=name,
+        extra=extra,
+        source=source,
+        impls=impls,
+        context=toolbox.context,
+    )
+    resolved.callables = resolved.bind(toolbox.context)
+    return resolved
+
+
+def _from_list(names: list) -> dict[str, str]:
+    aliases: dict[str, str] = {}
+    for tool in names:
+        if not isinstance(tool, str):
+            raise KitError(f"tool names must be strings, not {type(tool).__name__}")
+        if tool in aliases:
+            raise KitError(f"duplicate tool '{tool}' in the kit; list each tool once")
+        aliases[_alias(tool)] = tool
+    return aliases
+
+
+def _alias(alias: object) -> str:
+    if not isinstance(alias, str) or not alias.isidentifier() or alias.startswith("_") or alias in FORBIDDEN_NAMES:
+        raise KitError(f"{alias!r} cannot name a tool in programs; use an identifier without a leading underscore")
+    return alias

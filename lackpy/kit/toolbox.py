@@ -1,0 +1,163 @@
+"""The Toolbox: every registered tool and the providers that build them."""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import sys
+import warnings
+from functools import partial
+from typing import Any, Callable, Iterable, Mapping, Protocol, runtime_checkable
+
+from lackpy.errors import ProviderError, ToolboxError, UnknownToolError, closest
+from lackpy.kit.context import ToolContext, takes_context
+from lackpy.kit.spec import ToolSpec
+from lackpy.lang.grammar import FORBIDDEN_NAMES
+
+
+class LackpyWarning(UserWarning):
+    """A registration that works but is likely a mistake."""
+
+
+@runtime_checkable
+class ToolProvider(Protocol):
+    """Builds the callable for a ToolSpec whose ``provider`` is ``name``."""
+
+    name: str
+
+    def resolve(self, spec: ToolSpec) -> Callable[..., Any]:
+        """Return the implementation; mark it ``uses_context`` to receive a ToolContext."""
+
+
+class Toolbox:
+    """Service-wide registry of tools (ToolSpec) and providers.
+
+    Implementations are built on first ``resolve`` and cached, so a provider's
+    imports happen only when a kit uses one of its tools.
+    """
+
+    def __init__(self, workspace: str | None = None) -> None:
+        self.context = ToolContext(workspace or ".")
+        self.kits_dir = self.context.workspace / ".lackpy" / "kits"
+        self._tools: dict[str, ToolSpec] = {}
+        self._providers: dict[str, ToolProvider] = {}
+        self._impls: dict[str, Callable[..., Any]] = {}
+
+    # -- registration ----------------------------------------------------
+
+    def register_provider(self, provider: ToolProvider, *, replace: bool = False) -> None:
+        name = getattr(provider, "name", None)
+        if not isinstance(name, str) or not name or not callable(getattr(provider, "resolve", None)):
+            raise ToolboxError("a tool provider needs a 'name' string and a 'resolve(spec)' method")
+        if name in self._providers and self._providers[name] is not provider and not replace:
+            raise ToolboxError(f"a provider named '{name}' is already registered; pass replace=True to replace it")
+        self._providers[name] = provider
+        self._impls = {t: f for t, f in self._impls.items() if self._tools[t].provider != name}
+
+    def register_tool(self, spec: ToolSpec, *, replace: bool = False) -> None:
+        if not isinstance(spec, ToolSpec):
+            raise ToolboxError(f"register_tool expects a ToolSpec, not {type(spec).__name__}")
+        name = spec.name
+        if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
+            raise ToolboxError(f"tool name {name!r} is not a valid Python identifier")
+        if name.startswith("_") or name in FORBIDDEN_NAMES:
+            raise ToolboxError(f"tool name '{name}' is reserved by the lackpy language; choose another name")
+        if name in self._tools and not replace:
+            if self._tools[name] == spec:
+                return
+            raise ToolboxError(f"a tool named '{name}' is already registered; pass replace=True to replace it")
+        masked = _masks(name)
+        if masked:
+            warnings.warn(f"tool '{name}' masks the Python {masked} '{name}'", LackpyWarning, stacklevel=2)
+        self._tools[name] = spec
+        self._impls.pop(name, None)
+
+    # -- lookup ----------------------------------------------------------
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def get(self, name: str) -> ToolSpec:
+        try:
+            return self._tools[name]
+        except (KeyError, TypeError):
+            raise UnknownToolError(f"unknown tool '{name}'{closest(str(name), self._tools)}") from None
+
+    def list_tools(self) -> list[ToolSpec]:
+        return [self._tools[n] for n in sorted(self._tools)]
+
+    def providers(self) -> list[str]:
+        return sorted(self._providers)
+
+    def resolve(self, name: str) -> Callable[..., Any]:
+        """The implementation of tool ``name`` (marked ``uses_context`` when it takes one)."""
+        impl = self._impls.get(name)
+        if impl is not None:
+            return impl
+        spec = self.get(name)
+        provider = self._providers.get(spec.provider)
+        if provider is None:
+            known = ", ".join(self.providers()) or "none"
+            raise ProviderError(
+                f"tool '{name}' needs provider '{spec.provider}', which is not registered (registered: {known}); "
+                "install the plugin that provides it"
+            )
+        try:
+            impl = provider.resolve(spec)
+        except ProviderError:
+            raise
+        except Exception as exc:
+            raise ProviderError(f"provider '{spec.provider}' cannot build tool '{name}': {type(exc).__name__}: {exc}") from exc
+        if not callable(impl):
+            raise ProviderError(f"provider '{spec.provider}' returned a non-callable for tool '{name}'")
+        self._impls[name] = impl
+        return impl
+
+    def bound(self, name: str, context: ToolContext | None = None) -> Callable[..., Any]:
+        """The tool as a program calls it: bound to ``context`` (default: the toolbox's)."""
+        impl = self.resolve(name)
+        return partial(impl, context or self.context) if takes_context(impl) else impl
+
+    # -- presentation ----------------------------------------------------
+
+    def docs_index(self, kit=None, extra_tools=None) -> dict:
+        """``{"tool_docs": {name: path}, "kit_docs": [path]}`` for a kit, or for every tool."""
+        from lackpy.kit.resolve import resolve_kit  # resolve builds on the toolbox
+
+        if kit is None and not extra_tools:
+            specs = {spec.name: spec for spec in self.list_tools()}
+            kit_docs: list[str] = []
+        else:
+            resolved = resolve_kit(kit if kit is not None else "none", self, self.kits_dir, extra_tools)
+            specs = resolved.tools
+            tool_docs = {spec.docs for spec in specs.values()}
+            kit_docs = [d for d in resolved.docs if d not in tool_docs]
+        return {"tool_docs": {n: s.docs for n, s in specs.items() if s.docs}, "kit_docs": kit_docs}
+
+    def format_description(self, tools: Iterable[str] | Mapping[str, str] | None = None) -> str:
+        """The signature lines a model sees: ``name(args) -> returns: description``.
+
+        ``tools`` is a list of names or an ``{alias: tool}`` mapping (default: all).
+        """
+        if tools is None:
+            pairs = [(n, n) for n in sorted(self._tools)]
+        elif isinstance(tools, Mapping):
+            pairs = list(tools.items())
+        else:
+            pairs = [(n, n) for n in tools]
+        lines = []
+        for alias, name in pairs:
+            spec = self.get(name)
+            line = spec.signature(alias)
+            if spec.description:
+                line += f": {spec.description}"
+            lines.append(line)
+        return "\n".join(lines)
+
+
+def _masks(name: str) -> str:
+    if name in vars(builtins):
+        return "builtin"
+    if name in sys.stdlib_module_names:
+        return "stdlib module"
+    return ""

@@ -1,0 +1,49 @@
+"""Diagnostics: one problem in a program, where it is, and what to do."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A validation error with a stable ``code`` and a ``hint`` a model can act on.
+
+    ``line`` and ``col`` are 1-based; 0 means the whole program.
+    """
+
+    code: str
+    message: str
+    line: int = 0
+    col: int = 0
+    hint: str = ""
+
+    def __str__(self) -> str:
+        where = f"line {self.line}, col {self.col}: " if self.line else ""
+        hint = f" (hint: {self.hint})" if self.hint else ""
+        return f"{where}{self.message} [{self.code}]{hint}"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class ValidationResult:
+    """What ``validate`` found: ``valid`` is true when ``errors`` is empty.
+
+    ``calls`` lists the bare names the program calls (tools and builtins) in
+    order of first use; ``variables`` the names it assigns.
+    """
+
+    valid: bool
+    errors: list[Diagnostic] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+    variables: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "valid": self.valid,
+            "errors": [e.to_dict() for e in self.errors],
+            "calls": list(self.calls),
+            "variables": list(self.variables),
+        }

@@ -1,0 +1,30 @@
+"""Security grades: how far a kit reaches into the world and what it can change."""
+
+from __future__ import annotations
+
+from typing import Mapping, NamedTuple
+
+
+class Grade(NamedTuple):
+    """``w`` is world coupling (0-3), ``d`` the effects ceiling (0-3)."""
+
+    w: int = 0
+    d: int = 0
+
+    def to_dict(self) -> dict:
+        return {"w": self.w, "d": self.d}
+
+    def __str__(self) -> str:
+        return f"w={self.w} d={self.d}"
+
+
+def compute_grade(tools: Mapping[str, Mapping[str, int]]) -> Grade:
+    """Element-wise maximum of ``{name: {"grade_w", "effects_ceiling"}}``.
+
+    An empty mapping is ``Grade(0, 0)``.
+    """
+    w = d = 0
+    for info in tools.values():
+        w = max(w, int(info.get("grade_w", 0)))
+        d = max(d, int(info.get("effects_ceiling", 0)))
+    return Grade(w, d)

@@ -1,0 +1,136 @@
+"""Compile a validated program into a guarded function, once per text and namespace.
+
+The validated tree goes through RestrictedPython's transformer (attribute and
+item access, iteration, item stores and in-place operators become guard
+calls), then its statements become the body of a function whose parameters
+are the program's parameters. Fast locals make guarded code about as fast as
+unguarded module-level code, and the function returns the value of the last
+expression together with the program's variables.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+from RestrictedPython.transformer import IOPERATOR_TO_STR, RestrictingNodeTransformer, copy_locations
+
+from lackpy.lang.diagnostics import Diagnostic, ValidationResult
+from lackpy.lang.grammar import PROGRAM_FILENAME
+from lackpy.lang.validator import Rule, analyze
+
+CACHE_SIZE = 512
+
+
+class LackpyTransformer(RestrictingNodeTransformer):
+    """RestrictedPython's policy with lackpy's print and item augmented assignment."""
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id == "print":  # a plain function per run captures the text
+            return node
+        return super().visit_Name(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign):
+        target = node.target
+        if not isinstance(target, ast.Subscript):
+            return super().visit_AugAssign(node)
+        # d[k] += v  ->  t0 = d; t1 = k; _write_(t0)[t1] = _inplacevar_('+=', _getitem_(t0, t1), v)
+        container, key = self.gen_tmp_name(), self.gen_tmp_name()
+        value, index, rhs = self.visit(target.value), self.visit(target.slice), self.visit(node.value)
+
+        def name(identifier: str, ctx=ast.Load) -> ast.Name:
+            return ast.Name(identifier, ctx())
+
+        def call(func: str, *args: ast.expr) -> ast.Call:
+            return ast.Call(name(func), list(args), [])
+
+        store = ast.Subscript(call("_write_", name(container)), name(key), ast.Store())
+        current = call("_getitem_", name(container), name(key))
+        new = call("_inplacevar_", ast.Constant(IOPERATOR_TO_STR[type(node.op)]), current, rhs)
+        statements = [
+            ast.Assign([name(container, ast.Store)], value),
+            ast.Assign([name(key, ast.Store)], index),
+            ast.Assign([store], new),
+        ]
+        for statement in statements:
+            copy_locations(statement, node)
+        return statements
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A program checked and compiled: ``code`` is None when it is invalid."""
+
+    validation: ValidationResult
+    code: types.CodeType | None
+
+
+def prepare(program: str, tools: frozenset[str], params: tuple[str, ...] = (), rules: tuple[Rule, ...] = ()) -> Prepared:
+    """Validate and compile, caching by text, tool names, parameter names and rules."""
+    try:
+        return _prepare_cached(program, tools, params, rules)
+    except TypeError:  # unhashable program or rules: do the work uncached
+        return _prepare(program, tools, params, rules)
+
+
+def _prepare(program: str, tools: frozenset[str], params: tuple[str, ...], rules: Sequence[Rule]) -> Prepared:
+    validation, tree = analyze(program, tools, rules, params)
+    if not validation.valid or tree is None:
+        return Prepared(validation, None)
+    try:
+        code = _compile(tree, params)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        line = getattr(exc, "lineno", 0) or 0
+        diag = Diagnostic("compile-error", f"the program cannot be compiled: {exc}", line, 0, "simplify the statement")
+        return Prepared(ValidationResult(False, [diag], validation.calls, validation.variables), None)
+    except _Refused as exc:
+        errors = [Diagnostic("restricted", message, hint="the guarded compiler refused this construct") for message in exc.args[0]]
+        return Prepared(ValidationResult(False, errors, validation.calls, validation.variables), None)
+    return Prepared(validation, code)
+
+
+_prepare_cached = lru_cache(maxsize=CACHE_SIZE)(_prepare)
+
+
+class _Refused(Exception):
+    pass
+
+
+def _compile(tree: ast.Module, params: tuple[str, ...]) -> types.CodeType:
+    transformer = LackpyTransformer()
+    tree = transformer.visit(tree)
+    if transformer.errors:
+        raise _Refused(list(transformer.errors))
+    body = tree.body
+    snapshot = ast.Call(ast.Name("_locals_", ast.Load()), [], [])
+    last = body[-1]
+    if isinstance(last, ast.Expr):
+        result = ast.Return(ast.Tuple([last.value, snapshot], ast.Load()))
+        ast.copy_location(result, last)
+        body[-1] = result
+    else:
+        body.append(ast.Return(ast.Tuple([ast.Constant(None), snapshot], ast.Load())))
+    arguments = ast.arguments(
+        posonlyargs=[],
+        args=[],
+        vararg=None,
+        kwonlyargs=[ast.arg(p) for p in params],
+        kw_defaults=[None] * len(params),
+        kwarg=None,
+        defaults=[],
+    )
+    function = ast.FunctionDef(name="program", args=arguments, body=body, decorator_list=[], returns=None)
+    if "type_params" in ast.FunctionDef._fields:
+        function.type_params = []
+    function.lineno, function.col_offset = 1, 0
+    module = ast.Module([function], [])
+    ast.fix_missing_locations(module)
+    code = compile(module, PROGRAM_FILENAME, "exec", dont_inherit=True)
+    return next(c for c in code.co_consts if isinstance(c, types.CodeType))
+
+
+def cache_clear() -> None:
+    _prepare_cached.cache_clear()

@@ -1,0 +1,151 @@
+"""Run-time guards: the second line behind the validator.
+
+RestrictedPython rewrites attribute access, item access, iteration, item
+stores and in-place operators into calls of the functions below. They repeat
+the validator's name checks and refuse to reach into interpreter objects
+(functions, modules, frames, code), whatever static analysis missed.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import operator
+import types
+from typing import Any
+
+from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
+
+from lackpy.errors import GuardError
+from lackpy.lang.grammar import ALLOWED_BUILTINS, is_forbidden_attribute
+
+# Objects whose attributes lead to interpreter internals (globals, closures,
+# code, frames) or to other tools: no attribute of them is readable.
+OPAQUE_TYPES = frozenset(
+    {
+        types.ModuleType,
+        types.FunctionType,
+        types.LambdaType,
+        types.BuiltinFunctionType,
+        types.BuiltinMethodType,
+        types.MethodType,
+        types.MethodWrapperType,
+        types.WrapperDescriptorType,
+        types.MethodDescriptorType,
+        types.ClassMethodDescriptorType,
+        types.GetSetDescriptorType,
+        types.MemberDescriptorType,
+        types.CodeType,
+        types.FrameType,
+        types.TracebackType,
+        types.GeneratorType,
+        types.CoroutineType,
+        types.AsyncGeneratorType,
+        types.CellType,
+        types.MappingProxyType,
+        functools.partial,
+        staticmethod,
+        classmethod,
+        property,
+        super,
+    }
+)
+
+# Objects a program may modify in place (d[k] = v, lst[i] = v).
+WRITABLE_TYPES = frozenset({list, dict, set, bytearray})
+
+_checked_names: set[str] = set()
+
+
+def _type_name(obj: Any) -> str:
+    return type(obj).__name__
+
+
+def guarded_getattr(obj: Any, name: str) -> Any:
+    """``obj.name`` for public, non-reflective names on plain values."""
+    if name not in _checked_names:
+        if type(name) is not str or is_forbidden_attribute(name):
+            raise GuardError(f"attribute '{name}' is not allowed")
+        _checked_names.add(name)
+    if type(obj) in OPAQUE_TYPES:
+        raise GuardError(f"attributes of a {_type_name(obj)} are not accessible")
+    return getattr(obj, name)
+
+
+def guarded_getitem(obj: Any, key: Any) -> Any:
+    """``obj[key]`` for anything but interpreter objects."""
+    if type(obj) in OPAQUE_TYPES and type(obj) is not types.GeneratorType:
+        raise GuardError(f"a {_type_name(obj)} cannot be indexed")
+    return obj[key]
+
+
+def guarded_getiter(obj: Any) -> Any:
+    """``iter(obj)``: loops over values, never over interpreter objects."""
+    if type(obj) in OPAQUE_TYPES and type(obj) is not types.GeneratorType:
+        raise GuardError(f"a {_type_name(obj)} cannot be iterated")
+    return iter(obj)
+
+
+def guarded_write(obj: Any) -> Any:
+    """Allow ``obj[k] = v`` only on lists, dicts, sets and bytearrays."""
+    if type(obj) in WRITABLE_TYPES:
+        return obj
+    raise GuardError(f"a {_type_name(obj)} cannot be modified; build a new value or use a dict or list")
+
+
+_INPLACE = {
+    "+=": operator.iadd,
+    "-=": operator.isub,
+    "*=": operator.imul,
+    "/=": operator.itruediv,
+    "//=": operator.ifloordiv,
+    "%=": operator.imod,
+    "**=": operator.ipow,
+    "<<=": operator.ilshift,
+    ">>=": operator.irshift,
+    "|=": operator.ior,
+    "^=": operator.ixor,
+    "&=": operator.iand,
+    "@=": operator.imatmul,
+}
+
+
+def guarded_inplacevar(op: str, x: Any, y: Any) -> Any:
+    """``x op= y`` through the operator module."""
+    return _INPLACE[op](x, y)
+
+
+def guarded_apply(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Calls with ``*args``/``**kwargs``; the callee was checked by name statically."""
+    return fn(*args, **kwargs)
+
+
+def make_print(parts: list[str]):
+    """A ``print`` that appends to ``parts`` instead of writing to a stream."""
+
+    def print(*args: Any, sep: str | None = " ", end: str | None = "\n") -> None:
+        sep = " " if sep is None else sep
+        end = "\n" if end is None else end
+        if type(sep) is not str or type(end) is not str:
+            raise TypeError("print(): sep and end must be strings")
+        parts.append(sep.join([str(a) for a in args]) + end)
+
+    return print
+
+
+SAFE_BUILTINS = {name: getattr(builtins, name) for name in ALLOWED_BUILTINS if name != "print"}
+
+# The globals every run starts from; tools and print are added per run.
+BASE_GLOBALS: dict[str, Any] = {
+    "__builtins__": SAFE_BUILTINS,
+    "__name__": "lackpy_program",
+    "_getattr_": guarded_getattr,
+    "_getitem_": guarded_getitem,
+    "_getiter_": guarded_getiter,
+    "_write_": guarded_write,
+    "_inplacevar_": guarded_inplacevar,
+    "_apply_": guarded_apply,
+    "_unpack_sequence_": guarded_unpack_sequence,
+    "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
+    "_locals_": locals,
+}

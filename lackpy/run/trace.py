@@ -1,0 +1,126 @@
+"""Tool-call tracing: every call a program makes, cheap enough to leave always on.
+
+The wrapper around each tool records a raw tuple per call (under a
+microsecond); summaries, parameter names and durations are worked out once,
+when the run ends.
+"""
+
+from __future__ import annotations
+
+import reprlib
+from dataclasses import asdict, dataclass
+from time import perf_counter
+from typing import Any, Callable
+
+from lackpy.kit.spec import ToolSpec
+
+SUMMARY_CHARS = 200
+
+_repr = reprlib.Repr()
+_repr.maxstring = SUMMARY_CHARS
+_repr.maxother = SUMMARY_CHARS
+_repr.maxlist = _repr.maxtuple = _repr.maxset = _repr.maxfrozenset = _repr.maxdict = 8
+_repr.maxlevel = 3
+
+# Results of these types are kept as they are; anything else is summarised at
+# once, so later changes by the program do not rewrite the trace.
+_KEEP = frozenset({type(None), bool, int, float})
+
+
+@dataclass
+class TraceEntry:
+    """One tool call: its arguments by parameter name and a bounded result summary."""
+
+    step: int
+    tool: str
+    args: dict[str, str]
+    result: str
+    duration_ms: float
+    success: bool
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class _Summary(str):
+    """A result already summarised when it was recorded."""
+
+
+def summarize(value: Any) -> str:
+    """A bounded one-line description of a value."""
+    if type(value) is _Summary:
+        return value
+    text = _repr.repr(value)
+    if isinstance(value, (str, list, tuple, dict, set, frozenset, bytes)) and len(value) > 8:
+        text += f" (len {len(value)})"
+    return text
+
+
+def _snapshot(value: Any) -> _Summary:
+    return _Summary(summarize(value))
+
+
+class Recorder:
+    """Wraps a run's tools and keeps the raw record of every call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def wrap(self, alias: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        append = self.calls.append
+        clock = perf_counter
+        keep = _KEEP
+        snapshot = _snapshot
+
+        def traced(*args: Any, **kwargs: Any) -> Any:
+            start = clock()
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException as exc:
+                append((alias, args, kwargs, None, start, clock(), exc))
+                raise
+            end = clock()
+            append((alias, args, kwargs, result if type(result) in keep else snapshot(result), start, end, None))
+            return result
+
+        traced.__name__ = traced.__qualname__ = alias
+        return traced
+
+    def failed_tool(self, exc: BaseException) -> str | None:
+        """The tool whose call raised ``exc``, if a tool did."""
+        for alias, _, _, _, _, _, error in reversed(self.calls):
+            if error is exc:
+                return alias
+        return None
+
+    def entries(self, tools: dict[str, ToolSpec]) -> list[TraceEntry]:
+        out = []
+        for step, (alias, args, kwargs, result, start, end, error) in enumerate(self.calls, start=1):
+            spec = tools.get(alias)
+            names = [a.name for a in spec.args] if spec else []
+            mapped = {}
+            for index, value in enumerate(args):
+                mapped[names[index] if index < len(names) else f"arg{index}"] = summarize(value)
+            for key, value in kwargs.items():
+                mapped[key] = summarize(value)
+            out.append(
+                TraceEntry(
+                    step=step,
+                    tool=alias,
+                    args=mapped,
+                    result="" if error is not None else summarize(result),
+                    duration_ms=round((end - start) * 1000, 4),
+                    success=error is None,
+                    error=None if error is None else describe_exception(error),
+                )
+            )
+        return out
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``Type: message``, never empty."""
+    message = str(exc)
+    if not message:
+        message = "out of memory" if isinstance(exc, MemoryError) else "raised without a message"
+    return f"{type(exc).__name__}: {message}"

@@ -1,0 +1,1 @@
+"""Built-in tools and the workspace path policy they share."""

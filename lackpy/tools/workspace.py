@@ -1,0 +1,177 @@
+"""The workspace path policy, in one place.
+
+Every path a tool receives is anchored at the workspace root: an absolute path,
+a ``..`` that climbs out, or a symlink whose target lies outside is refused
+before anything is opened. Errors name the path as the program wrote it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from fnmatch import fnmatchcase
+from typing import Iterator
+
+from lackpy.errors import PathError
+from lackpy.kit.context import ToolContext
+
+_MAGIC = re.compile(r"[*?\[]")
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + os.sep) or (root == os.sep and path.startswith(os.sep))
+
+
+def resolve(ctx: ToolContext, path: object) -> str:
+    """The real, absolute path for ``path``, or a PathError naming the rule it breaks."""
+    if not isinstance(path, str) or not path or "\x00" in path:
+        raise PathError(f"a path must be a non-empty string, not {path!r}")
+    if os.path.isabs(path):
+        raise PathError(f"absolute paths are not allowed: {path} (use a path relative to the workspace)")
+    root = ctx.root
+    joined = os.path.normpath(os.path.join(root, path))
+    if not _inside(joined, root):
+        raise PathError(f"outside the workspace: {path}")
+    real = os.path.realpath(joined)
+    if not _inside(real, root):
+        raise PathError(f"symlink leads outside the workspace: {path}")
+    return real
+
+
+def relative(ctx: ToolContext, real: str) -> str:
+    """The workspace-relative, '/'-separated form of a resolved path."""
+    rel = os.path.relpath(real, ctx.root)
+    return rel.replace(os.sep, "/")
+
+
+def _os_error(path: str, exc: OSError) -> PathError:
+    if isinstance(exc, FileNotFoundError):
+        return PathError(f"no such file: {path}")
+    if isinstance(exc, IsADirectoryError):
+        return PathError(f"is a directory, not a file: {path}")
+    if isinstance(exc, NotADirectoryError):
+        return PathError(f"a parent of {path} is not a directory")
+    if isinstance(exc, PermissionError):
+        return PathError(f"permission denied: {path}")
+    return PathError(f"cannot access {path}: {exc.strerror or exc}")
+
+
+def read_text(ctx: ToolContext, path: str) -> str:
+    real = resolve(ctx, path)
+    try:
+        info = os.stat(real)
+        if not stat.S_ISREG(info.st_mode):
+            if stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(path)
+            raise PathError(f"not a regular file: {path}")
+        with open(real, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise _os_error(path, exc) from None
+    ctx.note_read(relative(ctx, real))
+    return data.decode("utf-8", errors="replace")
+
+
+def write_text(ctx: ToolContext, path: str, content: str) -> int:
+    """Replace the file atomically (temp file in the same directory, then rename)."""
+    real = resolve(ctx, path)
+    directory = os.path.dirname(real)
+    data = content.encode("utf-8")
+    try:
+        if os.path.isdir(real):
+            raise IsADirectoryError(path)
+        os.makedirs(directory, exist_ok=True)
+        if not _inside(os.path.realpath(directory), ctx.root):
+            raise PathError(f"symlink leads outside the workspace: {path}")
+        tmp = os.path.join(directory, f".{os.path.basename(real)}.lackpy-{os.getpid()}.tmp")
+        try:
+            with open(tmp, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if os.path.exists(real):
+                os.chmod(tmp, stat.S_IMODE(os.stat(real).st_mode))
+            os.replace(tmp, real)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    except OSError as exc:
+        raise _os_error(path, exc) from None
+    ctx.note_modified(relative(ctx, real))
+    return len(data)
+
+
+def glob(ctx: ToolContext, pattern: object) -> list[str]:
+    """Workspace-relative files matching a glob; ``**`` spans directories.
+
+    As in the shell, wildcards do not match names starting with '.', so hidden
+    directories such as .git are skipped unless the pattern names them.
+    Symlinks are listed only when their target is inside the workspace, and
+    symlinked directories are not descended into.
+    """
+    if not isinstance(pattern, str) or not pattern or "\x00" in pattern:
+        raise PathError(f"a pattern must be a non-empty string, not {pattern!r}")
+    if os.path.isabs(pattern):
+        raise PathError(f"absolute paths are not allowed: {pattern} (use a pattern relative to the workspace)")
+    parts = [p for p in pattern.replace(os.sep, "/").split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise PathError(f"outside the workspace: {pattern}")
+    found: set[str] = set()
+    for rel in _match(ctx.root, "", parts):
+        full = os.path.join(ctx.root, rel)
+        if os.path.islink(full) and not _inside(os.path.realpath(full), ctx.root):
+            continue
+        found.add(rel)
+    return sorted(found)
+
+
+def _entries(root: str, rel: str) -> list[os.DirEntry]:
+    try:
+        with os.scandir(os.path.join(root, rel) if rel else root) as it:
+            return list(it)
+    except OSError:
+        return []
+
+
+def _match(root: str, rel: str, parts: list[str]) -> Iterator[str]:
+    head, rest = parts[0], parts[1:]
+    if head == "**":
+        if rest:
+            yield from _match(root, rel, rest)
+        else:
+            yield from _all_files(root, rel)
+            return
+        for entry in _entries(root, rel):
+            if entry.name[0] != "." and entry.is_dir(follow_symlinks=False):
+                yield from _match(root, _join(rel, entry.name), parts)
+        return
+    if _MAGIC.search(head):
+        candidates = [e for e in _entries(root, rel) if e.name[0] != "." and fnmatchcase(e.name, head)]
+    else:
+        full = os.path.join(root, rel, head)
+        if not os.path.lexists(full):
+            return
+        candidates = [e for e in _entries(root, rel) if e.name == head]
+    for entry in candidates:
+        child = _join(rel, entry.name)
+        if rest:
+            if entry.is_dir(follow_symlinks=False):
+                yield from _match(root, child, rest)
+        elif entry.is_file():
+            yield child
+
+
+def _all_files(root: str, rel: str) -> Iterator[str]:
+    for entry in _entries(root, rel):
+        if entry.name[0] == ".":
+            continue
+        child = _join(rel, entry.name)
+        if entry.is_dir(follow_symlinks=False):
+            yield from _all_files(root, child)
+        elif entry.is_file():
+            yield child
+
+
+def _join(rel: str, name: str) -> str:
+    return f"{rel}/{name}" if rel else name
