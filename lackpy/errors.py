@@ -13,7 +13,6 @@ to do next. Callers catch at the level they care about::
     │   ├── UnknownToolError   no tool of that name (names the closest tools)
     │   └── ProviderError      a provider is missing or cannot build the tool
     ├── DocsError              a doc reference is refused or missing
-    ├── InvalidProgramError    a program failed validation (carries diagnostics)
     ├── ParamError             a program parameter is malformed
     ├── GuardError             a running program touched something the guards refuse
     └── ToolError              a tool refused or failed while a program ran
@@ -86,18 +85,6 @@ class DocsError(LackpyError):
     kind = "docs"
 
 
-class InvalidProgramError(LackpyError):
-    """A program failed validation; ``diagnostics`` says where and why."""
-
-    kind = "invalid"
-
-    def __init__(self, diagnostics: list) -> None:
-        self.diagnostics = list(diagnostics)
-        first = str(self.diagnostics[0]) if self.diagnostics else "invalid program"
-        more = len(self.diagnostics) - 1
-        super().__init__(first + (f" (and {more} more)" if more > 0 else ""))
-
-
 class ParamError(LackpyError):
     """A program parameter has a bad name or value."""
 
@@ -135,7 +122,6 @@ __all__ = [
     "ConfigError",
     "DocsError",
     "GuardError",
-    "InvalidProgramError",
     "KitError",
     "KitFileError",
     "LackpyError",

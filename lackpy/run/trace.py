@@ -52,9 +52,11 @@ def summarize(value: Any) -> str:
     if type(value) is _Summary:
         return value
     text = _repr.repr(value)
-    if isinstance(value, (str, list, tuple, dict, set, frozenset, bytes)) and len(value) > 8:
-        text += f" (len {len(value)})"
-    return text
+    if isinstance(value, (str, bytes)):
+        cut = len(value) > SUMMARY_CHARS
+    else:
+        cut = isinstance(value, (list, tuple, dict, set, frozenset)) and len(value) > _repr.maxlist
+    return f"{text} (len {len(value)})" if cut else text
 
 
 def _snapshot(value: Any) -> _Summary:

@@ -1,0 +1,72 @@
+"""lackpy: validate and run tiny Python programs that compose a kit's tools.
+
+Public names are imported on first use, so ``import lackpy`` (and the CLI)
+stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    # service
+    "LackpyService": "lackpy.service",
+    "Config": "lackpy.config",
+    # language
+    "validate": "lackpy.lang.validator",
+    "ValidationResult": "lackpy.lang.diagnostics",
+    "Diagnostic": "lackpy.lang.diagnostics",
+    "Grade": "lackpy.lang.grade",
+    "compute_grade": "lackpy.lang.grade",
+    "language_spec": "lackpy.lang.grammar",
+    # kits and toolbox
+    "ToolSpec": "lackpy.kit.spec",
+    "ArgSpec": "lackpy.kit.spec",
+    "Toolbox": "lackpy.kit.toolbox",
+    "ToolProvider": "lackpy.kit.toolbox",
+    "LackpyWarning": "lackpy.kit.toolbox",
+    "ToolContext": "lackpy.kit.context",
+    "uses_context": "lackpy.kit.context",
+    "resolve_kit": "lackpy.kit.resolve",
+    "ResolvedKit": "lackpy.kit.resolve",
+    "resolve_doc": "lackpy.kit.docs",
+    # running
+    "run_program": "lackpy.run.runner",
+    "ExecutionResult": "lackpy.run.result",
+    "TraceEntry": "lackpy.run.trace",
+    # plugins
+    "hookimpl": "lackpy.hookspecs",
+    # errors
+    "LackpyError": "lackpy.errors",
+    "ConfigError": "lackpy.errors",
+    "WorkspaceError": "lackpy.errors",
+    "KitError": "lackpy.errors",
+    "UnknownKitError": "lackpy.errors",
+    "KitFileError": "lackpy.errors",
+    "ToolboxError": "lackpy.errors",
+    "UnknownToolError": "lackpy.errors",
+    "ProviderError": "lackpy.errors",
+    "DocsError": "lackpy.errors",
+    "ParamError": "lackpy.errors",
+    "GuardError": "lackpy.errors",
+    "ToolError": "lackpy.errors",
+    "PathError": "lackpy.errors",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'lackpy' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,292 @@
+"""The ``lackpy`` command: a thin adapter over LackpyService.
+
+Every command accepts ``--json`` and then prints exactly one JSON document.
+Exit status: 0 success, 1 the program failed at run time, 2 an invalid
+program or bad usage. Errors are one line on stderr (or a JSON document),
+never a traceback. Only click is imported at start-up; the service is
+imported inside the commands that need it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from functools import wraps
+from typing import Any, Callable
+
+import click
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+class LackpyGroup(click.Group):
+    """Turns every lackpy error into one clear line and exit status 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from lackpy.errors import LackpyError  # small module, no heavy imports
+
+        try:
+            return super().invoke(ctx)
+        except LackpyError as exc:
+            if ctx.meta.get("lackpy.json"):
+                _emit_json({"error": {"kind": exc.kind, "message": str(exc)}})
+            else:
+                click.echo(f"lackpy: error: {exc}", err=True)
+            ctx.exit(EXIT_USAGE)
+
+
+def common(fn: Callable) -> Callable:
+    """Add --json and --workspace to a command and pass a ready service builder."""
+
+    def remember_json(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+        if value:
+            ctx.meta["lackpy.json"] = True
+        return value
+
+    @click.option("json_", "--json", is_flag=True, is_eager=True, callback=remember_json, help="Print one JSON document.")
+    @click.option(
+        "--workspace",
+        "-w",
+        type=click.Path(file_okay=False),
+        envvar="LACKPY_WORKSPACE",
+        default=None,
+        help="Workspace directory (default: the current directory).",
+    )
+    @wraps(fn)
+    def wrapper(*args: Any, workspace: str | None, **kwargs: Any) -> Any:
+        def service():
+            from lackpy.service import LackpyService
+
+            return LackpyService(workspace)
+
+        return fn(*args, service=service, **kwargs)
+
+    return wrapper
+
+
+def kit_options(fn: Callable) -> Callable:
+    fn = click.option("--tools", "-t", "tools", multiple=True, help="Extra tools, comma separated (repeatable).")(fn)
+    return click.option("--kit", "-k", default=None, help="Kit name or comma-separated tool names (default from config).")(fn)
+
+
+def _split(values: tuple[str, ...]) -> list[str]:
+    return [t.strip() for value in values for t in value.split(",") if t.strip()]
+
+
+def _parse_params(values: tuple[str, ...]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for item in values:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise click.UsageError(f"--param expects key=value, got {item!r}")
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        params[key.strip()] = value
+    return params
+
+
+def _read_program(source: str) -> str:
+    if source == "-":
+        data = sys.stdin.buffer.read()
+        label = "standard input"
+    else:
+        try:
+            with open(source, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise click.UsageError(f"cannot read program file {source}: {exc.strerror or exc}") from None
+        label = source
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise click.UsageError(f"program in {label} is not UTF-8 text; save it as UTF-8") from None
+    if not text.strip():
+        raise click.UsageError(f"program in {label} is empty; write at least one statement")
+    return text
+
+
+@click.group(cls=LackpyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="lackpy", prog_name="lackpy")
+def cli() -> None:
+    """Validate and run tiny Python programs that compose a kit's tools."""
+
+
+@cli.command()
+@click.argument("program", metavar="FILE|-")
+@kit_options
+@click.option("--param", "-p", "params", multiple=True, help="Program parameter key=value (value parsed as JSON if it can be).")
+@click.option("--trace", "show_trace", is_flag=True, help="Print the tool-call trace to stderr.")
+@common
+def run(program: str, kit: str | None, tools: tuple[str, ...], params: tuple[str, ...], show_trace: bool, json_: bool, service) -> None:
+    """Validate and run the program in FILE (or - for standard input)."""
+    import asyncio
+
+    text = _read_program(program)
+    parsed = _parse_params(params)
+    svc = service()
+    result = asyncio.run(svc.run_program(text, kit=kit, params=parsed, extra_tools=_split(tools)))
+    code = EXIT_OK if result.success else EXIT_USAGE if result.error_kind == "invalid" else EXIT_FAILED
+    if json_:
+        _emit_json(result.to_dict())
+        sys.exit(code)
+    if result.printed:
+        click.echo(result.printed, nl=False)
+    if show_trace:
+        for entry in result.trace:
+            args = ", ".join(f"{k}={v}" for k, v in entry.args.items())
+            status = f"-> {entry.result}" if entry.success else f"!! {entry.error}"
+            click.echo(f"[{entry.step}] {entry.tool}({args}) {status} ({entry.duration_ms:.3f} ms)", err=True)
+    if result.success:
+        _echo_value(result.output)
+    else:
+        click.echo(f"lackpy: error: {result.error}", err=True)
+        for diag in result.diagnostics[1:]:
+            click.echo(f"lackpy: error: {diag}", err=True)
+    sys.exit(code)
+
+
+def _echo_value(value: Any) -> None:
+    from lackpy.run.result import to_jsonable
+
+    if value is None:
+        return
+    if isinstance(value, str):
+        click.echo(value)
+    else:
+        click.echo(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False))
+
+
+@cli.command(name="validate")
+@click.argument("program", metavar="FILE|-")
+@kit_options
+@click.option("--param", "-p", "params", multiple=True, help="Name of a parameter the program receives (key or key=value).")
+@common
+def validate_cmd(program: str, kit: str | None, tools: tuple[str, ...], params: tuple[str, ...], json_: bool, service) -> None:
+    """Check the program in FILE (or -) against a kit without running it."""
+    text = _read_program(program)
+    names = [p.partition("=")[0].strip() for p in params]
+    result = service().validate(text, kit=kit, params=names, extra_tools=_split(tools))
+    if json_:
+        _emit_json(result.to_dict())
+    elif result.valid:
+        click.echo("valid")
+    else:
+        for diag in result.errors:
+            click.echo(f"{program}: {diag}", err=True)
+    sys.exit(EXIT_OK if result.valid else EXIT_USAGE)
+
+
+@cli.group(cls=LackpyGroup)
+def kit() -> None:
+    """List, inspect and create kits."""
+
+
+@kit.command(name="list")
+@common
+def kit_list(json_: bool, service) -> None:
+    """List the kits of the workspace and the package."""
+    kits = service().kit_list()
+    if json_:
+        return _emit_json(kits)
+    for item in kits:
+        note = f"  [error: {item['error']}]" if "error" in item else ""
+        click.echo(f"{item['name']:<14} {item['source']:<9} {', '.join(item['tools'])}{note}")
+        if item["description"]:
+            click.echo(f"{'':<25}{item['description']}")
+
+
+@kit.command(name="info")
+@click.argument("name", metavar="KIT")
+@click.option("--tools", "-t", "tools", multiple=True, help="Extra tools, comma separated.")
+@common
+def kit_info(name: str, tools: tuple[str, ...], json_: bool, service) -> None:
+    """Show a kit's tools, their grades and the kit's grade (KIT may be a,b,c)."""
+    info = service().kit_info(name, _split(tools))
+    if json_:
+        return _emit_json(info)
+    click.echo(f"kit {info['name'] or name}: {info['description']}")
+    click.echo(f"grade: w={info['grade']['w']} d={info['grade']['d']}")
+    for tool in info["tools"]:
+        click.echo(f"  {tool['signature']:<55} w={tool['grade']['w']} d={tool['grade']['d']}  {tool['description']}")
+    if info["docs"]:
+        click.echo("docs: " + ", ".join(info["docs"]))
+    for key, value in info["extra"].items():
+        click.echo(f"unknown frontmatter key (kept): {key} = {value!r}")
+
+
+@kit.command(name="create")
+@click.argument("name")
+@click.option("--tools", "-t", "tools", multiple=True, required=True, help="Tools, comma separated (repeatable).")
+@click.option("--description", "-d", default="", help="One line describing the kit.")
+@click.option("--force", is_flag=True, help="Overwrite an existing kit of that name.")
+@common
+def kit_create(name: str, tools: tuple[str, ...], description: str, force: bool, json_: bool, service) -> None:
+    """Create .lackpy/kits/NAME.kit in the workspace."""
+    path = service().kit_create(name, _split(tools), description, force)
+    if json_:
+        return _emit_json({"created": str(path), "name": name, "tools": _split(tools)})
+    click.echo(f"created {path}")
+
+
+@cli.group(cls=LackpyGroup)
+def docs() -> None:
+    """Find and read tool and kit documentation."""
+
+
+@docs.command(name="index")
+@kit_options
+@common
+def docs_index(kit: str | None, tools: tuple[str, ...], json_: bool, service) -> None:
+    """Show which doc file documents each tool (of a kit, or of the toolbox)."""
+    index = service().docs_index(kit, _split(tools) or None)
+    if json_:
+        return _emit_json(index)
+    for name, path in index["tool_docs"].items():
+        click.echo(f"{name:<20} {path}")
+    for path in index["kit_docs"]:
+        click.echo(f"{'(kit)':<20} {path}")
+
+
+@docs.command(name="show")
+@click.argument("target", metavar="TOOL|PATH")
+@common
+def docs_show(target: str, json_: bool, service) -> None:
+    """Print a tool's doc, or a doc file under the workspace or the package docs."""
+    text = service().resolve_doc(target)
+    if json_:
+        return _emit_json({"path": target, "content": text})
+    click.echo(text, nl=not text.endswith("\n"))
+
+
+@cli.command()
+@common
+def tools(json_: bool, service) -> None:
+    """List every tool in the toolbox with its grade."""
+    listing = service().toolbox_list()
+    if json_:
+        return _emit_json(listing)
+    for tool in listing:
+        click.echo(f"{tool['signature']:<55} w={tool['grade']['w']} d={tool['grade']['d']}  {tool['description']}")
+
+
+@cli.command()
+@click.option("json_", "--json", is_flag=True, help="Accepted for symmetry; the spec is always JSON.")
+def spec(json_: bool) -> None:
+    """Print the language grammar as JSON."""
+    from lackpy.lang.grammar import language_spec
+
+    _emit_json(language_spec())
+
+
+def main() -> None:
+    cli(prog_name="lackpy")
+
+
+if __name__ == "__main__":
+    main()

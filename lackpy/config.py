@@ -1,0 +1,69 @@
+"""Workspace configuration from ``.lackpy/config.toml``, with defaults when absent.
+
+::
+
+    default_kit = "readonly"                # kit used when a call names none
+    rules = ["my_rules:no_writes_in_loops"] # custom rules, module:function
+"""
+
+from __future__ import annotations
+
+import importlib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lackpy.errors import ConfigError
+
+CONFIG_PATH = Path(".lackpy") / "config.toml"
+
+
+@dataclass
+class Config:
+    """Settings of one workspace; ``extra`` keeps keys later versions use."""
+
+    default_kit: str = "readonly"
+    rules: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], path: Path | None = None) -> "Config":
+        where = str(path) if path else "config"
+        data = dict(data)
+        default_kit = data.pop("default_kit", cls.default_kit)
+        if not isinstance(default_kit, str) or not default_kit.strip():
+            raise ConfigError(f"{where}: default_kit must be a kit name such as \"readonly\"")
+        rules = data.pop("rules", [])
+        if not isinstance(rules, list) or not all(isinstance(r, str) and ":" in r for r in rules):
+            raise ConfigError(f"{where}: rules must be a list of \"module:function\" strings")
+        return cls(default_kit=default_kit, rules=rules, extra=data, path=path)
+
+    def load_rules(self) -> list:
+        """Import the configured rule callables."""
+        loaded = []
+        for spec in self.rules:
+            module_name, _, function = spec.partition(":")
+            try:
+                rule = getattr(importlib.import_module(module_name), function)
+            except Exception as exc:
+                raise ConfigError(f"rule '{spec}' cannot be loaded: {type(exc).__name__}: {exc}") from None
+            if not callable(rule):
+                raise ConfigError(f"rule '{spec}' is not callable")
+            loaded.append(rule)
+        return loaded
+
+
+def load_config(workspace: Path) -> Config:
+    path = Path(workspace) / CONFIG_PATH
+    if not path.is_file():
+        return Config()
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}; fix the file or remove it") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    return Config.from_dict(data, path)
