@@ -50,7 +50,7 @@ class _Summary(str):
 def summarize(value: Any) -> str:
     """A bounded one-line description of a value."""
     if type(value) is _Summary:
-        return value
+        return str(value)
     text = _repr.repr(value)
     if isinstance(value, (str, bytes)):
         cut = len(value) > SUMMARY_CHARS

@@ -1,0 +1,39 @@
+"""Shared fixtures: every test gets its own workspace in a temporary directory."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Entry-point plugins installed on the machine must not change test results;
+# tests that exercise entry points run a subprocess with their own setting.
+os.environ["LACKPY_LOAD_PLUGINS"] = ""
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A small workspace: two Python files with TODOs, a README and a nested package."""
+    root = tmp_path / "ws"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "src" / "app.py").write_text("# TODO: one\nprint('app')\n# TODO: two\n")
+    (root / "src" / "pkg" / "util.py").write_text("def f():\n    return 1  # TODO: three\n")
+    (root / "README.md").write_text("# Demo\n\nStatus: draft\n")
+    return root
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A canary file outside the workspace; tests assert it is never read or changed."""
+    canary = tmp_path / "outside" / "canary.txt"
+    canary.parent.mkdir()
+    canary.write_text("CANARY-SECRET\n")
+    return canary
+
+
+@pytest.fixture
+def service(workspace: Path):
+    from lackpy import LackpyService
+
+    return LackpyService(workspace)
