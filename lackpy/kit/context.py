@@ -29,8 +29,12 @@ class ToolContext:
         return Path(self.root)
 
     def fresh(self) -> "ToolContext":
-        """A new context over the same workspace with nothing recorded."""
-        return ToolContext(self.root)
+        """A new context over the same (already resolved) workspace, nothing recorded."""
+        context = ToolContext.__new__(ToolContext)
+        context.root = self.root
+        context.files_read = {}
+        context.files_modified = {}
+        return context
 
     def note_read(self, path: str) -> None:
         self.files_read[path] = None

@@ -8,7 +8,7 @@ when the run ends.
 from __future__ import annotations
 
 import reprlib
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Callable
 
@@ -27,7 +27,7 @@ _repr.maxlevel = 3
 _KEEP = frozenset({type(None), bool, int, float})
 
 
-@dataclass
+@dataclass(slots=True)
 class TraceEntry:
     """One tool call: its arguments by parameter name and a bounded result summary."""
 
@@ -40,7 +40,15 @@ class TraceEntry:
     error: str | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {
+            "step": self.step,
+            "tool": self.tool,
+            "args": dict(self.args),
+            "result": self.result,
+            "duration_ms": round(self.duration_ms, 4),
+            "success": self.success,
+            "error": self.error,
+        }
 
 
 class _Summary(str):
@@ -49,8 +57,13 @@ class _Summary(str):
 
 def summarize(value: Any) -> str:
     """A bounded one-line description of a value."""
-    if type(value) is _Summary:
+    kind = type(value)
+    if kind is _Summary:
         return str(value)
+    if value is None or kind is bool or kind is float or (kind is int and -10**18 < value < 10**18):
+        return repr(value)
+    if kind is str and len(value) <= SUMMARY_CHARS:
+        return repr(value)
     text = _repr.repr(value)
     if isinstance(value, (str, bytes)):
         cut = len(value) > SUMMARY_CHARS
@@ -97,26 +110,22 @@ class Recorder:
         return None
 
     def entries(self, tools: dict[str, ToolSpec]) -> list[TraceEntry]:
+        if not self.calls:
+            return []
+        params = {alias: [a.name for a in spec.args] for alias, spec in tools.items()}
         out = []
         for step, (alias, args, kwargs, result, start, end, error) in enumerate(self.calls, start=1):
-            spec = tools.get(alias)
-            names = [a.name for a in spec.args] if spec else []
             mapped = {}
-            for index, value in enumerate(args):
-                mapped[names[index] if index < len(names) else f"arg{index}"] = summarize(value)
+            if args:
+                names = params.get(alias, ())
+                for index, value in enumerate(args):
+                    mapped[names[index] if index < len(names) else f"arg{index}"] = summarize(value)
             for key, value in kwargs.items():
                 mapped[key] = summarize(value)
-            out.append(
-                TraceEntry(
-                    step=step,
-                    tool=alias,
-                    args=mapped,
-                    result="" if error is not None else summarize(result),
-                    duration_ms=round((end - start) * 1000, 4),
-                    success=error is None,
-                    error=None if error is None else describe_exception(error),
-                )
-            )
+            if error is None:
+                out.append(TraceEntry(step, alias, mapped, summarize(result), (end - start) * 1000.0, True, None))
+            else:
+                out.append(TraceEntry(step, alias, mapped, "", (end - start) * 1000.0, False, describe_exception(error)))
         return out
 
 

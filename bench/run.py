@@ -1,0 +1,147 @@
+"""Side-by-side benchmark: lackpy against plain CPython running the same programs.
+
+usage: python bench/run.py [--repeat N] [--workloads DIR]
+
+The floor for each workload is ``compile()`` + ``exec()`` of the same program
+text with the same tool functions, in the same process. Every figure is a
+median; ratios are taken within this one run, so they hold on any machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from lackpy import ArgSpec, ToolSpec, Toolbox, resolve_kit, run_program, validate  # noqa: E402
+from lackpy.plugins import populate  # noqa: E402
+from lackpy.run import compiler  # noqa: E402
+
+TOOLS = ["read_file", "find_files", "edit_file"]
+
+
+def median_seconds(fn, repeat: int, setup=None) -> float:
+    times = []
+    for _ in range(repeat):
+        if setup:
+            setup()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def per_call(fn, number: int, repeat: int) -> float:
+    """Median seconds per call over ``repeat`` batches of ``number`` calls."""
+    batches = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        batches.append((time.perf_counter() - start) / number)
+    return statistics.median(batches)
+
+
+def fmt(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    return f"{seconds * 1e3:.2f} ms"
+
+
+def workloads(directory: Path) -> list[tuple[str, str]]:
+    return [(p.stem, p.read_text()) for p in sorted(directory.glob("*.py"))]
+
+
+def noop() -> None:
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=21)
+    parser.add_argument("--workloads", type=Path, default=REPO.parent / "shared" / "workloads")
+    args = parser.parse_args()
+    programs_dir = args.workloads / "programs"
+    if not programs_dir.is_dir():
+        sys.exit(f"no workloads at {programs_dir}; pass --workloads DIR")
+
+    tmp = Path(tempfile.mkdtemp(prefix="lackpy-bench-"))
+    ws = tmp / "ws"
+    subprocess.run([sys.executable, str(args.workloads / "make_workspace.py"), str(ws), "200"], check=True, capture_output=True)
+    readme = (ws / "README.md").read_text()
+
+    def restore() -> None:
+        (ws / "README.md").write_text(readme)
+
+    toolbox = Toolbox(str(ws))
+    populate(toolbox)
+    toolbox.register_tool(ToolSpec("noop", "python", {"module": "bench_noop", "function": "noop"}, args=[]))
+    sys.modules["bench_noop"] = sys.modules[__name__]
+    kit = resolve_kit(TOOLS + ["noop"], toolbox)
+    floor_tools = {name: kit.callables[name] for name in kit.callables}
+    names = kit.names
+
+    print(f"# lackpy benchmark — Python {sys.version.split()[0]}, {os.cpu_count()} cores, median of {args.repeat}\n")
+    print("| program | ast.parse | validate | ratio | floor (compile+exec) | lackpy (validate+run) | ratio | lackpy cached run | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, src in workloads(programs_dir):
+        setup = restore if "edit" in name else None
+        result = run_program(src, kit)
+        assert result.success, (name, result.error)
+        parse = per_call(lambda: ast.parse(src), 200, args.repeat)
+        check = per_call(lambda: validate(src, names), 200, args.repeat)
+
+        def floor():
+            exec(compile(src, "<floor>", "exec"), dict(floor_tools))
+
+        def cold():
+            compiler.cache_clear()
+            run_program(src, kit)
+
+        def warm():
+            run_program(src, kit)
+
+        t_floor = median_seconds(floor, args.repeat, setup)
+        t_cold = median_seconds(cold, args.repeat, setup)
+        t_warm = median_seconds(warm, args.repeat, setup)
+        print(
+            f"| {name} | {fmt(parse)} | {fmt(check)} | {check / parse:.2f}x | {fmt(t_floor)} | {fmt(t_cold)} "
+            f"| {t_cold / t_floor:.2f}x | {fmt(t_warm)} | {t_warm / t_floor:.2f}x |"
+        )
+    restore()
+
+    print("\n| fixed costs | lackpy | floor | overhead |")
+    print("|---|---|---|---|")
+    trivial = per_call(lambda: run_program("1 + 1", kit), 2000, args.repeat)
+    trivial_code = compile("1 + 1", "<floor>", "exec")
+    trivial_floor = per_call(lambda: exec(trivial_code, {}), 2000, args.repeat)
+    print(f"| cached trivial program `1 + 1` | {fmt(trivial)} | {fmt(trivial_floor)} (exec of compiled code) | {fmt(trivial - trivial_floor)} |")
+
+    loop = "for i in range(10000):\n    noop()\n"
+    loop_code = compile(loop, "<floor>", "exec")
+    run_program(loop, kit)
+    t_traced = median_seconds(lambda: run_program(loop, kit), args.repeat)
+    t_plain = median_seconds(lambda: exec(loop_code, {"noop": noop}), args.repeat)
+    print(f"| 10,000 calls of a no-op tool | {fmt(t_traced)} | {fmt(t_plain)} | {fmt((t_traced - t_plain) / 10000)} per call |")
+
+    exe = Path(sys.executable).parent / "lackpy"
+    if exe.exists():
+        env = {**os.environ, "LACKPY_LOAD_PLUGINS": ""}
+        help_t = median_seconds(lambda: subprocess.run([str(exe), "--help"], capture_output=True, env=env), 11)
+        bare_t = median_seconds(lambda: subprocess.run([sys.executable, "-c", "pass"], capture_output=True, env=env), 11)
+        print(f"| `lackpy --help` | {fmt(help_t)} | {fmt(bare_t)} (`python -c pass`) | {fmt(help_t - bare_t)} |")
+    shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    main()

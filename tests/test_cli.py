@@ -1,0 +1,201 @@
+"""The lackpy CLI: every command, JSON output, exit codes and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lackpy.cli import cli
+
+REPO = Path(__file__).resolve().parent.parent
+COUNT = 'files = find_files("**/*.py")\nsum(read_file(f).count("TODO") for f in files)\n'
+
+
+@pytest.fixture
+def invoke(workspace: Path):
+    """Run the CLI in-process against the test workspace."""
+
+    def call(*args: str, input: str | bytes | None = None):
+        runner = CliRunner()
+        return runner.invoke(cli, ["--help"] if not args else list(args), input=input, env={"LACKPY_WORKSPACE": str(workspace)})
+
+    return call
+
+
+@pytest.fixture
+def program(workspace: Path):
+    def write(text: str | bytes, name: str = "prog.py") -> str:
+        path = workspace.parent / name
+        path.write_bytes(text if isinstance(text, bytes) else text.encode())
+        return str(path)
+
+    return write
+
+
+def test_run_prints_the_result(invoke, program):
+    """run prints the output value and exits 0."""
+    result = invoke("run", "--kit", "readonly", program(COUNT))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "3"
+
+
+def test_run_json(invoke, program):
+    """run --json prints one document with result, trace, grade, printed and timing."""
+    result = invoke("run", "--kit", "readonly", "--json", program('print("hi")\n' + COUNT))
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["success"] is True and data["output"] == 3 and data["printed"] == "hi\n"
+    assert data["grade"] == {"w": 1, "d": 0} and data["error"] is None
+    assert [e["tool"] for e in data["trace"]] == ["find_files", "read_file", "read_file"]
+    assert {"step", "tool", "args", "result", "duration_ms", "success", "error"} <= set(data["trace"][0])
+    assert data["duration_ms"] > 0
+
+
+def test_run_reads_stdin_and_params(invoke):
+    """run - reads the program from stdin; --param values are JSON when they parse."""
+    result = invoke("run", "-k", "none", "-p", "n=41", "-p", "who=world", "--json", "-", input="f'{who} {n + 1}'")
+    assert json.loads(result.stdout)["output"] == "world 42"
+
+
+def test_run_with_extra_tools(invoke, program, workspace):
+    """--tools adds tools to the kit and raises the grade."""
+    result = invoke("run", "-k", "readonly", "--tools", "write_file", "--json", program('write_file("out.txt", "x")'))
+    assert result.exit_code == 0 and json.loads(result.stdout)["grade"] == {"w": 3, "d": 3}
+    assert (workspace / "out.txt").read_text() == "x"
+
+
+def test_run_trace_goes_to_stderr(invoke, program):
+    """--trace prints one line per tool call on stderr, leaving stdout for the result."""
+    result = invoke("run", "-k", "readonly", "--trace", program('read_file("README.md")[:6]'))
+    assert result.stdout.strip() == "# Demo"
+    assert result.stderr.startswith("[1] read_file(path='README.md') -> ")
+
+
+def test_runtime_failure_exits_1(invoke, program):
+    """A program that fails while running exits 1 with the line and error."""
+    result = invoke("run", "-k", "readonly", program('x = read_file("missing.txt")'))
+    assert result.exit_code == 1
+    assert result.stderr.strip() == "lackpy: error: line 1: PathError in read_file: no such file: missing.txt"
+
+
+def test_invalid_program_exits_2(invoke, program):
+    """An invalid program exits 2 with every diagnostic on its own line."""
+    result = invoke("run", "-k", "readonly", program("import os\nx = open('f')"))
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 2 and "forbidden-node" in lines[0] and "forbidden-name" in lines[1]
+    assert "use read_file(path) instead of open()" in lines[1]
+
+
+def test_validate(invoke, program):
+    """validate prints valid or the diagnostics; --json has code/message/line/col/hint."""
+    ok = invoke("validate", "-k", "readonly", program(COUNT))
+    assert ok.exit_code == 0 and ok.stdout.strip() == "valid"
+    bad = invoke("validate", "-k", "readonly", "--json", program("while x:\n    pass"))
+    assert bad.exit_code == 2
+    data = json.loads(bad.stdout)
+    assert data["valid"] is False and set(data) == {"valid", "errors", "calls", "variables"}
+    assert set(data["errors"][0]) == {"code", "message", "line", "col", "hint"}
+    assert data["errors"][0]["code"] == "forbidden-node" and data["errors"][0]["line"] == 1
+
+
+def test_validate_knows_params(invoke, program):
+    """validate --param declares parameter names."""
+    assert invoke("validate", "-k", "readonly", "-p", "path", program("read_file(path)")).exit_code == 0
+    assert invoke("validate", "-k", "readonly", program("read_file(path)")).exit_code == 2
+
+
+def test_kit_list_info_create(invoke, workspace):
+    """kit list/info/create work and create refuses to overwrite or use unknown tools."""
+    listing = json.loads(invoke("kit", "list", "--json").stdout)
+    assert {k["name"] for k in listing} >= {"filesystem", "readonly"}
+    info = json.loads(invoke("kit", "info", "filesystem", "--json").stdout)
+    assert info["grade"] == {"w": 3, "d": 3} and len(info["tools"]) == 4
+    text = invoke("kit", "info", "read_file,find_files").stdout
+    assert "grade: w=1 d=0" in text and "read_file(path: str) -> str" in text
+    created = invoke("kit", "create", "mine", "--tools", "read_file,find_files", "--description", "Mine")
+    assert created.exit_code == 0 and (workspace / ".lackpy" / "kits" / "mine.kit").is_file()
+    again = invoke("kit", "create", "mine", "--tools", "read_file")
+    assert again.exit_code == 2 and "--force" in again.stderr
+    assert invoke("kit", "create", "mine", "--tools", "read_file", "--force").exit_code == 0
+    unknown = invoke("kit", "create", "other", "--tools", "read_fiel")
+    assert unknown.exit_code == 2 and "did you mean: read_file" in unknown.stderr
+
+
+def test_kit_info_reports_unknown_frontmatter(invoke, workspace):
+    """Unknown frontmatter keys are kept and shown by kit info."""
+    kits = workspace / ".lackpy" / "kits"
+    kits.mkdir(parents=True)
+    (kits / "odd.kit").write_text("---\nname: odd\nowner: team-a\n---\nread_file\n")
+    result = invoke("kit", "info", "odd")
+    assert "unknown frontmatter key (kept): owner = 'team-a'" in result.stdout
+
+
+def test_docs_and_tools_and_spec(invoke):
+    """docs index/show, tools and spec print what they promise."""
+    index = json.loads(invoke("docs", "index", "--kit", "readonly", "--json").stdout)
+    assert index == {"tool_docs": {"read_file": "docs/tools/read_file.md", "find_files": "docs/tools/find_files.md"}, "kit_docs": []}
+    assert invoke("docs", "show", "read_file").stdout.startswith("# read_file")
+    tools = json.loads(invoke("tools", "--json").stdout)
+    assert [t["name"] for t in tools] == ["edit_file", "find_files", "read_file", "write_file"]
+    spec = json.loads(invoke("spec").stdout)
+    assert set(spec) >= {"allowed_nodes", "forbidden_nodes", "forbidden_names", "allowed_builtins"}
+
+
+@pytest.mark.parametrize(
+    "setup, args, message",
+    [
+        (None, ["run", "--kit", "nokit", "PROG"], "unknown kit 'nokit'"),
+        ("bad.kit:---\nname: [unclosed\n---\nread_file\n", ["run", "--kit", "bad", "PROG"], "frontmatter is not valid YAML"),
+        ("typo.kit:read_file\nfind_flies\n", ["run", "--kit", "typo", "PROG"], "line 2: unknown tool 'find_flies' (did you mean: find_files?)"),
+        (None, ["run", "--kit", "read_file,read_file", "PROG"], "duplicate tool 'read_file'"),
+        (None, ["run", "--kit", "readonly", "--tools", "nope_tool", "PROG"], "unknown tool 'nope_tool'"),
+        (None, ["run", "-k", "readonly", "NONUTF8"], "not UTF-8"),
+        (None, ["run", "-k", "readonly", "EMPTY"], "is empty"),
+        (None, ["run", "-k", "readonly", "-p", "novalue", "PROG"], "--param expects key=value"),
+        (None, ["run", "-w", "/definitely/not/here", "PROG"], "workspace does not exist"),
+        (None, ["run", "-k", "readonly", "/definitely/not/here.py"], "cannot read program file"),
+        (None, ["docs", "show", "../../etc/passwd"], "outside the workspace"),
+    ],
+    ids=["missing-kit", "bad-frontmatter", "unknown-tool-in-kit", "duplicate", "unknown-extra-tool", "non-utf8", "empty", "param", "workspace", "no-file", "doc-escape"],
+)
+def test_bad_input_is_one_clear_line(invoke, program, workspace, setup, args, message):
+    """Each bad input gets a one-line error, exit 2 and no traceback."""
+    if setup:
+        name, _, text = setup.partition(":")
+        kits = workspace / ".lackpy" / "kits"
+        kits.mkdir(parents=True, exist_ok=True)
+        (kits / name).write_text(text)
+    replace = {"PROG": program("1 + 1"), "NONUTF8": program(b"x = '\xff'\n", "bin.py"), "EMPTY": program("  \n# nothing\n", "empty.py")}
+    result = invoke(*[replace.get(a, a) for a in args])
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr or message in result.output
+    assert "Traceback" not in result.output and "Traceback" not in result.stderr
+    error_lines = [line for line in result.stderr.splitlines() if "rror" in line]
+    assert len(error_lines) == 1
+
+
+def test_errors_as_json(invoke, program):
+    """With --json an error is a JSON document with its kind."""
+    result = invoke("run", "--json", "--kit", "nokit", program("1"))
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["error"]["kind"] == "unknown-kit"
+
+
+def test_console_script_runs_the_readme_example():
+    """The installed lackpy command runs the README's example on the repository."""
+    exe = Path(sys.executable).parent / "lackpy"
+    command = [str(exe)] if exe.exists() else [sys.executable, "-m", "lackpy.cli"]
+    env = {**os.environ, "LACKPY_LOAD_PLUGINS": ""}
+    done = subprocess.run([*command, "run", "--kit", "filesystem", "examples/summary.py"], cwd=REPO, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["modules"] >= 20 and "lackpy/lang/validator.py" in " ".join(data["largest"])
+    help_text = subprocess.run([*command, "--help"], capture_output=True, text=True, env=env)
+    assert help_text.returncode == 0 and "validate" in help_text.stdout

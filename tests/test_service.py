@@ -1,0 +1,123 @@
+"""LackpyService: workspace, config, validate and run_program."""
+
+from __future__ import annotations
+
+import asyncio
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lackpy import ConfigError, LackpyService, ParamError, UnknownKitError, WorkspaceError
+
+
+def test_missing_workspace_is_refused(tmp_path: Path):
+    """A workspace that does not exist is a WorkspaceError naming it."""
+    with pytest.raises(WorkspaceError, match="does not exist"):
+        LackpyService(tmp_path / "nope")
+
+
+def test_run_program_is_async_and_traced(service):
+    """run_program awaits the run and returns the traced result with the kit grade."""
+    result = asyncio.run(service.run_program('len(find_files("**/*.py"))', kit="readonly"))
+    assert result.success and result.output == 2
+    assert [e.tool for e in result.trace] == ["find_files"]
+    assert tuple(result.grade) == (1, 0)
+
+
+def test_concurrent_runs_keep_separate_traces(service):
+    """Two programs run concurrently each get their own trace and files."""
+
+    async def both():
+        return await asyncio.gather(
+            service.run_program('read_file("README.md")', kit="readonly"),
+            service.run_program('read_file("src/app.py")', kit="readonly"),
+        )
+
+    first, second = asyncio.run(both())
+    assert first.files_read == ["README.md"] and second.files_read == ["src/app.py"]
+
+
+def test_default_kit_comes_from_config(workspace: Path):
+    """default_kit in .lackpy/config.toml is used when no kit is given."""
+    assert LackpyService(workspace).resolve_kit().name == "readonly"
+    (workspace / ".lackpy").mkdir()
+    (workspace / ".lackpy" / "config.toml").write_text('default_kit = "filesystem"\n')
+    assert LackpyService(workspace).resolve_kit().name == "filesystem"
+
+
+def test_config_dict_overrides_file(workspace: Path):
+    """A config passed to the service wins over the workspace file."""
+    svc = LackpyService(workspace, config={"default_kit": "none"})
+    assert svc.resolve_kit().tools == {}
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [("default_kit = [", "invalid TOML"), ("default_kit = 3", "default_kit"), ('rules = ["nocolon"]', "rules")],
+    ids=["syntax", "type", "rules"],
+)
+def test_bad_config_is_a_clear_error(workspace: Path, text: str, message: str):
+    """A malformed config file raises ConfigError naming the problem."""
+    (workspace / ".lackpy").mkdir()
+    (workspace / ".lackpy" / "config.toml").write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        LackpyService(workspace)
+
+
+def test_configured_rules_apply(workspace: Path, tmp_path: Path, monkeypatch):
+    """Rules named in the config are imported and applied to every validation."""
+    (tmp_path / "my_rules.py").write_text(
+        textwrap.dedent(
+            """
+            import ast
+
+            def no_print(tree):
+                return ["do not print" for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "print"]
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (workspace / ".lackpy").mkdir()
+    (workspace / ".lackpy" / "config.toml").write_text('rules = ["my_rules:no_print"]\n')
+    svc = LackpyService(workspace)
+    result = svc.validate("print(1)")
+    assert not result.valid and result.errors[0].code == "custom-rule" and result.errors[0].message == "do not print"
+    run = asyncio.run(svc.run_program("print(1)"))
+    assert not run.success and run.error_kind == "invalid"
+
+
+def test_unloadable_rule_is_a_config_error(workspace: Path):
+    """A rule that cannot be imported is reported when rules are first needed."""
+    (workspace / ".lackpy").mkdir()
+    (workspace / ".lackpy" / "config.toml").write_text('rules = ["no_such_module_xyz:rule"]\n')
+    svc = LackpyService(workspace)
+    with pytest.raises(ConfigError, match="no_such_module_xyz"):
+        svc.validate("1")
+
+
+def test_per_call_rules(service):
+    """Rules passed per call are applied in addition to the configured ones."""
+    result = service.validate("x = 1\nx", rules=[lambda tree: ["no x"]])
+    assert [e.message for e in result.errors] == ["no x"]
+
+
+def test_validate_uses_kit_and_params(service):
+    """validate checks calls against the kit and knows parameter names."""
+    assert service.validate('read_file(path)', kit="readonly", params=["path"]).valid
+    refused = service.validate('write_file("a", "b")', kit="readonly")
+    assert refused.errors[0].code == "unknown-function"
+    with pytest.raises(ParamError):
+        service.validate("1", params=["read_file"])
+
+
+def test_unknown_kit(service):
+    """An unknown kit names the closest kits."""
+    with pytest.raises(UnknownKitError, match="did you mean: readonly"):
+        service.resolve_kit("readonli")
+
+
+def test_language_spec(service):
+    """language_spec lists the grammar tables."""
+    spec = service.language_spec()
+    assert "len" in spec["allowed_builtins"] and "Import" in spec["forbidden_nodes"]
