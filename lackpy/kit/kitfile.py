@@ -92,7 +92,7 @@ def parse_kit(text: str, path: Path | None = None, default_name: str = "") -> Ki
 
 def read_kit(path: Path) -> KitFile:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise KitFileError(f"{path}: not UTF-8 text; save the kit file as UTF-8") from None
     except OSError as exc:
@@ -114,7 +114,8 @@ def list_kit_files(kits_dir: Path | None) -> dict[str, tuple[str, Path]]:
     for source, directory in kit_dirs(kits_dir):
         if directory.is_dir():
             for path in sorted(directory.glob("*.kit")):
-                found.setdefault(path.stem, (source, path))
+                if KIT_NAME.match(path.stem):  # the same rule find_kit applies
+                    found.setdefault(path.stem, (source, path))
     return found
 
 

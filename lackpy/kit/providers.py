@@ -37,6 +37,9 @@ class PythonProvider:
         return fn
 
 
+PROVIDER = PythonProvider()
+
+
 @hookimpl
 def register_tool_providers(register):
-    register(PythonProvider())
+    register(PROVIDER)

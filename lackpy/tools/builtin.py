@@ -45,8 +45,11 @@ def edit_file(ctx: ToolContext, path: str, old_str: str, new_str: str) -> str:
         raise ToolError("edit_file: old_str and new_str must be strings")
     if not old_str:
         raise ToolError("edit_file: old_str is empty; give the exact text to replace")
-    before = workspace.read_text(ctx, path)
-    count = before.count(old_str)
+    try:
+        before = workspace.read_bytes(ctx, path).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(f"edit_file: {path} is not UTF-8 text; it was left unchanged") from None
+    count = _occurrences(before, old_str)
     if count == 0:
         raise ToolError(f"edit_file: old_str not found in {path}{_closest_line(before, old_str)}")
     if count > 1:
@@ -57,6 +60,15 @@ def edit_file(ctx: ToolContext, path: str, old_str: str, new_str: str) -> str:
     return "".join(
         difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{path}", f"b/{path}")
     )
+
+
+def _occurrences(text: str, needle: str) -> int:
+    """How many times ``needle`` starts in ``text``, overlapping matches included."""
+    count, start = 0, text.find(needle)
+    while start != -1:
+        count += 1
+        start = text.find(needle, start + 1)
+    return count
 
 
 def _closest_line(text: str, needle: str) -> str:
@@ -146,9 +158,12 @@ class BuiltinProvider:
             raise ProviderError(f"the builtin provider has no tool '{function}' (it has: {known})") from None
 
 
+PROVIDER = BuiltinProvider()
+
+
 @hookimpl
 def register_tool_providers(register):
-    register(BuiltinProvider())
+    register(PROVIDER)
 
 
 @hookimpl

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import re
 import stat
+import tempfile
 from fnmatch import fnmatchcase
 from typing import Iterator
 
-from lackpy.errors import PathError
+from lackpy.errors import PathError, ToolError
 from lackpy.kit.context import ToolContext
 
 _MAGIC = re.compile(r"[*?\[]")
@@ -58,6 +59,11 @@ def _os_error(path: str, exc: OSError) -> PathError:
 
 
 def read_text(ctx: ToolContext, path: str) -> str:
+    """The file's text; bytes that are not UTF-8 become U+FFFD."""
+    return read_bytes(ctx, path).decode("utf-8", errors="replace")
+
+
+def read_bytes(ctx: ToolContext, path: str) -> bytes:
     real = resolve(ctx, path)
     try:
         info = os.stat(real)
@@ -70,36 +76,49 @@ def read_text(ctx: ToolContext, path: str) -> str:
     except OSError as exc:
         raise _os_error(path, exc) from None
     ctx.note_read(relative(ctx, real))
-    return data.decode("utf-8", errors="replace")
+    return data
 
 
 def write_text(ctx: ToolContext, path: str, content: str) -> int:
-    """Replace the file atomically (temp file in the same directory, then rename)."""
+    """Replace the file atomically: a new temp file in the same directory, then rename.
+
+    The temp file is created exclusively under a random name (``mkstemp``), so
+    a planted file or symlink of a guessable name is never written through.
+    """
     real = resolve(ctx, path)
     directory = os.path.dirname(real)
-    data = content.encode("utf-8")
+    try:
+        data = content.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ToolError(f"content for {path} cannot be encoded as UTF-8: {exc.reason} at position {exc.start}") from None
     try:
         if os.path.isdir(real):
             raise IsADirectoryError(path)
         os.makedirs(directory, exist_ok=True)
         if not _inside(os.path.realpath(directory), ctx.root):
             raise PathError(f"symlink leads outside the workspace: {path}")
-        tmp = os.path.join(directory, f".{os.path.basename(real)}.lackpy-{os.getpid()}.tmp")
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.", suffix=".lackpy-tmp", dir=directory)
         try:
-            with open(tmp, "wb") as handle:
+            with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
-            if os.path.exists(real):
-                os.chmod(tmp, stat.S_IMODE(os.stat(real).st_mode))
+            mode = stat.S_IMODE(os.stat(real).st_mode) if os.path.exists(real) else 0o666 & ~_umask()
+            os.chmod(tmp, mode)
             os.replace(tmp, real)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        except BaseException:
+            os.unlink(tmp)
+            raise
     except OSError as exc:
         raise _os_error(path, exc) from None
     ctx.note_modified(relative(ctx, real))
     return len(data)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def glob(ctx: ToolContext, pattern: object) -> list[str]:
@@ -117,6 +136,8 @@ def glob(ctx: ToolContext, pattern: object) -> list[str]:
     parts = [p for p in pattern.replace(os.sep, "/").split("/") if p not in ("", ".")]
     if ".." in parts:
         raise PathError(f"outside the workspace: {pattern}")
+    if not parts:  # "." names the workspace itself, which is not a file
+        return []
     found: set[str] = set()
     for rel in _match(ctx.root, "", parts):
         full = os.path.join(ctx.root, rel)

@@ -1,0 +1,230 @@
+"""Docs: the docs index of tools and kits, and resolve_doc's refusal to read outside its roots."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from lackpy.errors import DocsError
+from lackpy.kit.docs import PACKAGE_DOCS, resolve_doc
+
+FS_TOOLS = ["edit_file", "find_files", "read_file", "write_file"]
+SECTIONS = ["## Signature", "## Parameters", "## Returns", "## Notes", "## Examples"]
+
+
+def test_docs_index_all_tools(toolbox):
+    """docs_index() maps every tool to its docs path and lists no kit docs."""
+    assert toolbox.docs_index() == {
+        "tool_docs": {name: f"docs/tools/{name}.md" for name in FS_TOOLS},
+        "kit_docs": [],
+    }
+
+
+def test_docs_index_for_named_kit(toolbox):
+    """docs_index('readonly') lists only the readonly kit's tool docs."""
+    assert toolbox.docs_index("readonly") == {
+        "tool_docs": {"read_file": "docs/tools/read_file.md", "find_files": "docs/tools/find_files.md"},
+        "kit_docs": [],
+    }
+
+
+def test_docs_index_for_workspace_kit(toolbox, kits_dir):
+    """A workspace .kit file's frontmatter docs appear under kit_docs."""
+    (kits_dir / "mine.kit").write_text("---\nname: mine\ndocs: docs/kits/mine.md\n---\nread_file\n")
+    assert toolbox.docs_index("mine") == {
+        "tool_docs": {"read_file": "docs/tools/read_file.md"},
+        "kit_docs": ["docs/kits/mine.md"],
+    }
+
+
+def test_docs_index_for_alias_kit_and_extra_tools(toolbox):
+    """An alias kit is indexed by alias, and extra_tools alone index those tools."""
+    assert toolbox.docs_index({"find": "find_files"})["tool_docs"] == {"find": "docs/tools/find_files.md"}
+    assert toolbox.docs_index(extra_tools=["write_file"]) == {
+        "tool_docs": {"write_file": "docs/tools/write_file.md"},
+        "kit_docs": [],
+    }
+
+
+def test_service_docs_index(service, workspace):
+    """service.docs_index uses the workspace's kits directory."""
+    kits = workspace / ".lackpy" / "kits"
+    kits.mkdir(parents=True)
+    (kits / "mine.kit").write_text("---\ndocs: docs/kits/mine.md\n---\nedit_file\n")
+    assert service.docs_index("mine") == {
+        "tool_docs": {"edit_file": "docs/tools/edit_file.md"},
+        "kit_docs": ["docs/kits/mine.md"],
+    }
+
+
+def test_resolve_package_doc(workspace):
+    """resolve_doc reads a package doc by its relative path."""
+    text = resolve_doc("docs/tools/read_file.md", workspace)
+    assert text == (PACKAGE_DOCS / "tools" / "read_file.md").read_text(encoding="utf-8")
+    assert "read_file" in text
+
+
+def test_resolve_workspace_doc(workspace):
+    """resolve_doc reads a doc that lives in the workspace."""
+    doc = workspace / "docs" / "kits" / "mine.md"
+    doc.parent.mkdir(parents=True)
+    doc.write_text("# Mine\n\nHow to use my kit.\n")
+    assert resolve_doc("docs/kits/mine.md", workspace) == "# Mine\n\nHow to use my kit.\n"
+    assert resolve_doc(str(doc), workspace) == "# Mine\n\nHow to use my kit.\n"
+
+
+def test_workspace_doc_shadows_package_doc(workspace):
+    """A workspace file at a package doc's relative path is read first."""
+    doc = workspace / "docs" / "tools" / "read_file.md"
+    doc.parent.mkdir(parents=True)
+    doc.write_text("local notes\n")
+    assert resolve_doc("docs/tools/read_file.md", workspace) == "local notes\n"
+
+
+@pytest.mark.parametrize("tool", FS_TOOLS)
+def test_builtin_tool_docs_have_sections(toolbox, workspace, tool):
+    """Each built-in tool doc exists and has Signature, Parameters, Returns, Notes and Examples sections in order."""
+    text = resolve_doc(toolbox.get(tool).docs, workspace)
+    positions = [text.find(f"\n{section}\n") for section in SECTIONS]
+    assert all(p >= 0 for p in positions), positions
+    assert positions == sorted(positions)
+    assert toolbox.get(tool).signature() in text
+
+
+def assert_refused(path: str, workspace: Path) -> str:
+    """resolve_doc(path) raises DocsError whose message does not leak the canary; return the message."""
+    with pytest.raises(DocsError) as info:
+        resolve_doc(path, workspace)
+    message = str(info.value)
+    assert "CANARY-SECRET" not in message
+    return message
+
+
+def test_refuses_absolute_outside(workspace, outside):
+    """An absolute path to the canary outside the workspace is refused."""
+    message = assert_refused(str(outside), workspace)
+    assert "outside the workspace and the package docs" in message
+
+
+def test_refuses_relative_climb(workspace, outside):
+    """'../outside/canary.txt' is refused."""
+    message = assert_refused("../outside/canary.txt", workspace)
+    assert "'../outside/canary.txt'" in message
+
+
+def test_refuses_symlink_to_canary(workspace, outside):
+    """A symlink inside the workspace pointing at the canary is refused."""
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "leak.md").symlink_to(outside)
+    assert_refused("docs/leak.md", workspace)
+
+
+def test_refuses_symlinked_dir(workspace, outside):
+    """A symlinked directory inside the workspace that points outside is refused."""
+    (workspace / "ext").symlink_to(outside.parent, target_is_directory=True)
+    assert_refused("ext/canary.txt", workspace)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["../../etc/passwd", "../../../../../../../../etc/passwd", "/etc/passwd", "docs/../../../etc/passwd", "../ws/../outside/canary.txt"],
+)
+def test_refuses_climbs(workspace, outside, path):
+    """Paths that climb out of both roots are refused."""
+    assert_refused(path, workspace)
+
+
+def test_package_root_outside_docs_refused(workspace):
+    """Package files outside the package docs directory (e.g. lackpy's source) are refused."""
+    assert_refused("service.py", workspace)
+    assert_refused("kits/filesystem.kit", workspace)
+    assert_refused("docs/../service.py", workspace)
+
+
+@pytest.mark.parametrize("path", ["", "   ", "docs/\x00x.md", None, 3])
+def test_bad_doc_path(workspace, path):
+    """Empty, NUL-containing and non-string paths raise DocsError."""
+    with pytest.raises(DocsError) as info:
+        resolve_doc(path, workspace)
+    assert "give a doc path" in str(info.value)
+
+
+def test_missing_doc(workspace):
+    """A doc path that names no file raises DocsError saying it does not exist."""
+    message = assert_refused("docs/tools/nope.md", workspace)
+    assert "'docs/tools/nope.md' does not exist" in message
+
+
+def test_directory_is_not_a_doc(workspace):
+    """A directory path inside the workspace is not read as a doc."""
+    message = assert_refused("src", workspace)
+    assert "does not exist" in message
+
+
+def test_fifo_doc_refused_without_hanging(workspace):
+    """A FIFO inside the workspace is refused quickly rather than opened (which would block)."""
+    fifo = workspace / "pipe.md"
+    os.mkfifo(fifo)
+    outcome: list = []
+
+    def attempt():
+        try:
+            outcome.append(resolve_doc("pipe.md", workspace))
+        except Exception as exc:  # recorded and checked below
+            outcome.append(exc)
+
+    worker = threading.Thread(target=attempt, daemon=True)
+    worker.start()
+    worker.join(timeout=5)
+    if worker.is_alive():  # unblock the reader so the thread can finish
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        os.close(fd)
+        worker.join(timeout=5)
+        pytest.fail("resolve_doc blocked on a FIFO")
+    assert len(outcome) == 1 and isinstance(outcome[0], DocsError)
+
+
+def test_non_utf8_doc(workspace):
+    """A workspace doc that is not UTF-8 raises DocsError."""
+    (workspace / "bad.md").write_bytes(b"caf\xe9\n")
+    assert "not UTF-8" in assert_refused("bad.md", workspace)
+
+
+def test_service_resolve_doc_by_tool_name(service):
+    """service.resolve_doc('read_file') returns the read_file doc."""
+    assert service.resolve_doc("read_file") == (PACKAGE_DOCS / "tools" / "read_file.md").read_text(encoding="utf-8")
+
+
+def test_service_resolve_doc_by_path_and_refusal(service, workspace, outside):
+    """service.resolve_doc reads a workspace path and refuses the canary."""
+    assert service.resolve_doc("README.md") == "# Demo\n\nStatus: draft\n"
+    with pytest.raises(DocsError) as info:
+        service.resolve_doc("../outside/canary.txt")
+    assert "CANARY-SECRET" not in str(info.value)
+
+
+def test_symlinked_docs_dir_falls_back_to_package(workspace, tmp_path):
+    """A workspace docs/ symlinked outside is ignored; the package doc of that path is read instead."""
+    foreign = tmp_path / "foreign"
+    (foreign / "tools").mkdir(parents=True)
+    (foreign / "tools" / "read_file.md").write_text("CANARY-SECRET\n")
+    (workspace / "docs").symlink_to(foreign, target_is_directory=True)
+    text = resolve_doc("docs/tools/read_file.md", workspace)
+    assert "CANARY-SECRET" not in text
+    assert text == (PACKAGE_DOCS / "tools" / "read_file.md").read_text(encoding="utf-8")
+
+
+def test_oversized_doc_refused(workspace):
+    """A doc larger than MAX_DOC_BYTES is refused without being read."""
+    from lackpy.kit.docs import MAX_DOC_BYTES
+
+    (workspace / "big.md").write_bytes(b"x" * (MAX_DOC_BYTES + 1))
+    assert "larger than" in assert_refused("big.md", workspace)
+
+
+def test_docs_index_none_kit(toolbox):
+    """The 'none' kit has an empty docs index."""
+    assert toolbox.docs_index("none") == {"tool_docs": {}, "kit_docs": []}

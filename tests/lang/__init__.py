@@ -1,0 +1,1 @@
+"""Tests for lackpy's language layer: grammar, validator, diagnostics and grades."""
