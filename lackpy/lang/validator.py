@@ -10,6 +10,7 @@ outside loops, too many nested blocks), so a program that validates compiles.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from typing import Callable, Iterable, Sequence
 
@@ -31,6 +32,7 @@ from lackpy.lang.grammar import (
 Rule = Callable[[ast.Module], "list[str]"]
 
 _BUILTIN_NAMES = frozenset(ALLOWED_BUILTINS)
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 _STDLIB = frozenset(sys.stdlib_module_names)
 
 
@@ -62,7 +64,9 @@ def analyze(
         tree, errors = _parse(program)
         if tree is None:
             return ValidationResult(False, errors), None
-        checker = _Checker(frozenset(allowed_names or ()), frozenset(params))
+        if not tree.body:
+            return ValidationResult(False, [Diagnostic("empty-program", "program is empty", hint="write at least one statement")]), None
+        checker = _Checker(program, frozenset(allowed_names or ()), frozenset(params))
         checker.module(tree)
         errors = checker.finish()
         if extra_rules:
@@ -123,14 +127,12 @@ def _apply_rules(tree: ast.Module, rules: Sequence[Rule]) -> list[Diagnostic]:
     return out
 
 
-def _where(node: ast.AST) -> tuple[int, int]:
-    return getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1
-
-
 class _Checker:
     """Walks a parsed program once, collecting diagnostics, calls and variables."""
 
-    def __init__(self, tools: frozenset[str], params: frozenset[str]) -> None:
+    def __init__(self, source: str, tools: frozenset[str], params: frozenset[str]) -> None:
+        self.source = source
+        self.lines: list[str] | None = None
         self.tools = tools
         self.params = params
         self.callable_names = tools | _BUILTIN_NAMES
@@ -140,12 +142,22 @@ class _Checker:
         self.loaded: dict[str, ast.AST] = {}
         self.loops = 0
         self.blocks = 0
+        self.scopes: list[set[str]] = []  # names bound by enclosing comprehensions and lambdas
 
     # -- reporting -------------------------------------------------------
 
     def err(self, node: ast.AST, code: str, message: str, hint: str = "") -> None:
-        line, col = _where(node)
-        self.errors.append(Diagnostic(code, message, line, col, hint))
+        self.errors.append(Diagnostic(code, message, *self.where(node), hint))
+
+    def where(self, node: ast.AST) -> tuple[int, int]:
+        """1-based line and character column (ast gives a UTF-8 byte offset)."""
+        line, offset = getattr(node, "lineno", 0), getattr(node, "col_offset", -1)
+        if line and offset > 0 and not self.source.isascii():
+            if self.lines is None:
+                self.lines = _NEWLINE.split(self.source)  # the parser's own line breaks
+            text = self.lines[line - 1] if line <= len(self.lines) else ""
+            offset = len(text.encode("utf-8")[:offset].decode("utf-8", errors="ignore"))
+        return line, offset + 1
 
     def finish(self) -> list[Diagnostic]:
         known = self.assigned.keys() | self.params | self.callable_names
@@ -211,9 +223,15 @@ class _Checker:
         self.expr(node.value, depth)
 
     def s_if(self, node: ast.If, depth: int) -> None:
-        self.expr(node.test, depth)
-        self.body(node.body, depth + 1)
-        self.body(node.orelse, depth + 1)
+        while True:  # an elif chain is flat in the source, though nested in the tree
+            self.expr(node.test, depth)
+            self.body(node.body, depth + 1)
+            orelse = node.orelse
+            if len(orelse) == 1 and type(orelse[0]) is ast.If:
+                node = orelse[0]
+                continue
+            self.body(orelse, depth + 1)
+            return
 
     def s_for(self, node: ast.For, depth: int) -> None:
         if not isinstance(node.iter, (ast.Name, ast.Call)):
@@ -225,23 +243,25 @@ class _Checker:
             )
         self.target(node.target, depth)
         self.expr(node.iter, depth)
-        self.block(node, node.body, node.orelse, depth, loop=True)
+        self.block(node, node.body, node.orelse, depth, loop=True, blocks=1)
 
     def s_with(self, node: ast.With, depth: int) -> None:
         for item in node.items:
             self.expr(item.context_expr, depth)
             if item.optional_vars is not None:
                 self.target(item.optional_vars, depth)
-        self.block(node, node.body, (), depth, loop=False)
+        self.block(node, node.body, (), depth, loop=False, blocks=len(node.items))
 
-    def block(self, node: ast.AST, body: list, orelse, depth: int, loop: bool) -> None:
-        self.blocks += 1
-        if self.blocks == MAX_BLOCK_NESTING + 1:
-            self.err(node, "too-deep", f"more than {MAX_BLOCK_NESTING} nested for/with blocks", "flatten the loops")
+    def block(self, node: ast.AST, body: list, orelse, depth: int, loop: bool, blocks: int) -> None:
+        """A for or with body; CPython allows 20 nested blocks, one per with-item."""
+        before = self.blocks
+        self.blocks += blocks
+        if before <= MAX_BLOCK_NESTING < self.blocks:
+            self.err(node, "too-deep", f"more than {MAX_BLOCK_NESTING} nested for/with blocks", "flatten the loops and with statements")
         self.loops += loop
         self.body(body, depth + 1)
         self.loops -= loop
-        self.blocks -= 1
+        self.blocks = before
         self.body(orelse, depth + 1)
 
     def s_pass(self, node: ast.Pass, depth: int) -> None:
@@ -284,12 +304,17 @@ class _Checker:
     def store_name(self, node: ast.AST, name: str) -> None:
         if name[:1] == "_":
             self.err(node, "forbidden-name", f"name '{name}' starts with '_'", "use a name without a leading underscore")
+        elif "__" in name:
+            self.err(node, "forbidden-name", f"name '{name}' contains '__'", "use single underscores in names")
         elif name in FORBIDDEN_NAMES:
             self.err(node, "forbidden-name", f"name '{name}' is reserved", FORBIDDEN_NAMES[name])
         elif name in self.callable_names:
             what = "tool" if name in self.tools else "builtin"
             self.err(node, "shadowed-name", f"assigning to '{name}' would hide the {what} of that name", "choose another variable name")
-        self.assigned[name] = None
+        if self.scopes:
+            self.scopes[-1].add(name)
+        else:
+            self.assigned[name] = None
 
     # -- expressions -----------------------------------------------------
 
@@ -328,7 +353,9 @@ class _Checker:
             self.err(node, "forbidden-name", f"name '{name}' starts with '_'", "names starting with '_' are reserved")
         elif name in FORBIDDEN_NAMES:
             self.err(node, "forbidden-name", f"'{name}' is not available", self.name_hint(name))
-        elif name not in self.loaded:
+        elif "__" in name:
+            self.err(node, "forbidden-name", f"name '{name}' contains '__'", "use single underscores in names")
+        elif name not in self.loaded and not any(name in scope for scope in self.scopes):
             self.loaded[name] = node
 
     def name_hint(self, name: str) -> str:
@@ -337,8 +364,8 @@ class _Checker:
         return FORBIDDEN_NAMES[name]
 
     def attribute(self, node: ast.AST, attr: str) -> None:
-        if attr[:1] == "_":
-            self.err(node, "private-attribute", f"attribute '{attr}' starts with '_'", "use public methods and dict keys only")
+        if attr[:1] == "_" or "__" in attr:
+            self.err(node, "private-attribute", f"attribute '{attr}' is private", "use public methods and dict keys only")
         elif is_forbidden_attribute(attr):
             hint = FORBIDDEN_ATTRIBUTES.get(attr, "interpreter internals are not reachable from programs")
             self.err(node, "forbidden-attribute", f"attribute '{attr}' is not allowed", hint)
@@ -390,11 +417,13 @@ class _Checker:
         names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
         if len(set(names)) != len(names):
             self.err(node, "duplicate-parameter", "a lambda parameter is repeated", "give each parameter its own name")
-        for name in names:
-            self.store_name(node, name)
         self.exprs(args.defaults, depth + 1)
         self.exprs(args.kw_defaults, depth + 1)
+        self.scopes.append(set())
+        for name in names:
+            self.store_name(node, name)
         self.expr(node.body, depth + 1)
+        self.scopes.pop()
 
     def e_lambda(self, node: ast.Lambda, depth: int) -> None:
         self.err(node, "lambda-position", "lambda is allowed only as the key= argument of a call", "compute the values with a comprehension instead")
@@ -419,23 +448,28 @@ class _Checker:
         self.exprs(node.values, depth)
 
     def e_elts(self, node: ast.List, depth: int) -> None:
-        self.exprs(node.elts, depth)
+        for elt in node.elts:
+            self.expr(elt.value if type(elt) is ast.Starred else elt, depth)
 
     def e_starred(self, node: ast.Starred, depth: int) -> None:
-        self.expr(node.value, depth)
+        self.err(node, "forbidden-node", "*value is allowed only in calls and in list, tuple or set literals", "write [*items] or f(*items)")
 
     def e_compare(self, node: ast.Compare, depth: int) -> None:
         self.expr(node.left, depth)
         self.exprs(node.comparators, depth)
 
     def e_comp(self, node: ast.ListComp, depth: int) -> None:
+        self.scopes.append(set())
         self.generators(node.generators, depth)
         self.expr(node.elt, depth)
+        self.scopes.pop()
 
     def e_dictcomp(self, node: ast.DictComp, depth: int) -> None:
+        self.scopes.append(set())
         self.generators(node.generators, depth)
         self.expr(node.key, depth)
         self.expr(node.value, depth)
+        self.scopes.pop()
 
     def generators(self, generators: list[ast.comprehension], depth: int) -> None:
         for gen in generators:

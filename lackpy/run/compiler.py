@@ -82,13 +82,14 @@ def _prepare(program: str, tools: frozenset[str], params: tuple[str, ...], rules
         return Prepared(validation, None)
     try:
         code = _compile(tree, params)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-        line = getattr(exc, "lineno", 0) or 0
-        diag = Diagnostic("compile-error", f"the program cannot be compiled: {exc}", line, 0, "simplify the statement")
-        return Prepared(ValidationResult(False, [diag], validation.calls, validation.variables), None)
     except _Refused as exc:
         errors = [Diagnostic("restricted", message, hint="the guarded compiler refused this construct") for message in exc.args[0]]
         return Prepared(ValidationResult(False, errors, validation.calls, validation.variables), None)
+    except Exception as exc:  # compile bombs included: the caller gets a diagnostic, never an exception
+        line = getattr(exc, "lineno", 0) or 0
+        message = f"the program cannot be compiled: {type(exc).__name__}: {exc}"
+        diag = Diagnostic("compile-error", message, line, 0, "simplify the statement")
+        return Prepared(ValidationResult(False, [diag], validation.calls, validation.variables), None)
     return Prepared(validation, code)
 
 
