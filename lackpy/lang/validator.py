@@ -77,6 +77,9 @@ def analyze(
         kind = "memory" if isinstance(exc, MemoryError) else "nesting"
         diag = Diagnostic("too-complex", f"program is too complex to check ({kind})", hint="split it into simpler statements")
         return ValidationResult(False, [diag]), None
+    except Exception as exc:  # a checker bug must refuse the program, never crash the caller
+        diag = Diagnostic("internal-error", f"the validator failed: {type(exc).__name__}: {exc}", hint="report this program to the lackpy maintainers")
+        return ValidationResult(False, [diag]), None
 
 
 def _parse(program: object) -> tuple[ast.Module | None, list[Diagnostic]]:

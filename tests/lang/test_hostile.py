@@ -297,3 +297,16 @@ def test_deep_nesting_of_any_bracket_never_raises(depth, opener):
     else:
         program = opener * depth + "1" + closer * depth
     check_result(validate(program, params=["x"]))
+
+
+def test_a_checker_bug_is_a_diagnostic_not_an_exception(monkeypatch):
+    """If the checker itself fails, validate refuses the program with internal-error."""
+    from lackpy.lang import validator
+
+    def broken(self, node):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(validator._Checker, "module", broken)
+    result = validate("x = 1")
+    assert not result.valid and result.errors[0].code == "internal-error"
+    assert "KeyError" in result.errors[0].message
