@@ -30,26 +30,22 @@ from lackpy.run import compiler  # noqa: E402
 TOOLS = ["read_file", "find_files", "edit_file"]
 
 
-def median_seconds(fn, repeat: int, setup=None) -> float:
-    times = []
-    for _ in range(repeat):
-        if setup:
-            setup()
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def side_by_side(fns, repeat: int, number: int = 1, setup=None) -> list[float]:
+    """Median seconds per call of each function, measured in alternation.
 
-
-def per_call(fn, number: int, repeat: int) -> float:
-    """Median seconds per call over ``repeat`` batches of ``number`` calls."""
-    batches = []
+    Each repetition times every function once (``number`` calls each), so a
+    burst of machine noise falls on all of them alike.
+    """
+    samples: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        batches.append((time.perf_counter() - start) / number)
-    return statistics.median(batches)
+        for index, fn in enumerate(fns):
+            if setup:
+                setup()
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            samples[index].append((time.perf_counter() - start) / number)
+    return [statistics.median(s) for s in samples]
 
 
 def fmt(seconds: float) -> str:
@@ -98,8 +94,7 @@ def main() -> None:
         setup = restore if "edit" in name else None
         result = run_program(src, kit)
         assert result.success, (name, result.error)
-        parse = per_call(lambda: ast.parse(src), 200, args.repeat)
-        check = per_call(lambda: validate(src, names), 200, args.repeat)
+        parse, check = side_by_side([lambda: ast.parse(src), lambda: validate(src, names)], args.repeat, 200)
 
         def floor():
             exec(compile(src, "<floor>", "exec"), dict(floor_tools))
@@ -111,9 +106,7 @@ def main() -> None:
         def warm():
             run_program(src, kit)
 
-        t_floor = median_seconds(floor, args.repeat, setup)
-        t_cold = median_seconds(cold, args.repeat, setup)
-        t_warm = median_seconds(warm, args.repeat, setup)
+        t_floor, t_cold, t_warm = side_by_side([floor, cold, warm], args.repeat, setup=setup)
         print(
             f"| {name} | {fmt(parse)} | {fmt(check)} | {check / parse:.2f}x | {fmt(t_floor)} | {fmt(t_cold)} "
             f"| {t_cold / t_floor:.2f}x | {fmt(t_warm)} | {t_warm / t_floor:.2f}x |"
@@ -122,23 +115,28 @@ def main() -> None:
 
     print("\n| fixed costs | lackpy | floor | overhead |")
     print("|---|---|---|---|")
-    trivial = per_call(lambda: run_program("1 + 1", kit), 2000, args.repeat)
     trivial_code = compile("1 + 1", "<floor>", "exec")
-    trivial_floor = per_call(lambda: exec(trivial_code, {}), 2000, args.repeat)
+    trivial, trivial_floor = side_by_side(
+        [lambda: run_program("1 + 1", kit), lambda: exec(trivial_code, {})], args.repeat, 2000
+    )
     print(f"| cached trivial program `1 + 1` | {fmt(trivial)} | {fmt(trivial_floor)} (exec of compiled code) | {fmt(trivial - trivial_floor)} |")
 
     loop = "for i in range(10000):\n    noop()\n"
     loop_code = compile(loop, "<floor>", "exec")
     run_program(loop, kit)
-    t_traced = median_seconds(lambda: run_program(loop, kit), args.repeat)
-    t_plain = median_seconds(lambda: exec(loop_code, {"noop": noop}), args.repeat)
+    t_traced, t_plain = side_by_side([lambda: run_program(loop, kit), lambda: exec(loop_code, {"noop": noop})], args.repeat)
     print(f"| 10,000 calls of a no-op tool | {fmt(t_traced)} | {fmt(t_plain)} | {fmt((t_traced - t_plain) / 10000)} per call |")
 
     exe = Path(sys.executable).parent / "lackpy"
     if exe.exists():
         env = {**os.environ, "LACKPY_LOAD_PLUGINS": ""}
-        help_t = median_seconds(lambda: subprocess.run([str(exe), "--help"], capture_output=True, env=env), 11)
-        bare_t = median_seconds(lambda: subprocess.run([sys.executable, "-c", "pass"], capture_output=True, env=env), 11)
+        help_t, bare_t = side_by_side(
+            [
+                lambda: subprocess.run([str(exe), "--help"], capture_output=True, env=env),
+                lambda: subprocess.run([sys.executable, "-c", "pass"], capture_output=True, env=env),
+            ],
+            21,
+        )
         print(f"| `lackpy --help` | {fmt(help_t)} | {fmt(bare_t)} (`python -c pass`) | {fmt(help_t - bare_t)} |")
     shutil.rmtree(tmp)
 

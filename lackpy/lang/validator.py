@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from functools import lru_cache
 from typing import Callable, Iterable, Sequence
 
 from lackpy.errors import closest
@@ -82,6 +83,11 @@ def analyze(
         return ValidationResult(False, [diag]), None
 
 
+@lru_cache(maxsize=256)
+def _callable_names(tools: frozenset[str]) -> frozenset[str]:
+    return tools | _BUILTIN_NAMES
+
+
 def _parse(program: object) -> tuple[ast.Module | None, list[Diagnostic]]:
     if isinstance(program, (bytes, bytearray)):
         try:
@@ -138,7 +144,7 @@ class _Checker:
         self.lines: list[str] | None = None
         self.tools = tools
         self.params = params
-        self.callable_names = tools | _BUILTIN_NAMES
+        self.callable_names = _callable_names(tools)
         self.errors: list[Diagnostic] = []
         self.calls: dict[str, None] = {}
         self.assigned: dict[str, None] = {}
@@ -163,9 +169,8 @@ class _Checker:
         return line, offset + 1
 
     def finish(self) -> list[Diagnostic]:
-        known = self.assigned.keys() | self.params | self.callable_names
         for name, node in self.loaded.items():
-            if name not in known and name not in FORBIDDEN_NAMES:
+            if name not in self.assigned and name not in self.params and name not in self.callable_names:
                 self.undefined(name, node)
         self.errors.sort(key=lambda d: (d.line, d.col))
         return self.errors

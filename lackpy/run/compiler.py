@@ -106,19 +106,21 @@ def _compile(tree: ast.Module, params: tuple[str, ...]) -> types.CodeType:
     if transformer.errors:
         raise _Refused(list(transformer.errors))
     body = tree.body
-    snapshot = ast.Call(ast.Name("_locals_", ast.Load()), [], [])
     last = body[-1]
+    # The nodes added here get their locations one by one: a whole-tree
+    # ast.fix_missing_locations would cost as much as the parse.
     if isinstance(last, ast.Expr):
-        result = ast.Return(ast.Tuple([last.value, snapshot], ast.Load()))
-        ast.copy_location(result, last)
-        body[-1] = result
+        value, anchor = last.value, last
+        body.pop()
     else:
-        body.append(ast.Return(ast.Tuple([ast.Constant(None), snapshot], ast.Load())))
+        value, anchor = _located(ast.Constant(None), last), last
+    snapshot = _located(ast.Call(_located(ast.Name("_locals_", ast.Load()), anchor), [], []), anchor)
+    body.append(_located(ast.Return(_located(ast.Tuple([value, snapshot], ast.Load()), anchor)), anchor))
     arguments = ast.arguments(
         posonlyargs=[],
         args=[],
         vararg=None,
-        kwonlyargs=[ast.arg(p) for p in params],
+        kwonlyargs=[_located(ast.arg(p), anchor) for p in params],
         kw_defaults=[None] * len(params),
         kwarg=None,
         defaults=[],
@@ -127,10 +129,13 @@ def _compile(tree: ast.Module, params: tuple[str, ...]) -> types.CodeType:
     if "type_params" in ast.FunctionDef._fields:
         function.type_params = []
     function.lineno, function.col_offset = 1, 0
-    module = ast.Module([function], [])
-    ast.fix_missing_locations(module)
-    code = compile(module, PROGRAM_FILENAME, "exec", dont_inherit=True)
+    function.end_lineno, function.end_col_offset = anchor.end_lineno, anchor.end_col_offset
+    code = compile(ast.Module([function], []), PROGRAM_FILENAME, "exec", dont_inherit=True)
     return next(c for c in code.co_consts if isinstance(c, types.CodeType))
+
+
+def _located(node: ast.AST, anchor: ast.AST) -> ast.AST:
+    return ast.copy_location(node, anchor)
 
 
 def cache_clear() -> None:

@@ -62,8 +62,10 @@ def summarize(value: Any) -> str:
         return str(value)
     if value is None or kind is bool or kind is float or (kind is int and -10**18 < value < 10**18):
         return repr(value)
-    if kind is str and len(value) <= SUMMARY_CHARS:
-        return repr(value)
+    if kind is str:
+        if len(value) <= SUMMARY_CHARS:
+            return repr(value)
+        return f"{value[:SUMMARY_CHARS]!r}... (len {len(value)})"
     text = _repr.repr(value)
     if isinstance(value, (str, bytes)):
         cut = len(value) > SUMMARY_CHARS
@@ -72,7 +74,10 @@ def summarize(value: Any) -> str:
     return f"{text} (len {len(value)})" if cut else text
 
 
-def _snapshot(value: Any) -> _Summary:
+def _snapshot(value: Any) -> Any:
+    """What the trace keeps of a result: short strings as they are, else a summary."""
+    if type(value) is str and len(value) <= SUMMARY_CHARS:
+        return value
     return _Summary(summarize(value))
 
 
@@ -114,18 +119,23 @@ class Recorder:
             return []
         params = {alias: [a.name for a in spec.args] for alias, spec in tools.items()}
         out = []
-        for step, (alias, args, kwargs, result, start, end, error) in enumerate(self.calls, start=1):
+        append = out.append
+        step = 0
+        for alias, args, kwargs, result, start, end, error in self.calls:
+            step += 1
             mapped = {}
             if args:
                 names = params.get(alias, ())
                 for index, value in enumerate(args):
                     mapped[names[index] if index < len(names) else f"arg{index}"] = summarize(value)
-            for key, value in kwargs.items():
-                mapped[key] = summarize(value)
+            if kwargs:
+                for key, value in kwargs.items():
+                    mapped[key] = summarize(value)
             if error is None:
-                out.append(TraceEntry(step, alias, mapped, summarize(result), (end - start) * 1000.0, True, None))
+                summary = "None" if result is None else summarize(result)
+                append(TraceEntry(step, alias, mapped, summary, (end - start) * 1000.0, True, None))
             else:
-                out.append(TraceEntry(step, alias, mapped, "", (end - start) * 1000.0, False, describe_exception(error)))
+                append(TraceEntry(step, alias, mapped, "", (end - start) * 1000.0, False, describe_exception(error)))
         return out
 
 
