@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from lackpy import ArgSpec, ToolSpec, Toolbox, resolve_kit, run_program, validate  # noqa: E402
+from lackpy import ToolSpec, Toolbox, resolve_kit, run_program, validate  # noqa: E402
 from lackpy.plugins import populate  # noqa: E402
 from lackpy.run import compiler  # noqa: E402
 

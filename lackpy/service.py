@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
 from lackpy.config import Config, load_config
-from lackpy.errors import KitError, LackpyError, UnknownToolError, WorkspaceError
+from lackpy.errors import KitError, LackpyError, WorkspaceError
 from lackpy.kit.docs import resolve_doc
 from lackpy.kit.kitfile import KIT_NAME, list_kit_files, read_kit
 from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit

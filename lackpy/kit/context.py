@@ -8,8 +8,9 @@ read and modified are recorded per run.
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 F = TypeVar("F", bound=Callable)
 
@@ -51,3 +52,8 @@ def uses_context(fn: F) -> F:
 
 def takes_context(fn: Callable) -> bool:
     return getattr(fn, "lackpy_context", False) is True
+
+
+def bind(impl: Callable[..., Any], context: ToolContext) -> Callable[..., Any]:
+    """The tool as a program calls it: ``context`` bound first when the tool takes one."""
+    return partial(impl, context) if takes_context(impl) else impl

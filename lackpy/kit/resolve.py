@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from lackpy.errors import KitError, KitFileError, UnknownToolError
-from lackpy.kit.context import ToolContext, takes_context
+from lackpy.kit.context import ToolContext, bind
 from lackpy.kit.kitfile import read_kit, find_kit
 from lackpy.kit.spec import ToolSpec
 from lackpy.kit.toolbox import Toolbox
@@ -42,9 +41,7 @@ class ResolvedKit:
 
     def bind(self, context: ToolContext) -> dict[str, Callable[..., Any]]:
         """The callables with every context-taking tool bound to ``context``."""
-        return {
-            alias: partial(impl, context) if takes_context(impl) else impl for alias, impl in self.impls.items()
-        }
+        return {alias: bind(impl, context) for alias, impl in self.impls.items()}
 
     def aliases(self) -> dict[str, str]:
         """``{name in programs: tool name in the toolbox}``."""

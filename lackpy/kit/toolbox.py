@@ -6,11 +6,10 @@ import builtins
 import keyword
 import sys
 import warnings
-from functools import partial
 from typing import Any, Callable, Iterable, Mapping, Protocol, runtime_checkable
 
 from lackpy.errors import ProviderError, ToolboxError, UnknownToolError, closest
-from lackpy.kit.context import ToolContext, takes_context
+from lackpy.kit.context import ToolContext, bind
 from lackpy.kit.spec import ToolSpec
 from lackpy.lang.grammar import FORBIDDEN_NAMES
 
@@ -115,8 +114,7 @@ class Toolbox:
 
     def bound(self, name: str, context: ToolContext | None = None) -> Callable[..., Any]:
         """The tool as a program calls it: bound to ``context`` (default: the toolbox's)."""
-        impl = self.resolve(name)
-        return partial(impl, context or self.context) if takes_context(impl) else impl
+        return bind(self.resolve(name), context or self.context)
 
     # -- presentation ----------------------------------------------------
 

@@ -8,8 +8,6 @@ by a future Python is refused until someone reviews it.
 
 from __future__ import annotations
 
-import ast
-
 # Statements and expressions a program may contain, with the reason each is safe.
 ALLOWED_NODES: dict[str, str] = {
     "Module": "the program itself",
@@ -170,11 +168,6 @@ def is_forbidden_attribute(name: str) -> bool:
         or name in FORBIDDEN_ATTRIBUTES
         or name.startswith(FORBIDDEN_ATTRIBUTE_PREFIXES)
     )
-
-
-def node_types(names) -> frozenset[type]:
-    """The ast classes for ``names`` that exist in this Python."""
-    return frozenset(getattr(ast, n) for n in names if hasattr(ast, n))
 
 
 def language_spec() -> dict:

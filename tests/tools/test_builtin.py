@@ -6,7 +6,6 @@ import asyncio
 import os
 import stat
 import threading
-from pathlib import Path
 
 import pytest
 
