@@ -62,10 +62,10 @@ def analyze(
 ) -> tuple[ValidationResult, ast.Module | None]:
     """Validate and also return the parsed tree (``None`` when it did not parse)."""
     try:
-        tree, errors = _parse(program)
+        tree, errors, program = _parse(program)
         if tree is None:
             return ValidationResult(False, errors), None
-        if not tree.body:
+        if not tree.body:  # empty, blank, comments only
             return ValidationResult(False, [Diagnostic("empty-program", "program is empty", hint="write at least one statement")]), None
         checker = _Checker(program, frozenset(allowed_names or ()), frozenset(params))
         checker.module(tree)
@@ -88,14 +88,15 @@ def _callable_names(tools: frozenset[str]) -> frozenset[str]:
     return tools | _BUILTIN_NAMES
 
 
-def _parse(program: object) -> tuple[ast.Module | None, list[Diagnostic]]:
+def _parse(program: object) -> tuple[ast.Module | None, list[Diagnostic], str]:
+    """The tree and the program as text, or None and the reason it does not parse."""
     if isinstance(program, (bytes, bytearray)):
         try:
             program = bytes(program).decode("utf-8")
         except UnicodeDecodeError:
-            return None, [Diagnostic("parse-error", "program is not UTF-8 text", hint="save the program as UTF-8")]
+            return None, [Diagnostic("parse-error", "program is not UTF-8 text", hint="save the program as UTF-8")], ""
     if not isinstance(program, str):
-        return None, [Diagnostic("parse-error", f"program must be text, not {type(program).__name__}")]
+        return None, [Diagnostic("parse-error", f"program must be text, not {type(program).__name__}")], ""
     if len(program) > MAX_PROGRAM_CHARS:
         return None, [
             Diagnostic(
@@ -103,24 +104,20 @@ def _parse(program: object) -> tuple[ast.Module | None, list[Diagnostic]]:
                 f"program has {len(program)} characters; the limit is {MAX_PROGRAM_CHARS}",
                 hint="compose the tools in a shorter program",
             )
-        ]
-    if not program.strip() or not any(
-        line.strip() and not line.lstrip().startswith("#") for line in program.splitlines()
-    ):
-        return None, [Diagnostic("empty-program", "program is empty", hint="write at least one statement")]
+        ], ""
     try:
-        return ast.parse(program, PROGRAM_FILENAME), []
+        return ast.parse(program, PROGRAM_FILENAME), [], program
     except SyntaxError as exc:
         msg = exc.msg or "invalid syntax"
         return None, [
             Diagnostic("parse-error", f"syntax error: {msg}", exc.lineno or 0, exc.offset or 0, "fix the Python syntax")
-        ]
+        ], ""
     except ValueError as exc:  # null bytes, integer literals beyond the digit limit
-        return None, [Diagnostic("parse-error", f"cannot parse program: {exc}", hint="remove the offending characters")]
+        return None, [Diagnostic("parse-error", f"cannot parse program: {exc}", hint="remove the offending characters")], ""
     except (RecursionError, MemoryError, OverflowError):
         return None, [
             Diagnostic("too-complex", "program is nested too deeply to parse", hint="split it into simpler statements")
-        ]
+        ], ""
 
 
 def _apply_rules(tree: ast.Module, rules: Sequence[Rule]) -> list[Diagnostic]:

@@ -310,3 +310,9 @@ def test_a_checker_bug_is_a_diagnostic_not_an_exception(monkeypatch):
     result = validate("x = 1")
     assert not result.valid and result.errors[0].code == "internal-error"
     assert "KeyError" in result.errors[0].message
+
+
+def test_utf8_bytes_are_checked_as_text():
+    """A UTF-8 bytes program is decoded and its diagnostics carry character columns."""
+    result = validate('t = "日本" + _x'.encode("utf-8"))
+    assert [(e.code, e.line, e.col) for e in result.errors] == [("forbidden-name", 1, 12)]
