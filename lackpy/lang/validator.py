@@ -33,6 +33,7 @@ from lackpy.lang.grammar import (
 Rule = Callable[[ast.Module], "list[str]"]
 
 _BUILTIN_NAMES = frozenset(ALLOWED_BUILTINS)
+EMPTY_PROGRAM = Diagnostic("empty-program", "program is empty", hint="write at least one statement")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _STDLIB = frozenset(sys.stdlib_module_names)
 
@@ -65,8 +66,8 @@ def analyze(
         tree, errors, program = _parse(program)
         if tree is None:
             return ValidationResult(False, errors), None
-        if not tree.body:  # empty, blank, comments only
-            return ValidationResult(False, [Diagnostic("empty-program", "program is empty", hint="write at least one statement")]), None
+        if not tree.body:  # comments or line continuations only
+            return ValidationResult(False, [EMPTY_PROGRAM]), None
         checker = _Checker(program, frozenset(allowed_names or ()), frozenset(params))
         checker.module(tree)
         errors = checker.finish()
@@ -105,6 +106,8 @@ def _parse(program: object) -> tuple[ast.Module | None, list[Diagnostic], str]:
                 hint="compose the tools in a shorter program",
             )
         ], ""
+    if not program.strip():  # Unicode whitespace too, which the parser would reject
+        return None, [EMPTY_PROGRAM], ""
     try:
         return ast.parse(program, PROGRAM_FILENAME), [], program
     except SyntaxError as exc:
