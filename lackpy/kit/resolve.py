@@ -56,9 +56,11 @@ def resolve_kit(
 ) -> ResolvedKit:
     """Resolve a kit given as a name, ``"none"``, ``"a,b"``, a list, or an alias dict.
 
-    ``extra_tools`` are merged in (duplicates ignored) and the grade recomputed.
+    Named kits are looked up in ``kits_dir`` (default: the toolbox workspace's
+    ``.lackpy/kits``), then in the package. ``extra_tools`` are merged in
+    (duplicates ignored) and the grade recomputed.
     """
-    kits_dir = Path(kits_dir) if kits_dir is not None else None
+    kits_dir = Path(kits_dir) if kits_dir is not None else toolbox.kits_dir
     name = description = source = None
     docs: list[str] = []
     extra: dict[str, Any] = {}

@@ -237,3 +237,16 @@ def test_resolve_kit_with_string_kits_dir(toolbox, kits_dir):
     """kits_dir may be given as a string."""
     (kits_dir / "solo.kit").write_text("edit_file\n")
     assert list(resolve_kit("solo", toolbox, str(kits_dir)).tools) == ["edit_file"]
+
+
+def test_named_kit_defaults_to_the_toolbox_workspace(workspace):
+    """Without kits_dir, a kit in the toolbox workspace's .lackpy/kits is found."""
+    from lackpy import Toolbox, resolve_kit
+    from lackpy.plugins import populate
+
+    kits = workspace / ".lackpy" / "kits"
+    kits.mkdir(parents=True)
+    (kits / "mine.kit").write_text("read_file\n")
+    box = Toolbox(str(workspace))
+    populate(box)
+    assert list(resolve_kit("mine", box).tools) == ["read_file"]
