@@ -52,6 +52,10 @@ _EXPORTS = {
     "DocsError": "lackpy.errors",
     "ParamError": "lackpy.errors",
     "GuardError": "lackpy.errors",
+    "LimitExceeded": "lackpy.errors",
+    "ConflictError": "lackpy.errors",
+    "WorkerError": "lackpy.errors",
+    "Limits": "lackpy.run.limits",
     "ToolError": "lackpy.errors",
     "PathError": "lackpy.errors",
 }

@@ -15,6 +15,9 @@ to do next. Callers catch at the level they care about::
     ├── DocsError              a doc reference is refused or missing
     ├── ParamError             a program parameter is malformed
     ├── GuardError             a running program touched something the guards refuse
+    ├── LimitExceeded          a program hit a limit (time, memory, output, tool calls, work)
+    ├── ConflictError          a file changed on disk while the program ran; nothing was written
+    ├── WorkerError            the isolated worker crashed or broke the protocol
     └── ToolError              a tool refused or failed while a program ran
         └── PathError          a path breaks the workspace policy or is missing
 """
@@ -100,6 +103,29 @@ class GuardError(LackpyError):
     kind = "guard"
 
 
+class LimitExceeded(LackpyError):
+    """A program hit one of its limits; ``limit`` names it and ``value`` is its setting."""
+
+    kind = "limit"
+
+    def __init__(self, limit: str, value: object, message: str) -> None:
+        self.limit = limit
+        self.value = value
+        super().__init__(message)
+
+
+class ConflictError(LackpyError):
+    """A file the program changed was changed on disk too; the commit wrote nothing."""
+
+    kind = "conflict"
+
+
+class WorkerError(LackpyError):
+    """The isolated worker died, was killed, or sent something other than plain data."""
+
+    kind = "crash"
+
+
 class ToolError(LackpyError):
     """A tool refused its arguments or failed; the program that called it stops."""
 
@@ -121,7 +147,10 @@ def closest(name: str, candidates: Iterable[str], n: int = 3) -> str:
 __all__ = [
     "ConfigError",
     "DocsError",
+    "ConflictError",
     "GuardError",
+    "LimitExceeded",
+    "WorkerError",
     "KitError",
     "KitFileError",
     "LackpyError",

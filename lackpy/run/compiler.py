@@ -25,8 +25,52 @@ from lackpy.lang.validator import Rule, analyze
 CACHE_SIZE = 512
 
 
+# Operators whose result can grow without bound, compiled into guard calls.
+GUARDED_OPERATORS = {ast.Mult: "_mul_", ast.Pow: "_pow_", ast.LShift: "_lshift_"}
+
+
+SMALL_INT = 2**31
+
+
+def range_counters(tree: ast.Module) -> frozenset[str]:
+    """Names bound only as ``for NAME in range(...)`` targets: always plain, bounded ints."""
+    counters: set[str] = set()
+    counter_targets: set[int] = set()
+    bound_elsewhere: set[str] = set()
+    for node in ast.walk(tree):  # a For is always visited before its target
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            call = node.iter
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range":
+                counters.add(node.target.id)
+                counter_targets.add(id(node.target))
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in counter_targets:
+            bound_elsewhere.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound_elsewhere.add(node.arg)
+    return frozenset(counters - bound_elsewhere)
+
+
 class LackpyTransformer(RestrictingNodeTransformer):
-    """RestrictedPython's policy with lackpy's print and item augmented assignment."""
+    """RestrictedPython's policy, plus print, item augmented assignment and bounded operators."""
+
+    def __init__(self, counters: frozenset[str] = frozenset()) -> None:
+        super().__init__()
+        self.counters = counters
+
+    def small_int(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in self.counters
+        return isinstance(node, ast.Constant) and type(node.value) is int and -SMALL_INT < node.value < SMALL_INT
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        node = self.node_contents_visit(node)
+        guard = GUARDED_OPERATORS.get(type(node.op))
+        # The product of two bounded ints cannot run away: the hot loop
+        # `for i in range(n): total += i * i` stays a plain multiplication.
+        if guard is None or (guard == "_mul_" and self.small_int(node.left) and self.small_int(node.right)):
+            return node
+        call = ast.Call(ast.copy_location(ast.Name(guard, ast.Load()), node), [node.left, node.right], [])
+        return ast.copy_location(call, node)
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         if node.id == "print":  # a plain function per run captures the text
@@ -101,7 +145,7 @@ class _Refused(Exception):
 
 
 def _compile(tree: ast.Module, params: tuple[str, ...]) -> types.CodeType:
-    transformer = LackpyTransformer()
+    transformer = LackpyTransformer(range_counters(tree))
     tree = transformer.visit(tree)
     if transformer.errors:
         raise _Refused(list(transformer.errors))

@@ -16,8 +16,9 @@ from typing import Any
 
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 
-from lackpy.errors import GuardError
+from lackpy.errors import GuardError, LimitExceeded
 from lackpy.lang.grammar import ALLOWED_BUILTINS, is_forbidden_attribute
+from lackpy.run.limits import Limits
 
 # Objects whose attributes lead to interpreter internals (globals, closures,
 # code, frames) or to other tools: no attribute of them is readable.
@@ -110,9 +111,79 @@ _INPLACE = {
 }
 
 
-def guarded_inplacevar(op: str, x: Any, y: Any) -> Any:
-    """``x op= y`` through the operator module."""
-    return _INPLACE[op](x, y)
+_SEQUENCES = frozenset({str, bytes, bytearray, list, tuple})
+
+
+@functools.lru_cache(maxsize=64)
+def operation_guards(limits: Limits) -> dict[str, Any]:
+    """Guards that bound the work one operation can do: repetition, powers, shifts, range.
+
+    ``a * b``, ``a ** b`` and ``a << b`` are compiled into calls of these, as
+    are in-place operators and ``range``; each refuses a result larger than
+    ``max_items`` items or ``max_int_bits`` bits before building it.
+    """
+    max_items, max_bits = limits.max_items, limits.max_int_bits
+
+    def too_many(count: int) -> LimitExceeded:
+        return LimitExceeded("max_items", max_items, f"an operation would build {count} items; the limit is {max_items}")
+
+    def too_big(bits: int) -> LimitExceeded:
+        return LimitExceeded("max_int_bits", max_bits, f"an operation would build a {bits}-bit integer; the limit is {max_bits} bits")
+
+    def mul(a: Any, b: Any) -> Any:
+        ta, tb = type(a), type(b)
+        if ta is int and tb is int:
+            bits = a.bit_length() + b.bit_length()
+            if bits > max_bits:
+                raise too_big(bits)
+        elif tb is int and ta in _SEQUENCES:
+            if len(a) * b > max_items:
+                raise too_many(len(a) * b)
+        elif ta is int and tb in _SEQUENCES:
+            if len(b) * a > max_items:
+                raise too_many(len(b) * a)
+        return a * b
+
+    def power(a: Any, b: Any) -> Any:
+        if type(a) is int and type(b) is int and b > 1 and a not in (-1, 0, 1):
+            bits = a.bit_length() * b
+            if bits > max_bits:
+                raise too_big(bits)
+        return a**b
+
+    def lshift(a: Any, b: Any) -> Any:
+        if type(a) is int and type(b) is int and a and b > 0 and a.bit_length() + b > max_bits:
+            raise too_big(a.bit_length() + b)
+        return a << b
+
+    def inplacevar(op: str, x: Any, y: Any) -> Any:
+        if op == "+=":
+            kind = type(x)
+            if kind is int or kind is float:  # the counter in a hot loop
+                return x + y
+            if kind in _SEQUENCES and type(y) in _SEQUENCES and len(x) + len(y) > max_items:
+                raise too_many(len(x) + len(y))
+            x += y
+            return x
+        if op == "*=":
+            mul(x, y)  # checks only; the in-place operator below keeps aliasing right
+        elif op == "**=":
+            return power(x, y)
+        elif op == "<<=":
+            return lshift(x, y)
+        return _INPLACE[op](x, y)
+
+    def bounded_range(*args: Any) -> range:
+        r = range(*args)
+        try:
+            size = len(r)
+        except OverflowError:
+            raise too_many(max_items + 1) from None
+        if size > max_items:
+            raise too_many(size)
+        return r
+
+    return {"_mul_": mul, "_pow_": power, "_lshift_": lshift, "_inplacevar_": inplacevar, "range": bounded_range}
 
 
 def guarded_apply(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -143,7 +214,6 @@ BASE_GLOBALS: dict[str, Any] = {
     "_getitem_": guarded_getitem,
     "_getiter_": guarded_getiter,
     "_write_": guarded_write,
-    "_inplacevar_": guarded_inplacevar,
     "_apply_": guarded_apply,
     "_unpack_sequence_": guarded_unpack_sequence,
     "_iter_unpack_sequence_": guarded_iter_unpack_sequence,

@@ -12,7 +12,8 @@ from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.grammar import ALLOWED_BUILTINS, FORBIDDEN_NAMES, PROGRAM_FILENAME
 from lackpy.lang.validator import Rule
 from lackpy.run.compiler import prepare
-from lackpy.run.guards import BASE_GLOBALS, make_print
+from lackpy.run.guards import BASE_GLOBALS, make_print, operation_guards
+from lackpy.run.limits import DEFAULT_LIMITS
 from lackpy.run.result import ExecutionResult
 from lackpy.run.trace import Recorder, describe_exception
 
@@ -49,6 +50,7 @@ def run_program(
     context = context or (kit.context.fresh() if kit.context else ToolContext("."))
     recorder = Recorder()
     namespace = dict(BASE_GLOBALS)
+    namespace.update(operation_guards(DEFAULT_LIMITS))
     for alias, fn in kit.bind(context).items():
         namespace[alias] = recorder.wrap(alias, fn)
     printed: list[str] = []

@@ -20,10 +20,13 @@ from lackpy.run.guards import (
     guarded_getattr,
     guarded_getitem,
     guarded_getiter,
-    guarded_inplacevar,
     guarded_write,
     make_print,
+    operation_guards,
 )
+from lackpy.run.limits import DEFAULT_LIMITS
+
+guarded_inplacevar = operation_guards(DEFAULT_LIMITS)["_inplacevar_"]
 
 # Escapes the validator refuses statically; each must also fail at run time.
 FORMAT_REFLECTION = '"{0.real}".format(1)'
@@ -36,7 +39,7 @@ MRO = "str.mro()"
 def run_unvalidated(program: str, **names):
     """Compile through RestrictedPython and lackpy's wrapper, skipping validation."""
     code = compiler._compile(ast.parse(program), ())
-    namespace = dict(BASE_GLOBALS, print=make_print([]), **names)
+    namespace = dict(BASE_GLOBALS, print=make_print([]), **operation_guards(DEFAULT_LIMITS), **names)
     return types.FunctionType(code, namespace)()[0]
 
 

@@ -1,0 +1,78 @@
+"""Limits: how long a program may run, how much it may allocate, print and call.
+
+Layers, later ones winning: the defaults, ``[limits]`` in
+``.lackpy/config.toml``, ``limits:`` in a kit's frontmatter, the call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Mapping
+
+from lackpy.errors import LackpyError
+
+MiB = 1024 * 1024
+
+
+class LimitsError(LackpyError):
+    """A limit setting is unknown or has a bad value."""
+
+    kind = "limits"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every limit of a run, with its unit in its name."""
+
+    timeout_s: float = 10.0
+    """Wall-clock time for the whole run, tool calls included."""
+    memory_bytes: int = 512 * MiB
+    """Memory the program may allocate (hard in the isolated worker, through its guards in-process)."""
+    max_output_bytes: int = 1 * MiB
+    """UTF-8 bytes of printed text, and separately of the result."""
+    max_tool_calls: int = 10_000
+    """Tool calls per run."""
+    max_items: int = 10_000_000
+    """Largest sequence one operation may build (repetition, range)."""
+    max_int_bits: int = 1_000_000
+    """Largest integer one operation may build, in bits."""
+    max_write_bytes: int = 64 * MiB
+    """Bytes a run may stage for writing, all files together."""
+
+    def merged(self, overrides: Mapping[str, Any] | "Limits" | None, source: str = "limits") -> "Limits":
+        """These limits with ``overrides`` applied; unknown names or bad values raise LimitsError."""
+        if overrides is None:
+            return self
+        if isinstance(overrides, Limits):
+            return overrides
+        if not isinstance(overrides, Mapping):
+            raise LimitsError(f"{source}: limits must be a table of name = value")
+        known = {f.name: f.type for f in fields(self)}
+        changes = {}
+        for name, value in overrides.items():
+            if name not in known:
+                raise LimitsError(f"{source}: unknown limit '{name}'; known limits: {', '.join(known)}")
+            number = _number(value)
+            if number is None or number <= 0:
+                raise LimitsError(f"{source}: limit '{name}' must be a positive number, not {value!r}")
+            changes[name] = float(number) if name == "timeout_s" else int(number)
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _number(value: Any) -> float | int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        try:
+            return float(value) if "." in value or "e" in value.lower() else int(value)
+        except ValueError:
+            return None
+    return None
+
+
+DEFAULT_LIMITS = Limits()
