@@ -91,6 +91,18 @@ def _parse_params(values: tuple[str, ...]) -> dict[str, Any]:
     return params
 
 
+def _parse_limits(items: tuple[str, ...], timeout_s: float | None) -> dict[str, str] | None:
+    limits: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise click.UsageError(f"--limit expects name=value, got {item!r}")
+        limits[key.strip()] = raw.strip()
+    if timeout_s is not None:
+        limits["timeout_s"] = timeout_s
+    return limits or None
+
+
 def _read_program(source: str) -> str:
     if source == "-":
         data = sys.stdin.buffer.read()
@@ -122,15 +134,34 @@ def cli() -> None:
 @kit_options
 @click.option("--param", "-p", "params", multiple=True, help="Program parameter key=value (value parsed as JSON if it can be).")
 @click.option("--trace", "show_trace", is_flag=True, help="Print the tool-call trace to stderr.")
+@click.option("--mode", type=click.Choice(["isolated", "inprocess"]), default=None, help="Where the program runs (default from config: isolated).")
+@click.option("--dry-run", "dry_run", is_flag=True, help="Apply no writes; print the diff of what would change.")
+@click.option("--timeout", "timeout_s", type=float, default=None, help="Wall-clock limit in seconds.")
+@click.option("--limit", "limit_items", multiple=True, help="Any limit as name=value, e.g. max_tool_calls=100.")
 @common
-def run(program: str, kit: str | None, tools: tuple[str, ...], params: tuple[str, ...], show_trace: bool, json_: bool, service) -> None:
+def run(
+    program: str,
+    kit: str | None,
+    tools: tuple[str, ...],
+    params: tuple[str, ...],
+    show_trace: bool,
+    mode: str | None,
+    dry_run: bool,
+    timeout_s: float | None,
+    limit_items: tuple[str, ...],
+    json_: bool,
+    service,
+) -> None:
     """Validate and run the program in FILE (or - for standard input)."""
     import asyncio
 
     text = _read_program(program)
     parsed = _parse_params(params)
+    limits = _parse_limits(limit_items, timeout_s)
     svc = service()
-    result = asyncio.run(svc.run_program(text, kit=kit, params=parsed, extra_tools=_split(tools)))
+    result = asyncio.run(
+        svc.run_program(text, kit=kit, params=parsed, extra_tools=_split(tools), mode=mode, limits=limits, dry_run=dry_run)
+    )
     code = EXIT_OK if result.success else EXIT_USAGE if result.error_kind == "invalid" else EXIT_FAILED
     if json_:
         _emit_json(result.to_dict())
@@ -144,6 +175,11 @@ def run(program: str, kit: str | None, tools: tuple[str, ...], params: tuple[str
             click.echo(f"[{entry.step}] {entry.tool}({args}) {status} ({entry.duration_ms:.3f} ms)", err=True)
     if result.success:
         _echo_value(result.output)
+        if dry_run:
+            planned = [("create", result.files_created), ("modify", result.files_modified), ("delete", result.files_deleted)]
+            summary = "; ".join(f"would {verb} {', '.join(paths)}" for verb, paths in planned if paths) or "no changes"
+            click.echo(f"lackpy: dry run: {summary}", err=True)
+            click.echo(result.diff or "", nl=False)
     else:
         click.echo(f"lackpy: error: {result.error}", err=True)
         for diag in result.diagnostics[1:]:

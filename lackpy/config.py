@@ -4,6 +4,12 @@
 
     default_kit = "readonly"                # kit used when a call names none
     rules = ["my_rules:no_writes_in_loops"] # custom rules, module:function
+    mode = "isolated"                       # or "inprocess" for trusted programs
+    sandbox = true                          # Landlock/seccomp in the worker, where available
+
+    [limits]                                # any field of lackpy.Limits
+    timeout_s = 10
+    memory_bytes = 536870912
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lackpy.errors import ConfigError
+from lackpy.run.limits import Limits, LimitsError
 
 CONFIG_PATH = Path(".lackpy") / "config.toml"
 
@@ -25,6 +32,9 @@ class Config:
 
     default_kit: str = "readonly"
     rules: list[str] = field(default_factory=list)
+    mode: str = "isolated"
+    sandbox: bool = True
+    limits: Limits = field(default_factory=Limits)
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
 
@@ -38,7 +48,17 @@ class Config:
         rules = data.pop("rules", [])
         if not isinstance(rules, list) or not all(isinstance(r, str) and ":" in r for r in rules):
             raise ConfigError(f"{where}: rules must be a list of \"module:function\" strings")
-        return cls(default_kit=default_kit, rules=rules, extra=data, path=path)
+        mode = data.pop("mode", "isolated")
+        if mode not in ("isolated", "inprocess"):
+            raise ConfigError(f"{where}: mode must be \"isolated\" or \"inprocess\", not {mode!r}")
+        sandbox = data.pop("sandbox", True)
+        if not isinstance(sandbox, bool):
+            raise ConfigError(f"{where}: sandbox must be true or false")
+        try:
+            limits = Limits().merged(data.pop("limits", None), f"{where} [limits]")
+        except LimitsError as exc:
+            raise ConfigError(str(exc)) from None
+        return cls(default_kit=default_kit, rules=rules, mode=mode, sandbox=sandbox, limits=limits, extra=data, path=path)
 
     def load_rules(self) -> list:
         """Import the configured rule callables."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -18,6 +19,7 @@ from lackpy.lang.diagnostics import ValidationResult
 from lackpy.lang.grammar import language_spec
 from lackpy.lang.validator import Rule, validate
 from lackpy.plugins import populate
+from lackpy.run.limits import Limits
 from lackpy.run.result import ExecutionResult
 from lackpy.run.runner import check_params, run_program
 
@@ -160,11 +162,33 @@ class LackpyService:
         params: Mapping[str, Any] | None = None,
         extra_tools: Iterable[str] | None = None,
         rules: Sequence[Rule] | None = None,
+        *,
+        mode: str | None = None,
+        limits: Mapping[str, Any] | Limits | None = None,
+        dry_run: bool = False,
     ) -> ExecutionResult:
-        """Validate and run ``program`` in a worker thread; the event loop stays free."""
+        """Validate and run ``program``; the event loop stays free while it runs.
+
+        ``mode`` is ``"isolated"`` (the default: a worker process) or
+        ``"inprocess"``; ``limits`` override the config's and the kit's;
+        ``dry_run`` returns the diff of the writes instead of applying them.
+        """
         resolved = self.resolve_kit(kit, extra_tools)
         all_rules = self.rules(rules)
-        return await asyncio.to_thread(run_program, program, resolved, params, rules=all_rules)
+        if mode is None:
+            mode = self.config.mode
+        run = functools.partial(
+            run_program,
+            program,
+            resolved,
+            params,
+            rules=all_rules,
+            limits=self.config.limits.merged(resolved.limits, "kit limits").merged(limits),
+            mode=mode,
+            dry_run=dry_run,
+            sandbox=self.config.sandbox,
+        )
+        return await asyncio.to_thread(run)
 
 
 __all__ = ["LackpyService"]

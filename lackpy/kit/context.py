@@ -16,25 +16,41 @@ F = TypeVar("F", bound=Callable)
 
 
 class ToolContext:
-    """The workspace root (resolved) and the files a run has read and modified."""
+    """The workspace root (resolved) and what a run has read and written.
 
-    __slots__ = ("root", "files_read", "files_modified")
+    A staging context (every program run gets one) keeps writes in ``staged``
+    (real path -> new bytes) instead of on disk; ``baseline`` remembers how
+    each file looked on disk when the run first touched it, so a commit can
+    refuse to overwrite a file that changed meanwhile.
+    """
 
-    def __init__(self, root: str | os.PathLike) -> None:
+    __slots__ = ("root", "files_read", "files_modified", "staging", "staged", "baseline", "staged_bytes", "max_write_bytes")
+
+    def __init__(self, root: str | os.PathLike, staging: bool = False, max_write_bytes: int = 64 * 1024 * 1024) -> None:
         self.root = os.path.realpath(root)
+        self.staging = staging
+        self.max_write_bytes = max_write_bytes
         self.files_read: dict[str, None] = {}
         self.files_modified: dict[str, None] = {}
+        self.staged: dict[str, bytes | None] = {}
+        self.baseline: dict[str, tuple | None] = {}
+        self.staged_bytes = 0
 
     @property
     def workspace(self) -> Path:
         return Path(self.root)
 
-    def fresh(self) -> "ToolContext":
+    def fresh(self, staging: bool = True, max_write_bytes: int = 64 * 1024 * 1024) -> "ToolContext":
         """A new context over the same (already resolved) workspace, nothing recorded."""
         context = ToolContext.__new__(ToolContext)
         context.root = self.root
+        context.staging = staging
+        context.max_write_bytes = max_write_bytes
         context.files_read = {}
         context.files_modified = {}
+        context.staged = {}
+        context.baseline = {}
+        context.staged_bytes = 0
         return context
 
     def note_read(self, path: str) -> None:

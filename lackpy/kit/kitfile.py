@@ -26,7 +26,7 @@ import yaml
 from lackpy.errors import KitFileError, UnknownKitError, closest
 
 PACKAGE_KITS = Path(__file__).resolve().parent.parent / "kits"
-KNOWN_KEYS = ("name", "description", "docs")
+KNOWN_KEYS = ("name", "description", "docs", "limits")
 KIT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -39,6 +39,7 @@ class KitFile:
     description: str = ""
     docs: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    limits: dict[str, Any] | None = None
     path: Path | None = None
     lines: dict[str, int] = field(default_factory=dict)
 
@@ -67,6 +68,8 @@ def parse_kit(text: str, path: Path | None = None, default_name: str = "") -> Ki
     for key in ("name", "description", "docs"):
         if key in meta and meta[key] is not None and not isinstance(meta[key], str):
             raise KitFileError(f"{where}: frontmatter '{key}' must be a string")
+    if meta.get("limits") is not None and not isinstance(meta["limits"], dict):
+        raise KitFileError(f"{where}: frontmatter 'limits' must be 'name: value' lines, e.g. timeout_s: 5")
     tools: list[str] = []
     seen: dict[str, int] = {}
     for number, raw in enumerate(lines[start:], start=start + 1):
@@ -85,6 +88,7 @@ def parse_kit(text: str, path: Path | None = None, default_name: str = "") -> Ki
         description=meta.get("description") or "",
         docs=meta.get("docs"),
         extra={k: v for k, v in meta.items() if k not in KNOWN_KEYS},
+        limits=meta.get("limits"),
         path=path,
         lines=seen,
     )

@@ -35,6 +35,7 @@ class ResolvedKit:
     source: str | None = None
     impls: dict[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
     context: ToolContext | None = field(default=None, repr=False)
+    limits: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.names = frozenset(self.tools)
@@ -61,7 +62,7 @@ def resolve_kit(
     (duplicates ignored) and the grade recomputed.
     """
     kits_dir = Path(kits_dir) if kits_dir is not None else toolbox.kits_dir
-    name = description = source = None
+    name = description = source = limits = None
     docs: list[str] = []
     extra: dict[str, Any] = {}
     kit_path = None
@@ -78,7 +79,7 @@ def resolve_kit(
             source, kit_path = find_kit(text, kits_dir)
             kit_file = read_kit(kit_path)
             aliases = {tool: tool for tool in kit_file.tools}
-            name, description, extra = kit_file.name or text, kit_file.description, kit_file.extra
+            name, description, extra, limits = kit_file.name or text, kit_file.description, kit_file.extra, kit_file.limits
             if kit_file.docs:
                 docs.append(kit_file.docs)
             for tool, line in kit_file.lines.items():
@@ -126,6 +127,7 @@ def resolve_kit(
         source=source,
         impls=impls,
         context=toolbox.context,
+        limits=limits,
     )
     resolved.callables = resolved.bind(toolbox.context)
     return resolved

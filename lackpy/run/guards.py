@@ -191,19 +191,6 @@ def guarded_apply(fn: Any, *args: Any, **kwargs: Any) -> Any:
     return fn(*args, **kwargs)
 
 
-def make_print(parts: list[str]):
-    """A ``print`` that appends to ``parts`` instead of writing to a stream."""
-
-    def print(*args: Any, sep: str | None = " ", end: str | None = "\n") -> None:
-        sep = " " if sep is None else sep
-        end = "\n" if end is None else end
-        if type(sep) is not str or type(end) is not str:
-            raise TypeError("print(): sep and end must be strings")
-        parts.append(sep.join([str(a) for a in args]) + end)
-
-    return print
-
-
 SAFE_BUILTINS = {name: getattr(builtins, name) for name in ALLOWED_BUILTINS if name != "print"}
 
 # The globals every run starts from; tools and print are added per run.

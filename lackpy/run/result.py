@@ -18,8 +18,12 @@ class ExecutionResult:
     ``output`` is the value of the last expression; ``printed`` the text the
     program printed; ``error`` names the line, the exception type and its
     message when ``success`` is false. ``error_kind`` is ``invalid`` (the
-    program failed validation; see ``diagnostics``), ``tool``, ``guard`` or
-    ``runtime``.
+    program failed validation; see ``diagnostics``), ``tool``, ``guard``,
+    ``runtime``, ``limit`` (``limit`` names it, ``limit_value`` its setting),
+    ``conflict`` (a file changed on disk; nothing was written) or ``crash``.
+    Writes are committed only on success and listed in ``files_created``,
+    ``files_modified`` and ``files_deleted``; a dry run lists them and puts
+    their unified ``diff`` here instead.
     """
 
     success: bool
@@ -35,6 +39,14 @@ class ExecutionResult:
     error_line: int | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     grade: Grade | None = None
+    limit: str | None = None
+    limit_value: Any = None
+    files_created: list[str] = field(default_factory=list)
+    files_deleted: list[str] = field(default_factory=list)
+    dry_run: bool = False
+    diff: str | None = None
+    mode: str | None = None
+    limits: Any = None
 
     def to_dict(self) -> dict:
         return {
@@ -45,8 +57,15 @@ class ExecutionResult:
             "error_line": self.error_line,
             "diagnostics": [d.to_dict() for d in self.diagnostics],
             "trace": [entry.to_dict() for entry in self.trace],
+            "limit": self.limit,
+            "limit_value": to_jsonable(self.limit_value),
             "files_read": list(self.files_read),
+            "files_created": list(self.files_created),
             "files_modified": list(self.files_modified),
+            "files_deleted": list(self.files_deleted),
+            "dry_run": self.dry_run,
+            "diff": self.diff,
+            "mode": self.mode,
             "grade": self.grade.to_dict() if self.grade is not None else None,
             "printed": self.printed,
             "duration_ms": self.duration_ms,

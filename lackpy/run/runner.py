@@ -1,21 +1,31 @@
-"""The guarded runner: run a validated program with its kit's tools, traced."""
+"""The runner: validate, compile and run a program with its kit's tools, traced.
+
+Two modes share everything but where the program executes: ``inprocess``
+runs it on the calling thread; ``isolated`` (the default) runs it in a worker
+process forked from a fork server, where every tool call comes back to this
+process over a channel. Either way the tools run here, with the real
+workspace, their writes staged in the run's context until the program
+succeeds.
+"""
 
 from __future__ import annotations
 
-import types
 from time import perf_counter
 from typing import Any, Mapping, Sequence
 
-from lackpy.errors import LackpyError, ParamError, ToolError
+from lackpy.errors import ConflictError, LackpyError, ParamError
 from lackpy.kit.context import ToolContext
 from lackpy.kit.resolve import ResolvedKit
-from lackpy.lang.grammar import ALLOWED_BUILTINS, FORBIDDEN_NAMES, PROGRAM_FILENAME
+from lackpy.lang.grammar import ALLOWED_BUILTINS, FORBIDDEN_NAMES
 from lackpy.lang.validator import Rule
 from lackpy.run.compiler import prepare
-from lackpy.run.guards import BASE_GLOBALS, make_print, operation_guards
-from lackpy.run.limits import DEFAULT_LIMITS
+from lackpy.run.execute import Outcome, execute, thread_deadline
+from lackpy.run.limits import DEFAULT_LIMITS, Limits
 from lackpy.run.result import ExecutionResult
-from lackpy.run.trace import Recorder, describe_exception
+from lackpy.run.trace import Recorder
+from lackpy.tools import staging
+
+MODES = ("isolated", "inprocess")
 
 
 def run_program(
@@ -25,19 +35,28 @@ def run_program(
     *,
     rules: Sequence[Rule] = (),
     context: ToolContext | None = None,
+    limits: Limits | Mapping[str, Any] | None = None,
+    mode: str = "isolated",
+    dry_run: bool = False,
+    sandbox: bool = True,
 ) -> ExecutionResult:
     """Validate (cached), compile (cached) and run ``program`` with ``kit``'s tools.
 
-    Never raises for anything the program does: invalid programs, tool errors
-    and exceptions come back as a failed result. ``context`` is the run's tool
-    context (default: a fresh one over the kit's workspace).
+    Never raises for anything the program does: invalid programs, tool
+    errors, exceptions and limits come back as a failed result. Writes are
+    committed only when the program succeeds; with ``dry_run`` they are
+    returned as a diff instead.
     """
     start = perf_counter()
     params = dict(params or {})
     names = kit.names
     try:
+        if not isinstance(limits, Limits):  # explicit Limits are final; a dict adds to the kit's
+            limits = DEFAULT_LIMITS.merged(kit.limits, "kit limits").merged(limits)
+        if mode not in MODES:
+            raise ParamError(f"unknown mode '{mode}'; use one of: {', '.join(MODES)}")
         check_params(params, names)
-    except ParamError as exc:
+    except LackpyError as exc:
         return _failed(start, kit, str(exc), "invalid")
     prepared = prepare(program, names, tuple(sorted(params)), tuple(rules))
     if prepared.code is None:
@@ -47,28 +66,60 @@ def run_program(
         result.error_line = errors[0].line or None
         return result
 
-    context = context or (kit.context.fresh() if kit.context else ToolContext("."))
-    recorder = Recorder()
-    namespace = dict(BASE_GLOBALS)
-    namespace.update(operation_guards(DEFAULT_LIMITS))
-    for alias, fn in kit.bind(context).items():
-        namespace[alias] = recorder.wrap(alias, fn)
-    printed: list[str] = []
-    namespace["print"] = make_print(printed)
-    function = types.FunctionType(prepared.code, namespace)
-    try:
-        output, variables = function(**params)
-    except Exception as exc:  # MemoryError and RecursionError included
-        result = _runtime_failure(exc, recorder)
+    context = context or (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes)
+    recorder = Recorder(limits.max_tool_calls)
+    tools = {alias: recorder.wrap(alias, fn) for alias, fn in kit.bind(context).items()}
+    if mode == "isolated":
+        from lackpy.run.isolated import run_isolated  # the worker machinery loads on first use
+
+        outcome = run_isolated(prepared.code, tools, params, limits, sandbox)
     else:
-        result = ExecutionResult(success=True, output=output, variables=_public(variables))
+        outcome = execute(prepared.code, tools, params, limits, thread_deadline)
+    result = _result(outcome)
     result.trace = recorder.entries(kit.tools)
-    result.printed = "".join(printed)
     result.files_read = list(context.files_read)
-    result.files_modified = list(context.files_modified)
     result.grade = kit.grade
+    result.limits = limits
+    result.mode = mode
+    _finish_writes(result, context, dry_run)
     result.duration_ms = round((perf_counter() - start) * 1000, 4)
     return result
+
+
+def _result(outcome: Outcome) -> ExecutionResult:
+    return ExecutionResult(
+        success=outcome.success,
+        output=outcome.output,
+        error=outcome.error,
+        variables=outcome.variables,
+        printed=outcome.printed,
+        error_kind=outcome.error_kind,
+        error_line=outcome.error_line,
+        limit=outcome.limit,
+        limit_value=outcome.limit_value,
+    )
+
+
+def _finish_writes(result: ExecutionResult, context: ToolContext, dry_run: bool) -> None:
+    """Commit staged writes of a successful run, or describe them for a dry run."""
+    if not context.staging:
+        result.files_modified = list(context.files_modified)
+        return
+    planned = staging.changes(context)
+    result.dry_run = dry_run
+    if dry_run:
+        result.diff = staging.diff(context)
+    elif result.success and context.staged:
+        try:
+            staging.commit(context)
+        except (ConflictError, OSError) as exc:
+            result.success = False
+            result.error = str(exc) if isinstance(exc, ConflictError) else f"could not write the changes: {exc}"
+            result.error_kind = "conflict" if isinstance(exc, ConflictError) else "commit"
+            return
+    elif not result.success:
+        return  # a failed run changes nothing, and reports nothing as changed
+    result.files_created, result.files_modified, result.files_deleted = planned.created, planned.modified, planned.deleted
 
 
 def check_params(params: Mapping[str, Any], tools: frozenset[str]) -> None:
@@ -78,48 +129,6 @@ def check_params(params: Mapping[str, Any], tools: frozenset[str]) -> None:
             raise ParamError(f"parameter name {name!r} is not a valid variable name (letters, digits, '_'; no leading '_')")
         if name in tools or name in ALLOWED_BUILTINS or name in FORBIDDEN_NAMES:
             raise ParamError(f"parameter '{name}' would hide a tool or builtin of that name; rename it")
-
-
-def _runtime_failure(exc: BaseException, recorder: Recorder) -> ExecutionResult:
-    line, variables = _program_frame(exc)
-    tool = recorder.failed_tool(exc)
-    if isinstance(exc, ToolError) or (tool and not isinstance(exc, LackpyError)):
-        kind = "tool"
-    elif isinstance(exc, LackpyError):
-        kind = exc.kind
-    else:
-        kind = "runtime"
-    where = f"line {line}: " if line else ""
-    inside = f" in {tool}" if tool else ""
-    message = describe_exception(exc)
-    if inside:
-        name, _, text = message.partition(": ")
-        message = f"{name}{inside}: {text}"
-    return ExecutionResult(
-        success=False,
-        error=where + message,
-        error_kind=kind,
-        error_line=line,
-        variables=_public(variables),
-    )
-
-
-def _program_frame(exc: BaseException) -> tuple[int | None, dict]:
-    """The line the program was on and its variables, from the traceback."""
-    line, variables = None, {}
-    tb = exc.__traceback__
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        if code.co_filename == PROGRAM_FILENAME:
-            line = tb.tb_lineno
-            if code.co_name == "program":
-                variables = dict(tb.tb_frame.f_locals)
-        tb = tb.tb_next
-    return line, variables
-
-
-def _public(variables: dict) -> dict:
-    return {k: v for k, v in variables.items() if k[:1] != "_"}
 
 
 def _failed(start: float, kit: ResolvedKit, error: str, kind: str) -> ExecutionResult:

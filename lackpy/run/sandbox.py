@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 import platform
 import sys
@@ -35,6 +36,8 @@ LANDLOCK_SYSCALLS = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}
 LANDLOCK_CREATE_RULESET_VERSION = 1 << 0
 # prctl option that Landlock (and unprivileged seccomp) requires first.
 PR_SET_NO_NEW_PRIVS = 38
+# prctl option and mode that install a seccomp BPF filter.
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 
 # ABI 1: the 13 base rights (EXECUTE ... MAKE_SYM, bits 0..12).
 ACCESS_FS_ABI1 = (1 << 13) - 1
@@ -169,12 +172,13 @@ def seccomp_available() -> tuple[bool, str]:
     return True, ""
 
 
-def deny_syscalls() -> None:
-    """Install a seccomp filter that fails :data:`DENIED_SYSCALLS` with EPERM.
+@functools.lru_cache(maxsize=1)
+def seccomp_program() -> bytes:
+    """The filter as compiled BPF, built once (in the fork server) so children only load it.
 
-    It also refuses the TIOCSTI/TIOCLINUX terminal ioctls and ``prlimit64`` on
-    another process. Raises :class:`SandboxUnavailable` without pyseccomp or
-    libseccomp, and OSError when libseccomp refuses the filter.
+    It fails :data:`DENIED_SYSCALLS` with EPERM, and refuses the
+    TIOCSTI/TIOCLINUX terminal ioctls and ``prlimit64`` on another process.
+    Raises :class:`SandboxUnavailable` without pyseccomp or libseccomp.
     """
     available, reason = seccomp_available()
     if not available:
@@ -190,8 +194,34 @@ def deny_syscalls() -> None:
     for command in (TIOCSTI, TIOCLINUX):
         flt.add_rule(deny, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, command))
     flt.add_rule(deny, "prlimit64", seccomp.Arg(0, seccomp.NE, 0))
-    flt.set_attr(seccomp.Attr.CTL_TSYNC, 1)  # every thread, should there be any
-    flt.load()
+    read_end, write_end = os.pipe()  # a pipe, not a file: works even once paths are denied
+    with os.fdopen(read_end, "rb") as reader, os.fdopen(write_end, "wb") as writer:
+        flt.export_bpf(writer)
+        writer.close()
+        return reader.read()
+
+
+class _SockFprog(ctypes.Structure):
+    """struct sock_fprog: the number of 8-byte BPF instructions and where they are."""
+
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def deny_syscalls() -> None:
+    """Load the seccomp filter of :func:`seccomp_program` into this (single-threaded) process.
+
+    Raises :class:`SandboxUnavailable` without pyseccomp or libseccomp, and
+    OSError when the kernel refuses the filter.
+    """
+    program = seccomp_program()
+    libc = _libc()
+    one, zero = ctypes.c_ulong(1), ctypes.c_ulong(0)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, one, zero, zero, zero) != 0:
+        raise _oserror("prctl(PR_SET_NO_NEW_PRIVS)")
+    buffer = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    if libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog), zero, zero) != 0:
+        raise _oserror("prctl(PR_SET_SECCOMP)")
 
 
 def confine(filesystem: bool = True, syscalls: bool = True) -> list[str]:
@@ -204,6 +234,8 @@ def confine(filesystem: bool = True, syscalls: bool = True) -> list[str]:
     # Probe both first: importing pyseccomp needs the filesystem Landlock removes.
     use_landlock = filesystem and landlock_abi() > 0
     use_seccomp = syscalls and seccomp_available()[0]
+    if use_seccomp:
+        seccomp_program()  # compile while the filesystem is still there
     if use_landlock:
         deny_filesystem()
         applied.append("landlock")
@@ -214,8 +246,14 @@ def confine(filesystem: bool = True, syscalls: bool = True) -> list[str]:
 
 
 def status() -> dict:
-    """Report what this system offers: Landlock ABI (0 if none) and seccomp."""
+    """Report what this system offers: Landlock ABI (0 if none) and seccomp.
+
+    Also compiles the seccomp filter, so a fork server that calls this hands
+    its children a ready program.
+    """
     available, reason = seccomp_available()
+    if available:
+        seccomp_program()
     return {"landlock": landlock_abi(), "seccomp": available, "seccomp_reason": reason}
 
 
@@ -226,5 +264,6 @@ __all__ = [
     "deny_syscalls",
     "landlock_abi",
     "seccomp_available",
+    "seccomp_program",
     "status",
 ]

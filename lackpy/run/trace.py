@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Callable
 
+from lackpy.errors import LimitExceeded
 from lackpy.kit.spec import ToolSpec
 
 SUMMARY_CHARS = 200
@@ -82,23 +83,30 @@ def _snapshot(value: Any) -> Any:
 
 
 class Recorder:
-    """Wraps a run's tools and keeps the raw record of every call."""
+    """Wraps a run's tools, keeps the raw record of every call and caps their number."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_calls: int = 10_000) -> None:
         self.calls: list[tuple] = []
+        self.max_calls = max_calls
 
     def wrap(self, alias: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        append = self.calls.append
+        calls = self.calls
+        append = calls.append
+        max_calls = self.max_calls
         clock = perf_counter
         keep = _KEEP
         snapshot = _snapshot
 
         def traced(*args: Any, **kwargs: Any) -> Any:
+            if len(calls) >= max_calls:
+                raise LimitExceeded("max_tool_calls", max_calls, f"made more than {max_calls} tool calls")
             start = clock()
             try:
                 result = fn(*args, **kwargs)
             except BaseException as exc:
                 append((alias, args, kwargs, None, start, clock(), exc))
+                if not isinstance(exc, LimitExceeded):
+                    exc.lackpy_tool = alias  # type: ignore[attr-defined]
                 raise
             end = clock()
             append((alias, args, kwargs, result if type(result) in keep else snapshot(result), start, end, None))
@@ -106,13 +114,6 @@ class Recorder:
 
         traced.__name__ = traced.__qualname__ = alias
         return traced
-
-    def failed_tool(self, exc: BaseException) -> str | None:
-        """The tool whose call raised ``exc``, if a tool did."""
-        for alias, _, _, _, _, _, error in reversed(self.calls):
-            if error is exc:
-                return alias
-        return None
 
     def entries(self, tools: dict[str, ToolSpec]) -> list[TraceEntry]:
         if not self.calls:

@@ -14,7 +14,7 @@ import tempfile
 from fnmatch import fnmatchcase
 from typing import Iterator
 
-from lackpy.errors import PathError, ToolError
+from lackpy.errors import LimitExceeded, PathError, ToolError
 from lackpy.kit.context import ToolContext
 
 _MAGIC = re.compile(r"[*?\[]")
@@ -42,8 +42,11 @@ def resolve(ctx: ToolContext, path: object) -> str:
 
 def relative(ctx: ToolContext, real: str) -> str:
     """The workspace-relative, '/'-separated form of a resolved path."""
-    rel = os.path.relpath(real, ctx.root)
-    return rel.replace(os.sep, "/")
+    return relative_to(ctx.root, real)
+
+
+def relative_to(root: str, real: str) -> str:
+    return os.path.relpath(real, root).replace(os.sep, "/")
 
 
 def _os_error(path: str, exc: OSError) -> PathError:
@@ -63,8 +66,23 @@ def read_text(ctx: ToolContext, path: str) -> str:
     return read_bytes(ctx, path).decode("utf-8", errors="replace")
 
 
+def fingerprint(real: str) -> tuple | None:
+    """How a file looks on disk now (None: it does not exist), to detect changes."""
+    try:
+        info = os.stat(real)
+    except FileNotFoundError:
+        return None
+    return (info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode)
+
+
 def read_bytes(ctx: ToolContext, path: str) -> bytes:
     real = resolve(ctx, path)
+    if ctx.staging and real in ctx.staged:  # read-your-writes
+        data = ctx.staged[real]
+        if data is None:
+            raise PathError(f"no such file: {path}")
+        ctx.note_read(relative(ctx, real))
+        return data
     try:
         info = os.stat(real)
         if not stat.S_ISREG(info.st_mode):
@@ -75,44 +93,61 @@ def read_bytes(ctx: ToolContext, path: str) -> bytes:
             data = handle.read()
     except OSError as exc:
         raise _os_error(path, exc) from None
+    if ctx.staging and real not in ctx.baseline:
+        ctx.baseline[real] = (info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode)
     ctx.note_read(relative(ctx, real))
     return data
 
 
 def write_text(ctx: ToolContext, path: str, content: str) -> int:
-    """Replace the file atomically: a new temp file in the same directory, then rename.
-
-    The temp file is created exclusively under a random name (``mkstemp``), so
-    a planted file or symlink of a guessable name is never written through.
-    """
+    """Write a file: staged in the context during a run, else replaced atomically on disk."""
     real = resolve(ctx, path)
-    directory = os.path.dirname(real)
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ToolError(f"content for {path} cannot be encoded as UTF-8: {exc.reason} at position {exc.start}") from None
-    try:
-        if os.path.isdir(real):
-            raise IsADirectoryError(path)
-        os.makedirs(directory, exist_ok=True)
-        if not _inside(os.path.realpath(directory), ctx.root):
-            raise PathError(f"symlink leads outside the workspace: {path}")
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.", suffix=".lackpy-tmp", dir=directory)
+    if os.path.isdir(real):
+        raise PathError(f"is a directory, not a file: {path}")
+    if ctx.staging:
+        if real not in ctx.baseline:
+            ctx.baseline[real] = fingerprint(real)
+        previous = ctx.staged.get(real)
+        ctx.staged_bytes += len(data) - (len(previous) if previous else 0)
+        if ctx.staged_bytes > ctx.max_write_bytes:
+            raise LimitExceeded("max_write_bytes", ctx.max_write_bytes, f"the program wrote more than {ctx.max_write_bytes} bytes")
+        ctx.staged[real] = data
+    else:
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            mode = stat.S_IMODE(os.stat(real).st_mode) if os.path.exists(real) else 0o666 & ~_umask()
-            os.chmod(tmp, mode)
-            os.replace(tmp, real)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as exc:
-        raise _os_error(path, exc) from None
+            atomic_write(ctx.root, real, data)
+        except OSError as exc:
+            raise _os_error(path, exc) from None
     ctx.note_modified(relative(ctx, real))
     return len(data)
+
+
+def atomic_write(root: str, real: str, data: bytes) -> None:
+    """Replace ``real`` atomically: a new temp file in the same directory, fsync, rename.
+
+    The temp file is created exclusively under a random name (``mkstemp``), so
+    a planted file or symlink of a guessable name is never written through.
+    The directory is checked again, so a symlink swapped in meanwhile is refused.
+    """
+    directory = os.path.dirname(real)
+    os.makedirs(directory, exist_ok=True)
+    if not _inside(os.path.realpath(directory), root):
+        raise PathError(f"symlink leads outside the workspace: {relative_to(root, real)}")
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.", suffix=".lackpy-tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        mode = stat.S_IMODE(os.stat(real).st_mode) if os.path.exists(real) else 0o666 & ~_umask()
+        os.chmod(tmp, mode)
+        os.replace(tmp, real)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def _umask() -> int:
@@ -144,7 +179,34 @@ def glob(ctx: ToolContext, pattern: object) -> list[str]:
         if os.path.islink(full) and not _inside(os.path.realpath(full), ctx.root):
             continue
         found.add(rel)
+    for real, data in ctx.staged.items():  # the run sees its own writes
+        rel = relative(ctx, real)
+        if data is None:
+            found.discard(rel)
+        elif _matches(parts, rel.split("/")):
+            found.add(rel)
     return sorted(found)
+
+
+def _matches(parts: list[str], segments: list[str]) -> bool:
+    """Whether a relative path matches the glob segments, with glob's rules."""
+    if not parts:
+        return not segments
+    head = parts[0]
+    if head == "**":
+        if len(parts) == 1:
+            return bool(segments) and all(s[0] != "." for s in segments)
+        return _matches(parts[1:], segments) or (
+            len(segments) > 1 and segments[0][0] != "." and _matches(parts, segments[1:])
+        )
+    if not segments:
+        return False
+    name = segments[0]
+    if _MAGIC.search(head):
+        ok = name[0] != "." and fnmatchcase(name, head)
+    else:
+        ok = name == head
+    return ok and _matches(parts[1:], segments[1:])
 
 
 def _entries(root: str, rel: str) -> list[os.DirEntry]:

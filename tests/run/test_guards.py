@@ -21,9 +21,9 @@ from lackpy.run.guards import (
     guarded_getitem,
     guarded_getiter,
     guarded_write,
-    make_print,
     operation_guards,
 )
+from lackpy.run.execute import Printer
 from lackpy.run.limits import DEFAULT_LIMITS
 
 guarded_inplacevar = operation_guards(DEFAULT_LIMITS)["_inplacevar_"]
@@ -39,7 +39,7 @@ MRO = "str.mro()"
 def run_unvalidated(program: str, **names):
     """Compile through RestrictedPython and lackpy's wrapper, skipping validation."""
     code = compiler._compile(ast.parse(program), ())
-    namespace = dict(BASE_GLOBALS, print=make_print([]), **operation_guards(DEFAULT_LIMITS), **names)
+    namespace = dict(BASE_GLOBALS, print=Printer(1000).make(), **operation_guards(DEFAULT_LIMITS), **names)
     return types.FunctionType(code, namespace)()[0]
 
 

@@ -279,9 +279,10 @@ def test_to_dict_is_json_ready(kit):
 
 
 def test_recursion_error_is_a_failed_result(kit):
-    """A RecursionError from deep data comes back as a failure, not an exception."""
+    """Deep data given to str() stops the program at the recursion limit, on its line."""
     result = run("x = []\nfor i in range(100000):\n    x = [x]\nstr(x)", kit)
-    assert not result.success and "RecursionError" in result.error
+    assert not result.success and result.error_kind == "limit" and result.limit == "recursion"
+    assert result.error.startswith("line 4: limit exceeded: recursion")
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX paths")

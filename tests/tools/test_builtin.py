@@ -285,7 +285,7 @@ def test_write_file_in_program(service, workspace):
     result = run(service, 'write_file("out/report.txt", "done\\n")')
     assert result.success, result.error
     assert result.output == "wrote 5 bytes to out/report.txt"
-    assert result.files_modified == ["out/report.txt"]
+    assert result.files_created == ["out/report.txt"] and result.files_modified == []
     assert (workspace / "out" / "report.txt").read_text() == "done\n"
 
 

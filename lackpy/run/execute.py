@@ -1,0 +1,267 @@
+"""Execute a compiled program under its limits; shared by both isolation modes.
+
+``execute`` runs the program function with the tools it is given (traced
+wrappers in-process, channel proxies in the isolated worker) and turns every
+way a program can end into an ``Outcome``: a result, an error with its line,
+or the limit it hit.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import heapq
+import signal
+import threading
+import time
+import types
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Mapping
+
+from lackpy.errors import LackpyError, LimitExceeded, ToolError
+from lackpy.lang.grammar import PROGRAM_FILENAME
+from lackpy.run.guards import BASE_GLOBALS, operation_guards
+from lackpy.run.limits import Limits
+from lackpy.run.trace import describe_exception
+
+
+class DeadlineReached(Exception):
+    """Raised into a running program when its wall-clock time is up."""
+
+
+@dataclass
+class Outcome:
+    """How a program ended, before the host adds the trace, files and grade."""
+
+    success: bool
+    output: Any = None
+    variables: dict[str, Any] = field(default_factory=dict)
+    printed: str = ""
+    error: str | None = None
+    error_kind: str | None = None
+    error_line: int | None = None
+    limit: str | None = None
+    limit_value: Any = None
+
+
+class Printer:
+    """``print`` for programs: text is kept, and more than the output limit stops the run."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+        self.max_bytes = max_bytes
+
+    def make(self) -> Callable[..., None]:
+        parts, printer = self.parts, self
+
+        def print(*args: Any, sep: str | None = " ", end: str | None = "\n") -> None:
+            sep = " " if sep is None else sep
+            end = "\n" if end is None else end
+            if type(sep) is not str or type(end) is not str:
+                raise TypeError("print(): sep and end must be strings")
+            text = sep.join([str(a) for a in args]) + end
+            printer.size += len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+            if printer.size > printer.max_bytes:
+                raise LimitExceeded(
+                    "max_output_bytes", printer.max_bytes, f"printed more than {printer.max_bytes} bytes"
+                )
+            parts.append(text)
+
+        return print
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def execute(
+    code: types.CodeType,
+    tools: Mapping[str, Callable[..., Any]],
+    params: Mapping[str, Any],
+    limits: Limits,
+    deadline: Callable[[float], Any],
+) -> Outcome:
+    """Run ``code`` with ``tools`` as its namespace, interrupted by ``deadline(timeout_s)``."""
+    namespace = dict(BASE_GLOBALS)
+    namespace.update(operation_guards(limits))
+    namespace.update(tools)
+    printer = Printer(limits.max_output_bytes)
+    namespace["print"] = printer.make()
+    function = types.FunctionType(code, namespace)
+    try:
+        with deadline(limits.timeout_s):
+            output, variables = function(**params)
+        size = value_size(output, limits.max_output_bytes)
+        if size > limits.max_output_bytes:
+            raise LimitExceeded("max_output_bytes", limits.max_output_bytes, f"the result is larger than {limits.max_output_bytes} bytes")
+    except BaseException as exc:  # everything a program can do wrong; KeyboardInterrupt is re-raised below
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        outcome = failure(exc, limits)
+        outcome.printed = printer.text
+        return outcome
+    return Outcome(True, output, _public(variables), printer.text)
+
+
+def failure(exc: BaseException, limits: Limits) -> Outcome:
+    """The outcome for a program stopped by ``exc``, naming its line."""
+    line, variables = _program_frame(exc)
+    where = f"line {line}: " if line else ""
+    tool = getattr(exc, "lackpy_tool", None)
+    if isinstance(exc, DeadlineReached):
+        exc = LimitExceeded("timeout", limits.timeout_s, f"ran longer than {limits.timeout_s:g} s")
+    elif isinstance(exc, MemoryError):
+        exc = LimitExceeded("memory", limits.memory_bytes, f"ran out of memory (limit {limits.memory_bytes} bytes)")
+    elif isinstance(exc, RecursionError):
+        exc = LimitExceeded("recursion", None, f"data nested too deeply ({exc})")
+    if isinstance(exc, LimitExceeded):
+        return Outcome(
+            False,
+            error=f"{where}limit exceeded: {exc.limit}: {exc}",
+            error_kind="limit",
+            error_line=line,
+            limit=exc.limit,
+            limit_value=exc.value,
+            variables=_public(variables),
+        )
+    if isinstance(exc, ToolError) or (tool and not isinstance(exc, LackpyError)):
+        kind = "tool"
+    elif isinstance(exc, LackpyError):
+        kind = exc.kind
+    else:
+        kind = "runtime"
+    message = describe_exception(exc)
+    if tool:
+        name, _, text = message.partition(": ")
+        message = f"{name} in {tool}: {text}"
+    return Outcome(False, error=where + message, error_kind=kind, error_line=line, variables=_public(variables))
+
+
+def _program_frame(exc: BaseException) -> tuple[int | None, dict]:
+    """The line the program was on and its variables, from the traceback."""
+    line, variables = None, {}
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == PROGRAM_FILENAME:
+            line = tb.tb_lineno
+            if code.co_name == "program":
+                variables = dict(tb.tb_frame.f_locals)
+        tb = tb.tb_next
+    return line, variables
+
+
+def _public(variables: dict) -> dict:
+    return {k: v for k, v in variables.items() if k[:1] != "_"}
+
+
+def value_size(value: Any, budget: int) -> int:
+    """Approximate UTF-8 size of a result, counting no further than past ``budget``."""
+    total = 0
+    stack = [value]
+    while stack and total <= budget:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            total += len(item) if item.isascii() else len(item.encode("utf-8", "surrogatepass"))
+        elif kind is bytes or kind is bytearray:
+            total += len(item)
+        elif kind is dict:
+            total += 2 + len(item)
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif kind in (list, tuple, set, frozenset):
+            total += 2 + len(item)
+            stack.extend(item)
+        elif kind is int:
+            total += item.bit_length() // 3 + 1
+        else:
+            total += 16
+    return total
+
+
+# -- deadlines -----------------------------------------------------------------
+
+
+class _Watchdog:
+    """One thread for all in-process runs: raises DeadlineReached into late runs.
+
+    ``PyThreadState_SetAsyncExc`` interrupts a program between bytecodes, so
+    loops stop on time; a single long C call (a huge sort) finishes first.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Condition()
+        self.heap: list[tuple[float, int, int]] = []
+        self.active: dict[int, int] = {}  # token -> thread id
+        self.counter = 0
+        self.thread: threading.Thread | None = None
+
+    def arm(self, seconds: float) -> int:
+        with self.lock:
+            self.counter += 1
+            token = self.counter
+            self.active[token] = threading.get_ident()
+            heapq.heappush(self.heap, (time.monotonic() + seconds, token, threading.get_ident()))
+            if self.thread is None:
+                self.thread = threading.Thread(target=self.loop, name="lackpy-watchdog", daemon=True)
+                self.thread.start()
+            self.lock.notify()
+            return token
+
+    def disarm(self, token: int) -> None:
+        with self.lock:
+            thread_id = self.active.pop(token, None)
+            if thread_id is None:  # fired: clear an exception that has not been raised yet
+                _set_async_exc(threading.get_ident(), None)
+
+    def loop(self) -> None:
+        with self.lock:
+            while True:
+                while self.heap and self.heap[0][1] not in self.active:
+                    heapq.heappop(self.heap)
+                if not self.heap:
+                    self.lock.wait()
+                    continue
+                due, token, thread_id = self.heap[0]
+                wait = due - time.monotonic()
+                if wait > 0:
+                    self.lock.wait(wait)
+                    continue
+                heapq.heappop(self.heap)
+                if self.active.pop(token, None) is not None:
+                    _set_async_exc(thread_id, DeadlineReached)
+
+
+def _set_async_exc(thread_id: int, exc_type: type | None) -> None:
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(exc_type) if exc_type else None)
+
+
+_watchdog = _Watchdog()
+
+
+@contextmanager
+def thread_deadline(seconds: float) -> Iterator[None]:
+    """In-process: interrupt the current thread's program after ``seconds``."""
+    token = _watchdog.arm(seconds)
+    try:
+        yield
+    finally:
+        _watchdog.disarm(token)
+
+
+@contextmanager
+def alarm_deadline(seconds: float) -> Iterator[None]:
+    """In the isolated worker (main thread): SIGALRM interrupts the program."""
+
+    def expire(signum: int, frame: Any) -> None:
+        raise DeadlineReached()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -1,0 +1,152 @@
+"""The host side of an isolated run: serve the worker's tool calls until it is done.
+
+The worker gets the compiled program and sends back tool calls and, at the
+end, its outcome. Everything it sends is checked as plain data of the
+expected shape; anything else, a crash, or running past the deadline ends
+the run with the worker killed.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import signal
+import socket
+import time
+import types
+from typing import Any, Callable, Mapping
+
+from lackpy.errors import LackpyError, LimitExceeded, WorkerError
+from lackpy.run import wire
+from lackpy.run.execute import Outcome
+from lackpy.run.forkserver import get_fork_server
+from lackpy.run.limits import Limits
+from lackpy.run.trace import describe_exception
+
+# The worker's own timer reports the line it was on; the host kills it this much later.
+GRACE_S = 0.5
+ERROR_KINDS = frozenset({"runtime", "tool", "guard", "limit", "invalid", "param", "path"})
+
+
+def run_isolated(
+    code: types.CodeType,
+    tools: Mapping[str, Callable[..., Any]],
+    params: Mapping[str, Any],
+    limits: Limits,
+    sandbox: bool = True,
+) -> Outcome:
+    """Run ``code`` in a fresh worker; ``tools`` (traced, bound) run here on its behalf."""
+    server = get_fork_server()
+    pid, channel = server.spawn()
+    max_frame = max(16 * 1024 * 1024, 2 * limits.max_output_bytes + 1024 * 1024, limits.max_write_bytes + 1024 * 1024)
+    deadline = time.monotonic() + limits.timeout_s + GRACE_S
+    try:
+        job = {
+            "t": "job",
+            "code": marshal.dumps(code),
+            "params": dict(params),
+            "tools": list(tools),
+            "limits": limits.to_dict(),
+            "max_frame": max_frame,
+            "sandbox": sandbox,
+        }
+        try:
+            wire.send(channel, job)
+        except wire.NotPlainData as exc:
+            return Outcome(False, error=f"parameters must be plain data: {exc}", error_kind="invalid")
+        return _serve(channel, tools, deadline, max_frame, limits)
+    except socket.timeout:
+        return Outcome(
+            False,
+            error=f"limit exceeded: timeout: ran longer than {limits.timeout_s:g} s",
+            error_kind="limit",
+            limit="timeout",
+            limit_value=limits.timeout_s,
+        )
+    except (WorkerError, OSError) as exc:
+        return _crashed(server, pid, exc)
+    finally:
+        server.kill(pid)
+        channel.close()
+
+
+def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], deadline: float, max_frame: int, limits: Limits) -> Outcome:
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise socket.timeout()
+        channel.settimeout(remaining)
+        message = wire.recv(channel, max_frame)
+        if message is None:
+            raise WorkerError("the worker exited without a result")
+        kind = message["t"]
+        if kind == "call":
+            channel.settimeout(None)
+            wire.send(channel, _call(message, tools))
+        elif kind == "done":
+            return _outcome(message.get("outcome"))
+        else:
+            raise WorkerError(f"the worker sent an unknown message {kind!r}")
+
+
+def _call(message: dict, tools: Mapping[str, Callable[..., Any]]) -> dict:
+    alias, args, kwargs = message.get("tool"), message.get("args"), message.get("kwargs")
+    if alias not in tools or type(args) is not list or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
+        raise WorkerError("the worker sent a malformed tool call")
+    try:
+        value = tools[alias](*args, **kwargs)
+    except LimitExceeded as exc:
+        return {"t": "err", "kind": "limit", "limit": exc.limit, "value": exc.value, "message": str(exc)}
+    except Exception as exc:
+        kind = exc.kind if isinstance(exc, LackpyError) else "tool"
+        message = describe_exception(exc).partition(": ")[2]  # never empty
+        return {"t": "err", "type": type(exc).__name__, "kind": kind, "message": message}
+    try:
+        wire.pack(value)
+    except (wire.NotPlainData, RecursionError):
+        return {"t": "err", "type": "ToolError", "kind": "tool", "message": f"returned a {type(value).__name__}, which an isolated program cannot receive"}
+    return {"t": "ok", "value": value}
+
+
+def _outcome(fields: Any) -> Outcome:
+    """The worker's outcome, accepted only as plain data of the expected types."""
+    if type(fields) is not dict:
+        raise WorkerError("the worker sent a malformed outcome")
+
+    def field(name: str, *types_: type, default: Any = None) -> Any:
+        value = fields.get(name, default)
+        if value is not None and not isinstance(value, types_):
+            raise WorkerError(f"the worker sent a malformed outcome field {name!r}")
+        return value
+
+    success = field("success", bool, default=False)
+    error_kind = field("error_kind", str)
+    if error_kind is not None and error_kind not in ERROR_KINDS:
+        error_kind = "runtime"
+    variables = field("variables", dict, default={}) or {}
+    return Outcome(
+        success=bool(success),
+        output=fields.get("output"),
+        variables={k: v for k, v in variables.items() if type(k) is str},
+        printed=field("printed", str, default="") or "",
+        error=field("error", str),
+        error_kind=error_kind,
+        error_line=field("error_line", int),
+        limit=field("limit", str),
+        limit_value=fields.get("limit_value"),
+    )
+
+
+def _crashed(server, pid: int, exc: BaseException) -> Outcome:
+    status = server.exit_status(pid, wait_s=1.0)
+    if status is not None and os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig == signal.SIGXCPU:
+            return Outcome(False, error="limit exceeded: timeout: used up its CPU time", error_kind="limit", limit="timeout")
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        detail = f"the worker was killed by {name}"
+    elif status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status):
+        detail = f"the worker failed (exit status {os.WEXITSTATUS(status)})"
+    else:
+        detail = str(exc)
+    return Outcome(False, error=f"the program crashed its isolated worker: {detail}", error_kind="crash")

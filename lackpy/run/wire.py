@@ -1,0 +1,134 @@
+"""The channel between the host and an isolated worker: framed JSON, plain data only.
+
+Each message is a 4-byte big-endian length and a JSON document. Values that
+JSON lacks travel as one-key tagged objects (``{"$tuple": [...]}``), so
+tuples, sets, bytes, big integers and non-string keys survive the trip. The
+host decodes what a worker sends with ``json.loads`` and these tags only:
+nothing a worker sends can become code or an object other than plain data.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import socket
+import struct
+from typing import Any
+
+from lackpy.errors import WorkerError
+
+HEADER = struct.Struct("!I")
+JSON_SAFE_INT = 2**53
+
+
+class NotPlainData(TypeError):
+    """A value that cannot travel between host and worker."""
+
+
+def pack(value: Any, lenient: bool = False) -> Any:
+    """A JSON-ready form of plain data; other objects raise, or become their repr if ``lenient``."""
+    kind = type(value)
+    if kind is str or value is None or kind is bool:
+        return value
+    if kind is int:
+        return value if -JSON_SAFE_INT < value < JSON_SAFE_INT else {"$int": hex(value)}
+    if kind is float:
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if kind is list:
+        return [pack(item, lenient) for item in value]
+    if kind is dict:
+        if all(type(k) is str for k in value) and not (len(value) == 1 and next(iter(value))[:1] == "$"):
+            return {k: pack(v, lenient) for k, v in value.items()}
+        return {"$dict": [[pack(k, lenient), pack(v, lenient)] for k, v in value.items()]}
+    if kind is tuple:
+        return {"$tuple": [pack(item, lenient) for item in value]}
+    if kind is set or kind is frozenset:
+        return {"$set": [pack(item, lenient) for item in value]}
+    if kind is bytes or kind is bytearray:
+        return {"$bytes": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, str):  # str subclasses (trace summaries)
+        return str(value)
+    if isinstance(value, int):
+        return pack(int(value))
+    if lenient:
+        return {"$repr": repr(value)[:10_000]}
+    raise NotPlainData(f"a {kind.__name__} cannot be passed to a tool; pass str, numbers, lists, tuples or dicts")
+
+
+def _unpack_tag(obj: dict) -> Any:
+    if len(obj) != 1:
+        return obj
+    tag, value = next(iter(obj.items()))
+    if tag[:1] != "$":
+        return obj
+    if tag == "$tuple" and type(value) is list:
+        return tuple(value)
+    if tag == "$set" and type(value) is list:
+        return set(value)
+    if tag == "$dict" and type(value) is list:
+        return {_hashable(pair[0]): pair[1] for pair in value if type(pair) is list and len(pair) == 2}
+    if tag == "$int" and type(value) is str:
+        return int(value, 16)
+    if tag == "$float" and value in ("inf", "-inf", "nan"):
+        return float(value)
+    if tag == "$bytes" and type(value) is str:
+        return base64.b64decode(value, validate=True)
+    if tag == "$repr" and type(value) is str:
+        return value
+    raise WorkerError(f"unknown value tag {tag!r} from the worker")
+
+
+def _hashable(key: Any) -> Any:
+    if type(key) is list:
+        return tuple(_hashable(k) for k in key)
+    if type(key) in (dict, set):
+        raise WorkerError("a dict key from the worker is not hashable")
+    return key
+
+
+def encode(message: dict, lenient: bool = False) -> bytes:
+    data = json.dumps(pack(message, lenient), ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    return HEADER.pack(len(data)) + data
+
+
+def decode(data: bytes) -> dict:
+    try:
+        message = json.loads(data.decode("utf-8", "surrogatepass"), object_hook=_unpack_tag)
+    except (ValueError, RecursionError, TypeError) as exc:
+        raise WorkerError(f"the worker sent malformed data: {type(exc).__name__}") from None
+    if type(message) is not dict or type(message.get("t")) is not str:
+        raise WorkerError("the worker sent a message without a type")
+    return message
+
+
+def send(sock: socket.socket, message: dict, lenient: bool = False) -> None:
+    sock.sendall(encode(message, lenient))
+
+
+def recv(sock: socket.socket, max_bytes: int) -> dict | None:
+    """The next message, or None at end of stream. ``socket.timeout`` passes through."""
+    header = _read_exactly(sock, HEADER.size)
+    if header is None:
+        return None
+    (size,) = HEADER.unpack(header)
+    if size > max_bytes:
+        raise WorkerError(f"the worker sent a message of {size} bytes; the limit is {max_bytes}")
+    body = _read_exactly(sock, size)
+    if body is None:
+        return None
+    return decode(body)
+
+
+def _read_exactly(sock: socket.socket, size: int) -> bytes | None:
+    if size == 0:
+        return b""
+    buffer = bytearray(size)
+    view = memoryview(buffer)
+    got = 0
+    while got < size:
+        count = sock.recv_into(view[got:])
+        if count == 0:
+            return None
+        got += count
+    return bytes(buffer)

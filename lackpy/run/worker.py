@@ -1,0 +1,207 @@
+"""The isolated worker: a forked child that has only the program and a channel.
+
+After the fork the child closes every descriptor but its channel, receives
+its job (compiled program, parameters, tool names, limits), applies rlimits
+(address space, CPU, file size, open files, processes) and the optional OS
+sandbox, and runs the program. Each tool is a proxy that sends the call to
+the host and waits for the result; the host runs the real tool.
+"""
+
+from __future__ import annotations
+
+import marshal
+import math
+import os
+import resource
+import signal
+import socket
+import traceback
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from lackpy.errors import LimitExceeded, ToolError
+from lackpy.run import sandbox, wire
+from lackpy.run.execute import Outcome, alarm_deadline, execute, value_size
+from lackpy.run.limits import Limits
+from lackpy.run.trace import summarize
+
+JOB_MAX_BYTES = 64 * 1024 * 1024
+EXIT_FAILED = 70
+
+
+def preload() -> None:
+    """Import and warm up everything a child needs: after confinement it can import nothing."""
+    import reprlib  # noqa: F401
+
+    sandbox.status()  # loads pyseccomp, when installed, before any child is confined
+    for codec in ("utf-8", "ascii", "latin-1", "utf-16", "utf-32"):
+        "x".encode(codec).decode(codec)
+    summarize([("x", 1.5, None, b"", {1})])
+
+
+def spare_main(handoff: socket.socket) -> None:
+    """A spare worker: warm up while idle, then run the job whose channel arrives."""
+    try:
+        _warm_up()
+        _, fds, _, _ = socket.recv_fds(handoff, 16, 1)
+    except BaseException:
+        os._exit(EXIT_FAILED)
+    if not fds:
+        os._exit(0)
+    handoff.close()
+    child_main(fds[0])
+
+
+def _warm_up() -> None:
+    """Run a small program now, so the pages a run touches are copied before the clock starts."""
+    from lackpy.run.compiler import prepare
+    from lackpy.run.execute import thread_deadline  # noqa: F401 (imported, not used: keep ctypes loaded)
+
+    code = prepare("x = [1, 2]\ny = {'a': x}\nf'{len(x)}'", frozenset()).code
+    if code is not None:
+        execute(code, {}, {}, Limits(), _no_deadline)
+        wire.encode({"t": "done", "outcome": {"output": ("x", 1, None)}})
+
+
+@contextmanager
+def _no_deadline(seconds: float) -> Iterator[None]:
+    yield
+
+
+def child_main(fd: int) -> None:
+    """Run one job on channel ``fd`` and exit; never returns."""
+    status = 0
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.setsid()
+        _close_other_fds(fd)
+        channel = socket.socket(fileno=fd)
+        job = wire.recv(channel, JOB_MAX_BYTES)
+        if job is None or job.get("t") != "job":
+            os._exit(EXIT_FAILED)
+        limits = Limits(**job["limits"])
+        baseline = _address_space()  # read /proc before Landlock takes paths away
+        if job.get("sandbox", True):
+            sandbox.confine()  # before the rlimits: Landlock needs a descriptor for its ruleset
+        _apply_rlimits(limits, fd, baseline)
+        code = marshal.loads(job["code"])
+        max_frame = job["max_frame"]
+        tools = {alias: _proxy(alias, channel, max_frame) for alias in job["tools"]}
+        outcome = execute(code, tools, job["params"], limits, alarm_deadline)
+        _report(channel, outcome, limits)
+    except BaseException:  # anything here is the worker's own failure; the host reports a crash
+        if os.environ.get("LACKPY_DEBUG_WORKER"):
+            traceback.print_exc()
+        status = EXIT_FAILED
+    os._exit(status)
+
+
+def _report(channel: socket.socket, outcome: Outcome, limits: Limits) -> None:
+    fields = {
+        "success": outcome.success,
+        "output": outcome.output,
+        "printed": outcome.printed,
+        "error": outcome.error,
+        "error_kind": outcome.error_kind,
+        "error_line": outcome.error_line,
+        "limit": outcome.limit,
+        "limit_value": outcome.limit_value,
+        "variables": _variables(outcome.variables, limits.max_output_bytes),
+    }
+    try:
+        wire.send(channel, {"t": "done", "outcome": fields}, lenient=True)
+        return
+    except RecursionError:  # too deep to send: variables go as summaries
+        fields["variables"] = {name: summarize(value) for name, value in outcome.variables.items()}
+    try:
+        wire.send(channel, {"t": "done", "outcome": fields}, lenient=True)
+    except RecursionError:
+        fields.update(
+            success=False,
+            output=None,
+            error="limit exceeded: recursion: the result is nested too deeply to return",
+            error_kind="limit",
+            limit="recursion",
+        )
+        wire.send(channel, {"t": "done", "outcome": fields}, lenient=True)
+
+
+def _variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
+    """The program's variables as data while they fit the budget, else as summaries."""
+    if value_size(variables, budget) <= budget:
+        return variables
+    return {name: summarize(value) for name, value in variables.items()}
+
+
+_remote_types: dict[str, type] = {}
+
+
+def _remote_error(reply: dict, alias: str) -> BaseException:
+    if reply.get("kind") == "limit":
+        return LimitExceeded(str(reply.get("limit")), reply.get("value"), str(reply.get("message")))
+    name = str(reply.get("type") or "ToolError")
+    if not name.isidentifier():
+        name = "ToolError"
+    kind = _remote_types.get(name)
+    if kind is None:
+        kind = _remote_types[name] = type(name, (ToolError,), {})
+    error = kind(str(reply.get("message", "")))
+    error.lackpy_tool = alias  # type: ignore[attr-defined]
+    return error
+
+
+def _proxy(alias: str, channel: socket.socket, max_frame: int) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            wire.send(channel, {"t": "call", "tool": alias, "args": list(args), "kwargs": kwargs})
+        except wire.NotPlainData as exc:
+            raise TypeError(str(exc)) from None
+        reply = wire.recv(channel, max_frame)
+        if reply is None:  # the host is gone
+            os._exit(EXIT_FAILED)
+        if reply["t"] == "ok":
+            return reply.get("value")
+        raise _remote_error(reply, alias)
+
+    call.__name__ = call.__qualname__ = alias
+    return call
+
+
+def _close_other_fds(keep: int) -> None:
+    os.closerange(3, keep)
+    os.closerange(keep + 1, _max_fd())
+
+
+def _max_fd() -> int:
+    try:
+        return int(os.sysconf("SC_OPEN_MAX"))
+    except (ValueError, OSError):
+        return 65536
+
+
+def _address_space() -> int:
+    """Bytes of address space the worker already uses (its share of the fork server)."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _apply_rlimits(limits: Limits, fd: int, baseline: int) -> None:
+    cpu = math.ceil(limits.timeout_s) + 1
+    settings = [
+        (resource.RLIMIT_AS, baseline + limits.memory_bytes),
+        (resource.RLIMIT_CPU, cpu),
+        (resource.RLIMIT_FSIZE, 0),
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_NOFILE, fd + 1),
+        (resource.RLIMIT_NPROC, 0),
+    ]
+    for which, soft in settings:
+        hard = soft + 1 if which == resource.RLIMIT_CPU else soft  # SIGXCPU first, SIGKILL a second later
+        _, hard_now = resource.getrlimit(which)
+        if hard_now != resource.RLIM_INFINITY:
+            hard = min(hard, hard_now)
+            soft = min(soft, hard)
+        resource.setrlimit(which, (soft, hard))
