@@ -88,7 +88,13 @@ def child_main(fd: int) -> None:
         max_frame = job["max_frame"]
         tools = {alias: _proxy(alias, channel, max_frame) for alias in job["tools"]}
         outcome = execute(code, tools, job["params"], limits, alarm_deadline)
-        _report(channel, outcome, limits)
+        if outcome.limit == "memory":
+            outcome.variables = {}  # free what exhausted the memory before reporting
+        try:
+            _report(channel, outcome, limits)
+        except MemoryError:
+            outcome.variables, outcome.output = {}, None
+            _report(channel, outcome, limits)
     except BaseException:  # anything here is the worker's own failure; the host reports a crash
         if os.environ.get("LACKPY_DEBUG_WORKER"):
             traceback.print_exc()

@@ -1,0 +1,99 @@
+"""The isolated worker: plain data across the channel, crashes, and the fork server."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from lackpy import ArgSpec, ToolSpec, Toolbox, WorkerError, resolve_kit, run_program
+from lackpy.plugins import populate
+from lackpy.run import wire
+from lackpy.run.forkserver import get_fork_server
+
+
+@pytest.fixture
+def kit(workspace: Path, tmp_path: Path, monkeypatch):
+    module = tmp_path / "mods" / "iso_tools.py"
+    module.parent.mkdir()
+    module.write_text("import os\ndef echo(value):\n    return value\ndef module():\n    return os\ndef pid():\n    return os.getpid()\n")
+    monkeypatch.syspath_prepend(str(module.parent))
+    monkeypatch.delitem(sys.modules, "iso_tools", raising=False)
+    box = Toolbox(str(workspace))
+    populate(box)
+    box.register_tool(ToolSpec("echo", "python", {"module": "iso_tools"}, args=[ArgSpec("value")]))
+    box.register_tool(ToolSpec("module", "python", {"module": "iso_tools"}))
+    box.register_tool(ToolSpec("pid", "python", {"module": "iso_tools"}))
+    return resolve_kit(["read_file", "echo", "module", "pid"], box)
+
+
+def test_plain_data_survives_the_trip(kit):
+    """Tuples, sets, bytes, big ints, floats and non-string keys keep their types both ways."""
+    program = 'v = echo((1, {2, 3}, b"\\x00\\xff", 2**80, -1.5, {4: "x"}, None, True))\n[v, echo({"$tuple": [1]})]'
+    result = run_program(program, kit, mode="isolated")
+    assert result.success, result.error
+    assert result.output == [(1, {2, 3}, b"\x00\xff", 2**80, -1.5, {4: "x"}, None, True), {"$tuple": [1]}]
+    assert result.trace[0].args == {"value": "(1, {2, 3}, b'\\x00\\xff', 1208925819614629174706176, -1.5, {4: 'x'}, None, True)"}
+
+
+def test_tools_run_in_the_host(kit):
+    """The worker has no tools of its own: each call runs in the host process."""
+    import os
+
+    result = run_program("pid()", kit, mode="isolated")
+    assert result.output == os.getpid()
+
+
+def test_objects_that_are_not_data_do_not_cross(kit):
+    """A tool result that is not plain data is refused instead of sent to the worker."""
+    result = run_program("m = module()", kit, mode="isolated")
+    assert result.error == "line 1: ToolError in module: returned a module, which an isolated program cannot receive"
+
+
+def test_a_crash_is_reported_and_contained(kit):
+    """CPython crashing inside the worker is a crash result, not a dead host."""
+    result = run_program("t = ()\nfor i in range(10**6):\n    t = (t,)\nd = {t: 1}", kit, mode="isolated", limits={"timeout_s": 5})
+    assert result.error_kind == "crash" and "SIGSEGV" in result.error
+    assert run_program("1 + 1", kit).output == 2
+
+
+def test_fork_server_restarts_after_dying(kit):
+    """If the fork server is killed, the next run starts a new one."""
+    server = get_fork_server()
+    server.process.kill()
+    server.process.wait()
+    assert run_program('len(read_file("README.md"))', kit).success
+    assert get_fork_server() is not server
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [b"not json", b"[1, 2]", b'{"no": "type"}', b'{"t": "call", "x": {"$evil": 1}}', b"[" * 100_000 + b"]" * 100_000],
+    ids=["garbage", "not-an-object", "no-type", "unknown-tag", "deep"],
+)
+def test_the_host_accepts_only_well_formed_plain_data(frame):
+    """Malformed frames from a worker raise WorkerError, never anything else."""
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(wire.HEADER.pack(len(frame)) + frame)
+        with pytest.raises(WorkerError):
+            wire.recv(b, 10**7)
+
+
+def test_oversized_frames_are_refused():
+    """A frame larger than the limit is refused before it is read."""
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(wire.HEADER.pack(10**9))
+        with pytest.raises(WorkerError, match="limit is 1000"):
+            wire.recv(b, 1000)
+
+
+def test_pack_refuses_objects_unless_lenient():
+    """Only plain data is packed; leniently, other objects become their repr."""
+    with pytest.raises(wire.NotPlainData):
+        wire.pack(object())
+    assert json.dumps(wire.pack({"x": object()}, lenient=True)).startswith('{"x": {"$repr": "<object object')
