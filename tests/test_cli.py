@@ -199,3 +199,33 @@ def test_console_script_runs_the_readme_example():
     assert data["modules"] >= 20 and "lackpy/lang/validator.py" in " ".join(data["largest"])
     help_text = subprocess.run([*command, "--help"], capture_output=True, text=True, env=env)
     assert help_text.returncode == 0 and "validate" in help_text.stdout
+
+
+def test_dry_run_prints_the_diff_and_writes_nothing(invoke, program, workspace):
+    """--dry-run shows the diff on stdout, a summary on stderr, and changes no file."""
+    result = invoke("run", "-k", "filesystem", "--dry-run", program('edit_file("README.md", "draft", "final")\n"done"'))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("done\n--- a/README.md\n+++ b/README.md\n")
+    assert "-Status: draft\n+Status: final\n" in result.stdout
+    assert "lackpy: dry run: would modify README.md" in result.stderr
+    assert (workspace / "README.md").read_text() == "# Demo\n\nStatus: draft\n"
+
+
+@pytest.mark.parametrize("mode", ["isolated", "inprocess"])
+def test_timeout_and_limits_from_the_command_line(invoke, program, mode):
+    """--timeout and --limit stop programs with the named limit and exit 1."""
+    slow = invoke("run", "-k", "none", "--mode", mode, "--timeout", "0.3", "--json", program("for i in range(10**5):\n    for j in range(10**5):\n        pass"))
+    data = json.loads(slow.stdout)
+    assert slow.exit_code == 1 and data["error_kind"] == "limit" and data["limit"] == "timeout" and data["mode"] == mode
+    calls = invoke("run", "-k", "readonly", "--limit", "max_tool_calls=1", program('read_file("README.md")\nread_file("README.md")'))
+    assert calls.exit_code == 1 and "limit exceeded: max_tool_calls" in calls.stderr
+    bad = invoke("run", "-k", "readonly", "--limit", "nope=1", program("1"))
+    assert bad.exit_code == 2 and "unknown limit 'nope'" in bad.stderr
+
+
+def test_mode_from_config(invoke, program, workspace):
+    """mode in .lackpy/config.toml chooses where programs run."""
+    (workspace / ".lackpy").mkdir()
+    (workspace / ".lackpy" / "config.toml").write_text('mode = "inprocess"\n')
+    result = invoke("run", "-k", "none", "--json", program("1"))
+    assert json.loads(result.stdout)["mode"] == "inprocess"
