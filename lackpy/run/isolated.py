@@ -71,18 +71,16 @@ def run_isolated(
 
 
 def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], deadline: float, max_frame: int, limits: Limits) -> Outcome:
+    # Non-blocking, so reads can poll briefly before waiting (a socket with a
+    # timeout would wait in poll first); every wait is bounded by the deadline.
+    channel.setblocking(False)
     while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise socket.timeout()
-        channel.settimeout(remaining)
-        message = wire.recv(channel, max_frame)
+        message = wire.recv(channel, max_frame, deadline)
         if message is None:
             raise WorkerError("the worker exited without a result")
         kind = message["t"]
         if kind == "call":
-            channel.settimeout(None)
-            wire.send(channel, _call(message, tools))
+            wire.send(channel, _call(message, tools), deadline=deadline)
         elif kind == "done":
             return _outcome(message.get("outcome"))
         else:

@@ -12,13 +12,16 @@ from __future__ import annotations
 import base64
 import json
 import math
+import select
 import socket
 import struct
+import time
 from typing import Any
 
 from lackpy.errors import WorkerError
 
 HEADER = struct.Struct("!I")
+SPIN_S = 100e-6  # how long a reader polls before it sleeps in select
 JSON_SAFE_INT = 2**53
 
 
@@ -102,32 +105,63 @@ def decode(data: bytes) -> dict:
     return message
 
 
-def send(sock: socket.socket, message: dict, lenient: bool = False) -> None:
-    sock.sendall(encode(message, lenient))
+def send(sock: socket.socket, message: dict, lenient: bool = False, deadline: float | None = None) -> None:
+    """Send one message; on a non-blocking socket, wait for room until ``deadline``."""
+    data = memoryview(encode(message, lenient))
+    while data:
+        try:
+            data = data[sock.send(data) :]
+        except (BlockingIOError, InterruptedError):
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise socket.timeout("timed out") from None
+            _, ready, _ = select.select([], [sock], [], remaining)
+            if not ready:
+                raise socket.timeout("timed out") from None
 
 
-def recv(sock: socket.socket, max_bytes: int) -> dict | None:
-    """The next message, or None at end of stream. ``socket.timeout`` passes through."""
-    header = _read_exactly(sock, HEADER.size)
+def recv(sock: socket.socket, max_bytes: int, deadline: float | None = None) -> dict | None:
+    """The next message, or None at end of stream.
+
+    ``deadline`` (``time.monotonic()``) bounds the wait; past it ``socket.timeout`` is raised.
+    """
+    header = _read_exactly(sock, HEADER.size, deadline)
     if header is None:
         return None
     (size,) = HEADER.unpack(header)
     if size > max_bytes:
         raise WorkerError(f"the worker sent a message of {size} bytes; the limit is {max_bytes}")
-    body = _read_exactly(sock, size)
+    body = _read_exactly(sock, size, deadline)
     if body is None:
         return None
     return decode(body)
 
 
-def _read_exactly(sock: socket.socket, size: int) -> bytes | None:
+def _read_exactly(sock: socket.socket, size: int, deadline: float | None) -> bytes | None:
+    """Read ``size`` bytes: poll briefly (the reply usually comes within microseconds), then wait.
+
+    The brief poll spares the scheduler wake-up that dominates a round trip
+    between two processes; it gives up after SPIN_S and waits in select.
+    """
     if size == 0:
         return b""
     buffer = bytearray(size)
     view = memoryview(buffer)
     got = 0
+    spin_until = time.perf_counter() + SPIN_S
     while got < size:
-        count = sock.recv_into(view[got:])
+        try:
+            count = sock.recv_into(view[got:], size - got, socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError):
+            if time.perf_counter() < spin_until:
+                continue
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise socket.timeout("timed out") from None
+            ready, _, _ = select.select([sock], [], [], remaining)
+            if not ready:
+                raise socket.timeout("timed out") from None
+            continue
         if count == 0:
             return None
         got += count
