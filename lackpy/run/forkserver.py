@@ -161,11 +161,18 @@ def serve(fd: int) -> None:
         children.add(pid)
         return pid, server_end
 
-    spare = fork_spare()
+    spare: tuple[int, socket.socket] | None = fork_spare()
+    running: int | None = None  # the last worker handed out
+    spare_due = 0.0
     control.send(b"R")
     while True:
-        ready, _, _ = select.select([control], [], [], 0.2)
+        wait = 0.2 if spare is not None else 0.002  # without a spare, look for the worker's exit often
+        ready, _, _ = select.select([control], [], [], wait)
         _reap(control, children)
+        # The next spare is forked once the server is idle (the last worker is
+        # done, or 50 ms passed), so a fresh run does not share the CPU with it.
+        if spare is None and (running not in children or time.monotonic() >= spare_due):
+            spare = fork_spare()
         if not ready:
             continue
         try:
@@ -177,7 +184,7 @@ def serve(fd: int) -> None:
                 _kill(pid)
             os._exit(0)
         if message == b"S" and fds:
-            pid, handoff = spare
+            pid, handoff = spare if spare is not None else fork_spare()
             try:
                 socket.send_fds(handoff, [b"J"], fds)
             except OSError:  # the spare died: serve this run from a new one
@@ -187,7 +194,7 @@ def serve(fd: int) -> None:
             handoff.close()
             os.close(fds[0])
             control.send(b"P %d" % pid)
-            spare = fork_spare()
+            spare, running, spare_due = None, pid, time.monotonic() + 0.05
         elif message.startswith(b"K "):
             pid = int(message[2:])
             if pid in children:  # only our own, not yet reaped child

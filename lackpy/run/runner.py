@@ -105,8 +105,10 @@ def _finish_writes(result: ExecutionResult, context: ToolContext, dry_run: bool)
     if not context.staging:
         result.files_modified = list(context.files_modified)
         return
-    planned = staging.changes(context)
     result.dry_run = dry_run
+    if not context.staged:
+        return
+    planned = staging.changes(context)
     if dry_run:
         result.diff = staging.diff(context)
     elif result.success and context.staged:

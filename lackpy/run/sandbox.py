@@ -90,6 +90,7 @@ class _RulesetAttr(ctypes.Structure):
     ]
 
 
+@functools.lru_cache(maxsize=1)
 def _libc() -> ctypes.CDLL:
     """The C library of this process, with errno captured and a long ``syscall``."""
     libc = ctypes.CDLL(None, use_errno=True)
@@ -170,6 +171,11 @@ def seccomp_available() -> tuple[bool, str]:
     except (OSError, RuntimeError):  # pyseccomp raises RuntimeError without libseccomp
         return False, "libseccomp not found"
     return True, ""
+
+
+@functools.lru_cache(maxsize=1)
+def landlock_abi_cached() -> int:
+    return landlock_abi()
 
 
 @functools.lru_cache(maxsize=1)

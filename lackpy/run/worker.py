@@ -33,6 +33,10 @@ def preload() -> None:
     """Import and warm up everything a child needs: after confinement it can import nothing."""
     import reprlib  # noqa: F401
 
+    global _warm_code
+    from lackpy.run.compiler import prepare
+
+    _warm_code = prepare("x = [1, 2]\ny = {'a': x}\nf'{len(x)}'", frozenset()).code
     sandbox.status()  # loads pyseccomp, when installed, before any child is confined
     for codec in ("utf-8", "ascii", "latin-1", "utf-16", "utf-32"):
         "x".encode(codec).decode(codec)
@@ -42,6 +46,7 @@ def preload() -> None:
 def spare_main(handoff: socket.socket) -> None:
     """A spare worker: warm up while idle, then run the job whose channel arrives."""
     try:
+        _close_other_fds(handoff.fileno())
         _warm_up()
         _, fds, _, _ = socket.recv_fds(handoff, 16, 1)
     except BaseException:
@@ -49,17 +54,18 @@ def spare_main(handoff: socket.socket) -> None:
     if not fds:
         os._exit(0)
     handoff.close()
+    for extra in fds[1:]:
+        os.close(extra)
     child_main(fds[0])
+
+
+_warm_code = None
 
 
 def _warm_up() -> None:
     """Run a small program now, so the pages a run touches are copied before the clock starts."""
-    from lackpy.run.compiler import prepare
-    from lackpy.run.execute import thread_deadline  # noqa: F401 (imported, not used: keep ctypes loaded)
-
-    code = prepare("x = [1, 2]\ny = {'a': x}\nf'{len(x)}'", frozenset()).code
-    if code is not None:
-        execute(code, {}, {}, Limits(), _no_deadline)
+    if _warm_code is not None:
+        execute(_warm_code, {}, {}, Limits(), _no_deadline)
         wire.encode({"t": "done", "outcome": {"output": ("x", 1, None)}})
 
 
@@ -74,7 +80,6 @@ def child_main(fd: int) -> None:
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.setsid()
-        _close_other_fds(fd)
         channel = socket.socket(fileno=fd)
         job = wire.recv(channel, JOB_MAX_BYTES)
         if job is None or job.get("t") != "job":
