@@ -62,6 +62,78 @@ def noop() -> None:
     return None
 
 
+def raw_round_trip(count: int) -> float:
+    """Seconds per 40-byte ping-pong with a forked echo process over a socketpair (the floor)."""
+    import socket
+
+    host, child = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        host.close()
+        while True:
+            data = child.recv(64)
+            if not data:
+                os._exit(0)
+            child.sendall(data)
+    child.close()
+    start = time.perf_counter()
+    for _ in range(count):
+        host.sendall(b"x" * 40)
+        host.recv(64)
+    elapsed = (time.perf_counter() - start) / count
+    host.close()
+    os.waitpid(pid, 0)
+    return elapsed
+
+
+def isolation_table(kit, ws: Path, programs_dir: Path, restore, repeat: int) -> None:
+    """The isolated worker next to in-process runs and the plain CPython floor.
+
+    Isolated runs are timed after a 10 ms pause (not timed), as runs arrive
+    in practice: the fork server has a warmed-up spare worker ready. Runs
+    fired back to back (no pause) are reported in their own row.
+    """
+    from lackpy.kit.context import ToolContext
+
+    def pause() -> None:
+        time.sleep(0.01)
+
+    def iso(src):
+        return lambda: run_program(src, kit, mode="isolated")
+
+    def inproc(src):
+        return lambda: run_program(src, kit, mode="inprocess")
+
+    for src in ("1 + 1", "noop()"):
+        assert run_program(src, kit, mode="isolated").success
+    trivial_code = compile("1 + 1", "<floor>", "exec")
+    (t_iso,) = side_by_side([iso("1 + 1")], repeat, setup=pause)
+    (t_iso_b2b,) = side_by_side([iso("1 + 1")], repeat)
+    t_in, t_floor = side_by_side([inproc("1 + 1"), lambda: exec(trivial_code, {})], repeat, 200)
+    calls = "for i in range(1000):\n    noop()\n"
+    t_iso_calls, t_iso_none = side_by_side([iso(calls), iso("1 + 1")], max(5, repeat // 3), setup=pause)
+    per_call = (t_iso_calls - t_iso_none) / 1000
+    pipe = raw_round_trip(5000)
+    todo = (programs_dir / "02_count_todos.py").read_text()
+    todo_code = compile(todo, "<floor>", "exec")
+    floor_tools = dict(kit.callables)
+    t02_iso, t02_in, t02_floor = side_by_side([iso(todo), inproc(todo), lambda: exec(todo_code, dict(floor_tools))], repeat, setup=pause)
+    edit = (programs_dir / "07_edit.py").read_text()
+
+    def direct_writes():
+        run_program(edit, kit, mode="inprocess", context=ToolContext(ws, staging=False))
+
+    t07_staged, t07_direct = side_by_side([inproc(edit), direct_writes], repeat, setup=restore)
+    restore()
+    print("\n| isolation | isolated | inprocess | floor | isolated vs floor |")
+    print("|---|---|---|---|---|")
+    print(f"| trivial program, per run | {fmt(t_iso)} | {fmt(t_in)} | {fmt(t_floor)} | +{fmt(t_iso - t_floor)} |")
+    print(f"| trivial program, runs back to back | {fmt(t_iso_b2b)} | — | — | +{fmt(t_iso_b2b - t_floor)} |")
+    print(f"| tool call round trip | {fmt(per_call)} | — | {fmt(pipe)} (raw socketpair round trip) | {per_call / pipe:.2f}x |")
+    print(f"| 02_count_todos | {fmt(t02_iso)} | {fmt(t02_in)} | {fmt(t02_floor)} | {t02_iso / t02_floor:.2f}x |")
+    print(f"| 07_edit: staged writes vs direct | {fmt(t07_staged)} | {fmt(t07_direct)} (direct) | — | staging +{fmt(t07_staged - t07_direct)} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=21)
@@ -92,7 +164,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for name, src in workloads(programs_dir):
         setup = restore if "edit" in name else None
-        result = run_program(src, kit)
+        result = run_program(src, kit, mode="inprocess")
         assert result.success, (name, result.error)
         parse, check = side_by_side([lambda: ast.parse(src), lambda: validate(src, names)], args.repeat, 200)
 
@@ -101,10 +173,10 @@ def main() -> None:
 
         def cold():
             compiler.cache_clear()
-            run_program(src, kit)
+            run_program(src, kit, mode="inprocess")
 
         def warm():
-            run_program(src, kit)
+            run_program(src, kit, mode="inprocess")
 
         t_floor, t_cold, t_warm = side_by_side([floor, cold, warm], args.repeat, setup=setup)
         print(
@@ -117,15 +189,17 @@ def main() -> None:
     print("|---|---|---|---|")
     trivial_code = compile("1 + 1", "<floor>", "exec")
     trivial, trivial_floor = side_by_side(
-        [lambda: run_program("1 + 1", kit), lambda: exec(trivial_code, {})], args.repeat, 2000
+        [lambda: run_program("1 + 1", kit, mode="inprocess"), lambda: exec(trivial_code, {})], args.repeat, 2000
     )
     print(f"| cached trivial program `1 + 1` | {fmt(trivial)} | {fmt(trivial_floor)} (exec of compiled code) | {fmt(trivial - trivial_floor)} |")
 
     loop = "for i in range(10000):\n    noop()\n"
     loop_code = compile(loop, "<floor>", "exec")
-    run_program(loop, kit)
-    t_traced, t_plain = side_by_side([lambda: run_program(loop, kit), lambda: exec(loop_code, {"noop": noop})], args.repeat)
+    run_program(loop, kit, mode="inprocess")
+    t_traced, t_plain = side_by_side([lambda: run_program(loop, kit, mode="inprocess"), lambda: exec(loop_code, {"noop": noop})], args.repeat)
     print(f"| 10,000 calls of a no-op tool | {fmt(t_traced)} | {fmt(t_plain)} | {fmt((t_traced - t_plain) / 10000)} per call |")
+
+    isolation_table(kit, ws, programs_dir, restore, args.repeat)
 
     exe = Path(sys.executable).parent / "lackpy"
     if exe.exists():
