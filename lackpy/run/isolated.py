@@ -36,8 +36,11 @@ def run_isolated(
     sandbox: bool = True,
 ) -> Outcome:
     """Run ``code`` in a fresh worker; ``tools`` (traced, bound) run here on its behalf."""
-    server = get_fork_server()
-    pid, channel = server.spawn()
+    try:
+        server = get_fork_server()
+        pid, channel = server.spawn()
+    except (WorkerError, OSError) as exc:
+        return Outcome(False, error=f"cannot start the isolated worker: {exc}", error_kind="crash")
     max_frame = max(16 * 1024 * 1024, 2 * limits.max_output_bytes + 1024 * 1024, limits.max_write_bytes + 1024 * 1024)
     deadline = time.monotonic() + limits.timeout_s + GRACE_S
     try:

@@ -97,3 +97,17 @@ def test_pack_refuses_objects_unless_lenient():
     with pytest.raises(wire.NotPlainData):
         wire.pack(object())
     assert json.dumps(wire.pack({"x": object()}, lenient=True)).startswith('{"x": {"$repr": "<object object')
+
+
+def test_a_worker_that_cannot_start_is_a_failed_result(kit, monkeypatch):
+    """If no worker can be started, run_program returns a crash result instead of raising."""
+    from lackpy.run import isolated
+
+    def broken():
+        raise WorkerError("the isolated worker's fork server did not start")
+
+    monkeypatch.setattr(isolated, "get_fork_server", broken)
+    result = run_program("1 + 1", kit, mode="isolated")
+    assert not result.success and result.error_kind == "crash"
+    assert result.error == "cannot start the isolated worker: the isolated worker's fork server did not start"
+    assert run_program("1 + 1", kit, mode="inprocess").output == 2
