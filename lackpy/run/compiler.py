@@ -26,7 +26,9 @@ CACHE_SIZE = 512
 
 
 # Operators whose result can grow without bound, compiled into guard calls.
-GUARDED_OPERATORS = {ast.Mult: "_mul_", ast.Pow: "_pow_", ast.LShift: "_lshift_"}
+GUARDED_OPERATORS = {ast.Add: "_add_", ast.Mult: "_mul_", ast.Pow: "_pow_", ast.LShift: "_lshift_"}
+# Builtins whose result is always a number: adding one cannot build a sequence.
+NUMERIC_CALLS = frozenset({"len", "int", "float", "abs", "round", "bool"})
 
 
 SMALL_INT = 2**31
@@ -62,12 +64,25 @@ class LackpyTransformer(RestrictingNodeTransformer):
             return node.id in self.counters
         return isinstance(node, ast.Constant) and type(node.value) is int and -SMALL_INT < node.value < SMALL_INT
 
+    def number(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Constant):
+            return type(node.value) in (int, float)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            return node.func.id in NUMERIC_CALLS
+        return isinstance(node, ast.Name) and node.id in self.counters
+
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        left, right = node.left, node.right  # before the transform wraps them
         node = self.node_contents_visit(node)
         guard = GUARDED_OPERATORS.get(type(node.op))
-        # The product of two bounded ints cannot run away: the hot loop
-        # `for i in range(n): total += i * i` stays a plain multiplication.
-        if guard is None or (guard == "_mul_" and self.small_int(node.left) and self.small_int(node.right)):
+        # The product of two bounded ints cannot run away, and adding a number
+        # cannot build a sequence: `total = total + 1` and `i * i` in a loop
+        # over range stay plain operators.
+        if (
+            guard is None
+            or (guard == "_mul_" and self.small_int(left) and self.small_int(right))
+            or (guard == "_add_" and (self.number(left) or self.number(right)))
+        ):
             return node
         call = ast.Call(ast.copy_location(ast.Name(guard, ast.Load()), node), [node.left, node.right], [])
         return ast.copy_location(call, node)

@@ -116,9 +116,9 @@ _SEQUENCES = frozenset({str, bytes, bytearray, list, tuple})
 
 @functools.lru_cache(maxsize=64)
 def operation_guards(limits: Limits) -> dict[str, Any]:
-    """Guards that bound the work one operation can do: repetition, powers, shifts, range.
+    """Guards that bound the work one operation can do: concatenation, repetition, powers, shifts, range.
 
-    ``a * b``, ``a ** b`` and ``a << b`` are compiled into calls of these, as
+    ``a + b``, ``a * b``, ``a ** b`` and ``a << b`` are compiled into calls of these, as
     are in-place operators and ``range``; each refuses a result larger than
     ``max_items`` items or ``max_int_bits`` bits before building it.
     """
@@ -129,6 +129,13 @@ def operation_guards(limits: Limits) -> dict[str, Any]:
 
     def too_big(bits: int) -> LimitExceeded:
         return LimitExceeded("max_int_bits", max_bits, f"an operation would build a {bits}-bit integer; the limit is {max_bits} bits")
+
+    def add(a: Any, b: Any) -> Any:
+        kind = type(a)
+        if kind is not int and kind is not float and kind in _SEQUENCES and type(b) in _SEQUENCES:
+            if len(a) + len(b) > max_items:
+                raise too_many(len(a) + len(b))
+        return a + b
 
     def mul(a: Any, b: Any) -> Any:
         ta, tb = type(a), type(b)
@@ -183,7 +190,7 @@ def operation_guards(limits: Limits) -> dict[str, Any]:
             raise too_many(size)
         return r
 
-    return {"_mul_": mul, "_pow_": power, "_lshift_": lshift, "_inplacevar_": inplacevar, "range": bounded_range}
+    return {"_add_": add, "_mul_": mul, "_pow_": power, "_lshift_": lshift, "_inplacevar_": inplacevar, "range": bounded_range}
 
 
 def guarded_apply(fn: Any, *args: Any, **kwargs: Any) -> Any:

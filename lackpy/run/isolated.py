@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 
 from lackpy.errors import LackpyError, LimitExceeded, WorkerError
 from lackpy.run import wire
-from lackpy.run.execute import Outcome
+from lackpy.run.execute import DeadlineReached, Outcome, thread_deadline
 from lackpy.run.forkserver import get_fork_server
 from lackpy.run.limits import Limits
 from lackpy.run.trace import describe_exception
@@ -51,14 +51,17 @@ def run_isolated(
             "tools": list(tools),
             "limits": limits.to_dict(),
             "max_frame": max_frame,
+            "reply_frame": max(max_frame, limits.memory_bytes),
             "sandbox": sandbox,
         }
         try:
             wire.send(channel, job)
         except wire.NotPlainData as exc:
             return Outcome(False, error=f"parameters must be plain data: {exc}", error_kind="invalid")
-        return _serve(channel, tools, deadline, max_frame, limits)
-    except socket.timeout:
+        # The watchdog also stops a tool that runs past the deadline here in the host.
+        with thread_deadline(max(deadline - time.monotonic(), 0.001)):
+            return _serve(channel, tools, deadline, max_frame, limits)
+    except (socket.timeout, DeadlineReached):
         return Outcome(
             False,
             error=f"limit exceeded: timeout: ran longer than {limits.timeout_s:g} s",
@@ -77,13 +80,24 @@ def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], dead
     # Non-blocking, so reads can poll briefly before waiting (a socket with a
     # timeout would wait in poll first); every wait is bounded by the deadline.
     channel.setblocking(False)
+    reply_limit = max(max_frame, limits.memory_bytes)  # the worker accepts replies up to its memory
     while True:
         message = wire.recv(channel, max_frame, deadline)
         if message is None:
             raise WorkerError("the worker exited without a result")
         kind = message["t"]
         if kind == "call":
-            wire.send(channel, _call(message, tools), deadline=deadline)
+            reply = wire.encode(_call(message, tools))
+            if len(reply) > reply_limit:
+                reply = wire.encode(_too_large(len(reply), reply_limit))
+            try:
+                wire.send_bytes(channel, reply, deadline)
+            except (BrokenPipeError, ConnectionResetError):
+                # The worker stopped while the tool ran (its own timer): read its report.
+                final = wire.recv(channel, max_frame, time.monotonic() + 0.5)
+                if final is None or final.get("t") != "done":
+                    raise
+                return _outcome(final.get("outcome"))
         elif kind == "done":
             return _outcome(message.get("outcome"))
         else:
@@ -107,6 +121,11 @@ def _call(message: dict, tools: Mapping[str, Callable[..., Any]]) -> dict:
     except (wire.NotPlainData, RecursionError):
         return {"t": "err", "type": "ToolError", "kind": "tool", "message": f"returned a {type(value).__name__}, which an isolated program cannot receive"}
     return {"t": "ok", "value": value}
+
+
+def _too_large(size: int, limit: int) -> dict:
+    message = f"returned {size} bytes, more than an isolated program can receive ({limit}); ask for less"
+    return {"t": "err", "type": "ToolError", "kind": "tool", "message": message}
 
 
 def _outcome(fields: Any) -> Outcome:

@@ -82,6 +82,17 @@ def _snapshot(value: Any) -> Any:
     return _Summary(summarize(value))
 
 
+def _kept(values: Any) -> Any:
+    """Arguments as the trace keeps them: small immutable values as they are, others summarised now.
+
+    Keeping a large argument (a file's new content) until the run ends would
+    hold every call's copy in memory.
+    """
+    if type(values) is dict:
+        return {k: v if type(v) in _KEEP or (type(v) is str and len(v) <= SUMMARY_CHARS) else _snapshot(v) for k, v in values.items()}
+    return tuple(v if type(v) in _KEEP or (type(v) is str and len(v) <= SUMMARY_CHARS) else _snapshot(v) for v in values)
+
+
 class Recorder:
     """Wraps a run's tools, keeps the raw record of every call and caps their number."""
 
@@ -104,11 +115,15 @@ class Recorder:
             try:
                 result = fn(*args, **kwargs)
             except BaseException as exc:
-                append((alias, args, kwargs, None, start, clock(), exc))
+                append((alias, _kept(args), _kept(kwargs), None, start, clock(), exc))
                 if not isinstance(exc, LimitExceeded):
                     exc.lackpy_tool = alias  # type: ignore[attr-defined]
                 raise
             end = clock()
+            if args:
+                args = _kept(args)
+            if kwargs:
+                kwargs = _kept(kwargs)
             append((alias, args, kwargs, result if type(result) in keep else snapshot(result), start, end, None))
             return result
 

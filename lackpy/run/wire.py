@@ -107,7 +107,12 @@ def decode(data: bytes) -> dict:
 
 def send(sock: socket.socket, message: dict, lenient: bool = False, deadline: float | None = None) -> None:
     """Send one message; on a non-blocking socket, wait for room until ``deadline``."""
-    data = memoryview(encode(message, lenient))
+    send_bytes(sock, encode(message, lenient), deadline)
+
+
+def send_bytes(sock: socket.socket, frame: bytes, deadline: float | None = None) -> None:
+    """Send an encoded frame; on a non-blocking socket, wait for room until ``deadline``."""
+    data = memoryview(frame)
     while data:
         try:
             data = data[sock.send(data) :]

@@ -90,8 +90,7 @@ def child_main(fd: int) -> None:
             sandbox.confine()  # before the rlimits: Landlock needs a descriptor for its ruleset
         _apply_rlimits(limits, fd, baseline)
         code = marshal.loads(job["code"])
-        max_frame = job["max_frame"]
-        tools = {alias: _proxy(alias, channel, max_frame) for alias in job["tools"]}
+        tools = {alias: _proxy(alias, channel, job["max_frame"], job["reply_frame"], limits) for alias in job["tools"]}
         outcome = execute(code, tools, job["params"], limits, alarm_deadline)
         if outcome.limit == "memory":
             outcome.variables = {}  # free what exhausted the memory before reporting
@@ -161,13 +160,18 @@ def _remote_error(reply: dict, alias: str) -> BaseException:
     return error
 
 
-def _proxy(alias: str, channel: socket.socket, max_frame: int) -> Callable[..., Any]:
+def _proxy(alias: str, channel: socket.socket, max_frame: int, reply_frame: int, limits: Limits) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            wire.send(channel, {"t": "call", "tool": alias, "args": list(args), "kwargs": kwargs})
+            frame = wire.encode({"t": "call", "tool": alias, "args": list(args), "kwargs": kwargs})
         except wire.NotPlainData as exc:
             raise TypeError(str(exc)) from None
-        reply = wire.recv(channel, max_frame)
+        if len(frame) > max_frame:  # the host would refuse it: it is the write limit that matters
+            raise LimitExceeded(
+                "max_write_bytes", limits.max_write_bytes, f"a call to {alias} carries {len(frame)} bytes, more than a run may write"
+            )
+        wire.send_bytes(channel, frame)
+        reply = wire.recv(channel, reply_frame)
         if reply is None:  # the host is gone
             os._exit(EXIT_FAILED)
         if reply["t"] == "ok":

@@ -168,7 +168,10 @@ def glob(ctx: ToolContext, pattern: object) -> list[str]:
         raise PathError(f"a pattern must be a non-empty string, not {pattern!r}")
     if os.path.isabs(pattern):
         raise PathError(f"absolute paths are not allowed: {pattern} (use a pattern relative to the workspace)")
-    parts = [p for p in pattern.replace(os.sep, "/").split("/") if p not in ("", ".")]
+    parts = []
+    for part in pattern.replace(os.sep, "/").split("/"):
+        if part not in ("", ".") and not (part == "**" and parts and parts[-1] == "**"):
+            parts.append(part)  # "**/**" matches what "**" matches, at a far higher cost
     if ".." in parts:
         raise PathError(f"outside the workspace: {pattern}")
     if not parts:  # "." names the workspace itself, which is not a file

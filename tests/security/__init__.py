@@ -1,0 +1,1 @@
+"""Adversarial security tests: hostile programs against the validator, guards, limits and tools."""
