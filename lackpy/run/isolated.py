@@ -87,7 +87,7 @@ def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], dead
             raise WorkerError("the worker exited without a result")
         kind = message["t"]
         if kind == "call":
-            reply = wire.encode(_call(message, tools))
+            reply = _call(message, tools)
             if len(reply) > reply_limit:
                 reply = wire.encode(_too_large(len(reply), reply_limit))
             try:
@@ -104,23 +104,24 @@ def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], dead
             raise WorkerError(f"the worker sent an unknown message {kind!r}")
 
 
-def _call(message: dict, tools: Mapping[str, Callable[..., Any]]) -> dict:
+def _call(message: dict, tools: Mapping[str, Callable[..., Any]]) -> bytes:
+    """Run the tool a worker asked for; the encoded reply (value or error)."""
     alias, args, kwargs = message.get("tool"), message.get("args"), message.get("kwargs")
     if alias not in tools or type(args) is not list or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
         raise WorkerError("the worker sent a malformed tool call")
     try:
         value = tools[alias](*args, **kwargs)
     except LimitExceeded as exc:
-        return {"t": "err", "kind": "limit", "limit": exc.limit, "value": exc.value, "message": str(exc)}
+        return wire.encode({"t": "err", "kind": "limit", "limit": exc.limit, "value": exc.value, "message": str(exc)})
     except Exception as exc:
         kind = exc.kind if isinstance(exc, LackpyError) else "tool"
         message = describe_exception(exc).partition(": ")[2]  # never empty
-        return {"t": "err", "type": type(exc).__name__, "kind": kind, "message": message}
+        return wire.encode({"t": "err", "type": type(exc).__name__, "kind": kind, "message": message})
     try:
-        wire.pack(value)
+        return wire.encode_reply(value)
     except (wire.NotPlainData, RecursionError):
-        return {"t": "err", "type": "ToolError", "kind": "tool", "message": f"returned a {type(value).__name__}, which an isolated program cannot receive"}
-    return {"t": "ok", "value": value}
+        message = f"returned a {type(value).__name__}, which an isolated program cannot receive"
+        return wire.encode({"t": "err", "type": "ToolError", "kind": "tool", "message": message})
 
 
 def _too_large(size: int, limit: int) -> dict:

@@ -21,7 +21,8 @@ from typing import Any
 from lackpy.errors import WorkerError
 
 HEADER = struct.Struct("!I")
-SPIN_S = 100e-6  # how long a reader polls before it sleeps in select
+SPIN_S = 500e-6  # how long a reader polls before it sleeps in select
+SMALL_FRAME = 64 * 1024  # read this much at once: most messages arrive whole
 JSON_SAFE_INT = 2**53
 
 
@@ -95,7 +96,36 @@ def encode(message: dict, lenient: bool = False) -> bytes:
     return HEADER.pack(len(data)) + data
 
 
+# The two commonest messages also have a compact form: a call whose arguments
+# are all strings (``C`` tool NUL arg NUL arg...) and a reply that is one
+# string (``S`` text). JSON bodies always start with ``{``.
+
+
+def encode_call(tool: str, args: tuple, kwargs: dict) -> bytes:
+    if not kwargs and all(type(a) is str and "\x00" not in a for a in args):
+        data = b"C" + "\x00".join((tool, *args)).encode("utf-8", "surrogatepass")
+        return HEADER.pack(len(data)) + data
+    return encode({"t": "call", "tool": tool, "args": list(args), "kwargs": kwargs})
+
+
+def encode_reply(value: Any) -> bytes:
+    if type(value) is str:
+        data = b"S" + value.encode("utf-8", "surrogatepass")
+        return HEADER.pack(len(data)) + data
+    return encode({"t": "ok", "value": value})
+
+
 def decode(data: bytes) -> dict:
+    kind = data[:1]
+    if kind == b"S" or kind == b"C":
+        try:
+            text = data[1:].decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            raise WorkerError("the worker sent text that is not UTF-8") from None
+        if kind == b"S":
+            return {"t": "ok", "value": text}
+        tool, *args = text.split("\x00")
+        return {"t": "call", "tool": tool, "args": args, "kwargs": {}}
     try:
         message = json.loads(data.decode("utf-8", "surrogatepass"), object_hook=_unpack_tag)
     except (ValueError, RecursionError, TypeError) as exc:
@@ -130,33 +160,39 @@ def recv(sock: socket.socket, max_bytes: int, deadline: float | None = None) -> 
 
     ``deadline`` (``time.monotonic()``) bounds the wait; past it ``socket.timeout`` is raised.
     """
-    header = _read_exactly(sock, HEADER.size, deadline)
-    if header is None:
+    head = _read_at_least(sock, HEADER.size, SMALL_FRAME, deadline)  # usually the whole frame
+    if head is None:
         return None
-    (size,) = HEADER.unpack(header)
+    (size,) = HEADER.unpack_from(head)
     if size > max_bytes:
         raise WorkerError(f"the worker sent a message of {size} bytes; the limit is {max_bytes}")
-    body = _read_exactly(sock, size, deadline)
-    if body is None:
-        return None
+    body = head[HEADER.size :]
+    if len(body) > size:
+        raise WorkerError("the worker sent a second message before its answer")
+    if len(body) < size:
+        rest = _read_at_least(sock, size - len(body), size - len(body), deadline)
+        if rest is None:
+            return None
+        body += rest
     return decode(body)
 
 
-def _read_exactly(sock: socket.socket, size: int, deadline: float | None) -> bytes | None:
-    """Read ``size`` bytes: poll briefly (the reply usually comes within microseconds), then wait.
+def _read_at_least(sock: socket.socket, need: int, want: int, deadline: float | None) -> bytes | None:
+    """Read ``need`` to ``want`` bytes: poll briefly (replies usually come within microseconds), then wait.
 
     The brief poll spares the scheduler wake-up that dominates a round trip
     between two processes; it gives up after SPIN_S and waits in select.
+    Reading more than one frame's header at once is safe because at most one
+    frame is ever in flight each way: every message waits for the other
+    side's answer (``recv`` checks this).
     """
-    if size == 0:
-        return b""
-    buffer = bytearray(size)
+    buffer = bytearray(want)
     view = memoryview(buffer)
     got = 0
     spin_until = time.perf_counter() + SPIN_S
-    while got < size:
+    while got < need:
         try:
-            count = sock.recv_into(view[got:], size - got, socket.MSG_DONTWAIT)
+            count = sock.recv_into(view[got:], want - got, socket.MSG_DONTWAIT)
         except (BlockingIOError, InterruptedError):
             if time.perf_counter() < spin_until:
                 continue
@@ -170,4 +206,4 @@ def _read_exactly(sock: socket.socket, size: int, deadline: float | None) -> byt
         if count == 0:
             return None
         got += count
-    return bytes(buffer)
+    return bytes(view[:got])

@@ -163,7 +163,7 @@ def _remote_error(reply: dict, alias: str) -> BaseException:
 def _proxy(alias: str, channel: socket.socket, max_frame: int, reply_frame: int, limits: Limits) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            frame = wire.encode({"t": "call", "tool": alias, "args": list(args), "kwargs": kwargs})
+            frame = wire.encode_call(alias, args, kwargs)
         except wire.NotPlainData as exc:
             raise TypeError(str(exc)) from None
         if len(frame) > max_frame:  # the host would refuse it: it is the write limit that matters

@@ -111,3 +111,25 @@ def test_a_worker_that_cannot_start_is_a_failed_result(kit, monkeypatch):
     assert not result.success and result.error_kind == "crash"
     assert result.error == "cannot start the isolated worker: the isolated worker's fork server did not start"
     assert run_program("1 + 1", kit, mode="inprocess").output == 2
+
+
+@pytest.mark.parametrize(
+    "frame, message",
+    [
+        (wire.encode_call("read_file", ("a.txt",), {}), {"t": "call", "tool": "read_file", "args": ["a.txt"], "kwargs": {}}),
+        (wire.encode_call("echo", ("a\x00b",), {}), {"t": "call", "tool": "echo", "args": ["a\x00b"], "kwargs": {}}),
+        (wire.encode_call("echo", (1,), {"k": "v"}), {"t": "call", "tool": "echo", "args": [1], "kwargs": {"k": "v"}}),
+        (wire.encode_reply("héllo"), {"t": "ok", "value": "héllo"}),
+        (wire.encode_reply(("x", 1)), {"t": "ok", "value": ("x", 1)}),
+    ],
+    ids=["compact-call", "nul-falls-back", "kwargs-fall-back", "compact-reply", "json-reply"],
+)
+def test_compact_and_json_frames_decode_to_the_same_messages(frame, message):
+    """Both frame forms decode to the same plain messages."""
+    assert wire.decode(frame[wire.HEADER.size :]) == message
+
+
+def test_compact_frames_must_be_utf8():
+    """A compact frame that is not UTF-8 is refused."""
+    with pytest.raises(WorkerError, match="not UTF-8"):
+        wire.decode(b"S\xff\xfe")
