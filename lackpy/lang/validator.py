@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+import warnings
 from functools import lru_cache
 from typing import Callable, Iterable, Sequence
 
@@ -108,8 +109,15 @@ def _parse(program: object) -> tuple[ast.Module | None, list[Diagnostic], str]:
         ], ""
     if not program.strip():  # Unicode whitespace too, which the parser would reject
         return None, [EMPTY_PROGRAM], ""
+    depth = _bracket_depth(program)
+    if depth > MAX_DEPTH:
+        return None, [
+            Diagnostic("too-deep", f"brackets nested {depth} levels deep; the limit is {MAX_DEPTH}", hint="split it into several assignments")
+        ], ""
     try:
-        return ast.parse(program, PROGRAM_FILENAME), [], program
+        with warnings.catch_warnings():  # e.g. invalid escapes: the program's, not the host's
+            warnings.simplefilter("ignore")
+            return ast.parse(program, PROGRAM_FILENAME), [], program
     except SyntaxError as exc:
         msg = exc.msg or "invalid syntax"
         return None, [
@@ -121,6 +129,22 @@ def _parse(program: object) -> tuple[ast.Module | None, list[Diagnostic], str]:
         return None, [
             Diagnostic("too-complex", "program is nested too deeply to parse", hint="split it into simpler statements")
         ], ""
+
+
+_BRACKETS = re.compile(r"[(\[{]|[)\]}]")
+
+
+def _bracket_depth(program: str) -> int:
+    """The deepest bracket nesting, found before parsing (brackets inside strings count too)."""
+    depth = deepest = 0
+    for match in _BRACKETS.finditer(program):
+        if match.group() in "([{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif depth:
+            depth -= 1
+    return deepest
 
 
 def _apply_rules(tree: ast.Module, rules: Sequence[Rule]) -> list[Diagnostic]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import types
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -189,7 +190,9 @@ def _compile(tree: ast.Module, params: tuple[str, ...]) -> types.CodeType:
         function.type_params = []
     function.lineno, function.col_offset = 1, 0
     function.end_lineno, function.end_col_offset = anchor.end_lineno, anchor.end_col_offset
-    code = compile(ast.Module([function], []), PROGRAM_FILENAME, "exec", dont_inherit=True)
+    with warnings.catch_warnings():  # a program's SyntaxWarnings are not the host's business
+        warnings.simplefilter("ignore")
+        code = compile(ast.Module([function], []), PROGRAM_FILENAME, "exec", dont_inherit=True)
     return next(c for c in code.co_consts if isinstance(c, types.CodeType))
 
 

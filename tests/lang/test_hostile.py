@@ -135,8 +135,8 @@ DEEP_ATTRIBUTE_OVER_LIMIT = "x = 1\ny = x" + ".a" * 101
 @pytest.mark.parametrize(
     ("program", "code"),
     [
-        pytest.param(DEEP_PARENS, "parse-error", id="1000-parens"),
-        pytest.param(DEEP_LISTS, "parse-error", id="1000-lists"),
+        pytest.param(DEEP_PARENS, "too-deep", id="1000-parens"),
+        pytest.param(DEEP_LISTS, "too-deep", id="1000-lists"),
         pytest.param(MANY_MINUSES, "too-complex", id="100000-minuses"),
         pytest.param(LONG_ATTRIBUTE_CHAIN, "too-complex", id="5000-attributes"),
         pytest.param(LONG_SUM, "too-complex", id="50000-additions"),
@@ -316,3 +316,15 @@ def test_utf8_bytes_are_checked_as_text():
     """A UTF-8 bytes program is decoded and its diagnostics carry character columns."""
     result = validate('t = "日本" + _x'.encode("utf-8"))
     assert [(e.code, e.line, e.col) for e in result.errors] == [("forbidden-name", 1, 12)]
+
+
+def test_bracket_nesting_is_capped_before_parsing(monkeypatch):
+    """Brackets nested deeper than the limit are refused without parsing the text."""
+    from lackpy.lang import validator
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(validator.ast, "parse", no_parse)
+    result = validate("x = " + "[" * 101 + "]" * 101)
+    assert [(e.code, e.message) for e in result.errors] == [("too-deep", "brackets nested 101 levels deep; the limit is 100")]
