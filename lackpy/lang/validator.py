@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import re
 import sys
-import warnings
 from functools import lru_cache
 from typing import Callable, Iterable, Sequence
 
@@ -115,9 +114,7 @@ def _parse(program: object) -> tuple[ast.Module | None, list[Diagnostic], str]:
             Diagnostic("too-deep", f"brackets nested {depth} levels deep; the limit is {MAX_DEPTH}", hint="split it into several assignments")
         ], ""
     try:
-        with warnings.catch_warnings():  # e.g. invalid escapes: the program's, not the host's
-            warnings.simplefilter("ignore")
-            return ast.parse(program, PROGRAM_FILENAME), [], program
+        return ast.parse(program, PROGRAM_FILENAME), [], program
     except SyntaxError as exc:
         msg = exc.msg or "invalid syntax"
         return None, [
