@@ -48,16 +48,15 @@ def diff(ctx: ToolContext) -> str:
         old = _read(real) if ctx.baseline.get(real) is not None else None
         before = [] if old is None else old.decode("utf-8", "replace").splitlines(True)
         after = [] if new is None else new.decode("utf-8", "replace").splitlines(True)
-        chunks.extend(
-            difflib.unified_diff(
-                before,
-                after,
-                "/dev/null" if old is None else f"a/{rel}",
-                "/dev/null" if new is None else f"b/{rel}",
-            )
-        )
-    text = "".join(chunks)
-    return text if not text or text.endswith("\n") else text + "\n"
+        for line in difflib.unified_diff(
+            before,
+            after,
+            "/dev/null" if old is None else f"a/{rel}",
+            "/dev/null" if new is None else f"b/{rel}",
+        ):
+            # as git does: a last line without a newline is marked, so the diff stays a diff
+            chunks.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(chunks)
 
 
 def commit(ctx: ToolContext) -> Changes:

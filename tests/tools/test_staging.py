@@ -124,3 +124,9 @@ def test_commit_writes_atomically_and_keeps_modes(workspace):
     assert done.modified == ["README.md"] and target.read_text() == "new\n"
     assert target.stat().st_mode & 0o777 == 0o640
     assert [p.name for p in workspace.iterdir() if "lackpy-tmp" in p.name] == []
+
+
+def test_diff_marks_a_missing_final_newline(kit, workspace):
+    """A staged file without a final newline shows git's marker in the diff."""
+    result = run_program('write_file("x.txt", "hi")', kit, mode="inprocess", dry_run=True)
+    assert result.diff == "--- /dev/null\n+++ b/x.txt\n@@ -0,0 +1 @@\n+hi\n\\ No newline at end of file\n"
