@@ -174,11 +174,6 @@ def seccomp_available() -> tuple[bool, str]:
 
 
 @functools.lru_cache(maxsize=1)
-def landlock_abi_cached() -> int:
-    return landlock_abi()
-
-
-@functools.lru_cache(maxsize=1)
 def seccomp_program() -> bytes:
     """The filter as compiled BPF, built once (in the fork server) so children only load it.
 
