@@ -26,26 +26,29 @@ import time
 
 from lackpy.errors import WorkerError
 
-_server: "ForkServer | None" = None
+_servers: dict[bool, "ForkServer"] = {}
 _server_lock = threading.Lock()
 
 
-def get_fork_server() -> "ForkServer":
-    """The process-wide fork server, started on first use and restarted if it died."""
-    global _server
+def get_fork_server(sandbox: bool = True) -> "ForkServer":
+    """The process-wide fork server for sandboxed (or plain) workers, started on first use."""
     with _server_lock:
-        if _server is None or not _server.alive():
-            _server = ForkServer()
-            atexit.register(_server.close)
-        return _server
+        server = _servers.get(sandbox)
+        if server is None or not server.alive():
+            server = _servers[sandbox] = ForkServer(sandbox)
+            atexit.register(server.close)
+        return server
 
 
 class ForkServer:
     """The host's handle on the fork server process."""
 
-    def __init__(self) -> None:
+    def __init__(self, sandbox: bool = True) -> None:
         host_end, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        boot = f"import sys; sys.path[:0] = {sys.path!r}; from lackpy.run.forkserver import serve; serve({server_end.fileno()})"
+        boot = (
+            f"import sys; sys.path[:0] = {sys.path!r}; from lackpy.run.forkserver import serve; "
+            f"serve({server_end.fileno()}, {sandbox!r})"
+        )
         self.process = subprocess.Popen(
             [sys.executable, "-I", "-c", boot],
             pass_fds=[server_end.fileno()],
@@ -132,12 +135,12 @@ class ForkServer:
 # -- the server process ----------------------------------------------------------
 
 
-def serve(fd: int) -> None:
+def serve(fd: int, sandbox: bool = True) -> None:
     """Main loop of the fork server process (never returns).
 
-    One warmed-up spare worker always waits, forked ahead of time: a spawn
-    hands it the run's channel and forks the next spare afterwards, so the
-    fork is not on the host's critical path.
+    One warmed-up spare worker always waits, forked ahead of time (and, with
+    ``sandbox``, already confined): a spawn hands it the run's channel and the
+    next spare is forked once the server is idle, off the host's critical path.
     """
     import gc
 
@@ -156,7 +159,7 @@ def serve(fd: int) -> None:
         if pid == 0:
             control.close()
             server_end.close()
-            worker.spare_main(spare_end)  # never returns
+            worker.spare_main(spare_end, sandbox)  # never returns
         spare_end.close()
         children.add(pid)
         return pid, server_end

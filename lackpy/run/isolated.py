@@ -37,7 +37,7 @@ def run_isolated(
 ) -> Outcome:
     """Run ``code`` in a fresh worker; ``tools`` (traced, bound) run here on its behalf."""
     try:
-        server = get_fork_server()
+        server = get_fork_server(sandbox)
         pid, channel = server.spawn()
     except (WorkerError, OSError) as exc:
         return Outcome(False, error=f"cannot start the isolated worker: {exc}", error_kind="crash")
@@ -52,7 +52,6 @@ def run_isolated(
             "limits": limits.to_dict(),
             "max_frame": max_frame,
             "reply_frame": max(max_frame, limits.memory_bytes),
-            "sandbox": sandbox,
         }
         try:
             wire.send(channel, job)

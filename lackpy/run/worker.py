@@ -1,9 +1,10 @@
 """The isolated worker: a forked child that has only the program and a channel.
 
-After the fork the child closes every descriptor but its channel, receives
-its job (compiled program, parameters, tool names, limits), applies rlimits
-(address space, CPU, file size, open files, processes) and the optional OS
-sandbox, and runs the program. Each tool is a proxy that sends the call to
+A spare worker closes every descriptor but its hand-off socket, warms up and
+confines itself (Landlock, seccomp) while it waits. When a run arrives it
+receives its channel, then its job (compiled program, parameters, tool names,
+limits), applies rlimits (address space, CPU, file size, open files,
+processes) and runs the program. Each tool is a proxy that sends the call to
 the host and waits for the result; the host runs the real tool.
 """
 
@@ -20,7 +21,8 @@ from contextlib import nullcontext
 from typing import Any, Callable
 
 from lackpy.errors import LimitExceeded, ToolError
-from lackpy.run import sandbox, wire
+from lackpy.run import sandbox as _sandbox
+from lackpy.run import wire
 from lackpy.run.execute import Outcome, alarm_deadline, execute, value_size
 from lackpy.run.limits import Limits
 from lackpy.run.trace import summarize
@@ -37,26 +39,31 @@ def preload() -> None:
     from lackpy.run.compiler import prepare
 
     _warm_code = prepare("x = [1, 2]\ny = {'a': x}\nf'{len(x)}'", frozenset()).code
-    sandbox.status()  # loads pyseccomp, when installed, before any child is confined
+    _sandbox.status()  # loads pyseccomp and compiles the filter before any child is confined
     for codec in ("utf-8", "ascii", "latin-1", "utf-16", "utf-32"):
         "x".encode(codec).decode(codec)
     summarize([("x", 1.5, None, b"", {1})])
 
 
-def spare_main(handoff: socket.socket) -> None:
-    """A spare worker: warm up while idle, then run the job whose channel arrives."""
+def spare_main(handoff: socket.socket, sandbox: bool) -> None:
+    """A spare worker: close, warm up and confine itself while idle, then run the job that arrives."""
     try:
         _close_other_fds(handoff.fileno())
         _warm_up()
+        baseline = _address_space()  # read /proc before Landlock takes paths away
+        if sandbox:
+            _sandbox.confine()  # needs no job: every worker is confined the same way
         _, fds, _, _ = socket.recv_fds(handoff, 16, 1)
     except BaseException:
+        if os.environ.get("LACKPY_DEBUG_WORKER"):
+            traceback.print_exc()
         os._exit(EXIT_FAILED)
     if not fds:
         os._exit(0)
     handoff.close()
     for extra in fds[1:]:
         os.close(extra)
-    child_main(fds[0])
+    child_main(fds[0], baseline)
 
 
 _warm_code = None
@@ -69,8 +76,11 @@ def _warm_up() -> None:
         wire.encode({"t": "done", "outcome": {"output": ("x", 1, None)}})
 
 
-def child_main(fd: int) -> None:
-    """Run one job on channel ``fd`` and exit; never returns."""
+def child_main(fd: int, baseline: int) -> None:
+    """Run one job on channel ``fd`` and exit; never returns.
+
+    ``baseline`` is the address space the worker already used before the job.
+    """
     status = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -80,9 +90,6 @@ def child_main(fd: int) -> None:
         if job is None or job.get("t") != "job":
             os._exit(EXIT_FAILED)
         limits = Limits(**job["limits"])
-        baseline = _address_space()  # read /proc before Landlock takes paths away
-        if job.get("sandbox", True):
-            sandbox.confine()  # before the rlimits: Landlock needs a descriptor for its ruleset
         _apply_rlimits(limits, fd, baseline)
         code = marshal.loads(job["code"])
         tools = {alias: _proxy(alias, channel, job["max_frame"], job["reply_frame"], limits) for alias in job["tools"]}

@@ -103,7 +103,7 @@ def test_a_worker_that_cannot_start_is_a_failed_result(kit, monkeypatch):
     """If no worker can be started, run_program returns a crash result instead of raising."""
     from lackpy.run import isolated
 
-    def broken():
+    def broken(sandbox=True):
         raise WorkerError("the isolated worker's fork server did not start")
 
     monkeypatch.setattr(isolated, "get_fork_server", broken)
@@ -133,3 +133,40 @@ def test_compact_frames_must_be_utf8():
     """A compact frame that is not UTF-8 is refused."""
     with pytest.raises(WorkerError, match="not UTF-8"):
         wire.decode(b"S\xff\xfe")
+
+
+ESCAPED_READ = '''
+def program(path):
+    def subclasses(cls):
+        for sub in cls.__class__.__subclasses__(cls):  # works for type itself too
+            yield sub
+            yield from subclasses(sub)
+    for file_io in subclasses(().__class__.__base__):  # object, without any builtin
+        if file_io.__name__ == "FileIO":
+            return (file_io(path).read().decode(), {})
+'''
+
+
+def _raw_program_code():
+    """Code that escaped every lackpy check: compiled directly, no validator, no guards."""
+    module = compile(ESCAPED_READ, "<program>", "exec")
+    return next(c for c in module.co_consts if hasattr(c, "co_code"))
+
+
+def test_the_worker_itself_cannot_read_files(outside):
+    """Even code that got past the validator and the guards cannot open a file in the worker.
+
+    The open-files rlimit refuses any new descriptor, and Landlock (where the
+    kernel has it; see test_sandbox.py) refuses any path on its own.
+    """
+    from lackpy.run.execute import execute, thread_deadline
+    from lackpy.run.isolated import run_isolated
+    from lackpy.run.limits import Limits
+
+    code = _raw_program_code()
+    escaped = execute(code, {}, {"path": str(outside)}, Limits(), thread_deadline)
+    assert escaped.output == "CANARY-SECRET\n"  # in this process, nothing stops it
+    confined = run_isolated(code, {}, {"path": str(outside)}, Limits(timeout_s=5))
+    assert not confined.success and confined.error_kind == "runtime"
+    assert "Too many open files" in confined.error or "PermissionError" in confined.error
+    assert "CANARY-SECRET" not in repr(confined)
