@@ -42,6 +42,7 @@ def run_isolated(
     except (WorkerError, OSError) as exc:
         return Outcome(False, error=f"cannot start the isolated worker: {exc}", error_kind="crash")
     max_frame = max(16 * 1024 * 1024, 2 * limits.max_output_bytes + 1024 * 1024, limits.max_write_bytes + 1024 * 1024)
+    reply_frame = max(max_frame, limits.memory_bytes)  # the worker accepts replies up to its memory
     deadline = time.monotonic() + limits.timeout_s + GRACE_S
     try:
         job = {
@@ -51,7 +52,7 @@ def run_isolated(
             "tools": list(tools),
             "limits": limits.to_dict(),
             "max_frame": max_frame,
-            "reply_frame": max(max_frame, limits.memory_bytes),
+            "reply_frame": reply_frame,
         }
         try:
             wire.send(channel, job)
@@ -59,7 +60,7 @@ def run_isolated(
             return Outcome(False, error=f"parameters must be plain data: {exc}", error_kind="invalid")
         # The watchdog also stops a tool that runs past the deadline here in the host.
         with thread_deadline(max(deadline - time.monotonic(), 0.001)):
-            return _serve(channel, tools, deadline, max_frame, limits)
+            return _serve(channel, tools, deadline, max_frame, reply_frame)
     except (socket.timeout, DeadlineReached):
         return Outcome(
             False,
@@ -75,11 +76,10 @@ def run_isolated(
         channel.close()
 
 
-def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], deadline: float, max_frame: int, limits: Limits) -> Outcome:
+def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], deadline: float, max_frame: int, reply_frame: int) -> Outcome:
     # Non-blocking, so reads can poll briefly before waiting (a socket with a
     # timeout would wait in poll first); every wait is bounded by the deadline.
     channel.setblocking(False)
-    reply_limit = max(max_frame, limits.memory_bytes)  # the worker accepts replies up to its memory
     while True:
         message = wire.recv(channel, max_frame, deadline)
         if message is None:
@@ -87,8 +87,8 @@ def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], dead
         kind = message["t"]
         if kind == "call":
             reply = _call(message, tools)
-            if len(reply) > reply_limit:
-                reply = wire.encode(_too_large(len(reply), reply_limit))
+            if len(reply) > reply_frame:
+                reply = wire.encode(_too_large(len(reply), reply_frame))
             try:
                 wire.send_bytes(channel, reply, deadline)
             except (BrokenPipeError, ConnectionResetError):
