@@ -24,10 +24,21 @@ class ToolContext:
     refuse to overwrite a file that changed meanwhile.
     """
 
-    __slots__ = ("root", "files_read", "files_modified", "staging", "staged", "baseline", "staged_bytes", "max_write_bytes")
+    __slots__ = (
+        "root", "files_read", "files_modified", "staging", "staged", "baseline", "staged_bytes", "max_write_bytes",
+        "session", "settings",
+    )
 
-    def __init__(self, root: str | os.PathLike, staging: bool = False, max_write_bytes: int = 64 * 1024 * 1024) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike,
+        staging: bool = False,
+        max_write_bytes: int = 64 * 1024 * 1024,
+        settings: dict | None = None,
+    ) -> None:
         self.root = os.path.realpath(root)
+        self.session: dict = {}  # state that outlives a run (processes, checklists), shared by fresh()
+        self.settings: dict = dict(settings or {})  # tool settings from the service's config
         self.staging = staging
         self.max_write_bytes = max_write_bytes
         self.files_read: dict[str, None] = {}
@@ -51,6 +62,8 @@ class ToolContext:
         context.staged = {}
         context.baseline = {}
         context.staged_bytes = 0
+        context.session = self.session
+        context.settings = self.settings
         return context
 
     def note_read(self, path: str) -> None:
