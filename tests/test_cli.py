@@ -116,9 +116,9 @@ def test_kit_list_info_create(invoke, workspace):
     listing = json.loads(invoke("kit", "list", "--json").stdout)
     assert {k["name"] for k in listing} >= {"filesystem", "readonly"}
     info = json.loads(invoke("kit", "info", "filesystem", "--json").stdout)
-    assert info["grade"] == {"w": 3, "d": 3} and len(info["tools"]) == 4
+    assert info["grade"] == {"w": 3, "d": 3} and len(info["tools"]) == 6
     text = invoke("kit", "info", "read_file,find_files").stdout
-    assert "grade: w=1 d=0" in text and "read_file(path: str) -> str" in text
+    assert "grade: w=1 d=0" in text and "read_file(path: str, offset: int = None, limit: int = None) -> str" in text
     created = invoke("kit", "create", "mine", "--tools", "read_file,find_files", "--description", "Mine")
     assert created.exit_code == 0 and (workspace / ".lackpy" / "kits" / "mine.kit").is_file()
     again = invoke("kit", "create", "mine", "--tools", "read_file")
@@ -140,10 +140,10 @@ def test_kit_info_reports_unknown_frontmatter(invoke, workspace):
 def test_docs_and_tools_and_spec(invoke):
     """docs index/show, tools and spec print what they promise."""
     index = json.loads(invoke("docs", "index", "--kit", "readonly", "--json").stdout)
-    assert index == {"tool_docs": {"read_file": "docs/tools/read_file.md", "find_files": "docs/tools/find_files.md"}, "kit_docs": []}
+    assert index == {"tool_docs": {n: f"docs/tools/{n}.md" for n in ["read_file", "list_dir", "find_files", "grep"]}, "kit_docs": []}
     assert invoke("docs", "show", "read_file").stdout.startswith("# read_file")
     tools = json.loads(invoke("tools", "--json").stdout)
-    assert [t["name"] for t in tools] == ["edit_file", "find_files", "read_file", "write_file"]
+    assert [t["name"] for t in tools] == ["edit_file", "find_files", "grep", "list_dir", "read_file", "write_file"]
     spec = json.loads(invoke("spec").stdout)
     assert set(spec) >= {"allowed_nodes", "forbidden_nodes", "forbidden_names", "allowed_builtins"}
 

@@ -1,4 +1,4 @@
-"""The ``builtin`` provider: read_file, find_files, write_file and edit_file.
+"""The ``builtin`` provider's file tools: read_file, find_files, list_dir, grep, write_file, edit_file.
 
 Each works on the run's workspace through the path policy of
 ``lackpy.tools.workspace``, and registers through lackpy's own hooks exactly
@@ -8,6 +8,7 @@ as a third-party plugin would.
 from __future__ import annotations
 
 import difflib
+import re
 from typing import Any, Callable
 
 from lackpy.errors import ProviderError, ToolError
@@ -18,15 +19,77 @@ from lackpy.tools import workspace
 
 
 @uses_context
-def read_file(ctx: ToolContext, path: str) -> str:
-    """Return the text of a workspace file."""
-    return workspace.read_text(ctx, path)
+def read_file(ctx: ToolContext, path: str, offset: int | None = None, limit: int | None = None) -> str:
+    """Return the text of a workspace file, or ``limit`` lines from line ``offset`` (1-based)."""
+    text = workspace.read_text(ctx, path)
+    if offset is None and limit is None:
+        return text
+    start = _positive(offset, "offset", 1) - 1
+    lines = text.splitlines(True)
+    stop = len(lines) if limit is None else start + _positive(limit, "limit", 1)
+    return "".join(lines[start:stop])
+
+
+def _positive(value: object, name: str, default: int) -> int:
+    if value is None:
+        return default
+    if type(value) is not int or value < 1:
+        raise ToolError(f"{name} must be a whole number of at least 1, not {value!r}")
+    return value
+
+
+FIND_KINDS = {None: frozenset({"file"}), "file": frozenset({"file"}), "dir": frozenset({"dir"}), "any": frozenset({"file", "dir"})}
 
 
 @uses_context
-def find_files(ctx: ToolContext, pattern: str) -> list[str]:
-    """Return the sorted workspace-relative paths of files matching a glob."""
-    return workspace.glob(ctx, pattern)
+def find_files(ctx: ToolContext, pattern: str, kind: str | None = None) -> list[str]:
+    """Sorted workspace-relative paths matching a glob: files, or with ``kind`` "dir" or "any"."""
+    kinds = FIND_KINDS.get(kind)
+    if kinds is None:
+        raise ToolError(f"kind must be 'file', 'dir' or 'any', not {kind!r}")
+    return workspace.glob(ctx, pattern, kinds)
+
+
+@uses_context
+def list_dir(ctx: ToolContext, path: str = ".") -> list[dict]:
+    """The entries of a workspace directory: [{"name", "kind", "size"}], sorted by name."""
+    return workspace.list_dir(ctx, path)
+
+
+GREP_MAX_HITS = 1000
+GREP_LINE_CHARS = 500
+GREP_MAX_FILE_BYTES = 16 * 1024 * 1024
+
+
+@uses_context
+def grep(ctx: ToolContext, pattern: str, glob: str = "**/*", ignore_case: bool = False, max_hits: int = GREP_MAX_HITS) -> list[dict]:
+    """Lines matching a regex in files matching ``glob``: [{"path", "line", "text"}].
+
+    Binary files and files over 16 MiB are skipped. When more lines match than
+    ``max_hits``, the list ends with one more entry whose "truncated" is True.
+    """
+    if not isinstance(pattern, str) or not pattern:
+        raise ToolError("grep: pattern must be a non-empty regular expression")
+    max_hits = _positive(max_hits, "max_hits", GREP_MAX_HITS)
+    try:
+        regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+    except re.error as exc:
+        raise ToolError(f"grep: invalid regular expression {pattern!r}: {exc}") from None
+    hits: list[dict] = []
+    for path in workspace.glob(ctx, glob):
+        try:
+            data = workspace.read_bytes(ctx, path, max_bytes=GREP_MAX_FILE_BYTES)
+        except ToolError:
+            continue  # unreadable or too large: skipped, as binary files are
+        if b"\0" in data[:8192]:
+            continue
+        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+            if regex.search(line):
+                if len(hits) == max_hits:
+                    hits.append({"path": "", "line": 0, "text": f"[grep stopped at {max_hits} hits; pass max_hits to see more]", "truncated": True})
+                    return hits
+                hits.append({"path": path, "line": number, "text": line[:GREP_LINE_CHARS]})
+    return hits
 
 
 @uses_context
@@ -39,8 +102,12 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
 
 
 @uses_context
-def edit_file(ctx: ToolContext, path: str, old_str: str, new_str: str) -> str:
-    """Replace the one occurrence of ``old_str`` and return the unified diff."""
+def edit_file(ctx: ToolContext, path: str, old_str: str, new_str: str, replace_all: bool = False) -> str:
+    """Replace ``old_str`` (once, or every occurrence) and return the unified diff.
+
+    The exact text is looked for first; if it does not occur, a match that
+    differs only in whitespace within lines is accepted.
+    """
     if not isinstance(old_str, str) or not isinstance(new_str, str):
         raise ToolError("edit_file: old_str and new_str must be strings")
     if not old_str:
@@ -50,16 +117,52 @@ def edit_file(ctx: ToolContext, path: str, old_str: str, new_str: str) -> str:
     except UnicodeDecodeError:
         raise ToolError(f"edit_file: {path} is not UTF-8 text; it was left unchanged") from None
     count = _occurrences(before, old_str)
-    if count == 0:
-        raise ToolError(f"edit_file: old_str not found in {path}{_closest_line(before, old_str)}")
-    if count > 1:
-        raise ToolError(f"edit_file: old_str occurs {count} times in {path}; include more surrounding text to make it unique")
-    after = before.replace(old_str, new_str, 1)
+    if count:
+        if count > 1 and not replace_all:
+            raise ToolError(
+                f"edit_file: old_str occurs {count} times in {path}; include more surrounding text, or pass replace_all=True"
+            )
+        after = before.replace(old_str, new_str) if replace_all else before.replace(old_str, new_str, 1)
+    else:
+        after = _replace_loosely(before, old_str, new_str, replace_all, path)
     if after != before:
         workspace.write_text(ctx, path, after)
     return "".join(
         difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{path}", f"b/{path}")
     )
+
+
+def _canonical(line: str) -> str:
+    return " ".join(line.split())
+
+
+def _replace_loosely(text: str, old_str: str, new_str: str, replace_all: bool, path: str) -> str:
+    """Replace whole lines that match ``old_str``'s lines up to whitespace."""
+    wanted = [_canonical(line) for line in old_str.strip("\n").splitlines()]
+    lines = text.splitlines(True)
+    size = len(wanted)
+    starts = [
+        i for i in range(len(lines) - size + 1)
+        if all(_canonical(lines[i + k]) == wanted[k] for k in range(size))
+    ]
+    if not starts or not any(wanted):
+        raise ToolError(f"edit_file: old_str not found in {path}{_closest_line(text, old_str)}")
+    if len(starts) > 1 and not replace_all:
+        raise ToolError(
+            f"edit_file: old_str matches {len(starts)} places in {path} (ignoring whitespace); "
+            "include more surrounding text, or pass replace_all=True"
+        )
+    replacement = new_str if new_str.endswith("\n") or not new_str else new_str + "\n"
+    out, position = [], 0
+    for start in starts:
+        if start < position:
+            continue  # overlaps the previous match
+        out.extend(lines[position:start])
+        ending = lines[start + size - 1]
+        out.append(replacement if ending.endswith("\n") else replacement.rstrip("\n"))
+        position = start + size
+    out.extend(lines[position:])
+    return "".join(out)
 
 
 def _occurrences(text: str, needle: str) -> int:
@@ -86,7 +189,11 @@ SPECS = [
         name="read_file",
         provider="builtin",
         description="Read a text file in the workspace and return its contents",
-        args=[_path("File path, relative to the workspace")],
+        args=[
+            _path("File path, relative to the workspace"),
+            ArgSpec("offset", "int", "First line to return, 1-based", required=False),
+            ArgSpec("limit", "int", "How many lines to return", required=False),
+        ],
         returns="str",
         grade_w=1,
         effects_ceiling=0,
@@ -98,7 +205,10 @@ SPECS = [
         name="find_files",
         provider="builtin",
         description="List workspace files matching a glob pattern such as '**/*.py'",
-        args=[ArgSpec("pattern", "str", "Glob relative to the workspace; ** spans directories")],
+        args=[
+            ArgSpec("pattern", "str", "Glob relative to the workspace; ** spans directories"),
+            ArgSpec("kind", "str", "'file' (the default), 'dir' or 'any'", required=False),
+        ],
         returns="list[str]",
         grade_w=1,
         effects_ceiling=0,
@@ -121,11 +231,12 @@ SPECS = [
     ToolSpec(
         name="edit_file",
         provider="builtin",
-        description="Replace one exact occurrence of old_str with new_str in a file; returns the diff",
+        description="Replace old_str with new_str in a file (exact, else ignoring whitespace); returns the diff",
         args=[
             _path("File path, relative to the workspace"),
-            ArgSpec("old_str", "str", "Exact text to replace; must occur once"),
+            ArgSpec("old_str", "str", "Text to replace; must occur once unless replace_all"),
             ArgSpec("new_str", "str", "Replacement text"),
+            ArgSpec("replace_all", "bool", "Replace every occurrence", required=False, default=False),
         ],
         returns="str",
         grade_w=3,
@@ -136,11 +247,45 @@ SPECS = [
     ),
 ]
 
+SPECS += [
+    ToolSpec(
+        name="list_dir",
+        provider="builtin",
+        description="List a workspace directory: name, kind ('file', 'dir', 'other') and size of each entry",
+        args=[ArgSpec("path", "str", "Directory, relative to the workspace", required=False, default=".")],
+        returns="list[dict]",
+        grade_w=1,
+        effects_ceiling=0,
+        docs="docs/tools/list_dir.md",
+        examples=['[e["name"] for e in list_dir("src") if e["kind"] == "dir"]'],
+        tags=["directory", "list", "ls", "files"],
+    ),
+    ToolSpec(
+        name="grep",
+        provider="builtin",
+        description="Search file contents with a regex: [{'path', 'line', 'text'}] for each matching line",
+        args=[
+            ArgSpec("pattern", "str", "Regular expression (Python syntax)"),
+            ArgSpec("glob", "str", "Which files to search", required=False, default="**/*"),
+            ArgSpec("ignore_case", "bool", "Match case-insensitively", required=False, default=False),
+            ArgSpec("max_hits", "int", "Stop after this many matching lines", required=False, default=GREP_MAX_HITS),
+        ],
+        returns="list[dict]",
+        grade_w=1,
+        effects_ceiling=0,
+        docs="docs/tools/grep.md",
+        examples=['hits = grep("TODO", glob="**/*.py")\nlen(hits)'],
+        tags=["search", "grep", "regex", "content", "find"],
+    ),
+]
+
 IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {
     "read_file": read_file,
     "find_files": find_files,
     "write_file": write_file,
     "edit_file": edit_file,
+    "list_dir": list_dir,
+    "grep": grep,
 }
 
 

@@ -37,7 +37,20 @@ def resolve(ctx: ToolContext, path: object) -> str:
     real = os.path.realpath(joined)
     if not _inside(real, root):
         raise PathError(f"symlink leads outside the workspace: {path}")
+    deny = ctx.settings.get("deny")
+    if deny and denied(relative_to(root, real), deny):
+        raise PathError(f"denied by the workspace policy: {path}")
     return real
+
+
+def denied(rel: str, patterns) -> bool:
+    """Whether a workspace-relative path matches one of the deny globs (``.git/**``)."""
+    segments = rel.split("/")
+    for pattern in patterns:
+        parts = [p for p in pattern.split("/") if p not in ("", ".")]
+        if _matches(parts, segments) or _matches(parts + ["**"], segments):
+            return True
+    return False
 
 
 def relative(ctx: ToolContext, real: str) -> str:
@@ -75,7 +88,8 @@ def fingerprint(real: str) -> tuple | None:
     return (info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode)
 
 
-def read_bytes(ctx: ToolContext, path: str) -> bytes:
+def read_bytes(ctx: ToolContext, path: str, max_bytes: int | None = None) -> bytes:
+    """The file's bytes (staged content first); larger than ``max_bytes`` is a PathError."""
     real = resolve(ctx, path)
     if ctx.staging and real in ctx.staged:  # read-your-writes
         data = ctx.staged[real]
@@ -89,6 +103,8 @@ def read_bytes(ctx: ToolContext, path: str) -> bytes:
             if stat.S_ISDIR(info.st_mode):
                 raise IsADirectoryError(path)
             raise PathError(f"not a regular file: {path}")
+        if max_bytes is not None and info.st_size > max_bytes:
+            raise PathError(f"larger than {max_bytes} bytes: {path}")
         with open(real, "rb") as handle:
             data = handle.read()
     except OSError as exc:
@@ -156,7 +172,7 @@ def _umask() -> int:
     return mask
 
 
-def glob(ctx: ToolContext, pattern: object) -> list[str]:
+def glob(ctx: ToolContext, pattern: object, kinds: frozenset[str] = frozenset({"file"})) -> list[str]:
     """Workspace-relative files matching a glob; ``**`` spans directories.
 
     As in the shell, wildcards do not match names starting with '.', so hidden
@@ -177,7 +193,7 @@ def glob(ctx: ToolContext, pattern: object) -> list[str]:
     if not parts:  # "." names the workspace itself, which is not a file
         return []
     found: set[str] = set()
-    for rel in _match(ctx.root, "", parts):
+    for rel in _match(ctx.root, "", parts, kinds):
         full = os.path.join(ctx.root, rel)
         if os.path.islink(full) and not _inside(os.path.realpath(full), ctx.root):
             continue
@@ -186,9 +202,52 @@ def glob(ctx: ToolContext, pattern: object) -> list[str]:
         rel = relative(ctx, real)
         if data is None:
             found.discard(rel)
-        elif _matches(parts, rel.split("/")):
+        elif "file" in kinds and _matches(parts, rel.split("/")):
             found.add(rel)
+    deny = ctx.settings.get("deny")
+    if deny:
+        found = {rel for rel in found if not denied(rel, deny)}
     return sorted(found)
+
+
+def list_dir(ctx: ToolContext, path: str = ".") -> list[dict]:
+    """Entries of a workspace directory: name, kind ("file", "dir", "link", "other") and size."""
+    real = resolve(ctx, path)
+    entries: dict[str, dict] = {}
+    try:
+        with os.scandir(real) as it:
+            for entry in it:
+                try:
+                    if entry.is_symlink():
+                        target = os.path.realpath(entry.path)
+                        if not _inside(target, ctx.root):
+                            continue  # nothing outside the workspace is listed
+                    info = entry.stat()
+                except OSError:
+                    continue
+                kind = "dir" if stat.S_ISDIR(info.st_mode) else "file" if stat.S_ISREG(info.st_mode) else "other"
+                entries[entry.name] = {"name": entry.name, "kind": kind, "size": info.st_size if kind == "file" else 0}
+    except NotADirectoryError:
+        raise PathError(f"not a directory: {path}") from None
+    except FileNotFoundError:
+        if not any(os.path.dirname(staged) == real for staged in ctx.staged):
+            raise PathError(f"no such directory: {path}") from None
+    except OSError as exc:
+        raise _os_error(path, exc) from None
+    for staged, data in ctx.staged.items():  # the run sees its own writes
+        if os.path.dirname(staged) == real:
+            name = os.path.basename(staged)
+            if data is None:
+                entries.pop(name, None)
+            else:
+                entries[name] = {"name": name, "kind": "file", "size": len(data)}
+    deny = ctx.settings.get("deny")
+    base = relative(ctx, real)
+    return [
+        entries[name]
+        for name in sorted(entries)
+        if not (deny and denied(name if base == "." else f"{base}/{name}", deny))
+    ]
 
 
 def _matches(parts: list[str], segments: list[str]) -> bool:
@@ -220,17 +279,17 @@ def _entries(root: str, rel: str) -> list[os.DirEntry]:
         return []
 
 
-def _match(root: str, rel: str, parts: list[str]) -> Iterator[str]:
+def _match(root: str, rel: str, parts: list[str], kinds: frozenset[str]) -> Iterator[str]:
     head, rest = parts[0], parts[1:]
     if head == "**":
         if rest:
-            yield from _match(root, rel, rest)
+            yield from _match(root, rel, rest, kinds)
         else:
-            yield from _all_files(root, rel)
+            yield from _all_below(root, rel, kinds)
             return
         for entry in _entries(root, rel):
             if entry.name[0] != "." and entry.is_dir(follow_symlinks=False):
-                yield from _match(root, _join(rel, entry.name), parts)
+                yield from _match(root, _join(rel, entry.name), parts, kinds)
         return
     if _MAGIC.search(head):
         candidates = [e for e in _entries(root, rel) if e.name[0] != "." and fnmatchcase(e.name, head)]
@@ -243,20 +302,28 @@ def _match(root: str, rel: str, parts: list[str]) -> Iterator[str]:
         child = _join(rel, entry.name)
         if rest:
             if entry.is_dir(follow_symlinks=False):
-                yield from _match(root, child, rest)
-        elif entry.is_file():
+                yield from _match(root, child, rest, kinds)
+        elif _kind(entry) in kinds:
             yield child
 
 
-def _all_files(root: str, rel: str) -> Iterator[str]:
+def _all_below(root: str, rel: str, kinds: frozenset[str]) -> Iterator[str]:
     for entry in _entries(root, rel):
         if entry.name[0] == ".":
             continue
         child = _join(rel, entry.name)
         if entry.is_dir(follow_symlinks=False):
-            yield from _all_files(root, child)
-        elif entry.is_file():
+            if "dir" in kinds:
+                yield child
+            yield from _all_below(root, child, kinds)
+        elif entry.is_file() and "file" in kinds:
             yield child
+
+
+def _kind(entry: os.DirEntry) -> str:
+    if entry.is_dir(follow_symlinks=False):
+        return "dir"
+    return "file" if entry.is_file() else "other"
 
 
 def _join(rel: str, name: str) -> str:

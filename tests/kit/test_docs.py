@@ -11,7 +11,7 @@ import pytest
 from lackpy.errors import DocsError
 from lackpy.kit.docs import PACKAGE_DOCS, resolve_doc
 
-FS_TOOLS = ["edit_file", "find_files", "read_file", "write_file"]
+FS_TOOLS = ["edit_file", "find_files", "grep", "list_dir", "read_file", "write_file"]
 SECTIONS = ["## Signature", "## Parameters", "## Returns", "## Notes", "## Examples"]
 
 
@@ -26,7 +26,7 @@ def test_docs_index_all_tools(toolbox):
 def test_docs_index_for_named_kit(toolbox):
     """docs_index('readonly') lists only the readonly kit's tool docs."""
     assert toolbox.docs_index("readonly") == {
-        "tool_docs": {"read_file": "docs/tools/read_file.md", "find_files": "docs/tools/find_files.md"},
+        "tool_docs": {n: f"docs/tools/{n}.md" for n in ["read_file", "list_dir", "find_files", "grep"]},
         "kit_docs": [],
     }
 

@@ -9,7 +9,7 @@ from lackpy.errors import KitError, KitFileError, UnknownKitError, UnknownToolEr
 from lackpy.kit.resolve import ResolvedKit, resolve_kit
 from lackpy.lang.grade import Grade
 
-FS_TOOLS = ["read_file", "find_files", "write_file", "edit_file"]
+FS_TOOLS = ["read_file", "list_dir", "find_files", "grep", "write_file", "edit_file"]
 
 
 def test_named_filesystem(toolbox):
@@ -20,16 +20,16 @@ def test_named_filesystem(toolbox):
     assert kit.grade == Grade(3, 3)
     assert kit.name == "filesystem"
     assert kit.source == "package"
-    assert kit.description == "Read, write, and search files in the workspace"
+    assert kit.description == "Read, search, write and edit files in the workspace"
     assert kit.names == frozenset(FS_TOOLS)
 
 
 def test_named_readonly(toolbox):
-    """The readonly kit has read_file and find_files and grade (1, 0)."""
+    """The readonly kit reads, lists, finds and greps, with grade (1, 0)."""
     kit = resolve_kit("readonly", toolbox)
-    assert list(kit.tools) == ["read_file", "find_files"]
+    assert list(kit.tools) == ["read_file", "list_dir", "find_files", "grep"]
     assert kit.grade == Grade(1, 0)
-    assert kit.aliases() == {"read_file": "read_file", "find_files": "find_files"}
+    assert kit.aliases() == {name: name for name in ["read_file", "list_dir", "find_files", "grep"]}
 
 
 @pytest.mark.parametrize("kit", ["none", "", "  none  "])
@@ -91,16 +91,16 @@ def test_alias_dict_entry_must_name_a_tool(toolbox, entry):
 
 
 def test_extra_tools_merged_and_grade_recomputed(toolbox):
-    """readonly + write_file gives three tools and grade (3, 3)."""
+    """readonly + write_file gives five tools and grade (3, 3)."""
     kit = resolve_kit("readonly", toolbox, extra_tools=["write_file"])
-    assert list(kit.tools) == ["read_file", "find_files", "write_file"]
+    assert list(kit.tools) == ["read_file", "list_dir", "find_files", "grep", "write_file"]
     assert kit.grade == Grade(3, 3)
 
 
 def test_extra_tools_duplicates_ignored(toolbox):
     """Extra tools already in the kit are silently ignored."""
     kit = resolve_kit("readonly", toolbox, extra_tools=["read_file", "find_files", "read_file"])
-    assert list(kit.tools) == ["read_file", "find_files"]
+    assert list(kit.tools) == ["read_file", "list_dir", "find_files", "grep"]
     assert kit.grade == Grade(1, 0)
 
 

@@ -29,12 +29,12 @@ def test_kit_list_package_kits(service):
     kits = by_name(service.kit_list())
     assert kits["filesystem"] == {
         "name": "filesystem",
-        "description": "Read, write, and search files in the workspace",
-        "tools": ["read_file", "find_files", "write_file", "edit_file"],
+        "description": "Read, search, write and edit files in the workspace",
+        "tools": ["read_file", "list_dir", "find_files", "grep", "write_file", "edit_file"],
         "source": "package",
         "path": str(PACKAGE_KITS / "filesystem.kit"),
     }
-    assert kits["readonly"]["tools"] == ["read_file", "find_files"]
+    assert kits["readonly"]["tools"] == ["read_file", "list_dir", "find_files", "grep"]
     assert kits["readonly"]["source"] == "package"
 
 
@@ -69,11 +69,12 @@ def test_kit_info_named(service):
     assert info["name"] == "readonly"
     assert info["source"] == "package"
     assert info["grade"] == {"w": 1, "d": 0}
-    assert info["tools"] == [
+    assert [t["name"] for t in info["tools"]] == ["read_file", "list_dir", "find_files", "grep"]
+    assert [info["tools"][0], info["tools"][2]] == [
         {
             "name": "read_file",
             "tool": "read_file",
-            "signature": "read_file(path: str) -> str",
+            "signature": "read_file(path: str, offset: int = None, limit: int = None) -> str",
             "description": "Read a text file in the workspace and return its contents",
             "provider": "builtin",
             "grade": {"w": 1, "d": 0},
@@ -82,14 +83,14 @@ def test_kit_info_named(service):
         {
             "name": "find_files",
             "tool": "find_files",
-            "signature": "find_files(pattern: str) -> list[str]",
+            "signature": "find_files(pattern: str, kind: str = None) -> list[str]",
             "description": "List workspace files matching a glob pattern such as '**/*.py'",
             "provider": "builtin",
             "grade": {"w": 1, "d": 0},
             "docs": "docs/tools/find_files.md",
         },
     ]
-    assert info["docs"] == ["docs/tools/read_file.md", "docs/tools/find_files.md"]
+    assert info["docs"] == [f"docs/tools/{n}.md" for n in ["read_file", "list_dir", "find_files", "grep"]]
     assert info["extra"] == {}
 
 
@@ -103,7 +104,7 @@ def test_kit_info_alias(service):
     """kit_info of an alias dict renders signatures under the alias."""
     info = service.kit_info({"find": "find_files"})
     assert [(t["name"], t["tool"], t["signature"]) for t in info["tools"]] == [
-        ("find", "find_files", "find(pattern: str) -> list[str]")
+        ("find", "find_files", "find(pattern: str, kind: str = None) -> list[str]")
     ]
 
 
@@ -211,7 +212,7 @@ def test_kit_with_unknown_tool_in_workspace_file(service, ws_kits):
 def test_toolbox_list(service):
     """toolbox_list has the four built-ins, sorted, with their grades and signatures."""
     tools = service.toolbox_list()
-    assert [t["name"] for t in tools] == ["edit_file", "find_files", "read_file", "write_file"]
+    assert [t["name"] for t in tools] == ["edit_file", "find_files", "grep", "list_dir", "read_file", "write_file"]
     table = {t["name"]: t for t in tools}
     assert table["read_file"]["grade"] == {"w": 1, "d": 0}
     assert table["find_files"]["grade"] == {"w": 1, "d": 0}

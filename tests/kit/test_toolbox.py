@@ -287,8 +287,8 @@ def test_format_description_list(toolbox):
     """format_description of a list gives one 'signature: description' line per tool, in order."""
     text = toolbox.format_description(["read_file", "find_files"])
     assert text.splitlines() == [
-        "read_file(path: str) -> str: Read a text file in the workspace and return its contents",
-        "find_files(pattern: str) -> list[str]: List workspace files matching a glob pattern such as '**/*.py'",
+        "read_file(path: str, offset: int = None, limit: int = None) -> str: Read a text file in the workspace and return its contents",
+        "find_files(pattern: str, kind: str = None) -> list[str]: List workspace files matching a glob pattern such as '**/*.py'",
     ]
 
 
@@ -296,8 +296,8 @@ def test_format_description_alias_dict(toolbox):
     """format_description of an alias dict renders each tool under its alias."""
     text = toolbox.format_description({"find": "find_files", "cat": "read_file"})
     assert text.splitlines() == [
-        "find(pattern: str) -> list[str]: List workspace files matching a glob pattern such as '**/*.py'",
-        "cat(path: str) -> str: Read a text file in the workspace and return its contents",
+        "find(pattern: str, kind: str = None) -> list[str]: List workspace files matching a glob pattern such as '**/*.py'",
+        "cat(path: str, offset: int = None, limit: int = None) -> str: Read a text file in the workspace and return its contents",
     ]
 
 

@@ -25,12 +25,14 @@ def run(service, program: str, kit="filesystem"):
 
 
 def test_specs_and_grades(toolbox):
-    """The four built-in specs have their documented signatures and grades."""
+    """The built-in file tools have their documented signatures and grades: reads low, writes high."""
     table = {s.name: (s.signature(), s.grade_w, s.effects_ceiling, s.provider) for s in toolbox.list_tools()}
     assert table == {
-        "edit_file": ("edit_file(path: str, old_str: str, new_str: str) -> str", 3, 3, "builtin"),
-        "find_files": ("find_files(pattern: str) -> list[str]", 1, 0, "builtin"),
-        "read_file": ("read_file(path: str) -> str", 1, 0, "builtin"),
+        "edit_file": ("edit_file(path: str, old_str: str, new_str: str, replace_all: bool = False) -> str", 3, 3, "builtin"),
+        "find_files": ("find_files(pattern: str, kind: str = None) -> list[str]", 1, 0, "builtin"),
+        "grep": ("grep(pattern: str, glob: str = '**/*', ignore_case: bool = False, max_hits: int = 1000) -> list[dict]", 1, 0, "builtin"),
+        "list_dir": ("list_dir(path: str = '.') -> list[dict]", 1, 0, "builtin"),
+        "read_file": ("read_file(path: str, offset: int = None, limit: int = None) -> str", 1, 0, "builtin"),
         "write_file": ("write_file(path: str, content: str) -> str", 3, 3, "builtin"),
     }
 
@@ -56,7 +58,7 @@ def test_builtin_provider_unknown_function():
     with pytest.raises(ProviderError) as info:
         BuiltinProvider().resolve(ToolSpec("mystery", "builtin"))
     assert "no tool 'mystery'" in str(info.value)
-    assert "edit_file, find_files, read_file, write_file" in str(info.value)
+    assert "edit_file, find_files, grep, list_dir, read_file, write_file" in str(info.value)
 
 
 def test_builtin_provider_function_alias(toolbox):
