@@ -48,7 +48,9 @@ def denied(rel: str, patterns) -> bool:
     segments = rel.split("/")
     for pattern in patterns:
         parts = [p for p in pattern.split("/") if p not in ("", ".")]
-        if _matches(parts, segments) or _matches(parts + ["**"], segments):
+        if parts and parts[-1] == "**":
+            parts = parts[:-1]  # ".git/**" denies the directory itself too
+        if parts and (_matches(parts, segments) or _matches(parts + ["**"], segments)):
             return True
     return False
 
