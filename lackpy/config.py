@@ -10,6 +10,10 @@
     [limits]                                # any field of lackpy.Limits
     timeout_s = 10
     memory_bytes = 536870912
+
+    [tools]                                 # settings the tools read
+    deny = [".git/**"]                      # paths no tool may touch
+    command_output_bytes = 65536
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ class Config:
     mode: str = "isolated"
     sandbox: bool = True
     limits: Limits = field(default_factory=Limits)
+    tools: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
 
@@ -58,7 +63,15 @@ class Config:
             limits = Limits().merged(data.pop("limits", None), f"{where} [limits]")
         except LimitsError as exc:
             raise ConfigError(str(exc)) from None
-        return cls(default_kit=default_kit, rules=rules, mode=mode, sandbox=sandbox, limits=limits, extra=data, path=path)
+        tools = data.pop("tools", {})
+        if not isinstance(tools, dict):
+            raise ConfigError(f"{where}: [tools] must be a table of settings")
+        deny = tools.get("deny", [])
+        if not isinstance(deny, list) or not all(isinstance(p, str) for p in deny):
+            raise ConfigError(f"{where}: [tools] deny must be a list of globs such as \".git/**\"")
+        return cls(
+            default_kit=default_kit, rules=rules, mode=mode, sandbox=sandbox, limits=limits, tools=tools, extra=data, path=path
+        )
 
     def load_rules(self) -> list:
         """Import the configured rule callables."""

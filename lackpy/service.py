@@ -43,9 +43,21 @@ class LackpyService:
         else:
             self.config = load_config(self.workspace)
         self.kits_dir = self.workspace / ".lackpy" / "kits"
-        self.toolbox = Toolbox(str(self.workspace))
+        self.toolbox = Toolbox(str(self.workspace), settings=self.config.tools)
         populate(self.toolbox)
         self._config_rules: list[Rule] | None = None
+
+    def close(self) -> None:
+        """Stop the background processes this service's programs started."""
+        from lackpy.tools.shell import stop_all
+
+        stop_all(self.toolbox.context.session)
+
+    def __enter__(self) -> "LackpyService":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- kits --------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lackpy import ConfigError, LackpyService, ParamError, UnknownKitError, WorkspaceError
+from lackpy import Config, ConfigError, LackpyService, ParamError, UnknownKitError, WorkspaceError
 
 
 def test_missing_workspace_is_refused(tmp_path: Path):
@@ -121,3 +121,25 @@ def test_language_spec(service):
     """language_spec lists the grammar tables."""
     spec = service.language_spec()
     assert "len" in spec["allowed_builtins"] and "Import" in spec["forbidden_nodes"]
+
+
+def test_tool_settings_come_from_config(workspace: Path):
+    """[tools] in the config reaches the tools: deny globs refuse paths."""
+    (workspace / ".lackpy").mkdir()
+    (workspace / ".lackpy" / "config.toml").write_text('[tools]\ndeny = ["src/**"]\n')
+    svc = LackpyService(workspace)
+    result = asyncio.run(svc.run_program('read_file("src/app.py")', kit="readonly", mode="inprocess"))
+    assert result.error == "line 1: PathError in read_file: denied by the workspace policy: src/app.py"
+    with pytest.raises(ConfigError, match="deny must be a list"):
+        Config.from_dict({"tools": {"deny": ".git"}})
+
+
+def test_close_stops_background_processes(workspace: Path):
+    """Closing the service stops the processes its programs started."""
+    with LackpyService(workspace) as svc:
+        started = asyncio.run(svc.run_program('start_process("sleep 30")', kit="coding", mode="inprocess"))
+        assert started.output == "p1"
+        listed = asyncio.run(svc.run_program("list_processes()", kit="coding", mode="inprocess"))
+        assert listed.output[0]["running"] is True
+        process = svc.toolbox.context.session["processes"]["p1"]
+    assert process.poll() is not None

@@ -35,8 +35,8 @@ class Toolbox:
     imports happen only when a kit uses one of its tools.
     """
 
-    def __init__(self, workspace: str | None = None) -> None:
-        self.context = ToolContext(workspace or ".")
+    def __init__(self, workspace: str | None = None, settings: dict | None = None) -> None:
+        self.context = ToolContext(workspace or ".", settings=settings)
         self.kits_dir = self.context.workspace / ".lackpy" / "kits"
         self._tools: dict[str, ToolSpec] = {}
         self._providers: dict[str, ToolProvider] = {}

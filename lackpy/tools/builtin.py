@@ -289,6 +289,17 @@ IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+def _suite() -> tuple[list[ToolSpec], dict[str, Callable[..., Any]]]:
+    """Every tool lackpy ships: these file tools, then shell, processes and the checklist."""
+    from lackpy.tools import shell, todo
+
+    specs = SPECS + shell.SPECS + todo.SPECS
+    return specs, {**IMPLEMENTATIONS, **shell.IMPLEMENTATIONS, **todo.IMPLEMENTATIONS}
+
+
+SUITE_SPECS, SUITE_IMPLEMENTATIONS = _suite()
+
+
 class BuiltinProvider:
     """Resolves the tools implemented inside lackpy."""
 
@@ -297,9 +308,9 @@ class BuiltinProvider:
     def resolve(self, spec: ToolSpec) -> Callable[..., Any]:
         function = spec.provider_config.get("function", spec.name)
         try:
-            return IMPLEMENTATIONS[function]
+            return SUITE_IMPLEMENTATIONS[function]
         except KeyError:
-            known = ", ".join(sorted(IMPLEMENTATIONS))
+            known = ", ".join(sorted(SUITE_IMPLEMENTATIONS))
             raise ProviderError(f"the builtin provider has no tool '{function}' (it has: {known})") from None
 
 
@@ -313,5 +324,5 @@ def register_tool_providers(register):
 
 @hookimpl
 def register_tools(register):
-    for spec in SPECS:
+    for spec in SUITE_SPECS:
         register(spec)

@@ -43,7 +43,7 @@ def test_kit_list_workspace_kits(service, ws_kits):
     (ws_kits / "mine.kit").write_text("---\ndescription: Mine\n---\nedit_file\n")
     (ws_kits / "readonly.kit").write_text("read_file\n")
     kits = service.kit_list()
-    assert [k["name"] for k in kits] == ["filesystem", "mine", "readonly"]
+    assert [k["name"] for k in kits] == ["coding", "filesystem", "mine", "readonly"]
     listed = by_name(kits)
     assert listed["mine"]["source"] == "workspace"
     assert listed["mine"]["description"] == "Mine"
@@ -212,7 +212,7 @@ def test_kit_with_unknown_tool_in_workspace_file(service, ws_kits):
 def test_toolbox_list(service):
     """toolbox_list has the four built-ins, sorted, with their grades and signatures."""
     tools = service.toolbox_list()
-    assert [t["name"] for t in tools] == ["edit_file", "find_files", "grep", "list_dir", "read_file", "write_file"]
+    assert [t["name"] for t in tools] == ["edit_file", "find_files", "grep", "list_dir", "list_processes", "poll_process", "read_file", "run_command", "start_process", "stop_process", "todo_read", "todo_set", "write_file"]
     table = {t["name"]: t for t in tools}
     assert table["read_file"]["grade"] == {"w": 1, "d": 0}
     assert table["find_files"]["grade"] == {"w": 1, "d": 0}

@@ -1,0 +1,79 @@
+"""A checklist per service session: todo_set replaces it, todo_read returns it.
+
+Each service instance (each MCP session) has its own list, kept in the
+ToolContext's session state, so every run of that service sees it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from lackpy.errors import ToolError
+from lackpy.kit.context import ToolContext, uses_context
+from lackpy.kit.spec import ArgSpec, ToolSpec
+
+STATUSES = ("pending", "active", "done")
+MAX_ITEMS = 200
+MAX_TEXT = 500
+
+
+def _item(index: int, value: object) -> dict:
+    if isinstance(value, str):
+        text, status = value, "pending"
+    elif isinstance(value, dict):
+        text, status = value.get("text"), value.get("status", "pending")
+    else:
+        raise ToolError(f"todo_set: item {index} must be a string or a dict with 'text' and 'status'")
+    if not isinstance(text, str) or not text.strip():
+        raise ToolError(f"todo_set: item {index} needs a non-empty 'text'")
+    if status not in STATUSES:
+        raise ToolError(f"todo_set: item {index} has status {status!r}; use one of: {', '.join(STATUSES)}")
+    return {"id": index, "text": text.strip()[:MAX_TEXT], "status": status}
+
+
+@uses_context
+def todo_set(ctx: ToolContext, items: list) -> list[dict]:
+    """Replace the session's checklist; returns it as [{"id", "text", "status"}]."""
+    if not isinstance(items, (list, tuple)):
+        raise ToolError("todo_set: items must be a list of strings or {'text', 'status'} dicts")
+    if len(items) > MAX_ITEMS:
+        raise ToolError(f"todo_set: at most {MAX_ITEMS} items")
+    checklist = [_item(i, value) for i, value in enumerate(items, start=1)]
+    ctx.session["todo"] = checklist
+    return [dict(item) for item in checklist]
+
+
+@uses_context
+def todo_read(ctx: ToolContext) -> list[dict]:
+    """The session's checklist, [] when none was set."""
+    return [dict(item) for item in ctx.session.get("todo", [])]
+
+
+SPECS = [
+    ToolSpec(
+        name="todo_set",
+        provider="builtin",
+        description="Replace the session's checklist with items (strings, or {'text', 'status'} with pending/active/done)",
+        args=[ArgSpec("items", "list", "The whole checklist, in order")],
+        returns="list[dict]",
+        grade_w=0,
+        effects_ceiling=1,
+        docs="docs/tools/todo_set.md",
+        examples=['todo_set(["read the config", {"text": "fix the test", "status": "active"}])'],
+        tags=["todo", "checklist", "plan", "tasks"],
+    ),
+    ToolSpec(
+        name="todo_read",
+        provider="builtin",
+        description="The session's checklist: [{'id', 'text', 'status'}]",
+        args=[],
+        returns="list[dict]",
+        grade_w=0,
+        effects_ceiling=0,
+        docs="docs/tools/todo_read.md",
+        examples=['[t["text"] for t in todo_read() if t["status"] != "done"]'],
+        tags=["todo", "checklist", "plan", "tasks"],
+    ),
+]
+
+IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {"todo_set": todo_set, "todo_read": todo_read}
