@@ -290,11 +290,11 @@ IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {
 
 
 def _suite() -> tuple[list[ToolSpec], dict[str, Callable[..., Any]]]:
-    """Every tool lackpy ships: these file tools, then shell, processes and the checklist."""
-    from lackpy.tools import shell, todo
+    """Every tool lackpy ships: these file tools, then shell, processes, the checklist and the web."""
+    from lackpy.tools import shell, todo, web
 
-    specs = SPECS + shell.SPECS + todo.SPECS
-    return specs, {**IMPLEMENTATIONS, **shell.IMPLEMENTATIONS, **todo.IMPLEMENTATIONS}
+    specs = SPECS + shell.SPECS + todo.SPECS + web.SPECS
+    return specs, {**IMPLEMENTATIONS, **shell.IMPLEMENTATIONS, **todo.IMPLEMENTATIONS, **web.IMPLEMENTATIONS}
 
 
 SUITE_SPECS, SUITE_IMPLEMENTATIONS = _suite()

@@ -143,7 +143,7 @@ def test_unreadable_path_is_kit_file_error(tmp_path: Path):
 
 def test_package_kits_exist():
     """The package ships filesystem.kit and readonly.kit."""
-    assert sorted(p.name for p in PACKAGE_KITS.glob("*.kit")) == ["coding.kit", "filesystem.kit", "readonly.kit"]
+    assert sorted(p.name for p in PACKAGE_KITS.glob("*.kit")) == ["all.kit", "coding.kit", "filesystem.kit", "readonly.kit", "web.kit"]
 
 
 def test_workspace_kit_wins(toolbox, kits_dir):
@@ -169,10 +169,12 @@ def test_list_kit_files(kits_dir):
     (kits_dir / "notes.txt").write_text("not a kit\n")
     found = list_kit_files(kits_dir)
     assert found == {
+        "all": ("package", PACKAGE_KITS / "all.kit"),
         "coding": ("package", PACKAGE_KITS / "coding.kit"),
         "filesystem": ("package", PACKAGE_KITS / "filesystem.kit"),
         "mine": ("workspace", kits_dir / "mine.kit"),
         "readonly": ("workspace", kits_dir / "readonly.kit"),
+        "web": ("package", PACKAGE_KITS / "web.kit"),
     }
 
 
@@ -184,7 +186,7 @@ def test_unknown_kit_names_closest_and_available(kits_dir):
     message = str(info.value)
     assert "unknown kit 'redonly'" in message
     assert "(did you mean: readonly?)" in message
-    assert "available kits: coding, filesystem, mine, readonly" in message
+    assert "available kits: all, coding, filesystem, mine, readonly, web" in message
 
 
 @pytest.mark.parametrize("name", ["../evil", "../../evil", "sub/evil", "/abs/evil", ".hidden"])

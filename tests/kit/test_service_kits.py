@@ -43,7 +43,7 @@ def test_kit_list_workspace_kits(service, ws_kits):
     (ws_kits / "mine.kit").write_text("---\ndescription: Mine\n---\nedit_file\n")
     (ws_kits / "readonly.kit").write_text("read_file\n")
     kits = service.kit_list()
-    assert [k["name"] for k in kits] == ["coding", "filesystem", "mine", "readonly"]
+    assert [k["name"] for k in kits] == ["all", "coding", "filesystem", "mine", "readonly", "web"]
     listed = by_name(kits)
     assert listed["mine"]["source"] == "workspace"
     assert listed["mine"]["description"] == "Mine"
@@ -212,7 +212,7 @@ def test_kit_with_unknown_tool_in_workspace_file(service, ws_kits):
 def test_toolbox_list(service):
     """toolbox_list has the four built-ins, sorted, with their grades and signatures."""
     tools = service.toolbox_list()
-    assert [t["name"] for t in tools] == ["edit_file", "find_files", "grep", "list_dir", "list_processes", "poll_process", "read_file", "run_command", "start_process", "stop_process", "todo_read", "todo_set", "write_file"]
+    assert [t["name"] for t in tools] == ["edit_file", "fetch_url", "find_files", "grep", "list_dir", "list_processes", "poll_process", "read_file", "run_command", "start_process", "stop_process", "todo_read", "todo_set", "web_search", "write_file"]
     table = {t["name"]: t for t in tools}
     assert table["read_file"]["grade"] == {"w": 1, "d": 0}
     assert table["find_files"]["grade"] == {"w": 1, "d": 0}
@@ -220,3 +220,19 @@ def test_toolbox_list(service):
     assert table["edit_file"]["grade"] == {"w": 3, "d": 3}
     assert table["write_file"]["signature"] == "write_file(path: str, content: str) -> str"
     assert all(t["provider"] == "builtin" and t["docs"] == f"docs/tools/{t['name']}.md" for t in tools)
+
+
+def test_shipped_kits_and_their_grades(service):
+    """readonly < filesystem < coding, web reads the network, all has every tool; shell and writes grade highest."""
+    grades = {name: service.kit_info(name)["grade"] for name in ("readonly", "filesystem", "coding", "web", "all")}
+    assert grades == {
+        "readonly": {"w": 1, "d": 0},
+        "filesystem": {"w": 3, "d": 3},
+        "coding": {"w": 3, "d": 3},
+        "web": {"w": 2, "d": 0},
+        "all": {"w": 3, "d": 3},
+    }
+    coding = {t["name"]: t["grade"] for t in service.kit_info("coding")["tools"]}
+    assert coding["run_command"] == {"w": 3, "d": 3} and coding["read_file"] == {"w": 1, "d": 0}
+    assert set(service.kit_info("filesystem")["tools"][i]["name"] for i in range(6)) < set(coding)
+    assert len(service.kit_info("all")["tools"]) == len(service.toolbox_list()) == 15

@@ -61,7 +61,7 @@ def test_builtin_provider_unknown_function():
     with pytest.raises(ProviderError) as info:
         BuiltinProvider().resolve(ToolSpec("mystery", "builtin"))
     assert "no tool 'mystery'" in str(info.value)
-    assert "edit_file, find_files, grep, list_dir, list_processes, poll_process, read_file, run_command" in str(info.value)
+    assert "edit_file, fetch_url, find_files, grep, list_dir, list_processes, poll_process, read_file" in str(info.value)
 
 
 def test_builtin_provider_function_alias(toolbox):
