@@ -38,6 +38,8 @@ class Limits:
     """Largest integer one operation may build, in bits."""
     max_write_bytes: int = 64 * MiB
     """Bytes a run may stage for writing, all files together."""
+    budget_bytes: int = 64 * 1024
+    """Printed text and the result are cut to this many UTF-8 bytes (a budget: it stops nothing)."""
 
     def merged(self, overrides: Mapping[str, Any] | "Limits" | None, source: str = "limits") -> "Limits":
         """These limits with ``overrides`` applied; unknown names or bad values raise LimitsError."""

@@ -47,6 +47,8 @@ class ExecutionResult:
     diff: str | None = None
     mode: str | None = None
     limits: Any = None
+    output_truncated: bool = False
+    printed_truncated: bool = False
 
     def to_dict(self) -> dict:
         return {
@@ -68,6 +70,8 @@ class ExecutionResult:
             "mode": self.mode,
             "grade": self.grade.to_dict() if self.grade is not None else None,
             "printed": self.printed,
+            "output_truncated": self.output_truncated,
+            "printed_truncated": self.printed_truncated,
             "duration_ms": self.duration_ms,
         }
 

@@ -10,6 +10,7 @@ succeeds.
 
 from __future__ import annotations
 
+import json
 from time import perf_counter
 from typing import Any, Mapping, Sequence
 
@@ -19,11 +20,12 @@ from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.grammar import ALLOWED_BUILTINS, FORBIDDEN_NAMES
 from lackpy.lang.validator import Rule
 from lackpy.run.compiler import prepare
-from lackpy.run.execute import Outcome, execute, thread_deadline
+from lackpy.run.execute import Outcome, execute, thread_deadline, value_size
 from lackpy.run.limits import DEFAULT_LIMITS, Limits
-from lackpy.run.result import ExecutionResult
+from lackpy.run.result import ExecutionResult, to_jsonable
 from lackpy.run.trace import Recorder
 from lackpy.tools import staging
+from lackpy.tools.budget import clamp
 
 MODES = ("isolated", "inprocess")
 
@@ -76,6 +78,7 @@ def run_program(
     else:
         outcome = execute(prepared.code, tools, params, limits, thread_deadline)
     result = _result(outcome)
+    _apply_budget(result, limits.budget_bytes)
     result.trace = recorder.entries(kit.tools)
     result.files_read = list(context.files_read)
     result.grade = kit.grade
@@ -98,6 +101,24 @@ def _result(outcome: Outcome) -> ExecutionResult:
         limit=outcome.limit,
         limit_value=outcome.limit_value,
     )
+
+
+def _apply_budget(result: ExecutionResult, budget: int) -> None:
+    """Cut printed text and the result to the budget (keeping both ends), flagging what was cut.
+
+    A result that is not text and too large becomes its JSON text, cut.
+    """
+    if result.printed:
+        result.printed, dropped = clamp(result.printed, budget)
+        result.printed_truncated = dropped > 0
+    output = result.output
+    if isinstance(output, str):
+        result.output, dropped = clamp(output, budget)
+        result.output_truncated = dropped > 0
+    elif output is not None and value_size(output, budget) > budget:
+        text = json.dumps(to_jsonable(output), ensure_ascii=False)
+        result.output, dropped = clamp(text, budget)
+        result.output_truncated = dropped > 0
 
 
 def _finish_writes(result: ExecutionResult, context: ToolContext, dry_run: bool) -> None:

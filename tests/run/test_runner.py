@@ -291,3 +291,16 @@ def test_hostile_text_never_raises(kit):
     for text in ["", "\x00", "(" * 5000, "def f(:", b"\xff\xfe", None, "1+" * 100000 + "1"]:
         result = run_program(text, kit)
         assert not result.success and result.error_kind == "invalid"
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "isolated"])
+def test_output_and_printed_text_are_cut_to_the_budget(kit, mode):
+    """Results and printed text over budget_bytes keep both ends with a notice, flagged in the result."""
+    result = run_program('print("p" * 5000)\n"a" * 3000 + "z" * 3000', kit, limits={"budget_bytes": 1000}, mode=mode)
+    assert result.success and result.output_truncated and result.printed_truncated
+    assert len(result.output.encode()) <= 1000 and result.output.startswith("aaa") and result.output.endswith("zzz")
+    assert "bytes cut" in result.output and len(result.printed.encode()) <= 1000
+    data = run_program('[{"k": "v" * 100} for i in range(100)]', kit, limits={"budget_bytes": 500}, mode=mode)
+    assert data.output_truncated and data.output.startswith('[{"k": "vvv') and len(data.output.encode()) <= 500
+    small = run_program('print("hi")\n[1, 2]', kit, mode=mode)
+    assert small.output == [1, 2] and not small.output_truncated and not small.printed_truncated
