@@ -134,6 +134,42 @@ def isolation_table(kit, ws: Path, programs_dir: Path, restore, repeat: int) -> 
     print(f"| 07_edit: staged writes vs direct | {fmt(t07_staged)} | {fmt(t07_direct)} (direct) | — | staging +{fmt(t07_staged - t07_direct)} |")
 
 
+def tools_table(toolbox, ws: Path, repeat: int) -> None:
+    """read_file and grep as tools (path policy, staging, tracing excluded) beside plain Python."""
+    import re
+
+    read_file = toolbox.bound("read_file")
+    grep = toolbox.bound("grep")
+    paths = sorted(str(p.relative_to(ws)) for p in ws.rglob("*.py"))
+    pattern = re.compile("TODO")
+
+    def plain_read():
+        for path in paths:
+            with open(ws / path, encoding="utf-8") as handle:
+                handle.read()
+
+    def tool_read():
+        for path in paths:
+            read_file(path)
+
+    def plain_grep():
+        hits = []
+        for path in paths:
+            with open(ws / path, encoding="utf-8") as handle:
+                for number, line in enumerate(handle.read().splitlines(), start=1):
+                    if pattern.search(line):
+                        hits.append({"path": path, "line": number, "text": line})
+        return hits
+
+    assert len(grep("TODO", glob="**/*.py")) == len(plain_grep())
+    t_tool, t_plain = side_by_side([tool_read, plain_read], repeat)
+    g_tool, g_plain = side_by_side([lambda: grep("TODO", glob="**/*.py"), plain_grep], repeat)
+    print("\n| tool | lackpy tool | plain Python | ratio |")
+    print("|---|---|---|---|")
+    print(f"| read_file, per call ({len(paths)} files) | {fmt(t_tool / len(paths))} | {fmt(t_plain / len(paths))} (open().read()) | {t_tool / t_plain:.2f}x |")
+    print(f"| grep TODO over {len(paths)} files | {fmt(g_tool)} | {fmt(g_plain)} (glob, read, re.search) | {g_tool / g_plain:.2f}x |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=21)
@@ -200,6 +236,7 @@ def main() -> None:
     print(f"| 10,000 calls of a no-op tool | {fmt(t_traced)} | {fmt(t_plain)} | {fmt((t_traced - t_plain) / 10000)} per call |")
 
     isolation_table(kit, ws, programs_dir, restore, args.repeat)
+    tools_table(toolbox, ws, args.repeat)
 
     exe = Path(sys.executable).parent / "lackpy"
     if exe.exists():

@@ -61,6 +61,9 @@ def relative(ctx: ToolContext, real: str) -> str:
 
 
 def relative_to(root: str, real: str) -> str:
+    if real.startswith(root + os.sep):  # resolved paths are inside the root: slice, no relpath
+        rel = real[len(root) + 1 :]
+        return rel if os.sep == "/" else rel.replace(os.sep, "/")
     return os.path.relpath(real, root).replace(os.sep, "/")
 
 
