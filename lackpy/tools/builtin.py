@@ -274,7 +274,7 @@ SPECS += [
         grade_w=1,
         effects_ceiling=0,
         docs="docs/tools/grep.md",
-        examples=['hits = grep("TODO", glob="**/*.py")\nlen(hits)'],
+        examples=['hits = grep(r"^import |^from ", glob="**/*.py")\nsorted({h["path"] for h in hits})'],
         tags=["search", "grep", "regex", "content", "find"],
     ),
 ]
