@@ -16,18 +16,17 @@ F = TypeVar("F", bound=Callable)
 
 
 class ToolContext:
-    """The workspace root (resolved) and what a run has read and written.
+    """The workspace root (resolved), its filesystem backend and what a run has touched.
 
-    A staging context (every program run gets one) keeps writes in ``staged``
-    (real path -> new bytes) instead of on disk; ``baseline`` remembers how
-    each file looked on disk when the run first touched it, so a commit can
-    refuse to overwrite a file that changed meanwhile.
+    ``fs`` is the backend tools reach files through (``lackpy.tools.fs``);
+    left None, the tools use the local disk, staged when ``staging`` is set
+    (every program run stages, so its writes are all-or-nothing).
+    ``session`` is state that outlives a run (processes, checklists) and
+    ``settings`` the tool settings from the service's config; both are shared
+    by the contexts ``fresh`` makes.
     """
 
-    __slots__ = (
-        "root", "files_read", "files_modified", "staging", "staged", "baseline", "staged_bytes", "max_write_bytes",
-        "session", "settings",
-    )
+    __slots__ = ("root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "session", "settings")
 
     def __init__(
         self,
@@ -35,33 +34,37 @@ class ToolContext:
         staging: bool = False,
         max_write_bytes: int = 64 * 1024 * 1024,
         settings: dict | None = None,
+        fs: Any = None,
     ) -> None:
         self.root = os.path.realpath(root)
-        self.session: dict = {}  # state that outlives a run (processes, checklists), shared by fresh()
-        self.settings: dict = dict(settings or {})  # tool settings from the service's config
         self.staging = staging
         self.max_write_bytes = max_write_bytes
+        self.fs = fs
         self.files_read: dict[str, None] = {}
         self.files_modified: dict[str, None] = {}
-        self.staged: dict[str, bytes | None] = {}
-        self.baseline: dict[str, tuple | None] = {}
-        self.staged_bytes = 0
+        self.session: dict = {}
+        self.settings: dict = dict(settings or {})
 
     @property
     def workspace(self) -> Path:
         return Path(self.root)
 
     def fresh(self, staging: bool = True, max_write_bytes: int = 64 * 1024 * 1024) -> "ToolContext":
-        """A new context over the same (already resolved) workspace, nothing recorded."""
+        """A new context over the same (already resolved) workspace, nothing recorded.
+
+        A staging context over a custom backend stages over that backend.
+        """
         context = ToolContext.__new__(ToolContext)
         context.root = self.root
         context.staging = staging
         context.max_write_bytes = max_write_bytes
+        context.fs = None
+        if self.fs is not None:
+            from lackpy.tools.fs import StagedFilesystem  # the backends live in the tools layer
+
+            context.fs = StagedFilesystem(self.fs, max_write_bytes) if staging else self.fs
         context.files_read = {}
         context.files_modified = {}
-        context.staged = {}
-        context.baseline = {}
-        context.staged_bytes = 0
         context.session = self.session
         context.settings = self.settings
         return context

@@ -123,18 +123,19 @@ def _apply_budget(result: ExecutionResult, budget: int) -> None:
 
 def _finish_writes(result: ExecutionResult, context: ToolContext, dry_run: bool) -> None:
     """Commit staged writes of a successful run, or describe them for a dry run."""
-    if not context.staging:
+    store = staging.staged(context)
+    if store is None:
         result.files_modified = list(context.files_modified)
         return
     result.dry_run = dry_run
-    if not context.staged:
+    if not store.staged:
         return
-    planned = staging.changes(context)
+    planned = store.changes()
     if dry_run:
-        result.diff = staging.diff(context)
-    elif result.success and context.staged:
+        result.diff = store.diff()
+    elif result.success:
         try:
-            staging.commit(context)
+            store.commit()
         except (ConflictError, OSError) as exc:
             result.success = False
             result.error = str(exc) if isinstance(exc, ConflictError) else f"could not write the changes: {exc}"

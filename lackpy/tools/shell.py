@@ -35,7 +35,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from lackpy.errors import PathError, ToolError
+from lackpy.errors import ToolError
 from lackpy.kit.context import ToolContext, uses_context
 from lackpy.kit.spec import ArgSpec, ToolSpec
 from lackpy.tools import workspace
@@ -302,12 +302,7 @@ def _command(tool: str, command: object) -> str:
 
 
 def _directory(ctx: ToolContext, cwd: object) -> str:
-    real = workspace.resolve(ctx, cwd)
-    if not os.path.isdir(real):
-        if os.path.lexists(real):
-            raise PathError(f"not a directory: {cwd}")
-        raise PathError(f"no such directory: {cwd}")
-    return real
+    return workspace.os_directory(ctx, cwd)
 
 
 def _timeout(timeout: object) -> float:

@@ -1,0 +1,409 @@
+"""The filesystem seam: tools reach files only through one of these backends.
+
+Paths given to a backend are workspace-relative, '/'-separated and already
+checked by the path policy (``lackpy.tools.workspace``); ``"."`` is the
+workspace itself. ``LocalFilesystem`` is the only code here that touches the
+operating system. ``MemoryFilesystem`` keeps files in a dict (tests, hosts
+without a disk). ``StagedFilesystem`` wraps another backend: writes wait in
+memory, reads see them, and ``commit`` applies them all or none.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat as _stat
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
+
+from lackpy.errors import ConflictError, LimitExceeded, PathError
+
+
+class Entry(NamedTuple):
+    """One directory entry: ``kind`` is "file", "dir" or "other"; ``link`` marks a symlink."""
+
+    name: str
+    kind: str
+    size: int
+    link: bool = False
+
+
+class Stat(NamedTuple):
+    """What a backend knows of a path; ``fingerprint`` changes whenever the content may have."""
+
+    kind: str
+    size: int
+    fingerprint: Any
+
+
+class Filesystem(Protocol):
+    """The operations tools may use. Every method raises PathError for a missing path."""
+
+    def resolve(self, rel: str) -> str:
+        """The canonical relative path (links followed); PathError if it leads outside."""
+
+    def read_bytes(self, rel: str, max_bytes: int | None = None) -> bytes: ...
+    def write(self, rel: str, data: bytes) -> None: ...
+    def stat(self, rel: str) -> Stat | None: ...
+    def list(self, rel: str) -> list[Entry]: ...
+    def mkdir(self, rel: str) -> None: ...
+    def remove(self, rel: str) -> None: ...
+    def exists(self, rel: str) -> bool: ...
+
+
+def _join(rel: str, name: str) -> str:
+    return name if rel in ("", ".") else f"{rel}/{name}"
+
+
+def _parent(rel: str) -> str:
+    return rel.rpartition("/")[0] or "."
+
+
+# -- the local disk ---------------------------------------------------------------
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + os.sep) or (root == os.sep and path.startswith(os.sep))
+
+
+class LocalFilesystem:
+    """Files under a real directory. Symlinks are followed only while they stay inside it."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = os.path.realpath(root)
+
+    def os_path(self, rel: str) -> str:
+        """The real path of a relative path (for the shell seam's working directory)."""
+        return self.root if rel in ("", ".") else os.path.join(self.root, rel)
+
+    def resolve(self, rel: str) -> str:
+        real = os.path.realpath(self.os_path(rel))
+        if not _inside(real, self.root):
+            raise PathError(f"symlink leads outside the workspace: {rel}")
+        if real == self.root:
+            return "."
+        rel = real[len(self.root) + 1 :]
+        return rel if os.sep == "/" else rel.replace(os.sep, "/")
+
+    def read_bytes(self, rel: str, max_bytes: int | None = None) -> bytes:
+        real = self.os_path(rel)
+        try:
+            info = os.stat(real)
+            if _stat.S_ISDIR(info.st_mode):
+                raise PathError(f"is a directory, not a file: {rel}")
+            if not _stat.S_ISREG(info.st_mode):
+                raise PathError(f"not a regular file: {rel}")
+            if max_bytes is not None and info.st_size > max_bytes:
+                raise PathError(f"larger than {max_bytes} bytes: {rel}")
+            with open(real, "rb") as handle:
+                return handle.read()
+        except OSError as exc:
+            raise _os_error(rel, exc) from None
+
+    def write(self, rel: str, data: bytes) -> None:
+        """Replace the file atomically: a new temp file (``mkstemp``) in its directory, fsync, rename."""
+        real = self.os_path(rel)
+        directory = os.path.dirname(real)
+        try:
+            os.makedirs(directory, exist_ok=True)
+            if not _inside(os.path.realpath(directory), self.root):
+                raise PathError(f"symlink leads outside the workspace: {rel}")
+            if os.path.isdir(real):
+                raise PathError(f"is a directory, not a file: {rel}")
+            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.", suffix=".lackpy-tmp", dir=directory)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                mode = _stat.S_IMODE(os.stat(real).st_mode) if os.path.exists(real) else 0o666 & ~_umask()
+                os.chmod(tmp, mode)
+                os.replace(tmp, real)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError as exc:
+            raise _os_error(rel, exc) from None
+
+    def stat(self, rel: str) -> Stat | None:
+        try:
+            info = os.stat(self.os_path(rel))
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        kind = "dir" if _stat.S_ISDIR(info.st_mode) else "file" if _stat.S_ISREG(info.st_mode) else "other"
+        return Stat(kind, info.st_size if kind == "file" else 0, (info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode))
+
+    def list(self, rel: str) -> list[Entry]:
+        entries = []
+        try:
+            with os.scandir(self.os_path(rel)) as it:
+                for entry in it:
+                    try:
+                        link = entry.is_symlink()
+                        if link and not _inside(os.path.realpath(entry.path), self.root):
+                            continue  # nothing outside the workspace is shown
+                        info = entry.stat()
+                    except OSError:
+                        continue
+                    kind = "dir" if _stat.S_ISDIR(info.st_mode) else "file" if _stat.S_ISREG(info.st_mode) else "other"
+                    entries.append(Entry(entry.name, kind, info.st_size if kind == "file" else 0, link))
+        except NotADirectoryError:
+            raise PathError(f"not a directory: {rel}") from None
+        except FileNotFoundError:
+            raise PathError(f"no such directory: {rel}") from None
+        except OSError as exc:
+            raise _os_error(rel, exc) from None
+        return sorted(entries)
+
+    def mkdir(self, rel: str) -> None:
+        try:
+            os.makedirs(self.os_path(rel), exist_ok=True)
+        except OSError as exc:
+            raise _os_error(rel, exc) from None
+
+    def remove(self, rel: str) -> None:
+        try:
+            os.unlink(self.os_path(rel))
+        except OSError as exc:
+            raise _os_error(rel, exc) from None
+
+    def exists(self, rel: str) -> bool:
+        return os.path.lexists(self.os_path(rel))
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _os_error(path: str, exc: OSError) -> PathError:
+    if isinstance(exc, PathError):
+        return exc
+    if isinstance(exc, FileNotFoundError):
+        return PathError(f"no such file: {path}")
+    if isinstance(exc, IsADirectoryError):
+        return PathError(f"is a directory, not a file: {path}")
+    if isinstance(exc, NotADirectoryError):
+        return PathError(f"a parent of {path} is not a directory")
+    if isinstance(exc, PermissionError):
+        return PathError(f"permission denied: {path}")
+    return PathError(f"cannot access {path}: {exc.strerror or exc}")
+
+
+# -- memory -------------------------------------------------------------------------
+
+
+class MemoryFilesystem:
+    """Files in a dict: ``MemoryFilesystem({"src/app.py": "print(1)\\n"})``. No links, no disk."""
+
+    def __init__(self, files: dict[str, str | bytes] | None = None) -> None:
+        self.files: dict[str, bytes] = {}
+        self.dirs: set[str] = {"."}
+        self.versions: dict[str, int] = {}
+        for rel, data in (files or {}).items():
+            self.write(rel, data.encode("utf-8") if isinstance(data, str) else data)
+
+    def resolve(self, rel: str) -> str:
+        return rel or "."
+
+    def read_bytes(self, rel: str, max_bytes: int | None = None) -> bytes:
+        if rel in self.dirs:
+            raise PathError(f"is a directory, not a file: {rel}")
+        if rel not in self.files:
+            raise PathError(f"no such file: {rel}")
+        data = self.files[rel]
+        if max_bytes is not None and len(data) > max_bytes:
+            raise PathError(f"larger than {max_bytes} bytes: {rel}")
+        return data
+
+    def write(self, rel: str, data: bytes) -> None:
+        if rel in self.dirs:
+            raise PathError(f"is a directory, not a file: {rel}")
+        parent = _parent(rel)
+        while parent not in self.dirs:
+            if parent in self.files:
+                raise PathError(f"a parent of {rel} is not a directory")
+            self.dirs.add(parent)
+            parent = _parent(parent)
+        self.files[rel] = bytes(data)
+        self.versions[rel] = self.versions.get(rel, 0) + 1
+
+    def stat(self, rel: str) -> Stat | None:
+        if rel in self.dirs:
+            return Stat("dir", 0, ("dir",))
+        if rel in self.files:
+            return Stat("file", len(self.files[rel]), (self.versions[rel], len(self.files[rel])))
+        return None
+
+    def list(self, rel: str) -> list[Entry]:
+        if rel in self.files:
+            raise PathError(f"not a directory: {rel}")
+        if rel not in self.dirs:
+            raise PathError(f"no such directory: {rel}")
+        prefix = "" if rel == "." else rel + "/"
+        entries = [Entry(p[len(prefix):], "file", len(d)) for p, d in self.files.items() if p.startswith(prefix) and "/" not in p[len(prefix):]]
+        entries += [Entry(d[len(prefix):], "dir", 0) for d in self.dirs if d != "." and d.startswith(prefix) and "/" not in d[len(prefix):]]
+        return sorted(entries)
+
+    def mkdir(self, rel: str) -> None:
+        while rel not in self.dirs:
+            self.dirs.add(rel)
+            rel = _parent(rel)
+
+    def remove(self, rel: str) -> None:
+        if self.files.pop(rel, None) is None:
+            raise PathError(f"no such file: {rel}")
+
+    def exists(self, rel: str) -> bool:
+        return rel in self.files or rel in self.dirs
+
+
+# -- staging ------------------------------------------------------------------------
+
+
+@dataclass
+class Changes:
+    """Workspace-relative paths a run creates, modifies and deletes."""
+
+    created: list[str] = field(default_factory=list)
+    modified: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+
+class StagedFilesystem:
+    """Another backend with writes held back until ``commit`` (all or nothing).
+
+    Reads see the staged writes. ``baseline`` remembers how each file looked
+    in the base when the run first touched it; ``commit`` refuses, writing
+    nothing, if any file changed there since.
+    """
+
+    def __init__(self, base: Filesystem, max_write_bytes: int = 64 * 1024 * 1024) -> None:
+        self.base = base
+        self.max_write_bytes = max_write_bytes
+        self.staged: dict[str, bytes | None] = {}
+        self.baseline: dict[str, Any] = {}
+        self.staged_bytes = 0
+
+    def __getattr__(self, name: str) -> Any:  # os_path and other backend extras
+        return getattr(self.base, name)
+
+    def _remember(self, rel: str) -> None:
+        if rel not in self.baseline:
+            info = self.base.stat(rel)
+            self.baseline[rel] = info.fingerprint if info else None
+
+    def resolve(self, rel: str) -> str:
+        return self.base.resolve(rel)
+
+    def read_bytes(self, rel: str, max_bytes: int | None = None) -> bytes:
+        if rel in self.staged:
+            data = self.staged[rel]
+            if data is None:
+                raise PathError(f"no such file: {rel}")
+            return data
+        self._remember(rel)
+        return self.base.read_bytes(rel, max_bytes)
+
+    def write(self, rel: str, data: bytes) -> None:
+        info = self.stat(rel)
+        if info is not None and info.kind == "dir":
+            raise PathError(f"is a directory, not a file: {rel}")
+        self._remember(rel)
+        previous = self.staged.get(rel)
+        self.staged_bytes += len(data) - (len(previous) if previous else 0)
+        if self.staged_bytes > self.max_write_bytes:
+            raise LimitExceeded("max_write_bytes", self.max_write_bytes, f"the program wrote more than {self.max_write_bytes} bytes")
+        self.staged[rel] = bytes(data)
+
+    def stat(self, rel: str) -> Stat | None:
+        if rel in self.staged:
+            data = self.staged[rel]
+            return None if data is None else Stat("file", len(data), None)
+        return self.base.stat(rel)
+
+    def list(self, rel: str) -> list[Entry]:
+        children = {e.name: e for e in self._staged_children(rel)}
+        try:
+            entries = {e.name: e for e in self.base.list(rel)}
+        except PathError:
+            if not children:
+                raise
+            entries = {}
+        for path, data in self.staged.items():
+            if _parent(path) == rel and data is None:
+                entries.pop(path.rpartition("/")[2], None)
+        entries.update(children)
+        return sorted(entries.values())
+
+    def _staged_children(self, rel: str) -> list[Entry]:
+        out, prefix = [], "" if rel == "." else rel + "/"
+        for path, data in self.staged.items():
+            if data is None or not path.startswith(prefix):
+                continue
+            name, _, rest = path[len(prefix):].partition("/")
+            out.append(Entry(name, "dir" if rest else "file", 0 if rest else len(data)))
+        return out
+
+    def mkdir(self, rel: str) -> None:
+        self.base.mkdir(rel)
+
+    def remove(self, rel: str) -> None:
+        if not self.exists(rel):
+            raise PathError(f"no such file: {rel}")
+        self._remember(rel)
+        self.staged[rel] = None
+
+    def exists(self, rel: str) -> bool:
+        if rel in self.staged:
+            return self.staged[rel] is not None
+        return self.base.exists(rel) or any(p.startswith(rel + "/") and d is not None for p, d in self.staged.items())
+
+    def changes(self) -> Changes:
+        result = Changes()
+        for rel in sorted(self.staged):
+            if self.staged[rel] is None:
+                result.deleted.append(rel)
+            elif self.baseline.get(rel) is None:
+                result.created.append(rel)
+            else:
+                result.modified.append(rel)
+        return result
+
+    def diff(self) -> str:
+        """The unified diff of every staged change against the base."""
+        chunks = []
+        for rel in sorted(self.staged):
+            new = self.staged[rel]
+            old = None
+            if self.baseline.get(rel) is not None:
+                try:
+                    old = self.base.read_bytes(rel)
+                except PathError:
+                    old = None
+            before = [] if old is None else old.decode("utf-8", "replace").splitlines(True)
+            after = [] if new is None else new.decode("utf-8", "replace").splitlines(True)
+            for line in difflib.unified_diff(
+                before, after, "/dev/null" if old is None else f"a/{rel}", "/dev/null" if new is None else f"b/{rel}"
+            ):
+                # as git does: a last line without a newline is marked, so the diff stays a diff
+                chunks.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        return "".join(chunks)
+
+    def commit(self) -> Changes:
+        """Apply every staged change, or none if any file changed in the base since the run read it."""
+        done = self.changes()
+        for rel in sorted(self.staged):
+            info = self.base.stat(rel)
+            if (info.fingerprint if info else None) != self.baseline.get(rel):
+                raise ConflictError(f"{rel} changed on disk while the program ran; nothing was written (run the program again)")
+        for rel in sorted(self.staged):
+            data = self.staged[rel]
+            if data is None:
+                self.base.remove(rel)
+            else:
+                self.base.write(rel, data)
+        self.staged.clear()
+        return done
