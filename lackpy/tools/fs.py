@@ -87,6 +87,10 @@ class LocalFilesystem:
         return rel if os.sep == "/" else rel.replace(os.sep, "/")
 
     def read_bytes(self, rel: str, max_bytes: int | None = None) -> bytes:
+        return self.read_with_fingerprint(rel, max_bytes)[0]
+
+    def read_with_fingerprint(self, rel: str, max_bytes: int | None = None) -> tuple[bytes, Any]:
+        """The content and the fingerprint of the file as it was read (one stat, not two)."""
         real = self.os_path(rel)
         try:
             info = os.stat(real)
@@ -97,9 +101,10 @@ class LocalFilesystem:
             if max_bytes is not None and info.st_size > max_bytes:
                 raise PathError(f"larger than {max_bytes} bytes: {rel}")
             with open(real, "rb") as handle:
-                return handle.read()
+                data = handle.read()
         except OSError as exc:
             raise _os_error(rel, exc) from None
+        return data, (info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode)
 
     def write(self, rel: str, data: bytes) -> None:
         """Replace the file atomically: a new temp file (``mkstemp``) in its directory, fsync, rename."""
@@ -208,6 +213,10 @@ class MemoryFilesystem:
     def resolve(self, rel: str) -> str:
         return rel or "."
 
+    def read_with_fingerprint(self, rel: str, max_bytes: int | None = None) -> tuple[bytes, Any]:
+        data = self.read_bytes(rel, max_bytes)
+        return data, self.stat(rel).fingerprint
+
     def read_bytes(self, rel: str, max_bytes: int | None = None) -> bytes:
         if rel in self.dirs:
             raise PathError(f"is a directory, not a file: {rel}")
@@ -304,8 +313,13 @@ class StagedFilesystem:
             if data is None:
                 raise PathError(f"no such file: {rel}")
             return data
-        self._remember(rel)
-        return self.base.read_bytes(rel, max_bytes)
+        reader = getattr(self.base, "read_with_fingerprint", None)
+        if reader is None or rel in self.baseline:
+            self._remember(rel)
+            return self.base.read_bytes(rel, max_bytes)
+        data, fingerprint = reader(rel, max_bytes)
+        self.baseline[rel] = fingerprint
+        return data
 
     def write(self, rel: str, data: bytes) -> None:
         info = self.stat(rel)
