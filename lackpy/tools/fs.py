@@ -44,6 +44,8 @@ class Filesystem(Protocol):
         """The canonical relative path (links followed); PathError if it leads outside."""
 
     def read_bytes(self, rel: str, max_bytes: int | None = None) -> bytes: ...
+    def read_text(self, rel: str) -> str:
+        """The file decoded as UTF-8, undecodable bytes as U+FFFD."""
     def write(self, rel: str, data: bytes) -> None: ...
     def stat(self, rel: str) -> Stat | None: ...
     def list(self, rel: str) -> list[Entry]: ...
@@ -67,7 +69,14 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root + os.sep) or (root == os.sep and path.startswith(os.sep))
 
 
-class LocalFilesystem:
+class _Text:
+    """``read_text`` for every backend, on top of its ``read_bytes``."""
+
+    def read_text(self, rel: str) -> str:
+        return self.read_bytes(rel).decode("utf-8", errors="replace")
+
+
+class LocalFilesystem(_Text):
     """Files under a real directory. Symlinks are followed only while they stay inside it."""
 
     def __init__(self, root: str | os.PathLike) -> None:
@@ -200,7 +209,7 @@ def _os_error(path: str, exc: OSError) -> PathError:
 # -- memory -------------------------------------------------------------------------
 
 
-class MemoryFilesystem:
+class MemoryFilesystem(_Text):
     """Files in a dict: ``MemoryFilesystem({"src/app.py": "print(1)\\n"})``. No links, no disk."""
 
     def __init__(self, files: dict[str, str | bytes] | None = None) -> None:
@@ -281,7 +290,7 @@ class Changes:
     deleted: list[str] = field(default_factory=list)
 
 
-class StagedFilesystem:
+class StagedFilesystem(_Text):
     """Another backend with writes held back until ``commit`` (all or nothing).
 
     Reads see the staged writes. ``baseline`` remembers how each file looked

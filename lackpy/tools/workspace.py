@@ -9,7 +9,6 @@ then reach files only through the context's backend (``lackpy.tools.fs``).
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
 from fnmatch import fnmatchcase
@@ -37,9 +36,9 @@ def resolve(ctx: ToolContext, path: object) -> str:
     """The canonical workspace-relative path for ``path``, or a PathError naming the rule it breaks."""
     if not isinstance(path, str) or not path or "\x00" in path:
         raise PathError(f"a path must be a non-empty string, not {path!r}")
-    if os.path.isabs(path) or path.startswith("/"):
+    if path.startswith("/"):
         raise PathError(f"absolute paths are not allowed: {path} (use a path relative to the workspace)")
-    normal = posixpath.normpath(path.replace(os.sep, "/"))
+    normal = posixpath.normpath(path)
     if normal == ".." or normal.startswith("../"):
         raise PathError(f"outside the workspace: {path}")
     try:
@@ -92,7 +91,13 @@ def read_bytes(ctx: ToolContext, path: str, max_bytes: int | None = None) -> byt
 
 def read_text(ctx: ToolContext, path: str) -> str:
     """The file's text; bytes that are not UTF-8 become U+FFFD."""
-    return read_bytes(ctx, path).decode("utf-8", errors="replace")
+    rel = resolve(ctx, path)
+    try:
+        text = filesystem(ctx).read_text(rel)
+    except PathError as exc:
+        raise PathError(str(exc).replace(rel, path)) from None
+    ctx.note_read(rel)
+    return text
 
 
 def write_text(ctx: ToolContext, path: str, content: str) -> int:
@@ -134,10 +139,10 @@ def glob(ctx: ToolContext, pattern: object, kinds: frozenset[str] = frozenset({"
     """
     if not isinstance(pattern, str) or not pattern or "\x00" in pattern:
         raise PathError(f"a pattern must be a non-empty string, not {pattern!r}")
-    if os.path.isabs(pattern) or pattern.startswith("/"):
+    if pattern.startswith("/"):
         raise PathError(f"absolute paths are not allowed: {pattern} (use a pattern relative to the workspace)")
     parts: list[str] = []
-    for part in pattern.replace(os.sep, "/").split("/"):
+    for part in pattern.split("/"):
         if part not in ("", ".") and not (part == "**" and parts and parts[-1] == "**"):
             parts.append(part)  # "**/**" matches what "**" matches, at a far higher cost
     if ".." in parts:
