@@ -24,7 +24,7 @@ from lackpy.run.execute import Outcome, execute, thread_deadline, value_size
 from lackpy.run.limits import DEFAULT_LIMITS, Limits
 from lackpy.run.result import ExecutionResult, to_jsonable
 from lackpy.run.trace import Recorder
-from lackpy.tools import staging
+from lackpy.tools import workspace
 from lackpy.tools.budget import clamp
 
 MODES = ("isolated", "inprocess")
@@ -123,7 +123,7 @@ def _apply_budget(result: ExecutionResult, budget: int) -> None:
 
 def _finish_writes(result: ExecutionResult, context: ToolContext, dry_run: bool) -> None:
     """Commit staged writes of a successful run, or describe them for a dry run."""
-    store = staging.staged(context)
+    store = workspace.staged(context)
     if store is None:
         result.files_modified = list(context.files_modified)
         return

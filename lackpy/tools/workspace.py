@@ -32,6 +32,12 @@ def filesystem(ctx: ToolContext) -> Filesystem:
     return fs
 
 
+def staged(ctx: ToolContext) -> StagedFilesystem | None:
+    """The context's staged backend (its writes wait for a commit), or None."""
+    fs = filesystem(ctx)
+    return fs if isinstance(fs, StagedFilesystem) else None
+
+
 def resolve(ctx: ToolContext, path: object) -> str:
     """The canonical workspace-relative path for ``path``, or a PathError naming the rule it breaks."""
     if not isinstance(path, str) or not path or "\x00" in path:

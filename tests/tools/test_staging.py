@@ -100,27 +100,27 @@ def test_commit_refuses_a_file_changed_meanwhile(kit, workspace, mode):
 def test_blind_write_to_a_file_created_meanwhile_is_a_conflict(kit, workspace):
     """A file that did not exist when staged but exists at commit is not overwritten."""
     from lackpy.kit.context import ToolContext
-    from lackpy.tools import staging, workspace as ws
+    from lackpy.tools import workspace as ws
 
     ctx = ToolContext(workspace, staging=True)
     ws.write_text(ctx, "late.txt", "mine")
     (workspace / "late.txt").write_text("theirs")
     with pytest.raises(Exception, match="late.txt changed on disk"):
-        staging.commit(ctx)
+        ws.staged(ctx).commit()
     assert (workspace / "late.txt").read_text() == "theirs"
 
 
 def test_commit_writes_atomically_and_keeps_modes(workspace):
     """Committed files are replaced whole, keep their permission bits, and leave no temp files."""
     from lackpy.kit.context import ToolContext
-    from lackpy.tools import staging, workspace as ws
+    from lackpy.tools import workspace as ws
 
     target = workspace / "README.md"
     target.chmod(0o640)
     ctx = ToolContext(workspace, staging=True)
     ws.write_text(ctx, "README.md", "new\n")
     assert target.read_text() == "# Demo\n\nStatus: draft\n"
-    done = staging.commit(ctx)
+    done = ws.staged(ctx).commit()
     assert done.modified == ["README.md"] and target.read_text() == "new\n"
     assert target.stat().st_mode & 0o777 == 0o640
     assert [p.name for p in workspace.iterdir() if "lackpy-tmp" in p.name] == []
