@@ -146,6 +146,7 @@ def _variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
 
 
 _remote_types: dict[str, type] = {}
+_ALARM = {signal.SIGALRM}
 
 
 def _remote_error(reply: dict, alias: str) -> BaseException:
@@ -172,8 +173,14 @@ def _proxy(alias: str, channel: socket.socket, max_frame: int, reply_frame: int,
             raise LimitExceeded(
                 "max_write_bytes", limits.max_write_bytes, f"a call to {alias} carries {len(frame)} bytes, more than a run may write"
             )
-        wire.send_bytes(channel, frame)
-        reply = wire.recv(channel, reply_frame)
+        # The deadline's SIGALRM must not cut a frame in half: it is held back
+        # while this call is on the channel and delivered when the call is done.
+        signal.pthread_sigmask(signal.SIG_BLOCK, _ALARM)
+        try:
+            wire.send_bytes(channel, frame)
+            reply = wire.recv(channel, reply_frame)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _ALARM)
         if reply is None:  # the host is gone
             os._exit(EXIT_FAILED)
         if reply["t"] == "ok":

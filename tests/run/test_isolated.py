@@ -170,3 +170,11 @@ def test_the_worker_itself_cannot_read_files(outside):
     assert not confined.success and confined.error_kind == "runtime"
     assert "Too many open files" in confined.error or "PermissionError" in confined.error
     assert "CANARY-SECRET" not in repr(confined)
+
+
+def test_the_deadline_never_cuts_a_frame_in_half(kit):
+    """Timeouts that fire while big tool calls are on the channel end as timeouts, never as crashes."""
+    program = 's = "x" * 9000000\nfor i in range(10**4):\n    n = echo([s, i])[1]'
+    for step in range(24):  # deadlines spread over the cycle of a call, so some land mid-send
+        result = run_program(program, kit, mode="isolated", limits={"timeout_s": 0.2 + step * 0.011})
+        assert result.error_kind == "limit" and result.limit == "timeout", result.error
