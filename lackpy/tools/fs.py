@@ -54,7 +54,8 @@ class Filesystem(Protocol):
     def exists(self, rel: str) -> bool: ...
 
 
-def _join(rel: str, name: str) -> str:
+def join_rel(rel: str, name: str) -> str:
+    """``name`` inside the relative directory ``rel`` ("." is the workspace)."""
     return name if rel in ("", ".") else f"{rel}/{name}"
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import posixpath
 import re
+from contextlib import contextmanager
 from fnmatch import fnmatchcase
 from typing import Iterator
 
 from lackpy.errors import PathError, ToolError
 from lackpy.kit.context import ToolContext
-from lackpy.tools.fs import Filesystem, LocalFilesystem, StagedFilesystem
+from lackpy.tools.fs import Filesystem, LocalFilesystem, StagedFilesystem, join_rel
 
 _MAGIC = re.compile(r"[*?\[]")
 
@@ -30,6 +31,15 @@ def filesystem(ctx: ToolContext) -> Filesystem:
             fs = StagedFilesystem(fs, ctx.max_write_bytes)
         ctx.fs = fs
     return fs
+
+
+@contextmanager
+def _as_written(rel: str, path: str) -> Iterator[None]:
+    """Backend errors name the canonical path; programs see the path they wrote."""
+    try:
+        yield
+    except PathError as exc:
+        raise PathError(str(exc).replace(rel, path)) from None
 
 
 def staged(ctx: ToolContext) -> StagedFilesystem | None:
@@ -47,10 +57,8 @@ def resolve(ctx: ToolContext, path: object) -> str:
     normal = posixpath.normpath(path)
     if normal == ".." or normal.startswith("../"):
         raise PathError(f"outside the workspace: {path}")
-    try:
+    with _as_written(normal, path):
         rel = filesystem(ctx).resolve(normal)
-    except PathError as exc:
-        raise PathError(str(exc).replace(normal, path)) from None
     deny = ctx.settings.get("deny")
     if deny and denied(rel, deny):
         raise PathError(f"denied by the workspace policy: {path}")
@@ -87,10 +95,8 @@ def denied(rel: str, patterns) -> bool:
 def read_bytes(ctx: ToolContext, path: str, max_bytes: int | None = None) -> bytes:
     """The file's bytes (a run's own writes first); larger than ``max_bytes`` is a PathError."""
     rel = resolve(ctx, path)
-    try:
+    with _as_written(rel, path):
         data = filesystem(ctx).read_bytes(rel, max_bytes)
-    except PathError as exc:
-        raise PathError(str(exc).replace(rel, path)) from None
     ctx.note_read(rel)
     return data
 
@@ -98,10 +104,8 @@ def read_bytes(ctx: ToolContext, path: str, max_bytes: int | None = None) -> byt
 def read_text(ctx: ToolContext, path: str) -> str:
     """The file's text; bytes that are not UTF-8 become U+FFFD."""
     rel = resolve(ctx, path)
-    try:
+    with _as_written(rel, path):
         text = filesystem(ctx).read_text(rel)
-    except PathError as exc:
-        raise PathError(str(exc).replace(rel, path)) from None
     ctx.note_read(rel)
     return text
 
@@ -113,10 +117,8 @@ def write_text(ctx: ToolContext, path: str, content: str) -> int:
         data = content.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ToolError(f"content for {path} cannot be encoded as UTF-8: {exc.reason} at position {exc.start}") from None
-    try:
+    with _as_written(rel, path):
         filesystem(ctx).write(rel, data)
-    except PathError as exc:
-        raise PathError(str(exc).replace(rel, path)) from None
     ctx.note_modified(rel)
     return len(data)
 
@@ -124,10 +126,8 @@ def write_text(ctx: ToolContext, path: str, content: str) -> int:
 def list_dir(ctx: ToolContext, path: str = ".") -> list[dict]:
     """Entries of a workspace directory: name, kind ("file", "dir", "other") and size."""
     rel = resolve(ctx, path)
-    try:
+    with _as_written(rel, path):
         entries = filesystem(ctx).list(rel)
-    except PathError as exc:
-        raise PathError(str(exc).replace(rel, path)) from None
     deny = ctx.settings.get("deny")
     return [
         {"name": e.name, "kind": e.kind, "size": e.size}
@@ -180,14 +180,14 @@ def _match(fs: Filesystem, rel: str, parts: list[str], kinds: frozenset[str]) ->
             return
         for entry in _entries(fs, rel):
             if entry.name[0] != "." and entry.kind == "dir" and not entry.link:
-                yield from _match(fs, _join(rel, entry.name), parts, kinds)
+                yield from _match(fs, join_rel(rel, entry.name), parts, kinds)
         return
     if _MAGIC.search(head):
         candidates = [e for e in _entries(fs, rel) if e.name[0] != "." and fnmatchcase(e.name, head)]
     else:
         candidates = [e for e in _entries(fs, rel) if e.name == head]
     for entry in candidates:
-        child = _join(rel, entry.name)
+        child = join_rel(rel, entry.name)
         if rest:
             if entry.kind == "dir" and not entry.link:
                 yield from _match(fs, child, rest, kinds)
@@ -199,7 +199,7 @@ def _all_below(fs: Filesystem, rel: str, kinds: frozenset[str]) -> Iterator[str]
     for entry in _entries(fs, rel):
         if entry.name[0] == ".":
             continue
-        child = _join(rel, entry.name)
+        child = join_rel(rel, entry.name)
         if entry.kind == "dir" and not entry.link:
             if "dir" in kinds:
                 yield child
@@ -227,7 +227,3 @@ def _matches(parts: list[str], segments: list[str]) -> bool:
     else:
         ok = name == head
     return ok and _matches(parts[1:], segments[1:])
-
-
-def _join(rel: str, name: str) -> str:
-    return name if rel in ("", ".") else f"{rel}/{name}"
