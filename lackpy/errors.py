@@ -18,6 +18,8 @@ to do next. Callers catch at the level they care about::
     ├── LimitExceeded          a program hit a limit (time, memory, output, tool calls, work)
     ├── ConflictError          a file changed on disk while the program ran; nothing was written
     ├── WorkerError            the isolated worker crashed or broke the protocol
+    ├── InferenceError         an inference tier is misconfigured or its model failed to answer
+    ├── GenerationError        no tier could write a valid program for an intent
     └── ToolError              a tool refused or failed while a program ran
         └── PathError          a path breaks the workspace policy or is missing
 """
@@ -126,6 +128,25 @@ class WorkerError(LackpyError):
     kind = "crash"
 
 
+class InferenceError(LackpyError):
+    """An inference tier cannot answer: bad settings, no server, a malformed reply."""
+
+    kind = "inference"
+
+
+class GenerationError(LackpyError):
+    """Every tier was tried and none wrote a program that validates.
+
+    ``attempts`` is the attempt log (what each tier tried and why it failed).
+    """
+
+    kind = "generation"
+
+    def __init__(self, message: str, attempts: list | None = None) -> None:
+        self.attempts = list(attempts or [])
+        super().__init__(message)
+
+
 class ToolError(LackpyError):
     """A tool refused its arguments or failed; the program that called it stops."""
 
@@ -148,7 +169,9 @@ __all__ = [
     "ConfigError",
     "DocsError",
     "ConflictError",
+    "GenerationError",
     "GuardError",
+    "InferenceError",
     "LimitExceeded",
     "WorkerError",
     "KitError",

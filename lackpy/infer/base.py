@@ -1,0 +1,105 @@
+"""What an inference tier is: the contract between the dispatcher and a provider.
+
+A tier turns an intent into program text. Deterministic tiers (templates,
+rules) answer ``propose`` once, from data; model tiers answer ``complete`` on a
+chat conversation and may be asked again with feedback. Providers are created
+from their ``[inference.NAME]`` settings by factories registered through the
+``register_inference_providers`` hook.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from lackpy.kit.resolve import ResolvedKit
+
+#: A chat message as every chat API takes it: {"role": "system"|"user"|"assistant", "content": str}.
+Message = dict[str, str]
+
+#: Called with each piece of text a model streams, as it arrives.
+OnText = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether a tier can serve now; ``reason`` says why not (and what to do)."""
+
+    ok: bool
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+@dataclass
+class Request:
+    """One intent to serve with one kit.
+
+    ``params`` are the program's parameters (name -> value); a program may use
+    them as variables. ``workspace`` is the service's root.
+    """
+
+    intent: str
+    kit: ResolvedKit
+    params: Mapping[str, Any] = field(default_factory=dict)
+    workspace: Path = field(default_factory=Path.cwd)
+
+
+@dataclass
+class Proposal:
+    """A program a deterministic tier proposes for a request.
+
+    ``detail`` names what produced it (``"rule count-occurrences"``,
+    ``"template count-word"``); ``source`` is the provider's own handle, given
+    back to ``record``.
+    """
+
+    program: str
+    detail: str = ""
+    source: Any = None
+
+
+class Provider:
+    """Base of every inference tier.
+
+    Subclasses set ``name``, and ``model = True`` when they talk to a model.
+    A deterministic tier implements ``propose``; a model tier ``complete``.
+    """
+
+    name: str = ""
+    model: bool = False
+
+    def __init__(self, settings: Mapping[str, Any] | None = None, workspace: Path | None = None) -> None:
+        self.settings = dict(settings or {})
+        self.workspace = Path(workspace) if workspace is not None else Path.cwd()
+
+    def available(self) -> Availability:
+        """Can this tier serve now? Cheap; never raises."""
+        return Availability(True)
+
+    def propose(self, request: Request) -> Proposal | None:
+        """A deterministic tier's program for ``request``, or None when it has none."""
+        raise NotImplementedError
+
+    def complete(self, messages: list[Message], on_text: OnText | None = None) -> str:
+        """A model tier's raw answer to ``messages``; raises InferenceError when it cannot."""
+        raise NotImplementedError
+
+    def record(self, proposal: Proposal, success: bool) -> None:
+        """Learn whether ``proposal`` ran successfully (templates count their uses)."""
+
+    def understands(self) -> list[str]:
+        """Example intents this tier serves, for the message when nothing could serve."""
+        return []
+
+    def describe(self) -> str:
+        """One line for listings, e.g. ``ollama qwen2.5-coder:1.5b at http://127.0.0.1:11434``."""
+        return self.name
+
+
+#: A factory builds a provider from its settings table and the workspace.
+Factory = Callable[[Mapping[str, Any], Path], Provider]
+
+__all__ = ["Availability", "Factory", "Message", "OnText", "Proposal", "Provider", "Request"]
