@@ -14,6 +14,13 @@
     [tools]                                 # settings the tools read
     deny = [".git/**"]                      # paths no tool may touch
     command_output_bytes = 65536
+
+    [inference]                             # how delegate writes programs
+    order = ["templates", "rules", "ollama"]
+    [inference.ollama]
+    model = "qwen2.5-coder:1.5b"
+
+See ``lackpy.infer.settings`` for every inference key.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from lackpy.errors import ConfigError
+from lackpy.infer.settings import InferenceSettings
 from lackpy.run.limits import Limits, LimitsError
 
 CONFIG_PATH = Path(".lackpy") / "config.toml"
@@ -40,6 +48,7 @@ class Config:
     sandbox: bool = True
     limits: Limits = field(default_factory=Limits)
     tools: dict[str, Any] = field(default_factory=dict)
+    inference: InferenceSettings = field(default_factory=InferenceSettings)
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
 
@@ -69,8 +78,17 @@ class Config:
         deny = tools.get("deny", [])
         if not isinstance(deny, list) or not all(isinstance(p, str) for p in deny):
             raise ConfigError(f"{where}: [tools] deny must be a list of globs such as \".git/**\"")
+        inference = InferenceSettings.from_dict(data.pop("inference", None), where)
         return cls(
-            default_kit=default_kit, rules=rules, mode=mode, sandbox=sandbox, limits=limits, tools=tools, extra=data, path=path
+            default_kit=default_kit,
+            rules=rules,
+            mode=mode,
+            sandbox=sandbox,
+            limits=limits,
+            tools=tools,
+            inference=inference,
+            extra=data,
+            path=path,
         )
 
     def load_rules(self) -> list:

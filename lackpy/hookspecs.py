@@ -18,3 +18,12 @@ def register_tool_providers(register):
 @hookspec
 def register_tools(register):
     """Register tools: call ``register(ToolSpec(...))`` for each one."""
+
+
+@hookspec
+def register_inference_providers(register):
+    """Register inference tiers: call ``register(name, factory)`` for each one.
+
+    ``factory(settings, workspace)`` builds the tier from its
+    ``[inference.NAME]`` table; it should import heavy packages only when called.
+    """

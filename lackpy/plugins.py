@@ -15,7 +15,7 @@ import pluggy
 
 from lackpy import hookspecs
 
-DEFAULT_PLUGINS = ("lackpy.kit.providers", "lackpy.tools.builtin")
+DEFAULT_PLUGINS = ("lackpy.kit.providers", "lackpy.tools.builtin", "lackpy.infer.builtin")
 ENTRY_POINT_GROUP = "lackpy"
 
 _manager: pluggy.PluginManager | None = None
@@ -63,3 +63,25 @@ def populate(toolbox, manager: pluggy.PluginManager | None = None) -> None:
     manager = manager or get_plugin_manager()
     manager.hook.register_tool_providers(register=toolbox.register_provider)
     manager.hook.register_tools(register=toolbox.register_tool)
+
+
+def inference_factories(manager: pluggy.PluginManager | None = None) -> dict:
+    """``{tier name: factory}`` from every plugin.
+
+    Built-in tiers are registered first and keep their names: a plugin that
+    registers a name again is skipped with a warning, never silently swapped in.
+    """
+    manager = manager or get_plugin_manager()
+    factories: dict = {}
+    for impl in manager.hook.register_inference_providers.get_hookimpls():  # oldest plugin first
+        found: list = []
+        impl.function(register=lambda name, factory: found.append((name, factory)))
+        for name, factory in found:
+            if name in factories:
+                warnings.warn(
+                    f"inference tier '{name}' from plugin '{impl.plugin_name}' is already registered; it was skipped",
+                    PluginWarning,
+                )
+                continue
+            factories[name] = factory
+    return factories

@@ -90,6 +90,13 @@ class Provider:
     def record(self, proposal: Proposal, success: bool) -> None:
         """Learn whether ``proposal`` ran successfully (templates count their uses)."""
 
+    def needs(self, intent: str) -> Any:
+        """The kit (a name or tool names) this tier would serve ``intent`` with, or None.
+
+        Used to choose tools when the caller names no kit.
+        """
+        return None
+
     def understands(self) -> list[str]:
         """Example intents this tier serves, for the message when nothing could serve."""
         return []

@@ -1,0 +1,90 @@
+"""The prompt a model tier sees: the kit, the language, and a few relevant examples.
+
+Small on purpose: a model needs each tool's signature, what it returns, the
+builtins it may use, the parameters it receives and the rules, phrased as
+what to do. For a ten-tool kit this stays under about 1,500 tokens.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from lackpy.infer.base import Message
+from lackpy.infer.terms import terms
+from lackpy.kit.resolve import ResolvedKit
+from lackpy.lang.grammar import ALLOWED_BUILTINS
+
+MAX_EXAMPLES = 3
+CHARS_PER_TOKEN = 4
+
+RULES = (
+    "Write top-level statements only. The value of the last line, an expression, is the answer.",
+    "Get every piece of data by calling the tools above by name; paths are relative to the workspace, like 'src/app.py'.",
+    "Use variables, for loops over a call or a name, if/else, comprehensions, f-strings and string methods.",
+    "Use lambda only as the key= of sorted, min or max.",
+    "Answer with the program alone, in one ```python block.",
+)
+
+
+def _tool_lines(kit: ResolvedKit) -> list[str]:
+    lines = []
+    for alias, spec in kit.tools.items():
+        lines.append(f"  {spec.signature(alias)}")
+        if spec.description:
+            lines.append(f"      {spec.description}")
+    return lines
+
+
+def _param_lines(params: Mapping[str, Any]) -> list[str]:
+    return [f"  {name} = {value!r}" for name, value in params.items()]
+
+
+def choose_examples(intent: str, kit: ResolvedKit, limit: int = MAX_EXAMPLES) -> list[str]:
+    """The tools' examples that share the most words with the intent, one per tool, best first.
+
+    An example written for a tool the kit renames is shown under the kit's name.
+    """
+    wanted = terms(intent)
+    scored = []
+    for position, (alias, spec) in enumerate(kit.tools.items()):
+        vocabulary = terms(" ".join([spec.name, spec.description, *spec.tags]))
+        for example in spec.examples:
+            score = len(wanted & (vocabulary | terms(example)))
+            text = example if alias == spec.name else example.replace(f"{spec.name}(", f"{alias}(")
+            scored.append((-score, position, text))
+            break  # one example per tool keeps the prompt small
+    scored.sort()
+    return [text for _, _, text in scored[:limit]]
+
+
+def system_prompt(intent: str, kit: ResolvedKit, params: Mapping[str, Any] | None = None) -> str:
+    """The system message: tools, builtins, parameters, rules and examples."""
+    parts = ["You write one small Python program that answers a request by calling tools. lackpy runs it.", ""]
+    if kit.tools:
+        parts += ["Tools:", *_tool_lines(kit), ""]
+    parts += ["Builtins: " + ", ".join(sorted(ALLOWED_BUILTINS)), ""]
+    if params:
+        parts += ["Parameters, already set as variables:", *_param_lines(params), ""]
+    parts += ["Rules:", *(f"- {rule}" for rule in RULES)]
+    examples = choose_examples(intent, kit)
+    if examples:
+        parts += ["", "Examples:"]
+        for example in examples:
+            parts += ["```python", example, "```"]
+    return "\n".join(parts)
+
+
+def build_messages(intent: str, kit: ResolvedKit, params: Mapping[str, Any] | None = None) -> list[Message]:
+    """The opening conversation for a model tier."""
+    return [
+        {"role": "system", "content": system_prompt(intent, kit, params)},
+        {"role": "user", "content": intent.strip()},
+    ]
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens in ``text``, estimated at four characters each (the usual figure for English and code)."""
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+__all__ = ["build_messages", "choose_examples", "estimate_tokens", "system_prompt"]

@@ -1,0 +1,37 @@
+"""Building the configured tiers from the registered factories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lackpy.errors import ConfigError, LackpyError
+from lackpy.infer.base import Provider
+from lackpy.infer.settings import InferenceSettings
+from lackpy.plugins import inference_factories
+
+
+def build_tiers(settings: InferenceSettings, workspace: Path) -> list[Provider]:
+    """One provider per name in ``settings.order``, built from its table.
+
+    An unknown name or a table a tier cannot use is a ConfigError that says
+    which tiers exist; a tier's settings are checked here, before any intent.
+    """
+    factories = inference_factories()
+    unknown = [name for name in list(settings.order) + list(settings.tiers) if name not in factories]
+    if unknown:
+        raise ConfigError(
+            f"unknown inference tier '{unknown[0]}' in [inference]; the tiers are: {', '.join(sorted(factories))}"
+        )
+    tiers = []
+    for name in settings.order:
+        try:
+            tier = factories[name](settings.table(name), workspace)
+        except LackpyError as exc:
+            raise ConfigError(f"[inference.{name}]: {exc}") from None
+        if not isinstance(tier, Provider):
+            raise ConfigError(f"inference tier '{name}' built a {type(tier).__name__}, not a lackpy.infer.base.Provider")
+        tiers.append(tier)
+    return tiers
+
+
+__all__ = ["build_tiers"]
