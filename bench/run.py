@@ -170,6 +170,49 @@ def tools_table(toolbox, ws: Path, repeat: int) -> None:
     print(f"| grep TODO over {len(paths)} files | {fmt(g_tool)} | {fmt(g_plain)} (glob, read, re.search) | {g_tool / g_plain:.2f}x |")
 
 
+DELEGATE_INTENTS = [
+    ("rules", "count TODOs in python files"),
+    ("rules", "5 largest python files in src"),
+    ("rules", "list the src directory"),
+    ("templates", "count defs in pkg1"),
+]
+
+
+def delegate_table(ws: Path, repeat: int) -> None:
+    """delegate served offline (rules, a saved template) beside running the same program directly."""
+    import asyncio
+
+    from lackpy import LackpyService
+    from lackpy.infer.prompt import estimate_tokens, system_prompt
+
+    svc = LackpyService(ws)
+    program_04 = 'files = find_files("src/{pkg}/*.py")\nlen([l for f in files for l in read_file(f).splitlines() if l.startswith("def ")])'
+    svc.template_save("count-defs", "count defs in {pkg}", program_04, "readonly", force=True)
+
+    print("\n| delegate (in-process) | provider | delegate, end to end | generate only | run_program of its program | delegate overhead |")
+    print("|---|---|---|---|---|---|")
+    for expected, intent in DELEGATE_INTENTS:
+        result = asyncio.run(svc.delegate(intent, kit="readonly", mode="inprocess"))
+        assert result.success and result.provider == expected, (intent, result.provider, result.error)
+        program = result.program
+        t_delegate, t_generate, t_run = side_by_side(
+            [
+                lambda: asyncio.run(svc.delegate(intent, kit="readonly", mode="inprocess")),
+                lambda: asyncio.run(svc.generate(intent, kit="readonly")),
+                lambda: asyncio.run(svc.run_program(program, kit="readonly", mode="inprocess")),
+            ],
+            repeat,
+        )
+        print(f"| {intent} | {result.provider} | {fmt(t_delegate)} | {fmt(t_generate)} | {fmt(t_run)} | {fmt(t_delegate - t_run)} |")
+    (ws / ".lackpy" / "templates" / "count-defs.tmpl").unlink()
+
+    print("\n| kit | tools | prompt (system message), estimated tokens |")
+    print("|---|---|---|")
+    for name in ["readonly", "filesystem", "web", "coding", "all"]:
+        kit = svc.resolve_kit(name)
+        print(f"| {name} | {len(kit.tools)} | {estimate_tokens(system_prompt('count TODOs in python files', kit))} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=21)
@@ -235,9 +278,6 @@ def main() -> None:
     t_traced, t_plain = side_by_side([lambda: run_program(loop, kit, mode="inprocess"), lambda: exec(loop_code, {"noop": noop})], args.repeat)
     print(f"| 10,000 calls of a no-op tool | {fmt(t_traced)} | {fmt(t_plain)} | {fmt((t_traced - t_plain) / 10000)} per call |")
 
-    isolation_table(kit, ws, programs_dir, restore, args.repeat)
-    tools_table(toolbox, ws, args.repeat)
-
     exe = Path(sys.executable).parent / "lackpy"
     if exe.exists():
         env = {**os.environ, "LACKPY_LOAD_PLUGINS": ""}
@@ -249,6 +289,11 @@ def main() -> None:
             21,
         )
         print(f"| `lackpy --help` | {fmt(help_t)} | {fmt(bare_t)} (`python -c pass`) | {fmt(help_t - bare_t)} |")
+
+    isolation_table(kit, ws, programs_dir, restore, args.repeat)
+    tools_table(toolbox, ws, args.repeat)
+    delegate_table(ws, args.repeat)
+
     shutil.rmtree(tmp)
 
 

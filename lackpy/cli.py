@@ -33,7 +33,10 @@ class LackpyGroup(click.Group):
             return super().invoke(ctx)
         except LackpyError as exc:
             if ctx.meta.get("lackpy.json"):
-                _emit_json({"error": {"kind": exc.kind, "message": str(exc)}})
+                error = {"kind": exc.kind, "message": str(exc)}
+                if getattr(exc, "attempts", None) is not None:
+                    error["attempts"] = [a.to_dict() for a in exc.attempts]
+                _emit_json({"error": error})
             else:
                 click.echo(f"lackpy: error: {exc}", err=True)
             ctx.exit(EXIT_USAGE)
@@ -71,6 +74,21 @@ def common(fn: Callable) -> Callable:
 def kit_options(fn: Callable) -> Callable:
     fn = click.option("--tools", "-t", "tools", multiple=True, help="Extra tools, comma separated (repeatable).")(fn)
     return click.option("--kit", "-k", default=None, help="Kit name or comma-separated tool names (default from config).")(fn)
+
+
+def run_options(fn: Callable) -> Callable:
+    """The options of every command that runs a program: params, trace, mode, dry run, limits."""
+    options = [
+        click.option("--param", "-p", "params", multiple=True, help="Program parameter key=value (value parsed as JSON if it can be)."),
+        click.option("--trace", "show_trace", is_flag=True, help="Print the tool-call trace to stderr."),
+        click.option("--mode", type=click.Choice(["isolated", "inprocess"]), default=None, help="Where the program runs (default from config: isolated)."),
+        click.option("--dry-run", "dry_run", is_flag=True, help="Apply no writes; print the diff of what would change."),
+        click.option("--timeout", "timeout_s", type=float, default=None, help="Wall-clock limit in seconds."),
+        click.option("--limit", "limit_items", multiple=True, help="Any limit as name=value, e.g. max_tool_calls=100."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
 
 
 def _split(values: tuple[str, ...]) -> list[str]:
@@ -132,12 +150,7 @@ def cli() -> None:
 @cli.command()
 @click.argument("program", metavar="FILE|-")
 @kit_options
-@click.option("--param", "-p", "params", multiple=True, help="Program parameter key=value (value parsed as JSON if it can be).")
-@click.option("--trace", "show_trace", is_flag=True, help="Print the tool-call trace to stderr.")
-@click.option("--mode", type=click.Choice(["isolated", "inprocess"]), default=None, help="Where the program runs (default from config: isolated).")
-@click.option("--dry-run", "dry_run", is_flag=True, help="Apply no writes; print the diff of what would change.")
-@click.option("--timeout", "timeout_s", type=float, default=None, help="Wall-clock limit in seconds.")
-@click.option("--limit", "limit_items", multiple=True, help="Any limit as name=value, e.g. max_tool_calls=100.")
+@run_options
 @common
 def run(
     program: str,
@@ -162,29 +175,35 @@ def run(
     result = asyncio.run(
         svc.run_program(text, kit=kit, params=parsed, extra_tools=_split(tools), mode=mode, limits=limits, dry_run=dry_run)
     )
+    sys.exit(_report_run(result, json_=json_, show_trace=show_trace, dry_run=dry_run))
+
+
+def _report_run(result, *, json_: bool, show_trace: bool, dry_run: bool) -> int:
+    """Print a run's (or a delegation's) result; return the exit status."""
     code = EXIT_OK if result.success else EXIT_USAGE if result.error_kind == "invalid" else EXIT_FAILED
     if json_:
         _emit_json(result.to_dict())
-        sys.exit(code)
-    if result.printed:
-        click.echo(result.printed, nl=False)
+        return code
+    execution = getattr(result, "execution", result)
+    if execution.printed:
+        click.echo(execution.printed, nl=False)
     if show_trace:
-        for entry in result.trace:
+        for entry in execution.trace:
             args = ", ".join(f"{k}={v}" for k, v in entry.args.items())
             status = f"-> {entry.result}" if entry.success else f"!! {entry.error}"
             click.echo(f"[{entry.step}] {entry.tool}({args}) {status} ({entry.duration_ms:.3f} ms)", err=True)
-    if result.success:
-        _echo_value(result.output)
+    if execution.success:
+        _echo_value(execution.output)
         if dry_run:
-            planned = [("create", result.files_created), ("modify", result.files_modified), ("delete", result.files_deleted)]
+            planned = [("create", execution.files_created), ("modify", execution.files_modified), ("delete", execution.files_deleted)]
             summary = "; ".join(f"would {verb} {', '.join(paths)}" for verb, paths in planned if paths) or "no changes"
             click.echo(f"lackpy: dry run: {summary}", err=True)
-            click.echo(result.diff or "", nl=False)
+            click.echo(execution.diff or "", nl=False)
     else:
-        click.echo(f"lackpy: error: {result.error}", err=True)
-        for diag in result.diagnostics[1:]:
+        click.echo(f"lackpy: error: {execution.error}", err=True)
+        for diag in execution.diagnostics[1:]:
             click.echo(f"lackpy: error: {diag}", err=True)
-    sys.exit(code)
+    return code
 
 
 def _echo_value(value: Any) -> None:
@@ -196,6 +215,194 @@ def _echo_value(value: Any) -> None:
         click.echo(value)
     else:
         click.echo(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False))
+
+
+class Spinner:
+    """A spinner on stderr while a model tier writes; silent when stderr is not a terminal."""
+
+    FRAMES = "|/-\\"
+
+    def __init__(self, stream=None) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = self.stream.isatty()
+        self._stop = None
+        self._thread = None
+
+    def __call__(self, event: dict) -> None:
+        if not self.enabled:
+            return
+        if event.get("event") == "tier" and event.get("model"):
+            self._start(f"{event['tier']}: writing a program")
+        elif event.get("event") == "done":
+            self._end()
+
+    def _start(self, label: str) -> None:
+        import itertools
+        import threading
+
+        self._end()
+        self._stop = threading.Event()
+
+        def spin(stop=self._stop) -> None:
+            for frame in itertools.cycle(self.FRAMES):
+                self.stream.write(f"\r{frame} {label}")
+                self.stream.flush()
+                if stop.wait(0.1):
+                    break
+            self.stream.write("\r" + " " * (len(label) + 2) + "\r")
+            self.stream.flush()
+
+        self._thread = threading.Thread(target=spin, daemon=True)
+        self._thread.start()
+
+    def _end(self) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self._thread = None
+
+
+def _intent_options(fn: Callable) -> Callable:
+    fn = click.option(
+        "--ceiling",
+        default=None,
+        metavar="KIT",
+        help="With no --kit: choose tools no more powerful than this kit's (default: readonly).",
+    )(fn)
+    return kit_options(fn)
+
+
+@cli.command()
+@click.argument("intent")
+@_intent_options
+@run_options
+@click.option("--show-program", "show_program", is_flag=True, help="Print the program and the tier that wrote it to stderr.")
+@click.option("--save-as", "save_as", metavar="NAME", help="Save the program as a template when it succeeds.")
+@click.option("--pattern", default=None, help="With --save-as: the intent pattern, e.g. 'count {word} in {ext} files'.")
+@common
+def delegate(
+    intent: str,
+    kit: str | None,
+    tools: tuple[str, ...],
+    ceiling: str | None,
+    params: tuple[str, ...],
+    show_trace: bool,
+    mode: str | None,
+    dry_run: bool,
+    timeout_s: float | None,
+    limit_items: tuple[str, ...],
+    show_program: bool,
+    save_as: str | None,
+    pattern: str | None,
+    json_: bool,
+    service,
+) -> None:
+    """Write a program for INTENT, validate and run it.
+
+    Templates and rules serve common intents offline; a model configured in
+    .lackpy/config.toml writes the rest. With no --kit, tools are chosen from
+    the intent (read-only unless --ceiling raises it).
+    """
+    import asyncio
+
+    if pattern is not None and save_as is None:
+        raise click.UsageError("--pattern goes with --save-as NAME")
+    svc = service()
+    result = asyncio.run(
+        svc.delegate(
+            intent,
+            kit=kit,
+            params=_parse_params(params),
+            extra_tools=_split(tools),
+            dry_run=dry_run,
+            mode=mode,
+            limits=_parse_limits(limit_items, timeout_s),
+            ceiling=ceiling,
+            on_event=None if json_ else Spinner(),
+        )
+    )
+    if show_program and not json_:
+        click.echo(f"lackpy: program by {result.provider} ({result.detail or 'no detail'}):", err=True)
+        click.echo(result.program, err=True)
+    code = _report_run(result, json_=json_, show_trace=show_trace, dry_run=dry_run)
+    if save_as and result.success:
+        path = svc.template_save(save_as, pattern or intent, result.program, kit or result.kit["tools"], intent=intent)
+        if not json_:
+            click.echo(f"lackpy: saved template '{save_as}' to {path}", err=True)
+    elif save_as:
+        click.echo(f"lackpy: not saved as '{save_as}': the program did not succeed", err=True)
+    sys.exit(code)
+
+
+@cli.command()
+@click.argument("intent")
+@_intent_options
+@click.option("--param", "-p", "params", multiple=True, help="Program parameter key=value (value parsed as JSON if it can be).")
+@common
+def generate(intent: str, kit: str | None, tools: tuple[str, ...], ceiling: str | None, params: tuple[str, ...], json_: bool, service) -> None:
+    """Write and validate a program for INTENT, and print it without running it."""
+    import asyncio
+
+    svc = service()
+    result = asyncio.run(
+        svc.generate(intent, kit=kit, params=_parse_params(params), extra_tools=_split(tools), ceiling=ceiling, on_event=None if json_ else Spinner())
+    )
+    if json_:
+        _emit_json(result.to_dict())
+    else:
+        click.echo(result.program)
+        click.echo(f"lackpy: by {result.provider} ({result.detail or 'no detail'}) for tools {', '.join(result.kit['tools'])}", err=True)
+
+
+@cli.group(cls=LackpyGroup)
+def template() -> None:
+    """Save programs that worked as templates, served for matching intents with no model."""
+
+
+@template.command(name="save")
+@click.argument("program", metavar="FILE|-")
+@click.option("--name", "-n", required=True, help="Template name (letters, digits, '-', '_', '.').")
+@click.option("--pattern", required=True, help="Intent pattern; {name} placeholders capture words, e.g. 'count {word} in {ext} files'.")
+@click.option("--kit", "-k", default=None, help="Kit the program is written for (default from config).")
+@click.option("--force", is_flag=True, help="Overwrite a template of that name.")
+@common
+def template_save(program: str, name: str, pattern: str, kit: str | None, force: bool, json_: bool, service) -> None:
+    """Validate the program in FILE (or -) and save it as a template."""
+    path = service().template_save(name, pattern, _read_program(program), kit, force=force)
+    if json_:
+        _emit_json({"name": name, "path": str(path)})
+    else:
+        click.echo(f"saved template '{name}' to {path}")
+
+
+@template.command(name="list")
+@common
+def template_list(json_: bool, service) -> None:
+    """List the workspace's templates with their success and failure counts."""
+    templates = service().template_list()
+    if json_:
+        _emit_json(templates)
+        return
+    if not templates:
+        click.echo("no templates yet; save one with 'lackpy template save' or 'lackpy delegate --save-as NAME'")
+    for item in templates:
+        if item.get("error"):
+            click.echo(f"{item['name']:<20} error: {item['error']}")
+        else:
+            click.echo(f"{item['name']:<20} {item['pattern']!r}  ok={item['success_count']} failed={item['fail_count']}")
+
+
+@cli.command()
+@common
+def tiers(json_: bool, service) -> None:
+    """List the configured inference tiers and whether each can serve now."""
+    listing = service().tier_list()
+    if json_:
+        _emit_json(listing)
+        return
+    for item in listing:
+        state = "ready" if item["available"] else f"unavailable: {item['reason']}"
+        click.echo(f"{item['name']:<10} {state}  ({item['description']})")
 
 
 @cli.command(name="validate")

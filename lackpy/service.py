@@ -5,23 +5,34 @@ from __future__ import annotations
 import asyncio
 import functools
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import yaml
 
 from lackpy.config import Config, load_config
-from lackpy.errors import KitError, LackpyError, WorkspaceError
+from lackpy.errors import KitError, LackpyError, ParamError, WorkspaceError
+from lackpy.infer.base import Provider, Request
+from lackpy.infer.dispatch import Dispatcher, OnEvent, Outcome
+from lackpy.infer.result import DelegateResult, GenerationResult
+from lackpy.infer.select import choose_tools, within
+from lackpy.infer.tiers import build_tiers
 from lackpy.kit.docs import resolve_doc
 from lackpy.kit.kitfile import KIT_NAME, list_kit_files, read_kit
 from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
 from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.diagnostics import ValidationResult
+from lackpy.lang.grade import Grade
 from lackpy.lang.grammar import language_spec
 from lackpy.lang.validator import Rule, validate
 from lackpy.plugins import populate
 from lackpy.run.limits import Limits
 from lackpy.run.result import ExecutionResult
 from lackpy.run.runner import check_params, run_program
+
+#: The kit whose grade is the default ceiling when delegate chooses tools itself.
+READ_ONLY_KIT = "readonly"
+#: A ceiling: a kit name (its grade), a Grade, or (w, d).
+CeilingSpec = str | Grade | tuple[int, int] | None
 
 
 class LackpyService:
@@ -46,6 +57,7 @@ class LackpyService:
         self.toolbox = Toolbox(str(self.workspace), settings=self.config.tools)
         populate(self.toolbox)
         self._config_rules: list[Rule] | None = None
+        self._tiers: list[Provider] | None = None
 
     def close(self) -> None:
         """Stop the background processes this service's programs started."""
@@ -186,21 +198,189 @@ class LackpyService:
         ``dry_run`` returns the diff of the writes instead of applying them.
         """
         resolved = self.resolve_kit(kit, extra_tools)
-        all_rules = self.rules(rules)
-        if mode is None:
-            mode = self.config.mode
-        run = functools.partial(
-            run_program,
-            program,
-            resolved,
-            params,
-            rules=all_rules,
-            limits=self.config.limits.merged(resolved.limits, "kit limits").merged(limits),
-            mode=mode,
-            dry_run=dry_run,
-            sandbox=self.config.sandbox,
-        )
-        return await asyncio.to_thread(run)
+        run = self._runner(resolved, params, rules, mode=mode, limits=limits, dry_run=dry_run)
+        return await asyncio.to_thread(run, program)
 
+    def _runner(
+        self,
+        resolved: ResolvedKit,
+        params: Mapping[str, Any] | None,
+        rules: Sequence[Rule] | None,
+        *,
+        mode: str | None,
+        limits: Mapping[str, Any] | Limits | None,
+        dry_run: bool,
+    ) -> Callable[[str], ExecutionResult]:
+        """``run(program)`` with everything else of a call settled: kit, params, rules, limits, mode."""
+
+        def run(program: str) -> ExecutionResult:
+            return run_program(
+                program,
+                resolved,
+                params,
+                rules=self.rules(rules),
+                limits=self.config.limits.merged(resolved.limits, "kit limits").merged(limits),
+                mode=mode or self.config.mode,
+                dry_run=dry_run,
+                sandbox=self.config.sandbox,
+            )
+
+        return run
+
+    # -- delegate: intents to programs -------------------------------------------
+
+    def tiers(self) -> list[Provider]:
+        """The configured inference tiers, in order (built once per service)."""
+        if self._tiers is None:
+            self._tiers = build_tiers(self.config.inference, self.workspace)
+        return self._tiers
+
+    def tier_list(self) -> list[dict]:
+        """Each configured tier: whether it can serve now, and why not."""
+        listing = []
+        for tier in self.tiers():
+            availability = tier.available()
+            listing.append(
+                {"name": tier.name, "model": tier.model, "available": availability.ok, "reason": availability.reason, "description": tier.describe()}
+            )
+        return listing
+
+    def plan_kit(self, intent: str, kit: KitSpec = None, extra_tools: Iterable[str] | None = None, ceiling: CeilingSpec = None) -> tuple[ResolvedKit, dict]:
+        """The kit for an intent: the one named, or tools chosen from the intent under ``ceiling``."""
+        if kit is not None:
+            resolved = self.resolve_kit(kit, extra_tools)
+            return resolved, {"name": resolved.name, "tools": sorted(resolved.tools), "chosen": False}
+        limit = self._ceiling(ceiling)
+        needs = [self.resolve_kit(need).aliases().values() for need in self._needs(intent)]
+        tools = choose_tools(intent, self.toolbox.list_tools(), limit, [list(n) for n in needs])
+        if not tools:
+            stronger = choose_tools(intent, self.toolbox.list_tools(), Grade(3, 3))
+            if stronger:
+                raise KitError(
+                    f"{intent!r} needs {', '.join(stronger)}, above the ceiling ({limit}); "
+                    f"name a kit with --kit, or raise the ceiling with --ceiling KIT"
+                )
+            default = self.resolve_kit(None)
+            tools = [alias for alias, spec in default.tools.items() if within(spec, limit)]
+        resolved = self.resolve_kit(tools, extra_tools)
+        return resolved, {"name": None, "tools": sorted(resolved.tools), "chosen": True, "ceiling": limit.to_dict()}
+
+    def _needs(self, intent: str) -> list[KitSpec]:
+        """Kits the deterministic tiers already know would serve ``intent``."""
+        found = []
+        for tier in self.tiers():
+            need = tier.needs(intent)
+            if need:
+                found.append(need)
+        return found
+
+    def _ceiling(self, ceiling: CeilingSpec) -> Grade:
+        if ceiling is None:
+            return self.resolve_kit(READ_ONLY_KIT).grade
+        if isinstance(ceiling, Grade):
+            return ceiling
+        if isinstance(ceiling, (tuple, list)) and len(ceiling) == 2:
+            return Grade(*map(int, ceiling))
+        return self.resolve_kit(ceiling).grade
+
+    def _dispatcher(self, on_event: OnEvent | None, rules: Sequence[Rule] | None = None) -> Dispatcher:
+        return Dispatcher(self.tiers(), self.config.inference, rules=self.rules(rules), read_doc=self.resolve_doc, on_event=on_event)
+
+    async def generate(
+        self,
+        intent: str,
+        kit: KitSpec = None,
+        params: Mapping[str, Any] | None = None,
+        extra_tools: Iterable[str] | None = None,
+        *,
+        ceiling: CeilingSpec = None,
+        on_event: OnEvent | None = None,
+    ) -> GenerationResult:
+        """A validated program for ``intent``, not run. Raises GenerationError when no tier can write one."""
+        request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
+        outcome = await asyncio.to_thread(self._dispatcher(on_event).dispatch, request)
+        return GenerationResult(**self._described(request, kit_info, outcome))
+
+    async def delegate(
+        self,
+        intent: str,
+        kit: KitSpec = None,
+        params: Mapping[str, Any] | None = None,
+        extra_tools: Iterable[str] | None = None,
+        *,
+        dry_run: bool = False,
+        mode: str | None = None,
+        limits: Mapping[str, Any] | Limits | None = None,
+        ceiling: CeilingSpec = None,
+        on_event: OnEvent | None = None,
+    ) -> DelegateResult:
+        """Write a program for ``intent`` (templates, rules, then model tiers), validate, repair and run it.
+
+        With no ``kit``, tools are chosen from the intent, never above the
+        read-only grade unless ``ceiling`` (a kit name, a Grade or (w, d))
+        raises it. Raises GenerationError, with the attempt log, when no tier
+        can write a valid program.
+        """
+        request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
+        run = self._runner(request.kit, request.params, None, mode=mode, limits=limits, dry_run=dry_run)
+        outcome = await asyncio.to_thread(self._dispatcher(on_event).dispatch, request, run)
+        return DelegateResult(**self._described(request, kit_info, outcome), execution=outcome.execution, execution_ms=outcome.execution_ms)
+
+    def _request(self, intent: str, kit: KitSpec, params: Mapping[str, Any] | None, extra_tools: Iterable[str] | None, ceiling: CeilingSpec) -> tuple[Request, dict]:
+        if not isinstance(intent, str) or not intent.strip():
+            raise ParamError("give an intent, e.g. lackpy delegate \"count TODOs in python files\"")
+        resolved, kit_info = self.plan_kit(intent, kit, extra_tools, ceiling)
+        params = dict(params or {})
+        check_params(params, resolved.names)
+        return Request(intent.strip(), resolved, params, self.workspace), kit_info
+
+    @staticmethod
+    def _described(request: Request, kit_info: dict, outcome: Outcome) -> dict:
+        return {
+            "intent": request.intent,
+            "program": outcome.program,
+            "provider": outcome.provider,
+            "detail": outcome.detail,
+            "grade": request.kit.grade,
+            "kit": kit_info,
+            "attempts": outcome.attempts,
+            "generation_ms": outcome.generation_ms,
+        }
+
+    # -- templates: the ratchet ------------------------------------------------
+
+    def template_save(
+        self,
+        name: str,
+        pattern: str,
+        program: str,
+        kit: KitSpec = None,
+        *,
+        intent: str | None = None,
+        force: bool = False,
+    ) -> Path:
+        """Validate ``program`` against ``kit`` and save it as a template served for ``pattern``.
+
+        With ``intent``, the values the pattern captures from it are turned
+        back into placeholders in the program, so the template generalizes.
+        """
+        from lackpy.infer.templates import Template, save_template
+
+        values = None
+        if intent is not None:
+            values = Template(name=name, pattern=pattern, body="").match(intent)
+            if values is None:
+                raise ParamError(f"the pattern {pattern!r} does not match the intent {intent!r}; write a pattern that does")
+        resolved = self.resolve_kit(kit)
+        result = validate(program, resolved.names, self.rules(), params=[])
+        if not result.valid:
+            raise ParamError(f"the program is not valid for kit {resolved.name or sorted(resolved.tools)}: {result.errors[0]}")
+        kit_value = kit if isinstance(kit, str) else sorted(resolved.aliases().values()) if kit is not None else resolved.name
+        return save_template(self.workspace, name, pattern, program, kit_value, values=values, force=force)
+
+    def template_list(self) -> list[dict]:
+        from lackpy.infer.templates import list_templates
+
+        return list_templates(self.workspace)
 
 __all__ = ["LackpyService"]

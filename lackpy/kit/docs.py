@@ -43,3 +43,24 @@ def resolve_doc(path: str, workspace: str | os.PathLike) -> str:
             except UnicodeDecodeError:
                 raise DocsError(f"doc '{path}' is not UTF-8 text") from None
     raise DocsError(f"doc '{path}' does not exist; see 'lackpy docs index' for the known docs")
+
+
+def doc_sections(text: str) -> dict[str, str]:
+    """Split a markdown tool doc into its ``## `` sections: ``{"Signature": "...", ...}``.
+
+    Feedback to a model quotes only the sections that answer its mistake, so
+    the doc is cut at its second-level headings; text before the first one
+    (the ``# name`` title) is dropped. A ``## `` line inside a code fence is
+    content, not a heading. A repeated heading's texts are joined.
+    """
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    fenced = False
+    for line in text.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        if not fenced and line.startswith("## "):
+            current = sections.setdefault(line[3:].strip(), [])
+        elif current is not None:
+            current.append(line)
+    return {title: "\n".join(lines).strip() for title, lines in sections.items()}

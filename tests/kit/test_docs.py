@@ -228,3 +228,31 @@ def test_oversized_doc_refused(workspace):
 def test_docs_index_none_kit(toolbox):
     """The 'none' kit has an empty docs index."""
     assert toolbox.docs_index("none") == {"tool_docs": {}, "kit_docs": []}
+
+
+def test_doc_sections_splits_on_second_level_headings():
+    """doc_sections keys each '## ' section by its title, drops the preamble and strips the text."""
+    from lackpy.kit.docs import doc_sections
+
+    text = "# tool\n\nintro\n\n## Signature\n\n`tool(x: int) -> str`\n\n## Notes \n\n- one\n- two\n\n### Detail\n\nmore\n"
+    assert doc_sections(text) == {"Signature": "`tool(x: int) -> str`", "Notes": "- one\n- two\n\n### Detail\n\nmore"}
+
+
+def test_doc_sections_ignores_headings_in_code_fences_and_joins_repeats():
+    """A '## ' line inside a fence stays content; a repeated heading's texts are joined; no heading gives {}."""
+    from lackpy.kit.docs import doc_sections
+
+    text = "## Examples\n\n```python\n## not a heading\nx = 1\n```\n## Examples\nsecond\n"
+    assert doc_sections(text) == {"Examples": "```python\n## not a heading\nx = 1\n```\nsecond"}
+    assert doc_sections("# title\n\njust text\n") == {}
+    assert doc_sections("## Signature\r\n`f() -> int`\r\n") == {"Signature": "`f() -> int`"}
+
+
+@pytest.mark.parametrize("tool", FS_TOOLS)
+def test_doc_sections_of_builtin_docs(toolbox, workspace, tool):
+    """Every built-in tool doc splits into the five sections, its Signature being the tool's signature in backticks."""
+    from lackpy.kit.docs import doc_sections
+
+    sections = doc_sections(resolve_doc(toolbox.get(tool).docs, workspace))
+    assert list(sections) == [s[3:] for s in SECTIONS]
+    assert sections["Signature"] == f"`{toolbox.get(tool).signature()}`"

@@ -26,8 +26,8 @@ HOOKS = sorted(hookspec_functions())
 
 
 def test_hookspecs_found():
-    """The hookspecs module declares the two registration hooks."""
-    assert HOOKS == ["register_tool_providers", "register_tools"]
+    """The hookspecs module declares the three registration hooks."""
+    assert HOOKS == ["register_inference_providers", "register_tool_providers", "register_tools"]
 
 
 def test_manager_knows_every_hookspec():

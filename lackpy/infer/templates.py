@@ -1,0 +1,342 @@
+"""The templates tier: programs that worked, saved for reuse and served with no model.
+
+This is the ratchet: ``delegate --save-as NAME`` turns a program a model wrote
+into a template, and the next intent that matches its pattern is answered from
+the file. A template is ``.lackpy/templates/NAME.tmpl`` in the workspace::
+
+    ---
+    name: count-word
+    pattern: count {word} in python files
+    kit: readonly            # a kit name or a list of tool names; optional
+    success_count: 3
+    fail_count: 0
+    ---
+    sum(read_file(f).count({word}) for f in find_files("**/*.py"))
+
+Placeholders are filled by ``lackpy.infer.fill.render``, so a captured value
+is always one string literal in the program, never code. One malformed file
+must not take the tier down: it is skipped with a warning, and
+``list_templates`` shows what is wrong with it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from lackpy.errors import ConfigError, LackpyError
+from lackpy.infer.base import Proposal, Provider, Request
+from lackpy.infer.fill import body_placeholders, generalize, normalize_intent, pattern_regex, placeholders, render
+from lackpy.kit.kitfile import find_kit, read_kit
+
+TEMPLATES_DIR = Path(".lackpy") / "templates"
+SUFFIX = ".tmpl"
+TEMPLATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+COUNTS = ("success_count", "fail_count")
+
+
+class TemplateWarning(UserWarning):
+    """A template file was skipped or its counts could not be updated."""
+
+
+@dataclass
+class Template:
+    """One saved program: its ``pattern`` says which intents it answers, ``body`` how."""
+
+    name: str
+    pattern: str
+    body: str
+    kit: str | list[str] | None = None
+    success_count: int = 0
+    fail_count: int = 0
+    path: Path | None = None
+
+    def match(self, intent: str) -> dict[str, str] | None:
+        """The placeholder values ``intent`` gives, or None; ConfigError when the pattern is malformed."""
+        try:
+            regex = pattern_regex(self.pattern)
+        except ValueError as exc:
+            raise ConfigError(f"template '{self.name}': {exc}") from None
+        found = regex.fullmatch(normalize_intent(intent))
+        return found.groupdict() if found else None
+
+
+# -- reading and writing files ------------------------------------------------
+
+
+def parse_template(text: str, path: Path) -> Template:
+    """A template from a file's text; ConfigError names the file and the fix."""
+    meta, body = _split(text, path)
+    return _checked(meta, body, path)
+
+
+def _split(text: str, path: Path) -> tuple[dict[str, Any], str]:
+    """(frontmatter, body) with the body exactly as written."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].strip() != "---":
+        raise ConfigError(f"{path}: a template starts with a '---' line, then its name and pattern, '---', and the program")
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None:
+        raise ConfigError(f"{path}: the frontmatter has no closing '---' line; add one before the program")
+    try:
+        meta = yaml.safe_load("".join(lines[1:end]))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 2}" if mark is not None else ""
+        raise ConfigError(
+            f"{path}: the frontmatter is not valid YAML{at}; fix the lines between the '---' markers "
+            "(quote a pattern that starts with '{': pattern: \"{word} count\")"
+        ) from None
+    if not isinstance(meta, dict):
+        raise ConfigError(f"{path}: the frontmatter must be 'key: value' lines such as 'pattern: count {{word}}'")
+    return meta, "".join(lines[end + 1:])
+
+
+def _checked(meta: dict[str, Any], body: str, path: Path) -> Template:
+    """Validate a template's parts; every problem is a ConfigError saying what to change."""
+    pattern = meta.get("pattern")
+    if pattern is None:
+        raise ConfigError(f"{path}: missing 'pattern' in frontmatter; add e.g. 'pattern: count {{word}} in python files'")
+    if not isinstance(pattern, str) or not pattern.strip():
+        raise ConfigError(f"{path}: 'pattern' must be non-empty text; quote it when it starts with '{{': pattern: \"{{word}} count\"")
+    try:
+        names = placeholders(pattern)
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    name = meta.get("name", path.stem)
+    if not isinstance(name, str) or not TEMPLATE_NAME.fullmatch(name):
+        raise ConfigError(f"{path}: name {name!r} must start with a letter or digit and use only letters, digits, '_', '.' and '-'")
+    kit = meta.get("kit")
+    if not (kit is None or isinstance(kit, str) or (isinstance(kit, list) and all(isinstance(t, str) for t in kit))):
+        raise ConfigError(f"{path}: 'kit' must be a kit name or a list of tool names, e.g. kit: [read_file, find_files]")
+    for key in COUNTS:
+        count = meta.get(key, 0)
+        if type(count) is not int or count < 0:
+            raise ConfigError(f"{path}: '{key}' must be a whole number of at least 0, not {count!r}")
+    if not body.strip():
+        raise ConfigError(f"{path}: the program after the closing '---' is empty; write the program there")
+    try:
+        used = body_placeholders(body)
+        render(body, dict.fromkeys(names, "x"))
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    unknown = [n for n in used if n not in names]
+    if unknown:
+        raise ConfigError(
+            f"{path}: the program uses {', '.join('{' + n + '}' for n in unknown)}, which the pattern lacks; "
+            "add it to the pattern or rename it (a one-name set literal {x} reads as a placeholder: write set([x]))"
+        )
+    unused = [n for n in names if n not in used]
+    if unused:
+        raise ConfigError(
+            f"{path}: the pattern captures {', '.join('{' + n + '}' for n in unused)}, which the program never uses; "
+            "put the placeholder where the value belongs, or drop it from the pattern "
+            "(when saving a run, each value must appear in a string of the program)"
+        )
+    return Template(name, pattern.strip(), body, kit, meta.get("success_count", 0), meta.get("fail_count", 0), path)
+
+
+def _format(meta: dict[str, Any], body: str) -> str:
+    return "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True) + "---\n" + body
+
+
+def _read(path: Path) -> str:
+    with open(path, encoding="utf-8-sig", newline="") as handle:  # newline="": keep the body's line endings
+        return handle.read()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a new file beside ``path`` and rename it over, so readers never see half a file."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(temporary, "x", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+# -- loading, with a cache keyed by the files' stat --------------------------
+
+_Loaded = list[tuple[Path, "Template | ConfigError"]]
+_cache: dict[Path, tuple[tuple, _Loaded]] = {}
+
+
+def _load_all(workspace: str | Path) -> _Loaded:
+    """Every template file, sorted by name, parsed or with the error that stopped it.
+
+    The files are re-read only when one is added, removed or changed (name,
+    size, mtime and inode), so serving an intent costs one directory scan.
+    """
+    directory = Path(workspace) / TEMPLATES_DIR
+    try:
+        entries = sorted((e for e in os.scandir(directory) if e.name.endswith(SUFFIX) and e.is_file()), key=lambda e: e.name)
+        key = tuple((e.name, s.st_size, s.st_mtime_ns, s.st_ino) for e in entries for s in [e.stat()])
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    cached = _cache.get(directory)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    loaded: _Loaded = []
+    for entry in entries:
+        path = Path(entry.path)
+        try:
+            loaded.append((path, parse_template(_read(path), path)))
+        except ConfigError as exc:
+            loaded.append((path, exc))
+        except (OSError, UnicodeDecodeError) as exc:
+            loaded.append((path, ConfigError(f"{path}: cannot read the template ({exc}); save it as UTF-8 text")))
+    for path, result in loaded:
+        if isinstance(result, ConfigError):
+            warnings.warn(f"template skipped: {result}", TemplateWarning, stacklevel=3)
+    _cache[directory] = (key, loaded)
+    return loaded
+
+
+def load_templates(workspace: str | Path) -> list[Template]:
+    """The workspace's valid templates, sorted by file name; malformed files are skipped with a warning."""
+    return [result for _path, result in _load_all(workspace) if isinstance(result, Template)]
+
+
+def list_templates(workspace: str | Path) -> list[dict[str, Any]]:
+    """One row per template file; ``error`` says what is wrong with a malformed one (else None)."""
+    rows = []
+    for path, result in _load_all(workspace):
+        if isinstance(result, Template):
+            row = {k: getattr(result, k) for k in ("name", "pattern", "kit", "success_count", "fail_count")}
+            rows.append({**row, "path": str(path), "error": None})
+        else:
+            rows.append({"name": path.stem, "pattern": None, "kit": None, "success_count": None,
+                         "fail_count": None, "path": str(path), "error": str(result)})
+    return rows
+
+
+def save_template(
+    workspace: str | Path,
+    name: str,
+    pattern: str,
+    program: str,
+    kit: str | Iterable[str] | None = None,
+    *,
+    values: dict[str, str] | None = None,
+    force: bool = False,
+) -> Path:
+    """Save ``program`` as template ``name`` answering ``pattern``; return the file's path.
+
+    With ``values`` (placeholder -> the text it had in this run), the program
+    is generalized first: ``"TODO"`` becomes ``{word}``. The caller validates
+    the program against the kit. ConfigError for a bad name, pattern or body,
+    or an existing template when ``force`` is false.
+    """
+    if not isinstance(name, str) or not TEMPLATE_NAME.fullmatch(name):
+        raise ConfigError(f"template name {name!r} must start with a letter or digit and use only letters, digits, '_', '.' and '-'")
+    path = Path(workspace) / TEMPLATES_DIR / f"{name}{SUFFIX}"
+    if path.exists() and not force:
+        raise ConfigError(f"template '{name}' already exists at {path}; pass --force to replace it")
+    body = program
+    if values:
+        try:
+            names = placeholders(pattern)
+            extra = [n for n in values if n not in names]
+            if extra:
+                raise ValueError(f"values name {', '.join(extra)}, which pattern {pattern!r} does not capture; add them to the pattern")
+            body = generalize(program, values)
+        except ValueError as exc:
+            raise ConfigError(f"template '{name}': {exc}") from None
+    if not body.endswith("\n"):
+        body += "\n"
+    kit = list(kit) if kit is not None and not isinstance(kit, str) else kit
+    meta = {"name": name, "pattern": pattern, **({"kit": kit} if kit is not None else {}), "success_count": 0, "fail_count": 0}
+    _checked(meta, body, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write_atomic(path, _format(meta, body))
+    return path
+
+
+def record_use(path: Path, success: bool) -> None:
+    """Add one to the template's success_count or fail_count, keeping everything else as written."""
+    meta, body = _split(_read(path), path)
+    key = COUNTS[0] if success else COUNTS[1]
+    count = meta.get(key, 0)
+    meta[key] = (count if type(count) is int and count >= 0 else 0) + 1
+    _write_atomic(path, _format(meta, body))
+    _cache.pop(path.parent, None)  # a reused inode could otherwise look unchanged
+
+
+# -- the tier -----------------------------------------------------------------
+
+
+class TemplateProvider(Provider):
+    """Answers intents that match a saved template's pattern, in file-name order."""
+
+    name = "templates"
+    model = False
+
+    def propose(self, request: Request) -> Proposal | None:
+        tools = set(request.kit.aliases().values())
+        for template in load_templates(request.workspace):
+            values = template.match(request.intent)
+            if values is not None and self._fits(template, request, tools):
+                return Proposal(program=render(template.body, values), detail=f"template {template.name}", source=template.path)
+        return None
+
+    def record(self, proposal: Proposal, success: bool) -> None:
+        if not isinstance(proposal.source, Path):
+            return
+        try:
+            record_use(proposal.source, success)
+        except (OSError, UnicodeDecodeError, LackpyError) as exc:
+            warnings.warn(f"could not count the use of template {proposal.source}: {exc}", TemplateWarning, stacklevel=2)
+
+    def needs(self, intent: str) -> str | list[str] | None:
+        """The kit saved with the first template that matches ``intent``."""
+        return next((t.kit for t in load_templates(self.workspace) if t.match(intent) is not None), None)
+
+    def understands(self) -> list[str]:
+        return [template.pattern for template in load_templates(self.workspace)]
+
+    def describe(self) -> str:
+        return f"templates in {self.workspace / TEMPLATES_DIR}"
+
+    @staticmethod
+    def _fits(template: Template, request: Request, tools: set[str]) -> bool:
+        """Whether the request's kit has the tools the template was saved with.
+
+        A named kit is looked up like any kit (workspace first, then the
+        package); an unknown name fits, and validation has the last word.
+        """
+        kit = template.kit
+        if kit is None:
+            return True
+        if isinstance(kit, str) and "," in kit:  # "a,b" names tools, as resolve_kit reads it
+            kit = [tool.strip() for tool in kit.split(",") if tool.strip()]
+        if isinstance(kit, list):
+            return set(kit) <= tools
+        if kit == request.kit.name:
+            return True
+        try:
+            _source, kit_path = find_kit(kit, Path(request.workspace) / ".lackpy" / "kits")
+            return set(read_kit(kit_path).tools) <= tools
+        except LackpyError:
+            return True
+
+
+__all__ = [
+    "TEMPLATES_DIR",
+    "Template",
+    "TemplateProvider",
+    "TemplateWarning",
+    "list_templates",
+    "load_templates",
+    "parse_template",
+    "record_use",
+    "save_template",
+]

@@ -1,0 +1,300 @@
+"""Failure modes from real diagnostics and real runs, and the feedback a model gets for each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import lackpy.plugins
+from lackpy.infer.classify import (
+    DOC_HEADING,
+    HINTS,
+    IMPLEMENT_NOT_ORCHESTRATE,
+    INVALID,
+    KEY_HALLUCINATION,
+    LIMIT,
+    MODES,
+    PATH_PREFIX,
+    RUNTIME_ERROR,
+    SECTIONS,
+    STDLIB_LEAK,
+    SYNTAX_ARTIFACT,
+    UNKNOWN_TOOL,
+    WRONG_OUTPUT,
+    Failure,
+    classify_runtime,
+    classify_validation,
+    feedback,
+)
+from lackpy.kit.docs import resolve_doc
+from lackpy.kit.resolve import ResolvedKit, resolve_kit
+from lackpy.kit.toolbox import Toolbox
+from lackpy.lang.validator import validate
+from lackpy.run.runner import run_program
+
+READ_FILE_SIGNATURE = "Signature: read_file(path: str, offset: int = None, limit: int = None) -> str"
+REPLY = "Reply with only the corrected program in one ```python block."
+
+
+@pytest.fixture
+def toolbox(workspace: Path) -> Toolbox:
+    tb = Toolbox(str(workspace))
+    lackpy.plugins.populate(tb)
+    return tb
+
+
+@pytest.fixture
+def kit(toolbox: Toolbox) -> ResolvedKit:
+    return resolve_kit("filesystem", toolbox)
+
+
+@pytest.fixture
+def read_doc(workspace: Path):
+    return lambda path: resolve_doc(path, workspace)
+
+
+def invalid(program: str, kit: ResolvedKit) -> Failure:
+    errors = validate(program, kit.names).errors
+    assert errors, "the program was meant to be invalid"
+    return classify_validation(program, errors, kit)
+
+
+def ran(program: str, kit: ResolvedKit) -> Failure | None:
+    return classify_runtime(program, run_program(program, kit, mode="inprocess"), kit)
+
+
+# -- validation -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("program", "mode", "tool"),
+    [
+        ('import os\nnames = os.listdir("src")\nlen(names)', STDLIB_LEAK, "list_dir"),
+        ('text = open("README.md").read()\ntext.count("TODO")', STDLIB_LEAK, "read_file"),
+        ('open("out.txt", "w").write("done")', STDLIB_LEAK, "write_file"),
+        ('f = open("out.txt")\nf.write("done")', STDLIB_LEAK, "write_file"),
+        ('import glob\nglob.glob("**/*.py")', STDLIB_LEAK, "find_files"),
+        ('Path("README.md").read_text()', STDLIB_LEAK, "read_file"),
+        ('from pathlib import Path\nlist(Path("src").rglob("*.py"))', STDLIB_LEAK, "find_files"),
+        ('re.findall("TODO", read_file("README.md"))', STDLIB_LEAK, "grep"),
+        ('os = __import__("os")\nos.listdir(".")', STDLIB_LEAK, "list_dir"),
+        ('subprocess.run(["ls"])', STDLIB_LEAK, None),  # the filesystem kit has no run_command
+        ('def main():\n    text = read_file("README.md")\n    return len(text)\n\nmain()', IMPLEMENT_NOT_ORCHESTRATE, "read_file"),
+        ('n = 0\nwhile n < 3:\n    n += 1\nn', IMPLEMENT_NOT_ORCHESTRATE, None),
+        ('try:\n    x = read_file("a")\nexcept Exception:\n    x = ""\nx', IMPLEMENT_NOT_ORCHESTRATE, "read_file"),
+        ('class Counter:\n    pass\nCounter', IMPLEMENT_NOT_ORCHESTRATE, None),
+        ('text = readfile("README.md")\nlen(text)', UNKNOWN_TOOL, "read_file"),
+        ('len(list_directory("src"))', UNKNOWN_TOOL, "list_dir"),
+        ("x = findfiles", UNKNOWN_TOOL, "find_files"),
+        ('Here is the program:\ntext = read_file("README.md")\nlen(text)', SYNTAX_ARTIFACT, None),
+        ("", SYNTAX_ARTIFACT, None),
+        ("len(files)", INVALID, None),  # a forgotten variable, not a misspelt find_files
+        ('x = eval("1")', INVALID, None),
+    ],
+)
+def test_validation_modes(kit, program, mode, tool):
+    """Real diagnostics of typical model mistakes map to their mode and to the tool to use."""
+    failure = invalid(program, kit)
+    assert (failure.mode, failure.tool) == (mode, tool)
+
+
+def test_validation_message_lists_the_diagnostics(kit):
+    """The message is the diagnostics as str(d) lines, in the validator's order."""
+    program = 'import os\nos.listdir("src")'
+    errors = validate(program, kit.names).errors
+    assert classify_validation(program, errors, kit).message == "\n".join(str(d) for d in errors)
+
+
+def test_stdlib_outranks_implementing(kit):
+    """def main() reaching for os: the standard library is the mistake reported, with the tool it needs."""
+    failure = invalid('import os\ndef main():\n    return os.listdir("src")\nmain()', kit)
+    assert (failure.mode, failure.tool) == (STDLIB_LEAK, "list_dir")
+
+
+def test_very_long_program_is_implementing(kit):
+    """A program of many lines with an ordinary error counts as implementing, not orchestrating."""
+    program = "\n".join(f"x{i} = {i}" for i in range(80)) + "\nlen(files)"
+    assert invalid(program, kit).mode == IMPLEMENT_NOT_ORCHESTRATE
+
+
+def test_aliased_kit_names_the_alias(toolbox):
+    """In a kit that renames read_file to cat, open() points at cat."""
+    kit = resolve_kit({"cat": "read_file"}, toolbox)
+    assert invalid('open("README.md").read()', kit).tool == "cat"
+    assert invalid('kat("README.md")', kit).tool == "cat"
+
+
+def test_stdlib_tool_picked_from_the_kit(toolbox):
+    """subprocess points at run_command when the kit has it."""
+    kit = resolve_kit(["read_file", "run_command"], toolbox)
+    assert invalid('import subprocess\nsubprocess.run(["ls"])', kit).tool == "run_command"
+
+
+# -- runtime ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/srv/project/src/app.py", "./src/missing.py", "~/src/missing.py", "../outside/canary.txt", "workspace/src/missing.py", "ws/src/app.py"],
+)
+def test_path_prefix(kit, path):
+    """A PathError on an absolute, ./, ~, .. or workspace-prefixed path is path_prefix, naming the tool."""
+    failure = ran(f"read_file({path!r})", kit)
+    assert (failure.mode, failure.tool) == (PATH_PREFIX, "read_file")
+    assert "PathError in read_file" in failure.message
+
+
+def test_missing_relative_file_is_a_runtime_error(kit):
+    """A missing file at a plain relative path is an ordinary runtime error, still naming the tool."""
+    failure = ran('read_file("src/missing.py")', kit)
+    assert (failure.mode, failure.tool) == (RUNTIME_ERROR, "read_file")
+    assert failure.message == "line 1: PathError in read_file: no such file: src/missing.py"
+
+
+@pytest.mark.parametrize(
+    ("program", "tool"),
+    [
+        ('list_dir(".")[0]["size_bytes"]', "list_dir"),
+        ('entries = list_dir("src")\nfiles = find_files("**/*.py")\nentries[0]["path"]', "find_files"),
+        ('files = find_files("**/*.py")\nfiles[0]["name"]', "find_files"),
+        ('list_dir(".")[0].size', "list_dir"),
+    ],
+)
+def test_key_hallucination(kit, program, tool):
+    """Subscripting a tool's result with a key it lacks is key_hallucination; the tool is the last one called."""
+    failure = ran(program, kit)
+    assert (failure.mode, failure.tool) == (KEY_HALLUCINATION, tool)
+
+
+def test_key_error_without_tools_is_a_runtime_error(kit):
+    """A KeyError on the program's own dict is not blamed on a tool."""
+    failure = ran('d = {"a": 1}\nd["b"]', kit)
+    assert (failure.mode, failure.tool) == (RUNTIME_ERROR, None)
+    assert failure.message == "line 2: KeyError: 'b'"
+
+
+@pytest.mark.parametrize("program", ['files = find_files("**/*.py")', 'print()\nx = len(read_file("README.md"))'])
+def test_wrong_output(kit, program):
+    """A run with no result, no printed text and no file changes is wrong_output."""
+    failure = ran(program, kit)
+    assert failure.mode == WRONG_OUTPUT
+    assert failure.tool in ("find_files", "read_file")
+
+
+@pytest.mark.parametrize(
+    "program", ['len(find_files("**/*.py"))', 'print(len(find_files("**/*.py")))', 'write_file("notes.txt", "hi")', "0"]
+)
+def test_useful_runs_are_not_failures(kit, program):
+    """A result (even 0), printed text or a written file is an outcome worth keeping."""
+    assert ran(program, kit) is None
+
+
+def test_limit(kit):
+    """A program that exceeds a limit is limit."""
+    result = run_program("x = 0\nfor i in range(10 ** 9):\n    x += i\nx", kit, mode="inprocess", limits={"timeout_s": 0.5})
+    assert classify_runtime("", result, kit).mode == LIMIT
+
+
+def test_invalid_run_is_classified_like_validation(kit):
+    """run_program refuses an invalid program; classify_runtime reports it like classify_validation."""
+    failure = ran('import os\nos.listdir("src")', kit)
+    assert (failure.mode, failure.tool) == (STDLIB_LEAK, "list_dir")
+
+
+# -- feedback ---------------------------------------------------------------------
+
+
+def test_feedback_quotes_the_mode_sections_of_the_tool_doc(kit, read_doc):
+    """stdlib_leak: message, hint, the program in a fence, then Signature, Parameters and Notes of read_file."""
+    program = 'text = open("README.md").read()\nlen(text)'
+    failure = invalid(program, kit)
+    text = feedback(failure, program, kit, read_doc)
+    assert text.startswith("Your program did not work:\n" + failure.message)
+    assert HINTS[STDLIB_LEAK] in text
+    assert f"```python\n{program}\n```" in text
+    doc = text.split(DOC_HEADING + "\n", 1)[1]
+    assert doc.startswith(READ_FILE_SIGNATURE + "\nParameters:\n- `path` (str)")
+    assert "\nNotes:\n- A missing file" in doc
+    assert "Examples:" not in doc and "Returns:" not in doc
+    assert text.endswith(REPLY)
+
+
+@pytest.mark.parametrize(
+    ("program", "present", "absent"),
+    [
+        ('list_dir(".")[0]["size_bytes"]', ["Signature:", "Returns:", "Notes:"], ["Examples:", "Parameters:"]),
+        ('read_file("./README.md.bak")', ["Notes:", "Parameters:"], ["Signature:", "Returns:"]),
+        ('files = find_files("*.md")', ["Signature:", "Returns:", "Examples:"], ["Notes:", "Parameters:"]),
+    ],
+)
+def test_feedback_sections_follow_the_mode(kit, read_doc, program, present, absent):
+    """key_hallucination, path_prefix and wrong_output each quote their own sections."""
+    failure = ran(program, kit)
+    doc = feedback(failure, program, kit, read_doc).split(DOC_HEADING, 1)[1]
+    assert all(f"\n{title}" in doc for title in present)
+    assert not any(f"\n{title}" in doc for title in absent)
+
+
+def test_feedback_for_a_misspelt_tool(kit, read_doc):
+    """unknown_tool quotes the right tool's signature and examples and lists the kit's tools."""
+    program = 'readfile("README.md")'
+    text = feedback(invalid(program, kit), program, kit, read_doc)
+    assert READ_FILE_SIGNATURE in text
+    assert "Examples:\n```python\ntext = read_file(" in text
+    assert "The kit's tools: edit_file, find_files, grep, list_dir, read_file, write_file" in text
+
+
+@pytest.mark.parametrize("read_doc", [None, lambda path: (_ for _ in ()).throw(OSError("gone"))])
+def test_feedback_falls_back_to_the_tool_spec(kit, read_doc):
+    """Without a readable doc the signature and description come from the ToolSpec."""
+    program = 'open("README.md").read()'
+    text = feedback(invalid(program, kit), program, kit, read_doc)
+    spec = kit.tools["read_file"]
+    assert f"{DOC_HEADING}\nSignature: {spec.signature('read_file')}\nDescription: {spec.description}" in text
+
+
+def test_feedback_without_a_tool_has_no_doc_section(kit, read_doc):
+    """A failure naming no tool quotes no documentation."""
+    text = feedback(Failure(SYNTAX_ARTIFACT, "line 1: syntax error"), "Here it is", kit, read_doc)
+    assert DOC_HEADING not in text
+    assert HINTS[SYNTAX_ARTIFACT] in text
+
+
+def test_feedback_names_an_alias(toolbox, read_doc):
+    """In an aliased kit the doc is quoted as is, with a line saying what the tool is called here."""
+    kit = resolve_kit({"cat": "read_file"}, toolbox)
+    text = feedback(invalid('open("a").read()', kit), 'open("a").read()', kit, read_doc)
+    assert READ_FILE_SIGNATURE in text
+    assert "In this kit the tool is called cat; the documentation names it read_file." in text
+
+
+def test_feedback_stays_compact(kit):
+    """Long sections, messages and programs are capped; a program with backticks gets a longer fence."""
+    huge_doc = "## Signature\n\n`read_file(path)`\n\n## Notes\n\n" + "x" * 5000 + "\n"
+    program = "s = '```'\n" + "y = 1\n" * 2000
+    failure = Failure(STDLIB_LEAK, "m" * 5000, "read_file")
+    text = feedback(failure, program, kit, lambda path: huge_doc)
+    notes = next(line for line in text.splitlines() if line.startswith("Notes:"))
+    assert len(notes) <= len("Notes: ") + 600 + 4
+    assert len(text) < 7000
+    assert "````python\ns = '```'" in text
+
+
+def test_every_mode_has_a_hint_and_modes_are_unique():
+    """HINTS covers MODES exactly and SECTIONS only names modes; every hint is one instruction."""
+    assert len(set(MODES)) == len(MODES) == 10
+    assert set(HINTS) == set(MODES)
+    assert set(SECTIONS) <= set(MODES)
+    assert HINTS[PATH_PREFIX] == "Use paths relative to the workspace, such as 'src/app.py'."
+    assert HINTS[WRONG_OUTPUT] == "End the program with an expression whose value is the answer."
+
+
+def test_deep_attribute_chain_does_not_break_classification(kit):
+    """A program the validator finds too deep is classified quickly, without recursing through it."""
+    import time
+
+    program = "x = os" + ".b" * 2000
+    started = time.perf_counter()
+    assert invalid(program, kit).mode == INVALID
+    assert time.perf_counter() - started < 5
