@@ -84,18 +84,19 @@ def pattern_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(regex), re.IGNORECASE | re.DOTALL)
 
 
-def render(body: str, values: Mapping[str, str]) -> str:
+def render(body: str, values: Mapping[str, str | int]) -> str:
     """``body`` with each placeholder named in ``values`` replaced by its value, as data.
 
-    Outside strings, the tokens ``{`` NAME ``}`` become ``repr(value)``; inside
-    a plain string literal, ``{name}`` is replaced in the literal's value and
+    Outside strings, the tokens ``{`` NAME ``}`` become ``repr(value)`` (a
+    string or an int literal); inside a plain string literal, ``{name}`` is
+    replaced by ``str(value)`` in the literal's value and
     the literal is written again with ``repr``. Other braces are left alone.
     Raises ValueError when ``body`` is not valid Python or puts a placeholder
     inside an f-string or a bytes literal.
     """
     for name, value in values.items():
-        if not isinstance(value, str):
-            raise TypeError(f"placeholder values must be str; {name!r} is {type(value).__name__}")
+        if not isinstance(value, (str, int)) or isinstance(value, bool):
+            raise TypeError(f"placeholder values must be str or int; {name!r} is {type(value).__name__}")
     out = []
     for piece in _plan(body, frozenset(values)):
         if isinstance(piece, str):
@@ -270,9 +271,9 @@ def _field(fstring: str, names: frozenset[str]) -> str:
     return ""
 
 
-def _fill(text: str, values: Mapping[str, str]) -> str:
+def _fill(text: str, values: Mapping[str, str | int]) -> str:
     """Replace ``{name}`` in one pass, so a value that contains ``{other}`` stays as it is."""
-    return _PLACEHOLDER.sub(lambda m: values[m[1]] if m[1] in values else m[0], text)
+    return _PLACEHOLDER.sub(lambda m: str(values[m[1]]) if m[1] in values else m[0], text)
 
 
 def _refuse_existing(scanned: tuple[tuple[int, int, str, object], ...], values: Mapping[str, str]) -> None:

@@ -161,7 +161,7 @@ def _directory(text: str) -> dict[str, str] | None:
 
 def _count(text: str) -> dict[str, str] | None:
     number = NUMBER_WORDS.get(text.lower()) or (int(text) if text.isdigit() else 0)
-    return {"n": str(number)} if number > 0 else None
+    return {"n": number} if number > 0 else None
 
 
 #: Which normalizer turns each regex group into values.
@@ -191,7 +191,7 @@ class Rule:
     patterns: tuple[str, ...]
     variants: tuple[tuple[tuple[str, ...], str], ...]
     example: str
-    defaults: Mapping[str, str] = field(default_factory=dict)
+    defaults: Mapping[str, str | int] = field(default_factory=dict)
     compiled: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -244,7 +244,7 @@ def _ranked(adjectives: str) -> tuple[str, ...]:
 
 
 _SIZES = '''sizes = [{{"path": f, "{unit}": {measure}}} for f in find_files({{glob}})]
-sorted(sizes, key=lambda s: s["{unit}"], reverse=True)[:int({{n}})]'''
+sorted(sizes, key=lambda s: s["{unit}"], reverse=True)[:{{n}}]'''
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -295,14 +295,14 @@ RULES: tuple[Rule, ...] = (
         _ranked("largest|biggest"),
         ((("find_files", "read_file"), _SIZES.format(unit="chars", measure="len(read_file(f))")),),
         "5 largest python files",
-        defaults={"n": "10"},
+        defaults={"n": 10},
     ),
     Rule(
         "longest-files",
         _ranked("longest"),
         ((("find_files", "read_file"), _SIZES.format(unit="lines", measure="len(read_file(f).splitlines())")),),
         "longest files in src",
-        defaults={"n": "10"},
+        defaults={"n": 10},
     ),
     Rule(
         "files-containing",
@@ -312,7 +312,7 @@ RULES: tuple[Rule, ...] = (
             rf"(?:(?:find|list|show|get)(?: me)?(?: all)?(?: the)? )?files (?:containing|mentioning|including|referencing|using|with) {_PHRASE}{_IN}",
         ),
         (
-            (("grep",), f'sorted({{h["path"] for h in grep({{regex}}, glob={{glob}}, max_hits={GREP_MAX_HITS}) if h["path"]}})'),
+            (("grep",), f'sorted({{h["path"] for h in grep({{regex}}, glob={{glob}}, max_hits={GREP_MAX_HITS}) if not h.get("truncated")}})'),
             (("find_files", "read_file"), "[f for f in find_files({glob}) if {word} in read_file(f)]"),
         ),
         "which files contain TODO",
@@ -343,7 +343,7 @@ RULES: tuple[Rule, ...] = (
         ),
         (
             (("find_files", "read_file"), "sum(read_file(f).count({word}) for f in find_files({glob}))"),
-            (("grep",), f'sum(h["text"].count({{word}}) for h in grep({{regex}}, glob={{glob}}, max_hits={GREP_MAX_HITS}) if h["path"])'),
+            (("grep",), f'sum(h["text"].count({{word}}) for h in grep({{regex}}, glob={{glob}}, max_hits={GREP_MAX_HITS}) if not h.get("truncated"))'),
         ),
         "count TODOs",
         defaults={"glob": "**/*"},

@@ -113,9 +113,11 @@ def test_render_refuses(body, message):
         render(body, {"word": "TODO"})
 
 
-def test_render_needs_str_values():
-    with pytest.raises(TypeError, match="must be str"):
-        render("x = {n}", {"n": 5})
+def test_render_takes_str_and_int_values_only():
+    assert render('x = {n}\ny = "top {n}"', {"n": 5}) == "x = 5\ny = 'top 5'"
+    for bad in (True, 1.5, None, ["a"]):
+        with pytest.raises(TypeError, match="must be str or int"):
+            render("x = {n}", {"n": bad})
 
 
 def test_body_placeholders():

@@ -248,7 +248,7 @@ def test_search_words(text, values):
     assert GROUPS["word"](text) == values
 
 
-@pytest.mark.parametrize("text, n", [("5", "5"), ("five", "5"), ("Ten", "10"), ("0", None)])
+@pytest.mark.parametrize("text, n", [("5", 5), ("five", 5), ("Ten", 10), ("0", None)])
 def test_counts(text, n):
     assert GROUPS["n"](text) == (None if n is None else {"n": n})
 
