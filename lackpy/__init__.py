@@ -39,6 +39,14 @@ _EXPORTS = {
     "TraceEntry": "lackpy.run.trace",
     # plugins
     "hookimpl": "lackpy.hookspecs",
+    # inference: intents to programs
+    "DelegateResult": "lackpy.infer.result",
+    "GenerationResult": "lackpy.infer.result",
+    "Attempt": "lackpy.infer.dispatch",
+    "InferenceProvider": "lackpy.infer.base",
+    "Proposal": "lackpy.infer.base",
+    "Availability": "lackpy.infer.base",
+    "InferenceSettings": "lackpy.infer.settings",
     # errors
     "LackpyError": "lackpy.errors",
     "ConfigError": "lackpy.errors",
@@ -55,6 +63,8 @@ _EXPORTS = {
     "LimitExceeded": "lackpy.errors",
     "ConflictError": "lackpy.errors",
     "WorkerError": "lackpy.errors",
+    "InferenceError": "lackpy.errors",
+    "GenerationError": "lackpy.errors",
     "Limits": "lackpy.run.limits",
     "ToolError": "lackpy.errors",
     "PathError": "lackpy.errors",

@@ -231,3 +231,160 @@ def test_mode_from_config(invoke, program, workspace):
     (workspace / ".lackpy" / "config.toml").write_text('mode = "inprocess"\n')
     result = invoke("run", "-k", "none", "--json", program("1"))
     assert json.loads(result.stdout)["mode"] == "inprocess"
+
+
+# -- delegate, generate, template, tiers ------------------------------------------
+
+
+def test_delegate_counts_todos_offline(invoke):
+    result = invoke("delegate", "--kit", "filesystem", "count TODOs")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == "3"
+
+
+def test_delegate_json_reports_the_program_the_tier_and_the_attempts(invoke):
+    result = invoke("delegate", "--kit", "readonly", "--json", "count TODOs")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["success"], data["output"], data["provider"], data["detail"]) == (True, 3, "rules", "rule count-occurrences")
+    assert data["kit"] == {"name": "readonly", "tools": ["find_files", "grep", "list_dir", "read_file"], "chosen": False}
+    assert [a["tier"] for a in data["attempts"]] == ["templates", "rules", "rules"]
+    assert data["trace"] and data["grade"] == {"w": 1, "d": 0}
+    assert data["generation_ms"] >= 0 and data["execution_ms"] > 0
+
+
+def test_delegate_show_program_prints_it_to_stderr(invoke):
+    result = invoke("delegate", "--kit", "readonly", "--show-program", "list the src directory")
+    assert result.exit_code == 0, result.output
+    assert "lackpy: program by rules (rule list-dir):" in result.stderr
+    assert 'list_dir(\'src\')' in result.stderr
+    assert json.loads(result.stdout) == ["app.py", "pkg"]
+
+
+def test_delegate_with_nothing_to_serve_explains_and_exits_2(invoke):
+    result = invoke("delegate", "--kit", "readonly", "compose a haiku about autumn")
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert lines[0] == "lackpy: error: no tier could write a valid program for 'compose a haiku about autumn'; what each tier tried:"
+    assert "  - rules: no match for this intent" in lines
+    assert any("[inference.ollama]" in line for line in lines)
+    assert "Traceback" not in result.output
+
+
+def test_delegate_json_failure_carries_the_attempt_log(invoke):
+    result = invoke("delegate", "--kit", "readonly", "--json", "compose a haiku about autumn")
+    assert result.exit_code == 2
+    error = json.loads(result.stdout)["error"]
+    assert error["kind"] == "generation"
+    assert [(a["tier"], a["error"]) for a in error["attempts"]] == [
+        ("templates", "no match for this intent"),
+        ("rules", "no match for this intent"),
+    ]
+
+
+def test_delegate_save_as_then_the_template_serves(invoke, workspace):
+    saved = invoke("delegate", "--kit", "readonly", "count TODO in python files", "--save-as", "count-word", "--pattern", "count {word} in python files")
+    assert saved.exit_code == 0, saved.output
+    assert "lackpy: saved template 'count-word'" in saved.stderr
+    (workspace / "src" / "app.py").write_text("# FIXME\n# FIXME\n")
+    served = invoke("delegate", "--kit", "readonly", "--json", "count FIXME in python files")
+    data = json.loads(served.stdout)
+    assert (data["provider"], data["output"]) == ("templates", 2)
+    listed = invoke("template", "list", "--json")
+    [template] = json.loads(listed.stdout)
+    assert (template["name"], template["pattern"], template["success_count"]) == ("count-word", "count {word} in python files", 1)
+
+
+def test_pattern_without_save_as_is_a_usage_error(invoke):
+    result = invoke("delegate", "--kit", "readonly", "count TODOs", "--pattern", "count {word}")
+    assert result.exit_code == 2 and "--pattern goes with --save-as NAME" in result.output
+
+
+def test_template_save_validates_the_program(invoke, program):
+    bad = invoke("template", "save", program("import os\n"), "--name", "bad", "--pattern", "do {x}", "--kit", "readonly")
+    assert bad.exit_code == 2
+    assert bad.stderr.startswith("lackpy: error: the program is not valid for kit readonly")
+    good = invoke("template", "save", program('read_file("README.md")\n'), "--name", "readme", "--pattern", "show the readme", "--kit", "readonly")
+    assert good.exit_code == 0, good.output
+    assert invoke("delegate", "--kit", "readonly", "show the readme").stdout == "# Demo\n\nStatus: draft\n\n"
+
+
+def test_generate_prints_a_valid_program(invoke, program):
+    result = invoke("generate", "--kit", "readonly", "count TODOs")
+    assert result.exit_code == 0, result.output
+    assert "lackpy: by rules (rule count-occurrences)" in result.stderr
+    ran = invoke("run", "--kit", "readonly", program(result.stdout))
+    assert ran.stdout.strip() == "3"
+
+
+def test_tiers_lists_readiness(invoke, workspace):
+    (workspace / ".lackpy").mkdir()
+    (workspace / ".lackpy" / "config.toml").write_text('[inference.openai]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n')
+    result = invoke("tiers", "--json")
+    assert result.exit_code == 0, result.output
+    listing = {t["name"]: t for t in json.loads(result.stdout)}
+    assert list(listing) == ["templates", "rules", "openai"]
+    assert listing["rules"]["available"] is True
+    assert listing["openai"]["available"] is False and "127.0.0.1:9" in listing["openai"]["reason"]
+
+
+def test_delegate_through_a_configured_model(invoke, workspace):
+    from tests.infer.llm_server import FakeLLM
+
+    with FakeLLM(['```python\nsorted(e["name"] for e in list_dir("src"))\n```']) as server:
+        (workspace / ".lackpy").mkdir()
+        (workspace / ".lackpy" / "config.toml").write_text(
+            f'[inference]\norder = ["openai"]\n[inference.openai]\nbase_url = "{server.url}/v1"\nmodel = "{server.model}"\n'
+        )
+        result = invoke("delegate", "--kit", "readonly", "--json", "names under src")
+    data = json.loads(result.stdout)
+    assert (data["provider"], data["output"]) == ("openai", ["app.py", "pkg"])
+
+
+class _Terminal:
+    def __init__(self, tty: bool) -> None:
+        self.tty, self.text = tty, []
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, text: str) -> None:
+        self.text.append(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_the_spinner_draws_only_on_a_terminal_and_only_for_models():
+    import time
+
+    from lackpy.cli import Spinner
+
+    terminal = _Terminal(tty=True)
+    spinner = Spinner(terminal)
+    spinner({"event": "tier", "tier": "rules", "model": False})
+    assert terminal.text == []
+    spinner({"event": "tier", "tier": "ollama", "model": True})
+    time.sleep(0.25)
+    spinner({"event": "done", "tier": "ollama"})
+    frames = "".join(terminal.text)
+    assert "ollama: writing a program" in frames
+    assert terminal.text[-1].startswith("\r ") and terminal.text[-1].endswith("\r")  # the line is wiped
+
+    pipe = _Terminal(tty=False)
+    quiet = Spinner(pipe)
+    quiet({"event": "tier", "tier": "ollama", "model": True})
+    quiet({"event": "done", "tier": "ollama"})
+    assert pipe.text == []
+
+
+def test_the_readme_command_delegates_in_a_real_process(tmp_path):
+    """`lackpy delegate --kit filesystem "count TODOs"` on a workspace, as a user runs it."""
+    (tmp_path / "a.py").write_text("# TODO one\n# TODO two\n")
+    env = {**os.environ, "LACKPY_LOAD_PLUGINS": ""}
+    done = subprocess.run(
+        [sys.executable, "-m", "lackpy", "delegate", "--kit", "filesystem", "count TODOs"],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "2\n" and done.stderr == ""

@@ -11,6 +11,7 @@ REQUIRED = {
     "LackpyService", "ToolSpec", "ArgSpec", "Toolbox", "resolve_kit", "ResolvedKit", "validate",
     "ValidationResult", "Grade", "compute_grade", "ExecutionResult", "LackpyError", "KitError",
     "UnknownKitError", "KitFileError", "UnknownToolError", "ToolError", "PathError", "hookimpl",
+    "DelegateResult", "GenerationResult", "GenerationError", "InferenceError", "InferenceProvider",
 }
 
 

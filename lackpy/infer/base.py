@@ -106,7 +106,10 @@ class Provider:
         return self.name
 
 
+#: The name ``lackpy`` exports it under, beside ToolProvider.
+InferenceProvider = Provider
+
 #: A factory builds a provider from its settings table and the workspace.
 Factory = Callable[[Mapping[str, Any], Path], Provider]
 
-__all__ = ["Availability", "Factory", "Message", "OnText", "Proposal", "Provider", "Request"]
+__all__ = ["Availability", "Factory", "InferenceProvider", "Message", "OnText", "Proposal", "Provider", "Request"]
