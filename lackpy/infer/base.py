@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
+from lackpy.errors import InferenceError
 from lackpy.kit.resolve import ResolvedKit
 
 #: A chat message as every chat API takes it: {"role": "system"|"user"|"assistant", "content": str}.
@@ -101,9 +102,27 @@ class Provider:
         """Example intents this tier serves, for the message when nothing could serve."""
         return []
 
+    def number(self, key: str, default: float, *, positive: bool = False) -> float:
+        """A numeric setting of this tier's table, checked; the error names the table and the key."""
+        value = self.settings.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (positive and value <= 0):
+            kind = "a positive number" if positive else "a number"
+            raise InferenceError(f"[inference.{self.name}] {key} must be {kind}, not {value!r}")
+        return value
+
     def describe(self) -> str:
         """One line for listings, e.g. ``ollama qwen2.5-coder:1.5b at http://127.0.0.1:11434``."""
         return self.name
+
+
+def gather(pieces: Iterable[str], on_text: OnText | None) -> str:
+    """Join a model's streamed pieces, handing each to ``on_text`` as it arrives."""
+    collected = []
+    for piece in pieces:
+        collected.append(piece)
+        if on_text is not None:
+            on_text(piece)
+    return "".join(collected)
 
 
 #: The name ``lackpy`` exports it under, beside ToolProvider.
@@ -112,4 +131,4 @@ InferenceProvider = Provider
 #: A factory builds a provider from its settings table and the workspace.
 Factory = Callable[[Mapping[str, Any], Path], Provider]
 
-__all__ = ["Availability", "Factory", "InferenceProvider", "Message", "OnText", "Proposal", "Provider", "Request"]
+__all__ = ["Availability", "Factory", "gather", "InferenceProvider", "Message", "OnText", "Proposal", "Provider", "Request"]

@@ -13,10 +13,10 @@ import ast
 import difflib
 import re
 import sys
-import warnings
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from lackpy.infer.repairs import parse_quietly
 from lackpy.kit.docs import doc_sections
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.diagnostics import Diagnostic
@@ -245,7 +245,7 @@ def _closest_tool(name: str, tools: Iterable[str], cutoff: float) -> str | None:
 
 def _program_tool(program: str, kit: ResolvedKit) -> str | None:
     """The kit tool doing what the program reached for in the standard library, else the first tool it calls."""
-    tree = _parse(program)
+    tree = parse_quietly(program)
     if tree is None:
         return None
     aliases = {}  # toolbox name -> the kit's alias for it; an unaliased tool keeps its name
@@ -326,17 +326,8 @@ def _paths_used(program: str, failed: list[TraceEntry]) -> list[str]:
             if isinstance(value, str):
                 values.append(value)
         return values
-    tree = _parse(program)
+    tree = parse_quietly(program)
     return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)] if tree else []
-
-
-def _parse(program: str) -> ast.Module | None:
-    try:
-        with warnings.catch_warnings():  # a model's odd literals are not the host's business
-            warnings.simplefilter("ignore")
-            return ast.parse(program)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return None
 
 
 def _is_outside_path(path: str, kit: ResolvedKit) -> bool:

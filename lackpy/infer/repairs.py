@@ -37,13 +37,13 @@ def apply_repairs(program: str, names: Collection[str]) -> tuple[str, list[str]]
     """
     names = frozenset(names)
     applied: list[str] = []
-    if _parse(program) is None:
+    if parse_quietly(program) is None:
         return program, applied
     for _ in range(MAX_ROUNDS):
         changed = False
         for repair in REPAIRS:
             try:
-                new = repair.apply(_parse(program), names)
+                new = repair.apply(parse_quietly(program), names)
             except RecursionError:  # a pathologically deep program is left to the validator
                 new = None
             if new is not None and new != program:
@@ -55,9 +55,10 @@ def apply_repairs(program: str, names: Collection[str]) -> tuple[str, list[str]]
     return program, applied
 
 
-def _parse(program: str) -> ast.Module | None:
+def parse_quietly(program: str) -> ast.Module | None:
+    """The program's tree, or None when it does not parse; a model's odd literals warn nobody."""
     try:
-        with warnings.catch_warnings():  # a model's odd literals are not the host's business
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return ast.parse(program)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):

@@ -25,7 +25,7 @@ import os
 from typing import Any, Iterator, Mapping
 
 from lackpy.errors import InferenceError
-from lackpy.infer.base import Availability, Message, OnText, Provider
+from lackpy.infer.base import Availability, Message, OnText, Provider, gather
 from lackpy.infer.providers.http import excerpt
 
 DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -66,13 +66,13 @@ class AnthropicProvider(Provider):
         system = [m["content"] for m in messages if m.get("role") == "system"]
         kwargs: dict[str, Any] = {
             "model": self.model_name,
-            "max_tokens": int(_number(s.get("max_tokens", 1024), "max_tokens", positive=True)),
+            "max_tokens": int(self.number("max_tokens", 1024, positive=True)),
             "messages": [{"role": m["role"], "content": m["content"]} for m in messages if m.get("role") != "system"],
         }
         if system:
             kwargs["system"] = "\n\n".join(system)
         if s.get("temperature") is not None:
-            kwargs["extra_body"] = {"temperature": _number(s["temperature"], "temperature")}
+            kwargs["extra_body"] = {"temperature": self.number("temperature", 0)}
         return kwargs
 
     def client(self) -> Any:
@@ -85,8 +85,8 @@ class AnthropicProvider(Provider):
             s = self.settings
             kwargs: dict[str, Any] = {
                 "api_key": self._api_key(),
-                "timeout": _number(s.get("timeout", 120), "timeout", positive=True),
-                "max_retries": int(_number(s.get("max_retries", 2), "max_retries")),
+                "timeout": self.number("timeout", 120, positive=True),
+                "max_retries": int(self.number("max_retries", 2)),
             }
             if s.get("base_url"):
                 kwargs["base_url"] = str(s["base_url"])
@@ -114,12 +114,7 @@ class AnthropicProvider(Provider):
         stream = self.settings.get("stream", True)
         if not isinstance(stream, bool):
             raise InferenceError("[inference.anthropic] stream must be true or false")
-        pieces: list[str] = []
-        for piece in self._pieces(kwargs, stream):
-            pieces.append(piece)
-            if on_text is not None:
-                on_text(piece)
-        return "".join(pieces)
+        return gather(self._pieces(kwargs, stream), on_text)
 
     def describe(self) -> str:
         where = f" at {self.settings['base_url']}" if self.settings.get("base_url") else ""
@@ -171,13 +166,6 @@ def _detail(exc: Any) -> str:
     if cause is not None and str(cause):
         return excerpt(str(cause))
     return excerpt(getattr(exc, "message", None) or str(exc) or type(exc).__name__)
-
-
-def _number(value: Any, key: str, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (positive and value <= 0):
-        kind = "a positive number" if positive else "a number"
-        raise InferenceError(f"[inference.anthropic] {key} must be {kind}, not {value!r}")
-    return value
 
 
 __all__ = ["AnthropicProvider"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from lackpy.errors import InferenceError
-from lackpy.infer.base import Availability, Message, OnText, Provider
+from lackpy.infer.base import Availability, Message, OnText, Provider, gather
 from lackpy.infer.providers.http import excerpt
 
 MISSING_PACKAGE = "llama-cpp-python is not installed (pip install 'lackpy[local]')"
@@ -116,12 +116,7 @@ class LlamaCppProvider(Provider):
     def complete(self, messages: list[Message], on_text: OnText | None = None) -> str:
         chat = self._chat_kwargs()
         llama = self.load()
-        pieces: list[str] = []
-        for piece in self._pieces(llama, messages, chat):
-            pieces.append(piece)
-            if on_text is not None:
-                on_text(piece)
-        return "".join(pieces)
+        return gather(self._pieces(llama, messages, chat), on_text)
 
     def describe(self) -> str:
         return f"llama-cpp {self.settings.get('model_path') or '(no model_path set)'}"

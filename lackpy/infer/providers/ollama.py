@@ -23,7 +23,7 @@ from typing import Any, Iterator, Mapping
 from urllib.parse import urlsplit
 
 from lackpy.errors import InferenceError
-from lackpy.infer.base import Availability, Message, OnText, Provider
+from lackpy.infer.base import Availability, Message, OnText, Provider, gather
 from lackpy.infer.providers import http
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -93,8 +93,8 @@ class OllamaProvider(Provider):
     def _request(self) -> tuple[dict[str, Any], float]:
         """The chat request body (without messages) and the timeout, from the settings."""
         s = self.settings
-        temperature = _number(s.get("temperature", 0), "temperature")
-        timeout = _number(s.get("timeout", 120), "timeout", positive=True)
+        temperature = self.number("temperature", 0)
+        timeout = self.number("timeout", 120, positive=True)
         stream = s.get("stream", True)
         if not isinstance(stream, bool):
             raise InferenceError("[inference.ollama] stream must be true or false")
@@ -129,12 +129,7 @@ class OllamaProvider(Provider):
     def complete(self, messages: list[Message], on_text: OnText | None = None) -> str:
         body, timeout = self._request()
         body["messages"] = list(messages)
-        pieces: list[str] = []
-        for piece in self._pieces(body, timeout):
-            pieces.append(piece)
-            if on_text is not None:
-                on_text(piece)
-        return "".join(pieces)
+        return gather(self._pieces(body, timeout), on_text)
 
     def describe(self) -> str:
         model = self.settings.get("model") or "(no model set)"
@@ -185,13 +180,6 @@ def _content(chunk: Any, url: str) -> str:
         raise InferenceError(f"{url} answered without a message: {http.excerpt(repr(chunk))}; is it an Ollama server?")
     content = message.get("content") or ""
     return content if isinstance(content, str) else str(content)
-
-
-def _number(value: Any, key: str, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (positive and value <= 0):
-        kind = "a positive number" if positive else "a number"
-        raise InferenceError(f"[inference.ollama] {key} must be {kind}, not {value!r}")
-    return value
 
 
 __all__ = ["DEFAULT_HOST", "OllamaProvider", "has_model", "normalize_host"]

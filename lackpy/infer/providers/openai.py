@@ -23,7 +23,7 @@ import os
 from typing import Any, Iterator, Mapping
 
 from lackpy.errors import InferenceError
-from lackpy.infer.base import Availability, Message, OnText, Provider
+from lackpy.infer.base import Availability, Message, OnText, Provider, gather
 from lackpy.infer.providers import http
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
@@ -66,11 +66,11 @@ class OpenAIProvider(Provider):
             raise InferenceError("[inference.openai] stream must be true or false")
         body = {
             "model": self.model_name,
-            "temperature": _number(s.get("temperature", 0), "temperature"),
-            "max_tokens": int(_number(s.get("max_tokens", 1024), "max_tokens", positive=True)),
+            "temperature": self.number("temperature", 0),
+            "max_tokens": int(self.number("max_tokens", 1024, positive=True)),
             "stream": stream,
         }
-        return body, _number(s.get("timeout", 120), "timeout", positive=True)
+        return body, self.number("timeout", 120, positive=True)
 
     # -- the tier -----------------------------------------------------------
 
@@ -95,12 +95,7 @@ class OpenAIProvider(Provider):
     def complete(self, messages: list[Message], on_text: OnText | None = None) -> str:
         body, timeout = self._request()
         body["messages"] = list(messages)
-        pieces: list[str] = []
-        for piece in self._pieces(body, timeout):
-            pieces.append(piece)
-            if on_text is not None:
-                on_text(piece)
-        return "".join(pieces)
+        return gather(self._pieces(body, timeout), on_text)
 
     def describe(self) -> str:
         return f"openai {self.settings.get('model') or '(no model set)'} at {self.base_url}"
@@ -168,13 +163,6 @@ def _delta_content(obj: Any, url: str) -> str:
     delta = choices[0].get("delta") if isinstance(choices[0], dict) else None
     content = delta.get("content") if isinstance(delta, dict) else None
     return content if isinstance(content, str) else ""
-
-
-def _number(value: Any, key: str, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (positive and value <= 0):
-        kind = "a positive number" if positive else "a number"
-        raise InferenceError(f"[inference.openai] {key} must be {kind}, not {value!r}")
-    return value
 
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIProvider"]
