@@ -16,6 +16,9 @@ kits shipped inside the package; the workspace wins.
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +98,17 @@ def parse_kit(text: str, path: Path | None = None, default_name: str = "") -> Ki
 
 
 def read_kit(path: Path) -> KitFile:
+    """Parse the kit file at ``path``; a file unchanged since the last read is not parsed again."""
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise KitFileError(f"{path}: cannot read kit file: {exc.strerror}") from None
+    return copy.deepcopy(_read_kit(path, stat.st_mtime_ns, stat.st_size, stat.st_ino))
+
+
+@functools.lru_cache(maxsize=64)
+def _read_kit(path: Path, mtime_ns: int, size: int, inode: int) -> KitFile:
+    # YAML parsing is most of the cost of resolving a kit; the stat triple keys out stale entries.
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
