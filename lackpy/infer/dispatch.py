@@ -129,8 +129,9 @@ class Dispatcher:
             try:
                 serve = self._model if tier.model else self._deterministic
                 outcome = serve(tier, request, attempts, run, clock)
-            except LackpyError as exc:
-                attempts.append(Attempt(tier.name, "generate", error=str(exc), duration_ms=_ms(started)))
+            except Exception as exc:  # a tier that breaks hands over; its error goes in the log, not a traceback
+                error = str(exc) if isinstance(exc, LackpyError) else f"the tier failed: {type(exc).__name__}: {exc}"
+                attempts.append(Attempt(tier.name, "generate", error=error, duration_ms=_ms(started)))
                 outcome = None
             finally:
                 self.on_event({"event": "done", "tier": tier.name})
@@ -162,7 +163,7 @@ class Dispatcher:
         while True:
             started = time.perf_counter()
             answer = tier.complete(messages, lambda text: self.on_event({"event": "text", "text": text}))
-            attempt = self._check(tier.name, answer, request, started, model=True)
+            attempt = self._check(tier.name, answer, request, started, detail=tier.describe(), model=True)
             attempts.append(attempt)
             failure: Failure | None
             if attempt.ok:

@@ -62,3 +62,24 @@ def test_an_unknown_tier_is_a_config_error_naming_the_tiers(tmp_path):
 def test_a_tier_table_without_a_place_in_an_explicit_order_is_still_checked(tmp_path):
     with pytest.raises(ConfigError, match="unknown inference tier 'olama'"):
         build_tiers(InferenceSettings.from_dict({"order": ["rules"], "olama": {"model": "x"}}), tmp_path)
+
+
+class Broken(Provider):
+    """A plugin tier with a bug."""
+
+    name = "broken"
+
+    def propose(self, request):
+        raise TypeError("unexpected keyword 'kit'")
+
+
+def test_a_tier_that_raises_hands_over_and_its_error_is_logged(workspace):
+    from lackpy.infer.dispatch import Dispatcher
+    from lackpy.infer.base import Request
+    from lackpy.infer.rules import RulesProvider
+
+    service = LackpyService(workspace)
+    request = Request("count TODOs", service.resolve_kit("readonly"), {}, workspace)
+    outcome = Dispatcher([Broken(), RulesProvider()], InferenceSettings()).dispatch(request)
+    assert outcome.provider == "rules"
+    assert outcome.attempts[0].error == "the tier failed: TypeError: unexpected keyword 'kit'"
