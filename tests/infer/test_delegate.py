@@ -81,9 +81,9 @@ def test_a_fenced_answer_with_prose_is_sanitized_and_runs(workspace):
     answer = f"Sure! Here is the program:\n\n```python\n{GOOD}\n```\n\nIt sums the TODOs of every file."
     with FakeLLM([answer]) as server:
         result = delegate(with_model(workspace, server), "tally the todo markers", kit="readonly")
+        assert result.detail == f"ollama {server.model} at {server.url}"
     assert result.success and result.output == 3
     assert result.provider == "ollama" and result.program == GOOD
-    assert result.detail == f"ollama {server.model} at {server.url}"
     request = server.requests[0][1]
     assert request["model"] == server.model and request["stream"] is True
     system = request["messages"][0]["content"]
