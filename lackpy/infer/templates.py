@@ -34,6 +34,7 @@ import yaml
 from lackpy.errors import ConfigError, LackpyError
 from lackpy.infer.base import Proposal, Provider, Request
 from lackpy.infer.fill import body_placeholders, generalize, normalize_intent, pattern_regex, placeholders, render
+from lackpy.kit.frontmatter import split_frontmatter
 from lackpy.kit.kitfile import find_kit, read_kit
 
 TEMPLATES_DIR = Path(".lackpy") / "templates"
@@ -79,24 +80,12 @@ def parse_template(text: str, path: Path) -> Template:
 
 def _split(text: str, path: Path) -> tuple[dict[str, Any], str]:
     """(frontmatter, body) with the body exactly as written."""
-    lines = text.splitlines(keepends=True)
-    if not lines or lines[0].strip() != "---":
+    meta, body, _ = split_frontmatter(
+        text, str(path), ConfigError, yaml_hint=" (quote a pattern that starts with '{': pattern: \"{word} count\")"
+    )
+    if meta is None:
         raise ConfigError(f"{path}: a template starts with a '---' line, then its name and pattern, '---', and the program")
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-    if end is None:
-        raise ConfigError(f"{path}: the frontmatter has no closing '---' line; add one before the program")
-    try:
-        meta = yaml.safe_load("".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 2}" if mark is not None else ""
-        raise ConfigError(
-            f"{path}: the frontmatter is not valid YAML{at}; fix the lines between the '---' markers "
-            "(quote a pattern that starts with '{': pattern: \"{word} count\")"
-        ) from None
-    if not isinstance(meta, dict):
-        raise ConfigError(f"{path}: the frontmatter must be 'key: value' lines such as 'pattern: count {{word}}'")
-    return meta, "".join(lines[end + 1:])
+    return meta, body
 
 
 def _checked(meta: dict[str, Any], body: str, path: Path) -> Template:

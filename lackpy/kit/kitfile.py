@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from lackpy.errors import KitFileError, UnknownKitError, closest
+from lackpy.kit.frontmatter import split_frontmatter
 
 PACKAGE_KITS = Path(__file__).resolve().parent.parent / "kits"
 KNOWN_KEYS = ("name", "description", "docs", "limits")
@@ -49,25 +48,8 @@ class KitFile:
 
 def parse_kit(text: str, path: Path | None = None, default_name: str = "") -> KitFile:
     where = str(path) if path else "kit"
-    lines = text.splitlines()
-    meta: dict[str, Any] = {}
-    start = 0
-    if lines and lines[0].strip() == "---":
-        end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-        if end is None:
-            raise KitFileError(f"{where}: frontmatter has no closing '---' line; add one after the metadata")
-        try:
-            loaded = yaml.safe_load("\n".join(lines[1:end]))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            at = f" at line {mark.line + 2}" if mark is not None else ""
-            raise KitFileError(f"{where}: frontmatter is not valid YAML{at}; fix the lines between the '---' markers") from None
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, dict):
-            raise KitFileError(f"{where}: frontmatter must be 'key: value' lines, not a {type(loaded).__name__}")
-        meta = loaded
-        start = end + 1
+    meta, body, first = split_frontmatter(text, where, KitFileError)
+    meta = meta or {}
     for key in ("name", "description", "docs"):
         if key in meta and meta[key] is not None and not isinstance(meta[key], str):
             raise KitFileError(f"{where}: frontmatter '{key}' must be a string")
@@ -75,7 +57,7 @@ def parse_kit(text: str, path: Path | None = None, default_name: str = "") -> Ki
         raise KitFileError(f"{where}: frontmatter 'limits' must be 'name: value' lines, e.g. timeout_s: 5")
     tools: list[str] = []
     seen: dict[str, int] = {}
-    for number, raw in enumerate(lines[start:], start=start + 1):
+    for number, raw in enumerate(body.splitlines(), start=first):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
