@@ -82,11 +82,11 @@ class Provider:
 
     def propose(self, request: Request) -> Proposal | None:
         """A deterministic tier's program for ``request``, or None when it has none."""
-        raise NotImplementedError
+        raise InferenceError(f"tier '{self.name}' is a model tier (model = True) or must define propose(request)")
 
     def complete(self, messages: list[Message], on_text: OnText | None = None) -> str:
         """A model tier's raw answer to ``messages``; raises InferenceError when it cannot."""
-        raise NotImplementedError
+        raise InferenceError(f"tier '{self.name}' sets model = True but does not define complete(messages, on_text)")
 
     def record(self, proposal: Proposal, success: bool) -> None:
         """Learn whether ``proposal`` ran successfully (templates count their uses)."""

@@ -83,3 +83,30 @@ def test_a_tier_that_raises_hands_over_and_its_error_is_logged(workspace):
     outcome = Dispatcher([Broken(), RulesProvider()], InferenceSettings()).dispatch(request)
     assert outcome.provider == "rules"
     assert outcome.attempts[0].error == "the tier failed: TypeError: unexpected keyword 'kit'"
+
+
+class Half(Provider):
+    """A plugin tier that claims to be a model but implements nothing."""
+
+    name = "half"
+    model = True
+
+
+class Empty(Provider):
+    """A plugin tier that implements nothing at all."""
+
+    name = "empty"
+
+
+def test_a_tier_missing_its_method_is_logged_with_what_to_define(workspace):
+    from lackpy.infer.base import Request
+    from lackpy.infer.dispatch import Dispatcher
+    from lackpy.infer.rules import RulesProvider
+
+    service = LackpyService(workspace)
+    request = Request("count TODOs", service.resolve_kit("readonly"), {}, workspace)
+    outcome = Dispatcher([Half(), RulesProvider()], InferenceSettings()).dispatch(request)
+    assert outcome.provider == "rules"
+    assert outcome.attempts[0].error == "tier 'half' sets model = True but does not define complete(messages, on_text)"
+    outcome = Dispatcher([Empty(), RulesProvider()], InferenceSettings()).dispatch(request)
+    assert outcome.attempts[0].error == "tier 'empty' is a model tier (model = True) or must define propose(request)"
