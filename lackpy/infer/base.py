@@ -82,7 +82,7 @@ class Provider:
 
     def propose(self, request: Request) -> Proposal | None:
         """A deterministic tier's program for ``request``, or None when it has none."""
-        raise InferenceError(f"tier '{self.name}' is a model tier (model = True) or must define propose(request)")
+        raise InferenceError(f"tier '{self.name}' must define propose(request), or set model = True and define complete(messages, on_text)")
 
     def complete(self, messages: list[Message], on_text: OnText | None = None) -> str:
         """A model tier's raw answer to ``messages``; raises InferenceError when it cannot."""

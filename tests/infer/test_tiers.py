@@ -109,4 +109,4 @@ def test_a_tier_missing_its_method_is_logged_with_what_to_define(workspace):
     assert outcome.provider == "rules"
     assert outcome.attempts[0].error == "tier 'half' sets model = True but does not define complete(messages, on_text)"
     outcome = Dispatcher([Empty(), RulesProvider()], InferenceSettings()).dispatch(request)
-    assert outcome.attempts[0].error == "tier 'empty' is a model tier (model = True) or must define propose(request)"
+    assert outcome.attempts[0].error == "tier 'empty' must define propose(request), or set model = True and define complete(messages, on_text)"
