@@ -145,7 +145,7 @@ class Dispatcher:
         if proposal is None:
             attempts.append(Attempt(tier.name, "generate", error="no match for this intent", duration_ms=_ms(started)))
             return None
-        attempt = self._check(tier.name, proposal.program, request, started, detail=proposal.detail)
+        attempt, _ = self._check(tier.name, proposal.program, request, started, detail=proposal.detail)
         attempts.append(attempt)
         if not attempt.ok:
             tier.record(proposal, False)
@@ -163,9 +163,8 @@ class Dispatcher:
         while True:
             started = time.perf_counter()
             answer = tier.complete(messages, lambda text: self.on_event({"event": "text", "text": text}))
-            attempt = self._check(tier.name, answer, request, started, detail=tier.describe(), model=True)
+            attempt, failure = self._check(tier.name, answer, request, started, detail=tier.describe(), model=True)
             attempts.append(attempt)
-            failure: Failure | None
             if attempt.ok:
                 if run is None:
                     return clock.outcome(attempt, tier, attempts)
@@ -175,17 +174,20 @@ class Dispatcher:
                 if failure is None or repairs_left == 0:
                     return clock.outcome(attempt, tier, attempts, result)
                 repairs_left -= 1
+            elif retries == 0:
+                return None
             else:
-                failure = classify_validation(attempt.program or "", attempt.diagnostics, request.kit)
-                attempt.failure_mode = failure.mode
-                if retries == 0:
-                    return None
                 retries -= 1
             note = feedback(failure, attempt.program or answer, request.kit, self.read_doc)
             messages = messages + [{"role": "assistant", "content": answer}, {"role": "user", "content": note}]
 
-    def _check(self, tier: str, text: str, request: Request, started: float, *, detail: str = "", model: bool = False) -> Attempt:
-        """Sanitize and repair a model's answer, then validate; a deterministic program is validated as is."""
+    def _check(
+        self, tier: str, text: str, request: Request, started: float, *, detail: str = "", model: bool = False
+    ) -> tuple[Attempt, Failure | None]:
+        """Sanitize and repair a model's answer, then validate and classify what fails.
+
+        A deterministic program is validated as it is.
+        """
         program, repairs = text, []
         if model:
             program, repairs = apply_repairs(sanitize(text), request.kit.names)
@@ -193,10 +195,10 @@ class Dispatcher:
         attempt = Attempt(
             tier, "validate", ok=result.valid, program=program, detail=detail, diagnostics=result.errors, repairs=repairs
         )
-        if not result.valid and not model:
-            attempt.failure_mode = classify_validation(program, result.errors, request.kit).mode
+        failure = None if result.valid else classify_validation(program, result.errors, request.kit)
+        attempt.failure_mode = failure.mode if failure else None
         attempt.duration_ms = _ms(started)
-        return attempt
+        return attempt, failure
 
     # -- the message when nothing could serve ------------------------------------
 
