@@ -180,7 +180,7 @@ def run(
 
 def _report_run(result, *, json_: bool, show_trace: bool, dry_run: bool) -> int:
     """Print a run's (or a delegation's) result; return the exit status."""
-    code = EXIT_OK if result.success else EXIT_USAGE if result.error_kind == "invalid" else EXIT_FAILED
+    code = EXIT_OK if result.success else EXIT_USAGE if result.error_kind == "validation" else EXIT_FAILED
     if json_:
         _emit_json(result.to_dict())
         return code

@@ -3,7 +3,7 @@
 ::
 
     default_kit = "readonly"                # kit used when a call names none
-    rules = ["my_rules:no_writes_in_loops"] # custom rules, module:function
+    checks = ["my_checks:no_writes_in_loops"] # custom validation checks, module:function
     mode = "isolated"                       # or "inprocess" for trusted programs
     sandbox = true                          # Landlock/seccomp in the worker, where available
 
@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lackpy.errors import ConfigError
+from lackpy.errors import ConfigError, LimitsError
 from lackpy.infer.settings import InferenceSettings
-from lackpy.run.limits import Limits, LimitsError
+from lackpy.run.limits import Limits
 
 CONFIG_PATH = Path(".lackpy") / "config.toml"
 
@@ -43,7 +43,7 @@ class Config:
     """Settings of one workspace; ``extra`` keeps keys later versions use."""
 
     default_kit: str = "readonly"
-    rules: list[str] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
     mode: str = "isolated"
     sandbox: bool = True
     limits: Limits = field(default_factory=Limits)
@@ -59,9 +59,11 @@ class Config:
         default_kit = data.pop("default_kit", cls.default_kit)
         if not isinstance(default_kit, str) or not default_kit.strip():
             raise ConfigError(f"{where}: default_kit must be a kit name such as \"readonly\"")
-        rules = data.pop("rules", [])
-        if not isinstance(rules, list) or not all(isinstance(r, str) and ":" in r for r in rules):
-            raise ConfigError(f"{where}: rules must be a list of \"module:function\" strings")
+        checks = data.pop("checks", None)
+        if checks is None:
+            checks = data.pop("rules", [])  # the key's name before 0.2
+        if not isinstance(checks, list) or not all(isinstance(r, str) and ":" in r for r in checks):
+            raise ConfigError(f"{where}: checks must be a list of \"module:function\" strings")
         mode = data.pop("mode", "isolated")
         if mode not in ("isolated", "inprocess"):
             raise ConfigError(f"{where}: mode must be \"isolated\" or \"inprocess\", not {mode!r}")
@@ -81,7 +83,7 @@ class Config:
         inference = InferenceSettings.from_dict(data.pop("inference", None), where)
         return cls(
             default_kit=default_kit,
-            rules=rules,
+            checks=checks,
             mode=mode,
             sandbox=sandbox,
             limits=limits,
@@ -91,18 +93,18 @@ class Config:
             path=path,
         )
 
-    def load_rules(self) -> list:
-        """Import the configured rule callables."""
+    def load_checks(self) -> list:
+        """Import the configured check callables."""
         loaded = []
-        for spec in self.rules:
+        for spec in self.checks:
             module_name, _, function = spec.partition(":")
             try:
-                rule = getattr(importlib.import_module(module_name), function)
+                check = getattr(importlib.import_module(module_name), function)
             except Exception as exc:
-                raise ConfigError(f"rule '{spec}' cannot be loaded: {type(exc).__name__}: {exc}") from None
-            if not callable(rule):
-                raise ConfigError(f"rule '{spec}' is not callable")
-            loaded.append(rule)
+                raise ConfigError(f"check '{spec}' cannot be loaded: {type(exc).__name__}: {exc}") from None
+            if not callable(check):
+                raise ConfigError(f"check '{spec}' is not callable")
+            loaded.append(check)
         return loaded
 
 

@@ -1,99 +1,166 @@
-"""The one error tree of lackpy.
+"""The one error tree of lackpy, and the one vocabulary of error kinds.
 
 Every failure a user can cause has its own class, and every message says what
-to do next. Callers catch at the level they care about::
+to do next. Each class has a ``kind`` from ``ErrorKind``: the same word in a
+run's result, the CLI's error document and (later) an MCP tool error, in every
+run mode. Callers catch at the level they care about::
 
     LackpyError
-    ├── ConfigError            .lackpy/config.toml is malformed
-    ├── WorkspaceError         the workspace does not exist or is not a directory
-    ├── KitError               a kit cannot be resolved
-    │   ├── UnknownKitError    no kit of that name (names the closest kits)
-    │   └── KitFileError       a .kit file is malformed or names unknown tools
-    ├── ToolboxError           a tool cannot be registered or resolved
-    │   ├── UnknownToolError   no tool of that name (names the closest tools)
-    │   └── ProviderError      a provider is missing or cannot build the tool
-    ├── DocsError              a doc reference is refused or missing
-    ├── ParamError             a program parameter is malformed
-    ├── GuardError             a running program touched something the guards refuse
-    ├── LimitExceeded          a program hit a limit (time, memory, output, tool calls, work)
-    ├── ConflictError          a file changed on disk while the program ran; nothing was written
-    ├── WorkerError            the isolated worker crashed or broke the protocol
-    ├── InferenceError         an inference tier is misconfigured or its model failed to answer
-    ├── GenerationError        no tier could write a valid program for an intent
-    └── ToolError              a tool refused or failed while a program ran
-        └── PathError          a path breaks the workspace policy or is missing
+    ├── ConfigError            config     .lackpy/config.toml is malformed
+    ├── WorkspaceError         workspace  the workspace does not exist or is not a directory
+    ├── KitError               kit        a kit cannot be resolved
+    │   ├── UnknownKitError    kit        no kit of that name (names the closest kits)
+    │   └── KitFileError       kit        a .kit file is malformed or names unknown tools
+    ├── ToolboxError           toolbox    a tool cannot be registered or resolved
+    │   ├── UnknownToolError   toolbox    no tool of that name (names the closest tools)
+    │   ├── ProviderError      toolbox    a provider is missing or cannot build the tool
+    │   └── SpecError          toolbox    a tool declaration (ToolSpec, @tool) is malformed
+    ├── DocsError              docs       a doc reference is refused or missing
+    ├── ParamError             param      a program parameter, a limit or an option is malformed
+    │   ├── LimitsError        param      a limit setting is unknown or has a bad value
+    │   └── TemplateError      param      a template pattern or body is malformed
+    ├── UsageError             usage      a command was called wrongly (CLI)
+    ├── ValidationError        validation a program breaks the language or the kit's namespace
+    ├── GuardError             guard      a running program touched something the guards refuse
+    ├── LimitExceeded          limit      a program hit a limit (time, memory, output, tool calls, work)
+    ├── ConflictError          conflict   a file changed on disk while the program ran; nothing was written
+    ├── CommitError            commit     the changes of a successful run could not be written
+    ├── WorkerError            crash      the isolated worker crashed or broke the protocol
+    ├── SandboxUnavailable     sandbox    a requested confinement layer is not supported here
+    ├── InferenceError         inference  an inference tier is misconfigured or its model failed to answer
+    ├── GenerationError        generation no tier could write a valid program for an intent
+    ├── DeniedError            denied     a person or a policy refused what a program asked to do
+    └── ToolError              tool       a tool refused or failed while a program ran
+        ├── ArgumentError      argument   a tool call's arguments do not fit the tool's schema
+        └── PathError          tool       a path breaks the workspace policy or is missing
+
+A program's own exceptions (``1 / 0``) have the kind ``runtime``.
 """
 
 from __future__ import annotations
 
 import difflib
+from enum import StrEnum
 from typing import Iterable
+
+
+class ErrorKind(StrEnum):
+    """Every ``error_kind`` lackpy reports; the value is the word in JSON."""
+
+    CONFIG = "config"
+    WORKSPACE = "workspace"
+    KIT = "kit"
+    TOOLBOX = "toolbox"
+    DOCS = "docs"
+    PARAM = "param"
+    USAGE = "usage"
+    VALIDATION = "validation"
+    GUARD = "guard"
+    LIMIT = "limit"
+    CONFLICT = "conflict"
+    COMMIT = "commit"
+    CRASH = "crash"
+    SANDBOX = "sandbox"
+    INFERENCE = "inference"
+    GENERATION = "generation"
+    DENIED = "denied"
+    TOOL = "tool"
+    ARGUMENT = "argument"
+    RUNTIME = "runtime"
+
+    @classmethod
+    def parse(cls, value: object, default: "ErrorKind" = None) -> "ErrorKind":  # type: ignore[assignment]
+        """The kind named ``value``, or ``default`` (``runtime``) for anything else."""
+        try:
+            return cls(value)
+        except ValueError:
+            return default or cls.RUNTIME
 
 
 class LackpyError(Exception):
     """Base of every error lackpy raises on purpose; its message is for users."""
 
-    kind = "error"
+    kind = ErrorKind.RUNTIME
 
 
 class ConfigError(LackpyError):
     """The workspace's .lackpy/config.toml cannot be read or has a wrong value."""
 
-    kind = "config"
+    kind = ErrorKind.CONFIG
 
 
 class WorkspaceError(LackpyError):
     """The workspace directory does not exist or is not a directory."""
 
-    kind = "workspace"
+    kind = ErrorKind.WORKSPACE
 
 
 class KitError(LackpyError):
     """A kit cannot be resolved into tools."""
 
-    kind = "kit"
+    kind = ErrorKind.KIT
 
 
 class UnknownKitError(KitError):
     """No kit of that name exists in the workspace or the package."""
 
-    kind = "unknown-kit"
-
 
 class KitFileError(KitError):
     """A .kit file is malformed: bad frontmatter, unknown tool, duplicate name."""
-
-    kind = "kit-file"
 
 
 class ToolboxError(LackpyError):
     """A tool cannot be registered or resolved."""
 
-    kind = "toolbox"
+    kind = ErrorKind.TOOLBOX
 
 
 class UnknownToolError(ToolboxError):
     """No tool of that name is registered in the toolbox."""
 
-    kind = "unknown-tool"
-
 
 class ProviderError(ToolboxError):
     """The tool's provider is not registered or cannot build the tool."""
 
-    kind = "provider"
+
+class SpecError(ToolboxError):
+    """A tool declaration is malformed: a bad grade, an annotation with no schema, a bad docstring."""
 
 
 class DocsError(LackpyError):
     """A doc reference points outside the allowed roots or does not exist."""
 
-    kind = "docs"
+    kind = ErrorKind.DOCS
 
 
 class ParamError(LackpyError):
-    """A program parameter has a bad name or value."""
+    """A program parameter, a limit or an option has a bad name or value."""
 
-    kind = "param"
+    kind = ErrorKind.PARAM
+
+
+class LimitsError(ParamError):
+    """A limit setting is unknown or has a bad value."""
+
+
+class TemplateError(ParamError):
+    """A template's pattern, values or body cannot be used."""
+
+
+class UsageError(LackpyError):
+    """A command was called with missing or malformed arguments."""
+
+    kind = ErrorKind.USAGE
+
+
+class ValidationError(LackpyError):
+    """A program breaks the language or calls a name outside its kit; ``diagnostics`` say where."""
+
+    kind = ErrorKind.VALIDATION
+
+    def __init__(self, message: str, diagnostics: list | None = None) -> None:
+        self.diagnostics = list(diagnostics or [])
+        super().__init__(message)
 
 
 class GuardError(LackpyError):
@@ -102,13 +169,13 @@ class GuardError(LackpyError):
     The validator refuses the same things statically; this is the second line.
     """
 
-    kind = "guard"
+    kind = ErrorKind.GUARD
 
 
 class LimitExceeded(LackpyError):
     """A program hit one of its limits; ``limit`` names it and ``value`` is its setting."""
 
-    kind = "limit"
+    kind = ErrorKind.LIMIT
 
     def __init__(self, limit: str, value: object, message: str) -> None:
         self.limit = limit
@@ -119,19 +186,31 @@ class LimitExceeded(LackpyError):
 class ConflictError(LackpyError):
     """A file the program changed was changed on disk too; the commit wrote nothing."""
 
-    kind = "conflict"
+    kind = ErrorKind.CONFLICT
+
+
+class CommitError(LackpyError):
+    """The changes of a successful run could not be written (permissions, a full disk)."""
+
+    kind = ErrorKind.COMMIT
 
 
 class WorkerError(LackpyError):
     """The isolated worker died, was killed, or sent something other than plain data."""
 
-    kind = "crash"
+    kind = ErrorKind.CRASH
+
+
+class SandboxUnavailable(LackpyError):
+    """The requested sandbox layer is not supported on this system."""
+
+    kind = ErrorKind.SANDBOX
 
 
 class InferenceError(LackpyError):
     """An inference tier cannot answer: bad settings, no server, a malformed reply."""
 
-    kind = "inference"
+    kind = ErrorKind.INFERENCE
 
 
 class GenerationError(LackpyError):
@@ -140,23 +219,33 @@ class GenerationError(LackpyError):
     ``attempts`` is the attempt log (what each tier tried and why it failed).
     """
 
-    kind = "generation"
+    kind = ErrorKind.GENERATION
 
     def __init__(self, message: str, attempts: list | None = None) -> None:
         self.attempts = list(attempts or [])
         super().__init__(message)
 
 
+class DeniedError(LackpyError):
+    """A person or a policy refused what the program asked to do."""
+
+    kind = ErrorKind.DENIED
+
+
 class ToolError(LackpyError):
     """A tool refused its arguments or failed; the program that called it stops."""
 
-    kind = "tool"
+    kind = ErrorKind.TOOL
+
+
+class ArgumentError(ToolError):
+    """A tool was called with arguments that do not fit its schema; the tool did not run."""
+
+    kind = ErrorKind.ARGUMENT
 
 
 class PathError(ToolError):
     """A path is outside the workspace, escapes through a symlink, or is missing."""
-
-    kind = "path"
 
 
 def closest(name: str, candidates: Iterable[str], n: int = 3) -> str:
@@ -165,25 +254,47 @@ def closest(name: str, candidates: Iterable[str], n: int = 3) -> str:
     return f" (did you mean: {', '.join(matches)}?)" if matches else ""
 
 
+def error_classes() -> dict[str, type[LackpyError]]:
+    """Every error class of the tree by name (how a kind and type cross the worker's channel)."""
+    found: dict[str, type[LackpyError]] = {}
+    pending = [LackpyError]
+    while pending:
+        cls = pending.pop()
+        found[cls.__name__] = cls
+        pending.extend(cls.__subclasses__())
+    return {name: cls for name, cls in found.items() if cls.__module__ == __name__}
+
+
 __all__ = [
+    "ArgumentError",
+    "CommitError",
     "ConfigError",
-    "DocsError",
     "ConflictError",
+    "DeniedError",
+    "DocsError",
+    "ErrorKind",
     "GenerationError",
     "GuardError",
     "InferenceError",
-    "LimitExceeded",
-    "WorkerError",
     "KitError",
     "KitFileError",
     "LackpyError",
+    "LimitExceeded",
+    "LimitsError",
     "ParamError",
     "PathError",
     "ProviderError",
+    "SandboxUnavailable",
+    "SpecError",
+    "TemplateError",
     "ToolError",
     "ToolboxError",
     "UnknownKitError",
     "UnknownToolError",
+    "UsageError",
+    "ValidationError",
+    "WorkerError",
     "WorkspaceError",
     "closest",
+    "error_classes",
 ]

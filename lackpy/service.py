@@ -1,32 +1,51 @@
-"""LackpyService: the one entry point; the CLI and servers are thin adapters over it."""
+"""LackpyService: the one entry point; the CLI and servers are thin adapters over it.
+
+The service is async at its edge: nothing that blocks (reading the config,
+kit and template files, building tiers, probing models, running a program in
+its worker) runs on the caller's event loop, except an ``inprocess`` run,
+which by its definition runs on the calling thread. Cancelling the task that
+awaits ``run_program`` or ``delegate`` stops the program (the worker is
+killed, staged writes are discarded). ``async with LackpyService(...)``
+(or ``aclose()``) stops the background processes its programs started.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import threading
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 import yaml
 
 from lackpy.config import Config, load_config
-from lackpy.errors import KitError, LackpyError, ParamError, WorkspaceError
-from lackpy.infer.base import Provider, Request
+from lackpy.errors import KitError, LackpyError, ParamError, UnknownKitError, WorkspaceError
+from lackpy.infer.base import Request, Tier
 from lackpy.infer.dispatch import Dispatcher, OnEvent, Outcome
 from lackpy.infer.result import DelegateResult, GenerationResult
 from lackpy.infer.select import choose_tools, within
 from lackpy.infer.tiers import build_tiers
 from lackpy.kit.docs import resolve_doc
-from lackpy.kit.kitfile import KIT_NAME, list_kit_files, read_kit
+from lackpy.kit.kitfile import KIT_NAME, find_kit, list_kit_files, read_kit
 from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
 from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.diagnostics import ValidationResult
 from lackpy.lang.grade import Grade
 from lackpy.lang.grammar import language_spec
-from lackpy.lang.validator import Rule, validate
+from lackpy.lang.validator import Check
 from lackpy.plugins import populate
+from lackpy.run.cancel import Cancel, Cancelled
+from lackpy.run.compiler import prepare
 from lackpy.run.limits import Limits
 from lackpy.run.result import ExecutionResult
 from lackpy.run.runner import check_params, run_program
+
+T = TypeVar("T")
+#: How long a cancelled call waits for its run to wind down (worker killed, nothing written).
+CANCEL_GRACE_S = 2.0
+#: Formats ``tool_schemas`` exports.
+SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
 
 #: The kit whose grade is the default ceiling when delegate chooses tools itself.
 READ_ONLY_KIT = "readonly"
@@ -46,23 +65,64 @@ class LackpyService:
         if not root.is_dir():
             raise WorkspaceError(f"workspace does not exist or is not a directory: {root}")
         self.workspace = root.resolve()
-        if isinstance(config, Config):
-            self.config = config
-        elif config is not None:
-            self.config = Config.from_dict(dict(config))
-        else:
-            self.config = load_config(self.workspace)
         self.kits_dir = self.workspace / ".lackpy" / "kits"
-        self.toolbox = Toolbox(str(self.workspace), settings=self.config.tools)
-        populate(self.toolbox)
-        self._config_rules: list[Rule] | None = None
-        self._tiers: list[Provider] | None = None
+        self._config_given = config
+        self._config: Config | None = None
+        self._toolbox: Toolbox | None = None
+        self._load_lock = threading.Lock()
+        self._config_checks: list[Check] | None = None
+        self._tiers: list[Tier] | None = None
+        self._kits: dict[Any, tuple[Any, ResolvedKit]] = {}
+
+    # -- what is loaded on first use (off the event loop in async calls) -------------
+
+    @property
+    def config(self) -> Config:
+        """The workspace's settings, read on first use."""
+        if self._config is None:
+            self._load()
+        return self._config  # type: ignore[return-value]
+
+    @property
+    def toolbox(self) -> Toolbox:
+        """Every tool of this service (the plugins' and the ones registered on it), loaded on first use."""
+        if self._toolbox is None:
+            self._load()
+        return self._toolbox  # type: ignore[return-value]
+
+    def _load(self) -> None:
+        with self._load_lock:
+            if self._toolbox is not None:
+                return
+            given = self._config_given
+            if isinstance(given, Config):
+                config = given
+            elif given is not None:
+                config = Config.from_dict(dict(given))
+            else:
+                config = load_config(self.workspace)
+            toolbox = Toolbox(str(self.workspace), settings=config.tools)
+            toolbox.config_limits = config.limits
+            populate(toolbox)
+            self._config, self._toolbox = config, toolbox
+
+    async def _off_loop(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on a worker thread, so the caller's loop stays free."""
+        return await asyncio.to_thread(fn, *args)
+
+    # -- closing ---------------------------------------------------------------------
 
     def close(self) -> None:
         """Stop the background processes this service's programs started."""
+        if self._toolbox is None:
+            return
         from lackpy.tools.shell import stop_all
 
-        stop_all(self.toolbox.context.session)
+        stop_all(self._toolbox.context.session)
+
+    async def aclose(self) -> None:
+        """``close()`` off the event loop."""
+        await self._off_loop(self.close)
 
     def __enter__(self) -> "LackpyService":
         return self
@@ -70,11 +130,44 @@ class LackpyService:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    async def __aenter__(self) -> "LackpyService":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
     # -- kits --------------------------------------------------------------
 
     def resolve_kit(self, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> ResolvedKit:
-        """Resolve ``kit`` (default: the configured default kit) in this workspace."""
-        return resolve_kit(kit if kit is not None else self.config.default_kit, self.toolbox, self.kits_dir, extra_tools)
+        """Resolve ``kit`` (default: the configured default kit) in this workspace.
+
+        Resolved kits are kept while the toolbox and the kit file stay as they were.
+        """
+        kit = kit if kit is not None else self.config.default_kit
+        key = _kit_key(kit, extra_tools)
+        if key is None:
+            return resolve_kit(kit, self.toolbox, self.kits_dir, extra_tools)
+        stamp = self._kit_stamp(kit)
+        cached = self._kits.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        resolved = resolve_kit(kit, self.toolbox, self.kits_dir, extra_tools)
+        if len(self._kits) > 256:
+            self._kits.clear()
+        self._kits[key] = (stamp, resolved)
+        return resolved
+
+    def _kit_stamp(self, kit: KitSpec) -> tuple:
+        """What a resolved kit depends on: the toolbox's version and, for a named kit, its file."""
+        version = self.toolbox.version
+        if isinstance(kit, str) and "," not in kit and kit.strip() not in ("", "none"):
+            try:
+                _, path = find_kit(kit.strip(), self.kits_dir)
+                info = path.stat()
+            except (UnknownKitError, OSError):
+                return (version, None)
+            return (version, str(path), info.st_mtime_ns, info.st_size, info.st_ino)
+        return (version,)
 
     def kit_list(self) -> list[dict]:
         kits = []
@@ -131,6 +224,20 @@ class LackpyService:
         path.write_text(text, encoding="utf-8")
         return path
 
+    def tool_schemas(self, format: str, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> list[dict]:
+        """A kit's tools (default: every tool) in the ``openai``, ``anthropic`` or ``mcp`` shape, named as programs call them."""
+        if format not in SCHEMA_FORMATS:
+            raise ParamError(f"unknown schema format {format!r}; use one of: {', '.join(SCHEMA_FORMATS)}")
+        if kit is None and not extra_tools:
+            pairs = [(spec.name, spec) for spec in self.toolbox.list_tools()]
+        else:
+            pairs = list(self.resolve_kit(kit if kit is not None else "none", extra_tools).tools.items())
+        exported = []
+        for alias, spec in pairs:
+            named = spec if alias == spec.name else dataclasses.replace(spec, name=alias)
+            exported.append(getattr(named, f"to_{format}")())
+        return exported
+
     def toolbox_list(self) -> list[dict]:
         return [
             {
@@ -160,10 +267,11 @@ class LackpyService:
 
     # -- programs -------------------------------------------------------------
 
-    def rules(self, extra: Sequence[Rule] | None = None) -> tuple[Rule, ...]:
-        if self._config_rules is None:
-            self._config_rules = self.config.load_rules()
-        return tuple(self._config_rules) + tuple(extra or ())
+    def checks(self, extra: Sequence[Check] | None = None) -> tuple[Check, ...]:
+        """The configured custom checks (imported once), then ``extra``."""
+        if self._config_checks is None:
+            self._config_checks = self.config.load_checks()
+        return tuple(self._config_checks) + tuple(extra or ())
 
     def validate(
         self,
@@ -171,12 +279,13 @@ class LackpyService:
         kit: KitSpec = None,
         params: Mapping[str, Any] | Iterable[str] | None = None,
         extra_tools: Iterable[str] | None = None,
-        rules: Sequence[Rule] | None = None,
+        checks: Sequence[Check] | None = None,
     ) -> ValidationResult:
+        """Check ``program`` against ``kit`` without running it (results are cached by text and kit)."""
         resolved = self.resolve_kit(kit, extra_tools)
-        names = list(params or ())
+        names = tuple(sorted(params or ()))
         check_params(dict.fromkeys(names), resolved.names)
-        return validate(program, resolved.names, self.rules(rules), params=names)
+        return prepare(program, resolved.names, names, self.checks(checks)).validation
 
     async def run_program(
         self,
@@ -184,51 +293,58 @@ class LackpyService:
         kit: KitSpec = None,
         params: Mapping[str, Any] | None = None,
         extra_tools: Iterable[str] | None = None,
-        rules: Sequence[Rule] | None = None,
+        checks: Sequence[Check] | None = None,
         *,
         mode: str | None = None,
         limits: Mapping[str, Any] | Limits | None = None,
         dry_run: bool = False,
     ) -> ExecutionResult:
-        """Validate and run ``program``; the event loop stays free while it runs.
+        """Validate and run ``program``.
 
-        ``mode`` is ``"isolated"`` (the default: a worker process) or
-        ``"inprocess"``; ``limits`` override the config's and the kit's;
+        ``mode`` is ``"isolated"`` (the default: a worker process; the event
+        loop stays free) or ``"inprocess"`` (on the calling thread: fastest,
+        for trusted programs); ``limits`` add to the config's and the kit's;
         ``dry_run`` returns the diff of the writes instead of applying them.
         """
-        resolved = self.resolve_kit(kit, extra_tools)
-        run = self._runner(resolved, params, rules, mode=mode, limits=limits, dry_run=dry_run)
-        return await asyncio.to_thread(run, program)
+        mode = mode or (self._config.mode if self._config is not None else None)
+        if mode == "inprocess" and self._toolbox is not None:
+            resolved = self.resolve_kit(kit, extra_tools)
+            return self._runner(resolved, params, checks, mode=mode, limits=limits, dry_run=dry_run)(program, None)
+        resolved = await self._off_loop(self.resolve_kit, kit, extra_tools)
+        run = self._runner(resolved, params, checks, mode=mode, limits=limits, dry_run=dry_run)
+        if run.mode == "inprocess":
+            return run(program, None)
+        return await self._cancellable(lambda cancel: run(program, cancel))
 
     def _runner(
         self,
         resolved: ResolvedKit,
         params: Mapping[str, Any] | None,
-        rules: Sequence[Rule] | None,
+        checks: Sequence[Check] | None,
         *,
         mode: str | None,
         limits: Mapping[str, Any] | Limits | None,
         dry_run: bool,
-    ) -> Callable[[str], ExecutionResult]:
-        """``run(program)`` with everything else of a call settled: kit, params, rules, limits, mode."""
+    ) -> "_Run":
+        """``run(program, cancel)`` with everything else of a call settled: kit, params, checks, limits, mode."""
+        return _Run(resolved, params, self.checks(checks), mode or self.config.mode, limits, dry_run, self.config.sandbox)
 
-        def run(program: str) -> ExecutionResult:
-            return run_program(
-                program,
-                resolved,
-                params,
-                rules=self.rules(rules),
-                limits=self.config.limits.merged(resolved.limits, "kit limits").merged(limits),
-                mode=mode or self.config.mode,
-                dry_run=dry_run,
-                sandbox=self.config.sandbox,
-            )
-
-        return run
+    async def _cancellable(self, work: Callable[[Cancel], T]) -> T:
+        """``work(cancel)`` on a worker thread; cancelling the awaiting task cancels the run."""
+        cancel = Cancel()
+        future = asyncio.ensure_future(asyncio.to_thread(work, cancel))
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            cancel.cancel()
+            await asyncio.wait({future}, timeout=CANCEL_GRACE_S)
+            if future.done() and not future.cancelled():
+                future.exception()  # a Cancelled run: retrieved, so it is not reported as lost
+            raise
 
     # -- delegate: intents to programs -------------------------------------------
 
-    def tiers(self) -> list[Provider]:
+    def tiers(self) -> list[Tier]:
         """The configured inference tiers, in order (built once per service)."""
         if self._tiers is None:
             self._tiers = build_tiers(self.config.inference, self.workspace)
@@ -282,8 +398,8 @@ class LackpyService:
             return Grade(*map(int, ceiling))
         return self.resolve_kit(ceiling).grade
 
-    def _dispatcher(self, on_event: OnEvent | None, rules: Sequence[Rule] | None = None) -> Dispatcher:
-        return Dispatcher(self.tiers(), self.config.inference, rules=self.rules(rules), read_doc=self.resolve_doc, on_event=on_event)
+    def _dispatcher(self, on_event: OnEvent | None, checks: Sequence[Check] | None = None) -> Dispatcher:
+        return Dispatcher(self.tiers(), self.config.inference, checks=self.checks(checks), read_doc=self.resolve_doc, on_event=on_event)
 
     async def generate(
         self,
@@ -296,9 +412,14 @@ class LackpyService:
         on_event: OnEvent | None = None,
     ) -> GenerationResult:
         """A validated program for ``intent``, not run. Raises GenerationError when no tier can write one."""
-        request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
-        outcome = await asyncio.to_thread(self._dispatcher(on_event).dispatch, request)
-        return GenerationResult(**self._described(request, kit_info, outcome))
+        events = _on_loop(on_event)
+
+        def work() -> GenerationResult:
+            request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
+            outcome = self._dispatcher(events).dispatch(request)
+            return GenerationResult(**self._described(request, kit_info, outcome))
+
+        return await self._off_loop(work)
 
     async def delegate(
         self,
@@ -320,10 +441,21 @@ class LackpyService:
         raises it. Raises GenerationError, with the attempt log, when no tier
         can write a valid program.
         """
-        request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
-        run = self._runner(request.kit, request.params, None, mode=mode, limits=limits, dry_run=dry_run)
-        outcome = await asyncio.to_thread(self._dispatcher(on_event).dispatch, request, run)
-        return DelegateResult(**self._described(request, kit_info, outcome), execution=outcome.execution, execution_ms=outcome.execution_ms)
+        events = _on_loop(on_event)
+
+        def work(cancel: Cancel) -> DelegateResult:
+            request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
+            run = self._runner(request.kit, request.params, None, mode=mode, limits=limits, dry_run=dry_run)
+            outcome = self._dispatcher(events).dispatch(request, lambda program: run(program, cancel))
+            execution = outcome.execution
+            return DelegateResult(
+                **self._described(request, kit_info, outcome),
+                success=execution is not None and execution.success,
+                execution=execution,
+                execution_ms=outcome.execution_ms,
+            )
+
+        return await self._cancellable(work)
 
     def _request(self, intent: str, kit: KitSpec, params: Mapping[str, Any] | None, extra_tools: Iterable[str] | None, ceiling: CeilingSpec) -> tuple[Request, dict]:
         if not isinstance(intent, str) or not intent.strip():
@@ -371,7 +503,7 @@ class LackpyService:
             if values is None:
                 raise ParamError(f"the pattern {pattern!r} does not match the intent {intent!r}; write a pattern that does")
         resolved = self.resolve_kit(kit)
-        result = validate(program, resolved.names, self.rules(), params=[])
+        result = prepare(program, resolved.names, (), self.checks()).validation
         if not result.valid:
             raise ParamError(f"the program is not valid for kit {resolved.name or sorted(resolved.tools)}: {result.errors[0]}")
         kit_value = kit if isinstance(kit, str) else sorted(resolved.aliases().values()) if kit is not None else resolved.name
@@ -381,5 +513,49 @@ class LackpyService:
         from lackpy.infer.templates import list_templates
 
         return list_templates(self.workspace)
+
+def _kit_key(kit: KitSpec, extra_tools: Iterable[str] | None) -> Any:
+    """A hashable key for a kit form, or None when it has none."""
+    try:
+        extra = tuple(extra_tools or ())
+        if isinstance(kit, str):
+            return ("s", kit, extra)
+        if isinstance(kit, Mapping):
+            return ("m", tuple((k, v if isinstance(v, str) else tuple(sorted(v.items()))) for k, v in kit.items()), extra)
+        return ("l", tuple(kit), extra)
+    except TypeError:
+        return None
+
+
+class _Run:
+    """One run's settings, ready to run a program: ``run(program, cancel)``."""
+
+    __slots__ = ("kit", "params", "checks", "mode", "limits", "dry_run", "sandbox")
+
+    def __init__(self, kit: ResolvedKit, params, checks, mode: str, limits, dry_run: bool, sandbox: bool) -> None:
+        self.kit, self.params, self.checks, self.mode = kit, params, checks, mode
+        self.limits, self.dry_run, self.sandbox = limits, dry_run, sandbox
+
+    def __call__(self, program: str, cancel: Cancel | None) -> ExecutionResult:
+        return run_program(
+            program,
+            self.kit,
+            self.params,
+            checks=self.checks,
+            limits=self.limits,
+            mode=self.mode,
+            dry_run=self.dry_run,
+            sandbox=self.sandbox,
+            cancel=cancel,
+        )
+
+
+def _on_loop(on_event: OnEvent | None) -> OnEvent | None:
+    """``on_event`` called on the caller's event loop, whichever thread the event comes from."""
+    if on_event is None:
+        return None
+    loop = asyncio.get_running_loop()
+    return lambda event: loop.call_soon_threadsafe(on_event, event)
+
 
 __all__ = ["LackpyService"]

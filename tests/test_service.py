@@ -84,7 +84,7 @@ def test_configured_rules_apply(workspace: Path, tmp_path: Path, monkeypatch):
     result = svc.validate("print(1)")
     assert not result.valid and result.errors[0].code == "custom-rule" and result.errors[0].message == "do not print"
     run = asyncio.run(svc.run_program("print(1)"))
-    assert not run.success and run.error_kind == "invalid"
+    assert not run.success and run.error_kind == "validation"
 
 
 def test_unloadable_rule_is_a_config_error(workspace: Path):

@@ -62,8 +62,8 @@ class Proposal:
     source: Any = None
 
 
-class Provider:
-    """Base of every inference tier.
+class Tier:
+    """Base of every inference tier (exported as ``lackpy.Tier``; ``InferenceProvider`` is its old name).
 
     Subclasses set ``name``, and ``model = True`` when they talk to a model.
     A deterministic tier implements ``propose``; a model tier ``complete``.
@@ -125,10 +125,13 @@ def gather(pieces: Iterable[str], on_text: OnText | None) -> str:
     return "".join(collected)
 
 
-#: The name ``lackpy`` exports it under, beside ToolProvider.
-InferenceProvider = Provider
 
 #: A factory builds a provider from its settings table and the workspace.
-Factory = Callable[[Mapping[str, Any], Path], Provider]
+Factory = Callable[[Mapping[str, Any], Path], "Tier"]
 
-__all__ = ["Availability", "Factory", "gather", "InferenceProvider", "Message", "OnText", "Proposal", "Provider", "Request"]
+
+
+#: The tier base's names before 0.2, kept for plugins that import them.
+Provider = InferenceProvider = Tier
+
+__all__ = ["Availability", "Factory", "InferenceProvider", "Message", "OnText", "Proposal", "Provider", "Request", "Tier", "gather"]

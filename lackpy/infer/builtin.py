@@ -12,12 +12,12 @@ from lackpy.hookspecs import hookimpl
 
 #: tier name -> "module:class"; the order is the order of ``lackpy tiers``.
 BUILTIN_TIERS = {
-    "templates": "lackpy.infer.templates:TemplateProvider",
-    "rules": "lackpy.infer.rules:RulesProvider",
-    "ollama": "lackpy.infer.providers.ollama:OllamaProvider",
-    "openai": "lackpy.infer.providers.openai:OpenAIProvider",
-    "anthropic": "lackpy.infer.providers.anthropic:AnthropicProvider",
-    "llama-cpp": "lackpy.infer.providers.llamacpp:LlamaCppProvider",
+    "templates": "lackpy.infer.templates:TemplateTier",
+    "rules": "lackpy.infer.rules:RulesTier",
+    "ollama": "lackpy.infer.providers.ollama:OllamaTier",
+    "openai": "lackpy.infer.providers.openai:OpenAITier",
+    "anthropic": "lackpy.infer.providers.anthropic:AnthropicTier",
+    "llama-cpp": "lackpy.infer.providers.llamacpp:LlamaCppTier",
 }
 
 

@@ -178,7 +178,7 @@ def classify_runtime(program: str, result: ExecutionResult, kit: ResolvedKit) ->
         last = result.trace[-1].tool if result.trace else None
         return Failure(WRONG_OUTPUT, "the program ran, but its result is None, it printed nothing and it changed no files", last)
     error = result.error or "the program failed without a message"
-    if result.error_kind == "invalid":
+    if result.error_kind == "validation":
         return classify_validation(program, result.diagnostics, kit) if result.diagnostics else Failure(INVALID, error)
     if result.error_kind == "limit":
         return Failure(LIMIT, error)

@@ -24,15 +24,16 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from lackpy.errors import GenerationError, LackpyError
-from lackpy.infer.base import Availability, Message, Provider, Request
+from lackpy.infer.base import Availability, Message, Tier, Request
 from lackpy.infer.classify import Failure, classify_runtime, classify_validation, feedback
 from lackpy.infer.prompt import build_messages
 from lackpy.infer.repairs import apply_repairs
 from lackpy.infer.sanitize import sanitize
 from lackpy.infer.settings import MODEL_SNIPPET, InferenceSettings
 from lackpy.lang.diagnostics import Diagnostic
-from lackpy.lang.validator import Rule, validate
+from lackpy.lang.validator import Check, validate
 from lackpy.run.result import ExecutionResult
+from lackpy.schema import Contract
 
 #: Receives progress events: {"event": "tier", "tier", "model"}, {"event": "text", "text"}, {"event": "done"}.
 OnEvent = Callable[[dict], None]
@@ -40,7 +41,7 @@ Runner = Callable[[str], ExecutionResult]
 
 
 @dataclass
-class Attempt:
+class Attempt(Contract):
     """One step of the attempt log.
 
     ``stage`` is where it ended: ``available`` (the tier could not serve),
@@ -58,20 +59,6 @@ class Attempt:
     repairs: list[str] = field(default_factory=list)
     error: str | None = None
     duration_ms: float = 0.0
-
-    def to_dict(self) -> dict:
-        return {
-            "tier": self.tier,
-            "stage": self.stage,
-            "ok": self.ok,
-            "program": self.program,
-            "detail": self.detail,
-            "diagnostics": [d.to_dict() for d in self.diagnostics],
-            "failure_mode": self.failure_mode,
-            "repairs": list(self.repairs),
-            "error": self.error,
-            "duration_ms": round(self.duration_ms, 3),
-        }
 
     def summary(self) -> str:
         what = self.error or "; ".join(str(d) for d in self.diagnostics[:2]) or self.stage
@@ -97,16 +84,16 @@ class Dispatcher:
 
     def __init__(
         self,
-        tiers: Sequence[Provider],
+        tiers: Sequence[Tier],
         settings: InferenceSettings,
         *,
-        rules: Sequence[Rule] = (),
+        checks: Sequence[Check] = (),
         read_doc: Callable[[str], str] | None = None,
         on_event: OnEvent | None = None,
     ) -> None:
         self.tiers = list(tiers)
         self.settings = settings
-        self.rules = tuple(rules)
+        self.checks = tuple(checks)
         self.read_doc = read_doc
         self.on_event = on_event or (lambda event: None)
 
@@ -139,7 +126,7 @@ class Dispatcher:
                 return outcome
         raise GenerationError(self._explain(request, attempts), attempts)
 
-    def _deterministic(self, tier: Provider, request: Request, attempts: list[Attempt], run: Runner | None, clock: "_Clock"):
+    def _deterministic(self, tier: Tier, request: Request, attempts: list[Attempt], run: Runner | None, clock: "_Clock"):
         started = time.perf_counter()
         proposal = tier.propose(request)
         if proposal is None:
@@ -157,7 +144,7 @@ class Dispatcher:
         tier.record(proposal, result.success)
         return clock.outcome(attempt, tier, attempts, result)
 
-    def _model(self, tier: Provider, request: Request, attempts: list[Attempt], run: Runner | None, clock: "_Clock"):
+    def _model(self, tier: Tier, request: Request, attempts: list[Attempt], run: Runner | None, clock: "_Clock"):
         messages: list[Message] = build_messages(request.intent, request.kit, request.params)
         retries, repairs_left = self.settings.max_retries, self.settings.runtime_repairs
         while True:
@@ -191,7 +178,7 @@ class Dispatcher:
         program, repairs = text, []
         if model:
             program, repairs = apply_repairs(sanitize(text), request.kit.names)
-        result = validate(program, request.kit.names, self.rules, params=list(request.params))
+        result = validate(program, request.kit.names, self.checks, params=list(request.params))
         attempt = Attempt(
             tier, "validate", ok=result.valid, program=program, detail=detail, diagnostics=result.errors, repairs=repairs
         )
@@ -228,7 +215,7 @@ class _Clock:
         finally:
             self.execution_ms += _ms(started)
 
-    def outcome(self, attempt: Attempt, tier: Provider, attempts: list[Attempt], result: ExecutionResult | None = None) -> Outcome:
+    def outcome(self, attempt: Attempt, tier: Tier, attempts: list[Attempt], result: ExecutionResult | None = None) -> Outcome:
         total = _ms(self.origin)
         return Outcome(
             program=attempt.program or "",

@@ -1,18 +1,25 @@
-"""What ``generate`` and ``delegate`` return, in Python and as JSON."""
+"""What ``generate`` and ``delegate`` return, in Python and as JSON.
+
+Both are frozen and built once; ``to_dict()`` and ``json_schema()`` come from
+their fields. A DelegateResult nests its run as ``execution`` (an
+ExecutionResult) in Python and in JSON alike.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from lackpy.errors import ErrorKind
 from lackpy.infer.dispatch import Attempt
 from lackpy.lang.grade import Grade
 from lackpy.run.result import ExecutionResult
 from lackpy.run.trace import TraceEntry
+from lackpy.schema import Contract
 
 
-@dataclass
-class GenerationResult:
+@dataclass(frozen=True)
+class GenerationResult(Contract):
     """A program for an intent, who wrote it, and how.
 
     ``provider`` is the tier that wrote it and ``detail`` which rule, template
@@ -29,34 +36,20 @@ class GenerationResult:
     attempts: list[Attempt] = field(default_factory=list)
     generation_ms: float = 0.0
 
-    def to_dict(self) -> dict:
-        return {
-            "intent": self.intent,
-            "program": self.program,
-            "provider": self.provider,
-            "detail": self.detail,
-            "grade": self.grade.to_dict(),
-            "kit": dict(self.kit),
-            "attempts": [a.to_dict() for a in self.attempts],
-            "generation_ms": round(self.generation_ms, 3),
-        }
 
-
-@dataclass
+@dataclass(frozen=True)
 class DelegateResult(GenerationResult):
     """A generated program and its run.
 
-    ``success``, ``output``, ``error``, ``error_kind`` and ``trace`` are the
-    run's; ``execution`` is the whole ExecutionResult (printed text, files
-    changed, the diff of a dry run, limits).
+    ``success`` is the run's; ``execution`` is the whole ExecutionResult (the
+    output, the error and its kind, the trace, printed text, files changed,
+    the diff of a dry run). ``output``, ``error``, ``error_kind`` and
+    ``trace`` are shortcuts to it in Python.
     """
 
+    success: bool = False
     execution: ExecutionResult | None = None
     execution_ms: float = 0.0
-
-    @property
-    def success(self) -> bool:
-        return self.execution is not None and self.execution.success
 
     @property
     def output(self) -> Any:
@@ -67,16 +60,12 @@ class DelegateResult(GenerationResult):
         return self.execution.error if self.execution else None
 
     @property
-    def error_kind(self) -> str | None:
+    def error_kind(self) -> ErrorKind | None:
         return self.execution.error_kind if self.execution else None
 
     @property
     def trace(self) -> list[TraceEntry]:
         return self.execution.trace if self.execution else []
-
-    def to_dict(self) -> dict:
-        run = self.execution.to_dict() if self.execution else {"success": False}
-        return {**run, **super().to_dict(), "execution_ms": round(self.execution_ms, 3)}
 
 
 __all__ = ["DelegateResult", "GenerationResult"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Mapping
 
-from lackpy.infer.base import Proposal, Provider, Request
+from lackpy.infer.base import Proposal, Tier, Request
 from lackpy.infer.fill import normalize_intent, render
 
 # -- vocabulary -----------------------------------------------------------------
@@ -389,7 +389,7 @@ def needs(intent: str) -> tuple[str, ...] | None:
     return min((tools for tools, _body in found[0].variants), key=len)
 
 
-class RulesProvider(Provider):
+class RulesTier(Tier):
     """Serves the intents in ``RULES`` with the tools the kit has, under the kit's aliases."""
 
     name = "rules"
@@ -443,4 +443,4 @@ def _renamed(body: str, renames: tuple[tuple[str, str], ...]) -> str:
     return "".join(lines)
 
 
-__all__ = ["GROUPS", "KINDS", "RULES", "Rule", "RulesProvider", "match", "needs", "normalize"]
+__all__ = ["GROUPS", "KINDS", "RULES", "Rule", "RulesTier", "match", "needs", "normalize"]

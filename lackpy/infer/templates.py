@@ -32,7 +32,7 @@ from typing import Any, Iterable
 import yaml
 
 from lackpy.errors import ConfigError, LackpyError
-from lackpy.infer.base import Proposal, Provider, Request
+from lackpy.infer.base import Proposal, Tier, Request
 from lackpy.infer.fill import body_placeholders, generalize, normalize_intent, pattern_regex, placeholders, render
 from lackpy.kit.frontmatter import split_frontmatter
 from lackpy.kit.kitfile import find_kit, read_kit
@@ -263,7 +263,7 @@ def record_use(path: Path, success: bool) -> None:
 # -- the tier -----------------------------------------------------------------
 
 
-class TemplateProvider(Provider):
+class TemplateTier(Tier):
     """Answers intents that match a saved template's pattern, in file-name order."""
 
     name = "templates"
@@ -321,7 +321,7 @@ class TemplateProvider(Provider):
 __all__ = [
     "TEMPLATES_DIR",
     "Template",
-    "TemplateProvider",
+    "TemplateTier",
     "TemplateWarning",
     "list_templates",
     "load_templates",

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from lackpy.errors import ConfigError, LackpyError
-from lackpy.infer.base import Provider
+from lackpy.infer.base import Tier
 from lackpy.infer.settings import InferenceSettings
 from lackpy.plugins import inference_factories
 
 
-def build_tiers(settings: InferenceSettings, workspace: Path) -> list[Provider]:
+def build_tiers(settings: InferenceSettings, workspace: Path) -> list[Tier]:
     """One provider per name in ``settings.order``, built from its table.
 
     An unknown name or a table a tier cannot use is a ConfigError that says
@@ -28,8 +28,8 @@ def build_tiers(settings: InferenceSettings, workspace: Path) -> list[Provider]:
             tier = factories[name](settings.table(name), workspace)
         except LackpyError as exc:
             raise ConfigError(f"[inference.{name}]: {exc}") from None
-        if not isinstance(tier, Provider):
-            raise ConfigError(f"inference tier '{name}' built a {type(tier).__name__}, not a lackpy.infer.base.Provider")
+        if not isinstance(tier, Tier):
+            raise ConfigError(f"inference tier '{name}' built a {type(tier).__name__}, not a lackpy.infer.base.Tier")
         tiers.append(tier)
     return tiers
 

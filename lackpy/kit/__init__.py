@@ -1,6 +1,7 @@
 """Kits and the toolbox: tool metadata, providers, .kit files and kit resolution."""
 
 from lackpy.kit.context import ToolContext, uses_context
+from lackpy.kit.decorator import tool
 from lackpy.kit.docs import resolve_doc
 from lackpy.kit.kitfile import KitFile, parse_kit
 from lackpy.kit.providers import PythonProvider
@@ -21,5 +22,6 @@ __all__ = [
     "parse_kit",
     "resolve_doc",
     "resolve_kit",
+    "tool",
     "uses_context",
 ]

@@ -22,7 +22,8 @@ class ResolvedKit:
     """A kit ready to run: ``tools`` and ``callables`` are keyed by the name programs use.
 
     ``callables`` are bound to the toolbox's context; the runner rebinds them
-    to a fresh context per run with ``bind``.
+    to a fresh context per run with ``bind``. ``limits`` are the kit file's;
+    ``config_limits`` the workspace config's, which the runner merges first.
     """
 
     tools: dict[str, ToolSpec]
@@ -36,6 +37,7 @@ class ResolvedKit:
     impls: dict[str, Callable[..., Any]] = field(default_factory=dict, repr=False)
     context: ToolContext | None = field(default=None, repr=False)
     limits: dict[str, Any] | None = None
+    config_limits: Any = None
 
     def __post_init__(self) -> None:
         self.names = frozenset(self.tools)
@@ -128,6 +130,7 @@ def resolve_kit(
         impls=impls,
         context=toolbox.context,
         limits=limits,
+        config_limits=toolbox.config_limits,
     )
     resolved.callables = resolved.bind(toolbox.context)
     return resolved

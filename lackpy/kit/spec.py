@@ -1,9 +1,20 @@
-"""ToolSpec and ArgSpec: the metadata a kit, a model and the runner see of a tool."""
+"""ToolSpec and ArgSpec: the metadata a kit, a model and the runner see of a tool.
+
+A tool is declared once. ``@tool`` (``lackpy.kit.decorator``) builds the
+ToolSpec from a function; a ToolSpec can also be written by hand. Either way
+its parameters' JSON Schema (``input_schema()``) comes from the same ArgSpecs,
+checks every call before the tool runs, and is exported in the shapes of
+OpenAI, Anthropic and MCP.
+"""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import Any, Callable
+
+from lackpy.errors import ArgumentError, SpecError
+from lackpy.schema import compile_check, shown, text_schema
 
 
 @dataclass
@@ -11,6 +22,7 @@ class ArgSpec:
     """One parameter of a tool: its name, type annotation string and meaning.
 
     An optional parameter has ``required=False`` and its ``default``.
+    ``schema`` is its JSON Schema; when None it is derived from ``type``.
     """
 
     name: str
@@ -18,13 +30,29 @@ class ArgSpec:
     description: str = ""
     required: bool = True
     default: Any = None
+    schema: dict | None = None
 
     def signature(self) -> str:
         text = f"{self.name}: {self.type}"
         return text if self.required else f"{text} = {self.default!r}"
 
+    def json_schema(self) -> dict:
+        """This parameter's schema, with its description and default."""
+        schema = dict(self.schema if self.schema is not None else text_schema(self.type))
+        if self.description:
+            schema["description"] = self.description
+        if not self.required and _plain(self.default):
+            schema["default"] = self.default
+        return schema
 
-@dataclass
+
+def _plain(value: Any) -> bool:
+    return value is None or isinstance(value, (bool, int, float, str)) or (
+        isinstance(value, (list, tuple)) and all(_plain(v) for v in value)
+    )
+
+
+@dataclass(eq=False)
 class ToolSpec:
     """The metadata record of one tool.
 
@@ -49,8 +77,16 @@ class ToolSpec:
         self.args = [a if isinstance(a, ArgSpec) else ArgSpec(**a) for a in self.args]
         for label in ("grade_w", "effects_ceiling"):
             value = getattr(self, label)
-            if not isinstance(value, int) or not 0 <= value <= 3:
-                raise ValueError(f"tool {self.name!r}: {label} must be an integer from 0 to 3, not {value!r}")
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 3:
+                raise SpecError(f"tool {self.name!r}: {label} must be an integer from 0 to 3, not {value!r}")
+        names = [a.name for a in self.args]
+        if len(set(names)) != len(names):
+            raise SpecError(f"tool {self.name!r}: each argument needs its own name, not {names}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ToolSpec) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
 
     def signature(self, alias: str | None = None) -> str:
         """``read_file(path: str) -> str``, under ``alias`` when the kit renames the tool."""
@@ -59,3 +95,73 @@ class ToolSpec:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    # -- the schema and its exports ---------------------------------------------
+
+    def input_schema(self) -> dict:
+        """The JSON Schema of the tool's arguments as one object (keyword arguments)."""
+        return {
+            "type": "object",
+            "properties": {a.name: a.json_schema() for a in self.args},
+            "required": [a.name for a in self.args if a.required],
+            "additionalProperties": False,
+        }
+
+    def to_openai(self) -> dict:
+        """A function tool for OpenAI's Chat Completions ``tools`` list."""
+        return {"type": "function", "function": {"name": self.name, "description": self.description, "parameters": self.input_schema()}}
+
+    def to_anthropic(self) -> dict:
+        """A client tool for Anthropic's Messages API ``tools`` list."""
+        return {"name": self.name, "description": self.description, "input_schema": self.input_schema()}
+
+    def to_mcp(self) -> dict:
+        """An MCP ``Tool``: its input schema and annotations derived from the grade."""
+        read_only = self.effects_ceiling == 0
+        annotations = {"readOnlyHint": read_only, "openWorldHint": self.grade_w >= 2}
+        if not read_only:
+            annotations["destructiveHint"] = self.effects_ceiling >= 3
+        return {"name": self.name, "description": self.description, "inputSchema": self.input_schema(), "annotations": annotations}
+
+    # -- checking calls -------------------------------------------------------------
+
+    @cached_property
+    def check_arguments(self) -> Callable[[tuple, dict], None]:
+        """``check(args, kwargs)``: raises ArgumentError unless a call fits the schema."""
+        return _argument_check(self.name, self.args)
+
+
+def _argument_check(tool: str, args: list[ArgSpec]) -> Callable[[tuple, dict], None]:
+    names = [a.name for a in args]
+    known = set(names)
+    checks = {a.name: compile_check(a.json_schema()) for a in args}
+    required = [a.name for a in args if a.required]
+    optional_none = {a.name for a in args if not a.required and a.default is None}
+    usage = f"{tool}({', '.join(a.signature() for a in args)})"
+
+    def check(positional: tuple, keywords: dict) -> None:
+        if len(positional) > len(names):
+            raise ArgumentError(f"{tool}: takes at most {len(names)} positional arguments, got {len(positional)}; call it as {usage}")
+        for name, value in zip(names, positional):
+            if name in keywords:
+                raise ArgumentError(f"{tool}: argument '{name}' is given twice (by position and by name)")
+            _one(name, value)
+        for name, value in keywords.items():
+            if name not in known:
+                hint = f"its arguments are {', '.join(names)}" if names else "it takes no arguments"
+                raise ArgumentError(f"{tool}: unknown argument '{name}'; {hint}")
+            _one(name, value)
+        if len(positional) + len(keywords) < len(required) or required:
+            given = set(names[: len(positional)]) | set(keywords)
+            for name in required:
+                if name not in given:
+                    raise ArgumentError(f"{tool}: missing required argument '{name}'; call it as {usage}")
+
+    def _one(name: str, value: Any) -> None:
+        if value is None and name in optional_none:
+            return  # passing the default explicitly is always fine
+        expected = checks[name](value)
+        if expected is not None:
+            raise ArgumentError(f"{tool}: argument '{name}' expects {expected}, got {shown(value)}")
+
+    return check

@@ -1,4 +1,8 @@
-"""The Toolbox: every registered tool and the providers that build them."""
+"""The Toolbox: every registered tool and the providers that build them.
+
+``ToolSpec`` and ``ArgSpec`` are importable from here too, as the kit
+documentation has always shown (``from lackpy.kit.toolbox import ToolSpec, ArgSpec``).
+"""
 
 from __future__ import annotations
 
@@ -9,8 +13,10 @@ import warnings
 from typing import Any, Callable, Iterable, Mapping, Protocol, runtime_checkable
 
 from lackpy.errors import ProviderError, ToolboxError, UnknownToolError, closest
+from lackpy.kit.call import checked
 from lackpy.kit.context import ToolContext, bind
-from lackpy.kit.spec import ToolSpec
+from lackpy.kit.decorator import spec_of, spec_of_function
+from lackpy.kit.spec import ArgSpec, ToolSpec
 from lackpy.lang.grammar import FORBIDDEN_NAMES
 
 
@@ -32,7 +38,8 @@ class Toolbox:
     """Service-wide registry of tools (ToolSpec) and providers.
 
     Implementations are built on first ``resolve`` and cached, so a provider's
-    imports happen only when a kit uses one of its tools.
+    imports happen only when a kit uses one of its tools. ``register(fn)``
+    adds a function declared with ``@tool``; it is called as it is.
     """
 
     def __init__(self, workspace: str | None = None, settings: dict | None = None) -> None:
@@ -41,6 +48,11 @@ class Toolbox:
         self._tools: dict[str, ToolSpec] = {}
         self._providers: dict[str, ToolProvider] = {}
         self._impls: dict[str, Callable[..., Any]] = {}
+        self._functions: dict[str, Callable[..., Any]] = {}
+        #: Counts registrations, so a resolved kit can tell it is stale.
+        self.version = 0
+        #: The configured ``[limits]`` every kit of this toolbox runs under (set by the service).
+        self.config_limits: Any = None
 
     # -- registration ----------------------------------------------------
 
@@ -51,7 +63,17 @@ class Toolbox:
         if name in self._providers and self._providers[name] is not provider and not replace:
             raise ToolboxError(f"a provider named '{name}' is already registered; pass replace=True to replace it")
         self._providers[name] = provider
+        self.version += 1
         self._impls = {t: f for t, f in self._impls.items() if self._tools[t].provider != name}
+
+    def register(self, fn: Callable[..., Any], *, replace: bool = False) -> ToolSpec:
+        """Add a function as a tool: its ``@tool`` spec, or one derived from it now. Returns the spec."""
+        spec = spec_of(fn) or spec_of_function(fn)
+        self.register_tool(spec, replace=replace)
+        self._functions[spec.name] = fn
+        self._impls.pop(spec.name, None)
+        self.version += 1
+        return spec
 
     def register_tool(self, spec: ToolSpec, *, replace: bool = False) -> None:
         if not isinstance(spec, ToolSpec):
@@ -70,6 +92,8 @@ class Toolbox:
             warnings.warn(f"tool '{name}' masks the Python {masked} '{name}'", LackpyWarning, stacklevel=2)
         self._tools[name] = spec
         self._impls.pop(name, None)
+        self._functions.pop(name, None)
+        self.version += 1
 
     # -- lookup ----------------------------------------------------------
 
@@ -89,11 +113,18 @@ class Toolbox:
         return sorted(self._providers)
 
     def resolve(self, name: str) -> Callable[..., Any]:
-        """The implementation of tool ``name`` (marked ``uses_context`` when it takes one)."""
+        """The tool ``name`` as programs call it: its implementation behind its argument check.
+
+        Marked ``uses_context`` when the implementation takes a ToolContext.
+        """
         impl = self._impls.get(name)
         if impl is not None:
             return impl
         spec = self.get(name)
+        function = self._functions.get(name)
+        if function is not None:
+            impl = self._impls[name] = checked(spec, function)
+            return impl
         provider = self._providers.get(spec.provider)
         if provider is None:
             known = ", ".join(self.providers()) or "none"
@@ -109,7 +140,7 @@ class Toolbox:
             raise ProviderError(f"provider '{spec.provider}' cannot build tool '{name}': {type(exc).__name__}: {exc}") from exc
         if not callable(impl):
             raise ProviderError(f"provider '{spec.provider}' returned a non-callable for tool '{name}'")
-        self._impls[name] = impl
+        impl = self._impls[name] = checked(spec, impl)
         return impl
 
     def bound(self, name: str, context: ToolContext | None = None) -> Callable[..., Any]:
@@ -159,3 +190,6 @@ def _masks(name: str) -> str:
     if name in sys.stdlib_module_names:
         return "stdlib module"
     return ""
+
+
+__all__ = ["ArgSpec", "LackpyWarning", "ToolProvider", "ToolSpec", "Toolbox"]

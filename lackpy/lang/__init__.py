@@ -3,6 +3,6 @@
 from lackpy.lang.diagnostics import Diagnostic, ValidationResult
 from lackpy.lang.grade import Grade, compute_grade
 from lackpy.lang.grammar import language_spec
-from lackpy.lang.validator import Rule, analyze, validate
+from lackpy.lang.validator import Check, Rule, analyze, validate
 
-__all__ = ["Diagnostic", "Grade", "Rule", "ValidationResult", "analyze", "compute_grade", "language_spec", "validate"]
+__all__ = ["Check", "Diagnostic", "Grade", "Rule", "ValidationResult", "analyze", "compute_grade", "language_spec", "validate"]

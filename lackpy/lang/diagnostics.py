@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from lackpy.schema import Contract
+
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -27,8 +29,8 @@ class Diagnostic:
         return asdict(self)
 
 
-@dataclass
-class ValidationResult:
+@dataclass(frozen=True)
+class ValidationResult(Contract):
     """What ``validate`` found: ``valid`` is true when ``errors`` is empty.
 
     ``calls`` lists the bare names the program calls (tools and builtins) in
@@ -39,11 +41,3 @@ class ValidationResult:
     errors: list[Diagnostic] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
     variables: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        return {
-            "valid": self.valid,
-            "errors": [e.to_dict() for e in self.errors],
-            "calls": list(self.calls),
-            "variables": list(self.variables),
-        }

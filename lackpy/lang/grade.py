@@ -17,6 +17,11 @@ class Grade(NamedTuple):
     def __str__(self) -> str:
         return f"w={self.w} d={self.d}"
 
+    @staticmethod
+    def __json_schema__() -> dict:
+        level = {"type": "integer", "minimum": 0, "maximum": 3}
+        return {"type": "object", "properties": {"w": level, "d": level}, "required": ["w", "d"], "additionalProperties": False}
+
 
 def compute_grade(tools: Mapping[str, Mapping[str, int]]) -> Grade:
     """Element-wise maximum of ``{name: {"grade_w", "effects_ceiling"}}``.

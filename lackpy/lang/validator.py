@@ -30,7 +30,9 @@ from lackpy.lang.grammar import (
     is_forbidden_attribute,
 )
 
-Rule = Callable[[ast.Module], "list[str]"]
+Check = Callable[[ast.Module], "list[str]"]
+"""A custom check: a callable ``(ast.Module) -> list[str]`` whose messages become errors."""
+Rule = Check  # the name before 0.2; kept for code that imported it
 
 _BUILTIN_NAMES = frozenset(ALLOWED_BUILTINS)
 EMPTY_PROGRAM = Diagnostic("empty-program", "program is empty", hint="write at least one statement")
@@ -41,7 +43,7 @@ _STDLIB = frozenset(sys.stdlib_module_names)
 def validate(
     program: str,
     allowed_names: Iterable[str] | None = None,
-    extra_rules: Sequence[Rule] | None = None,
+    checks: Sequence[Check] | None = None,
     *,
     params: Iterable[str] = (),
 ) -> ValidationResult:
@@ -49,16 +51,16 @@ def validate(
 
     ``allowed_names`` are the tool names the program may call (``None``: no
     tools, builtins only); ``params`` are names the caller injects as
-    variables; ``extra_rules`` are callables ``(ast.Module) -> list[str]``
-    whose messages become ``custom-rule`` errors. Never raises.
+    variables; ``checks`` are callables ``(ast.Module) -> list[str]``
+    whose messages become ``custom-check`` errors. Never raises.
     """
-    return analyze(program, allowed_names, extra_rules, params)[0]
+    return analyze(program, allowed_names, checks, params)[0]
 
 
 def analyze(
     program: object,
     allowed_names: Iterable[str] | None = None,
-    extra_rules: Sequence[Rule] | None = None,
+    checks: Sequence[Check] | None = None,
     params: Iterable[str] = (),
 ) -> tuple[ValidationResult, ast.Module | None]:
     """Validate and also return the parsed tree (``None`` when it did not parse)."""
@@ -71,8 +73,8 @@ def analyze(
         checker = _Checker(program, frozenset(allowed_names or ()), frozenset(params))
         checker.module(tree)
         errors = checker.finish()
-        if extra_rules:
-            errors.extend(_apply_rules(tree, extra_rules))
+        if checks:
+            errors.extend(_apply_checks(tree, checks))
         result = ValidationResult(not errors, errors, list(checker.calls), list(checker.assigned))
         return result, tree
     except (RecursionError, MemoryError) as exc:
@@ -144,16 +146,16 @@ def _bracket_depth(program: str) -> int:
     return deepest
 
 
-def _apply_rules(tree: ast.Module, rules: Sequence[Rule]) -> list[Diagnostic]:
+def _apply_checks(tree: ast.Module, checks: Sequence[Check]) -> list[Diagnostic]:
     out = []
-    for rule in rules:
-        name = getattr(rule, "__name__", repr(rule))
+    for check in checks:
+        name = getattr(check, "__name__", repr(check))
         try:
-            messages = rule(tree)
+            messages = check(tree)
             for message in messages or ():
-                out.append(Diagnostic("custom-rule", str(message), hint=f"required by rule {name}"))
-        except Exception as exc:  # a broken rule must not break validation
-            out.append(Diagnostic("rule-error", f"rule {name} failed: {type(exc).__name__}: {exc}"))
+                out.append(Diagnostic("custom-check", str(message), hint=f"required by check {name}"))
+        except Exception as exc:  # a broken check must not break validation
+            out.append(Diagnostic("check-error", f"check {name} failed: {type(exc).__name__}: {exc}"))
     return out
 
 

@@ -21,7 +21,7 @@ from RestrictedPython.transformer import IOPERATOR_TO_STR, RestrictingNodeTransf
 
 from lackpy.lang.diagnostics import Diagnostic, ValidationResult
 from lackpy.lang.grammar import PROGRAM_FILENAME
-from lackpy.lang.validator import Rule, analyze
+from lackpy.lang.validator import Check, analyze
 
 CACHE_SIZE = 512
 
@@ -128,16 +128,16 @@ class Prepared:
     code: types.CodeType | None
 
 
-def prepare(program: str, tools: frozenset[str], params: tuple[str, ...] = (), rules: tuple[Rule, ...] = ()) -> Prepared:
-    """Validate and compile, caching by text, tool names, parameter names and rules."""
+def prepare(program: str, tools: frozenset[str], params: tuple[str, ...] = (), checks: tuple[Check, ...] = ()) -> Prepared:
+    """Validate and compile, caching by text, tool names, parameter names and checks."""
     try:
-        return _prepare_cached(program, tools, params, rules)
-    except TypeError:  # unhashable program or rules: do the work uncached
-        return _prepare(program, tools, params, rules)
+        return _prepare_cached(program, tools, params, checks)
+    except TypeError:  # unhashable program or checks: do the work uncached
+        return _prepare(program, tools, params, checks)
 
 
-def _prepare(program: str, tools: frozenset[str], params: tuple[str, ...], rules: Sequence[Rule]) -> Prepared:
-    validation, tree = analyze(program, tools, rules, params)
+def _prepare(program: str, tools: frozenset[str], params: tuple[str, ...], checks: Sequence[Check]) -> Prepared:
+    validation, tree = analyze(program, tools, checks, params)
     if not validation.valid or tree is None:
         return Prepared(validation, None)
     try:

@@ -2,8 +2,8 @@
 
 ``execute`` runs the program function with the tools it is given (traced
 wrappers in-process, channel proxies in the isolated worker) and turns every
-way a program can end into an ``Outcome``: a result, an error with its line,
-or the limit it hit.
+way a program can end into an ``Ending``: a result, an error with its line
+and its ErrorKind, or the limit it hit.
 """
 
 from __future__ import annotations
@@ -18,19 +18,31 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
-from lackpy.errors import LackpyError, LimitExceeded, ToolError
+from lackpy.errors import ErrorKind, LackpyError, LimitExceeded
 from lackpy.lang.grammar import PROGRAM_FILENAME
 from lackpy.run.guards import BASE_GLOBALS, operation_guards
 from lackpy.run.limits import Limits
 from lackpy.run.trace import describe_exception
 
 
-class DeadlineReached(Exception):
-    """Raised into a running program when its wall-clock time is up."""
+class DeadlineReached(BaseException):
+    """Raised into a running program when its wall-clock time is up.
+
+    A BaseException, so ``except Exception`` in a tool cannot swallow it (and
+    the watchdog raises it again until the run ends, in case one tries harder).
+    """
+
+
+class Cancelled(BaseException):
+    """Raised into a running program whose caller cancelled it."""
+
+
+#: A result nested deeper than this is refused, in both modes alike.
+MAX_RESULT_DEPTH = 200
 
 
 @dataclass
-class Outcome:
+class Ending:
     """How a program ended, before the host adds the trace, files and grade."""
 
     success: bool
@@ -38,7 +50,7 @@ class Outcome:
     variables: dict[str, Any] = field(default_factory=dict)
     printed: str = ""
     error: str | None = None
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     error_line: int | None = None
     limit: str | None = None
     limit_value: Any = None
@@ -81,7 +93,7 @@ def execute(
     params: Mapping[str, Any],
     limits: Limits,
     deadline: Callable[[float], Any],
-) -> Outcome:
+) -> Ending:
     """Run ``code`` with ``tools`` as its namespace, interrupted by ``deadline(timeout_s)``."""
     namespace = dict(BASE_GLOBALS)
     namespace.update(operation_guards(limits))
@@ -95,16 +107,39 @@ def execute(
         size = value_size(output, limits.max_output_bytes)
         if size > limits.max_output_bytes:
             raise LimitExceeded("max_output_bytes", limits.max_output_bytes, f"the result is larger than {limits.max_output_bytes} bytes")
+        if nesting(output, MAX_RESULT_DEPTH) > MAX_RESULT_DEPTH:
+            raise LimitExceeded("recursion", MAX_RESULT_DEPTH, f"the result is nested more than {MAX_RESULT_DEPTH} levels deep; return flatter data")
     except BaseException as exc:  # everything a program can do wrong; KeyboardInterrupt is re-raised below
-        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+        if isinstance(exc, (KeyboardInterrupt, SystemExit, Cancelled)):
             raise
-        outcome = failure(exc, limits)
-        outcome.printed = printer.text
-        return outcome
-    return Outcome(True, output, _public(variables), printer.text)
+        ending = failure(exc, limits)
+        ending.printed = printer.text
+        return ending
+    return Ending(True, output, _public(variables), printer.text)
 
 
-def failure(exc: BaseException, limits: Limits) -> Outcome:
+def nesting(value: Any, most: int) -> int:
+    """How deeply containers nest in ``value``, counting no further than past ``most``."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            children = item.values()
+        elif kind in (list, tuple, set, frozenset):
+            children = item
+        else:
+            continue
+        if depth > deepest:
+            deepest = depth
+            if deepest > most:
+                return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def failure(exc: BaseException, limits: Limits) -> Ending:
     """The outcome for a program stopped by ``exc``, naming its line."""
     line, variables = _program_frame(exc)
     where = f"line {line}: " if line else ""
@@ -116,26 +151,26 @@ def failure(exc: BaseException, limits: Limits) -> Outcome:
     elif isinstance(exc, RecursionError):
         exc = LimitExceeded("recursion", None, f"data nested too deeply ({exc})")
     if isinstance(exc, LimitExceeded):
-        return Outcome(
+        return Ending(
             False,
             error=f"{where}limit exceeded: {exc.limit}: {exc}",
-            error_kind="limit",
+            error_kind=ErrorKind.LIMIT,
             error_line=line,
             limit=exc.limit,
             limit_value=exc.value,
             variables=_public(variables),
         )
-    if isinstance(exc, ToolError) or (tool and not isinstance(exc, LackpyError)):
-        kind = "tool"
-    elif isinstance(exc, LackpyError):
-        kind = exc.kind
+    if isinstance(exc, LackpyError):
+        kind = ErrorKind.parse(exc.kind, ErrorKind.TOOL if tool else ErrorKind.RUNTIME)
+    elif tool:
+        kind = ErrorKind.TOOL
     else:
-        kind = "runtime"
+        kind = ErrorKind.RUNTIME
     message = describe_exception(exc)
     if tool:
         name, _, text = message.partition(": ")
         message = f"{name} in {tool}: {text}"
-    return Outcome(False, error=where + message, error_kind=kind, error_line=line, variables=_public(variables))
+    return Ending(False, error=where + message, error_kind=kind, error_line=line, variables=_public(variables))
 
 
 def _program_frame(exc: BaseException) -> tuple[int | None, dict]:
@@ -189,21 +224,29 @@ class _Watchdog:
 
     ``PyThreadState_SetAsyncExc`` interrupts a program between bytecodes, so
     loops stop on time; a single long C call (a huge sort) finishes first.
+    A run that is still going after its exception was raised (code that caught
+    even a BaseException) gets it again every ``REFIRE_S`` until it ends.
     """
+
+    REFIRE_S = 0.05
 
     def __init__(self) -> None:
         self.lock = threading.Condition()
         self.heap: list[tuple[float, int, int]] = []
         self.active: dict[int, int] = {}  # token -> thread id
+        self.kinds: dict[int, type[BaseException]] = {}  # token -> what to raise
+        self.fired: set[int] = set()
         self.counter = 0
         self.thread: threading.Thread | None = None
 
-    def arm(self, seconds: float) -> int:
+    def arm(self, seconds: float, exc_type: type[BaseException] = DeadlineReached, thread_id: int | None = None) -> int:
         with self.lock:
             self.counter += 1
             token = self.counter
-            self.active[token] = threading.get_ident()
-            heapq.heappush(self.heap, (time.monotonic() + seconds, token, threading.get_ident()))
+            thread_id = thread_id or threading.get_ident()
+            self.active[token] = thread_id
+            self.kinds[token] = exc_type
+            heapq.heappush(self.heap, (time.monotonic() + seconds, token, thread_id))
             if self.thread is None:
                 self.thread = threading.Thread(target=self.loop, name="lackpy-watchdog", daemon=True)
                 self.thread.start()
@@ -213,8 +256,11 @@ class _Watchdog:
     def disarm(self, token: int) -> None:
         with self.lock:
             thread_id = self.active.pop(token, None)
-            if thread_id is None:  # fired: clear an exception that has not been raised yet
-                _set_async_exc(threading.get_ident(), None)
+            self.kinds.pop(token, None)
+            thread_id = thread_id or threading.get_ident()
+            if token in self.fired:  # clear an exception that has not been raised yet
+                self.fired.discard(token)
+                _set_async_exc(thread_id, None)
 
     def loop(self) -> None:
         with self.lock:
@@ -230,8 +276,14 @@ class _Watchdog:
                     self.lock.wait(wait)
                     continue
                 heapq.heappop(self.heap)
-                if self.active.pop(token, None) is not None:
-                    _set_async_exc(thread_id, DeadlineReached)
+                if token in self.active:
+                    self.fired.add(token)
+                    exc_type = self.kinds[token]
+                    _set_async_exc(thread_id, exc_type)
+                    if exc_type is DeadlineReached:
+                        heapq.heappush(self.heap, (time.monotonic() + self.REFIRE_S, token, thread_id))
+                    else:
+                        self.active.pop(token, None)
 
 
 def _set_async_exc(thread_id: int, exc_type: type | None) -> None:

@@ -16,16 +16,16 @@ import time
 import types
 from typing import Any, Callable, Mapping
 
-from lackpy.errors import LackpyError, LimitExceeded, WorkerError
+from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, WorkerError
 from lackpy.run import wire
-from lackpy.run.execute import DeadlineReached, Outcome, thread_deadline
+from lackpy.run.cancel import Cancel
+from lackpy.run.execute import DeadlineReached, Ending, thread_deadline
 from lackpy.run.forkserver import get_fork_server
 from lackpy.run.limits import Limits
 from lackpy.run.trace import describe_exception
 
 # The worker's own timer reports the line it was on; the host kills it this much later.
 GRACE_S = 0.5
-ERROR_KINDS = frozenset({"runtime", "tool", "guard", "limit", "invalid", "param", "path"})
 
 
 def run_isolated(
@@ -34,13 +34,19 @@ def run_isolated(
     params: Mapping[str, Any],
     limits: Limits,
     sandbox: bool = True,
-) -> Outcome:
-    """Run ``code`` in a fresh worker; ``tools`` (traced, bound) run here on its behalf."""
+    cancel: Cancel | None = None,
+) -> Ending:
+    """Run ``code`` in a fresh worker; ``tools`` (traced, bound) run here on its behalf.
+
+    Cancelling ``cancel`` kills the worker at once.
+    """
     try:
         server = get_fork_server(sandbox)
         pid, channel = server.spawn()
     except (WorkerError, OSError) as exc:
-        return Outcome(False, error=f"cannot start the isolated worker: {exc}", error_kind="crash")
+        return Ending(False, error=f"cannot start the isolated worker: {exc}", error_kind=ErrorKind.CRASH)
+    if cancel is not None:
+        cancel.on_cancel(lambda: server.kill(pid))
     max_frame = max(16 * 1024 * 1024, 2 * limits.max_output_bytes + 1024 * 1024, limits.max_write_bytes + 1024 * 1024)
     reply_frame = max(max_frame, limits.memory_bytes)  # the worker accepts replies up to its memory
     deadline = time.monotonic() + limits.timeout_s + GRACE_S
@@ -57,15 +63,15 @@ def run_isolated(
         try:
             wire.send(channel, job)
         except wire.NotPlainData as exc:
-            return Outcome(False, error=f"parameters must be plain data: {exc}", error_kind="invalid")
+            return Ending(False, error=f"parameters must be plain data: {exc}", error_kind=ErrorKind.PARAM)
         # The watchdog also stops a tool that runs past the deadline here in the host.
         with thread_deadline(max(deadline - time.monotonic(), 0.001)):
             return _serve(channel, tools, deadline, max_frame, reply_frame)
     except (socket.timeout, DeadlineReached):
-        return Outcome(
+        return Ending(
             False,
             error=f"limit exceeded: timeout: ran longer than {limits.timeout_s:g} s",
-            error_kind="limit",
+            error_kind=ErrorKind.LIMIT,
             limit="timeout",
             limit_value=limits.timeout_s,
         )
@@ -76,7 +82,7 @@ def run_isolated(
         channel.close()
 
 
-def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], deadline: float, max_frame: int, reply_frame: int) -> Outcome:
+def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], deadline: float, max_frame: int, reply_frame: int) -> Ending:
     # Non-blocking, so reads can poll briefly before waiting (a socket with a
     # timeout would wait in poll first); every wait is bounded by the deadline.
     channel.setblocking(False)
@@ -113,22 +119,22 @@ def _call(message: dict, tools: Mapping[str, Callable[..., Any]]) -> bytes:
     except LimitExceeded as exc:
         return wire.encode({"t": "err", "kind": "limit", "limit": exc.limit, "value": exc.value, "message": str(exc)})
     except Exception as exc:
-        kind = exc.kind if isinstance(exc, LackpyError) else "tool"
+        kind = str(exc.kind) if isinstance(exc, LackpyError) else ErrorKind.TOOL.value
         message = describe_exception(exc).partition(": ")[2]  # never empty
         return wire.encode({"t": "err", "type": type(exc).__name__, "kind": kind, "message": message})
     try:
         return wire.encode_reply(value)
     except (wire.NotPlainData, RecursionError):
         message = f"returned a {type(value).__name__}, which an isolated program cannot receive"
-        return wire.encode({"t": "err", "type": "ToolError", "kind": "tool", "message": message})
+        return wire.encode({"t": "err", "type": "ToolError", "kind": ErrorKind.TOOL.value, "message": message})
 
 
 def _too_large(size: int, limit: int) -> dict:
     message = f"returned {size} bytes, more than an isolated program can receive ({limit}); ask for less"
-    return {"t": "err", "type": "ToolError", "kind": "tool", "message": message}
+    return {"t": "err", "type": "ToolError", "kind": ErrorKind.TOOL.value, "message": message}
 
 
-def _outcome(fields: Any) -> Outcome:
+def _outcome(fields: Any) -> Ending:
     """The worker's outcome, accepted only as plain data of the expected types."""
     if type(fields) is not dict:
         raise WorkerError("the worker sent a malformed outcome")
@@ -141,10 +147,10 @@ def _outcome(fields: Any) -> Outcome:
 
     success = field("success", bool, default=False)
     error_kind = field("error_kind", str)
-    if error_kind is not None and error_kind not in ERROR_KINDS:
-        error_kind = "runtime"
+    if error_kind is not None:
+        error_kind = ErrorKind.parse(error_kind)
     variables = field("variables", dict, default={}) or {}
-    return Outcome(
+    return Ending(
         success=bool(success),
         output=fields.get("output"),
         variables={k: v for k, v in variables.items() if type(k) is str},
@@ -157,16 +163,16 @@ def _outcome(fields: Any) -> Outcome:
     )
 
 
-def _crashed(server, pid: int, exc: BaseException) -> Outcome:
+def _crashed(server, pid: int, exc: BaseException) -> Ending:
     status = server.exit_status(pid, wait_s=1.0)
     if status is not None and os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         if sig == signal.SIGXCPU:
-            return Outcome(False, error="limit exceeded: timeout: used up its CPU time", error_kind="limit", limit="timeout")
+            return Ending(False, error="limit exceeded: timeout: used up its CPU time", error_kind=ErrorKind.LIMIT, limit="timeout")
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
         detail = f"the worker was killed by {name}"
     elif status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status):
         detail = f"the worker failed (exit status {os.WEXITSTATUS(status)})"
     else:
         detail = str(exc)
-    return Outcome(False, error=f"the program crashed its isolated worker: {detail}", error_kind="crash")
+    return Ending(False, error=f"the program crashed its isolated worker: {detail}", error_kind=ErrorKind.CRASH)

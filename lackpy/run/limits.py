@@ -9,15 +9,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Mapping
 
-from lackpy.errors import LackpyError
+from lackpy.errors import LimitsError
 
 MiB = 1024 * 1024
 
-
-class LimitsError(LackpyError):
-    """A limit setting is unknown or has a bad value."""
-
-    kind = "limits"
 
 
 @dataclass(frozen=True)
@@ -78,3 +73,18 @@ def _number(value: Any) -> float | int | None:
 
 
 DEFAULT_LIMITS = Limits()
+
+
+def layered(
+    config: Mapping[str, Any] | Limits | None,
+    kit: Mapping[str, Any] | None,
+    call: Mapping[str, Any] | Limits | None,
+) -> Limits:
+    """The one place limits merge: the defaults, then the config's, the kit's, the call's.
+
+    A ``Limits`` given for the call is final, as it was built on purpose.
+    """
+    if isinstance(call, Limits):
+        return call
+    base = config if isinstance(config, Limits) else DEFAULT_LIMITS.merged(config, "config [limits]")
+    return base.merged(kit, "kit limits").merged(call)

@@ -1,26 +1,34 @@
-"""ExecutionResult: what a run returns, in Python and as JSON."""
+"""ExecutionResult: what a run returns, in Python and as JSON.
+
+Built once, when the run is over, and frozen: ``to_dict()`` and
+``ExecutionResult.json_schema()`` come from the same fields, so the CLI's
+``--json``, the Python API and MCP's structured output have one shape.
+"""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from lackpy.errors import ErrorKind
 from lackpy.lang.diagnostics import Diagnostic
 from lackpy.lang.grade import Grade
 from lackpy.run.trace import TraceEntry
+from lackpy.schema import Contract, to_jsonable
+
+_PRIVATE = {"json": False}
 
 
-@dataclass
-class ExecutionResult:
+@dataclass(frozen=True)
+class ExecutionResult(Contract):
     """The outcome of one program run.
 
     ``output`` is the value of the last expression; ``printed`` the text the
     program printed; ``error`` names the line, the exception type and its
-    message when ``success`` is false. ``error_kind`` is ``invalid`` (the
-    program failed validation; see ``diagnostics``), ``tool``, ``guard``,
-    ``runtime``, ``limit`` (``limit`` names it, ``limit_value`` its setting),
-    ``conflict`` (a file changed on disk; nothing was written) or ``crash``.
+    message when ``success`` is false, and ``error_kind`` says which kind of
+    failure it was (an ``ErrorKind``: ``validation`` with ``diagnostics``,
+    ``param``, ``argument``, ``tool``, ``guard``, ``runtime``, ``limit`` with
+    ``limit`` and ``limit_value``, ``conflict``, ``commit`` or ``crash``).
     Writes are committed only on success and listed in ``files_created``,
     ``files_modified`` and ``files_deleted``; a dry run lists them and puts
     their unified ``diff`` here instead.
@@ -29,71 +37,26 @@ class ExecutionResult:
     success: bool
     output: Any = None
     error: str | None = None
-    trace: list[TraceEntry] = field(default_factory=list)
-    variables: dict[str, Any] = field(default_factory=dict)
-    printed: str = ""
-    duration_ms: float = 0.0
-    files_read: list[str] = field(default_factory=list)
-    files_modified: list[str] = field(default_factory=list)
-    error_kind: str | None = None
+    error_kind: ErrorKind | None = None
     error_line: int | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    grade: Grade | None = None
+    trace: list[TraceEntry] = field(default_factory=list)
     limit: str | None = None
     limit_value: Any = None
+    files_read: list[str] = field(default_factory=list)
     files_created: list[str] = field(default_factory=list)
+    files_modified: list[str] = field(default_factory=list)
     files_deleted: list[str] = field(default_factory=list)
     dry_run: bool = False
     diff: str | None = None
     mode: str | None = None
-    limits: Any = None
+    grade: Grade | None = None
+    printed: str = ""
     output_truncated: bool = False
     printed_truncated: bool = False
-
-    def to_dict(self) -> dict:
-        return {
-            "success": self.success,
-            "output": to_jsonable(self.output),
-            "error": self.error,
-            "error_kind": self.error_kind,
-            "error_line": self.error_line,
-            "diagnostics": [d.to_dict() for d in self.diagnostics],
-            "trace": [entry.to_dict() for entry in self.trace],
-            "limit": self.limit,
-            "limit_value": to_jsonable(self.limit_value),
-            "files_read": list(self.files_read),
-            "files_created": list(self.files_created),
-            "files_modified": list(self.files_modified),
-            "files_deleted": list(self.files_deleted),
-            "dry_run": self.dry_run,
-            "diff": self.diff,
-            "mode": self.mode,
-            "grade": self.grade.to_dict() if self.grade is not None else None,
-            "printed": self.printed,
-            "output_truncated": self.output_truncated,
-            "printed_truncated": self.printed_truncated,
-            "duration_ms": self.duration_ms,
-        }
+    duration_ms: float = 0.0
+    variables: dict[str, Any] = field(default_factory=dict, metadata=_PRIVATE)
+    limits: Any = field(default=None, metadata=_PRIVATE)
 
 
-def to_jsonable(value: Any, depth: int = 0) -> Any:
-    """Plain JSON data for any result: tuples and sets become lists, others their repr."""
-    if depth > 50:
-        return repr(value)
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else repr(value)
-    if isinstance(value, dict):
-        return {k if isinstance(k, str) else repr(k): to_jsonable(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v, depth + 1) for v in value]
-    if isinstance(value, (set, frozenset)):
-        items = [to_jsonable(v, depth + 1) for v in value]
-        try:
-            return sorted(items)
-        except TypeError:
-            return items
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    return repr(value)
+__all__ = ["ExecutionResult", "to_jsonable"]

@@ -11,19 +11,23 @@ succeeds.
 from __future__ import annotations
 
 import json
+import time
 from time import perf_counter
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
-from lackpy.errors import ConflictError, LackpyError, ParamError
+from lackpy.errors import ConflictError, ErrorKind, LackpyError, ParamError
+from lackpy.kit.call import DEADLINE
 from lackpy.kit.context import ToolContext
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.grammar import ALLOWED_BUILTINS, FORBIDDEN_NAMES
-from lackpy.lang.validator import Rule
+from lackpy.lang.validator import Check
+from lackpy.run.cancel import Cancel, Cancelled
 from lackpy.run.compiler import prepare
-from lackpy.run.execute import Outcome, execute, thread_deadline, value_size
-from lackpy.run.limits import DEFAULT_LIMITS, Limits
-from lackpy.run.result import ExecutionResult, to_jsonable
+from lackpy.run.execute import Ending, execute, thread_deadline, value_size
+from lackpy.run.limits import Limits, layered
+from lackpy.run.result import ExecutionResult
 from lackpy.run.trace import Recorder
+from lackpy.schema import to_jsonable
 from lackpy.tools import workspace
 from lackpy.tools.budget import clamp
 
@@ -35,115 +39,139 @@ def run_program(
     kit: ResolvedKit,
     params: Mapping[str, Any] | None = None,
     *,
-    rules: Sequence[Rule] = (),
+    checks: Sequence[Check] = (),
     context: ToolContext | None = None,
     limits: Limits | Mapping[str, Any] | None = None,
     mode: str = "isolated",
     dry_run: bool = False,
     sandbox: bool = True,
+    cancel: Cancel | None = None,
 ) -> ExecutionResult:
     """Validate (cached), compile (cached) and run ``program`` with ``kit``'s tools.
 
     Never raises for anything the program does: invalid programs, tool
     errors, exceptions and limits come back as a failed result. Writes are
     committed only when the program succeeds; with ``dry_run`` they are
-    returned as a diff instead.
+    returned as a diff instead. ``limits`` add to the configured and the
+    kit's (a ``Limits`` is taken as it is). ``cancel`` lets another thread
+    stop the run: it then raises ``Cancelled`` and nothing is written.
     """
     start = perf_counter()
     params = dict(params or {})
     names = kit.names
     try:
-        if not isinstance(limits, Limits):  # explicit Limits are final; a dict adds to the kit's
-            limits = DEFAULT_LIMITS.merged(kit.limits, "kit limits").merged(limits)
+        limits = layered(kit.config_limits, kit.limits, limits)
         if mode not in MODES:
             raise ParamError(f"unknown mode '{mode}'; use one of: {', '.join(MODES)}")
         check_params(params, names)
     except LackpyError as exc:
-        return _failed(start, kit, str(exc), "invalid")
-    prepared = prepare(program, names, tuple(sorted(params)), tuple(rules))
+        return _failed(start, kit, str(exc), ErrorKind.parse(exc.kind))
+    prepared = prepare(program, names, tuple(sorted(params)), tuple(checks))
     if prepared.code is None:
         errors = prepared.validation.errors
-        result = _failed(start, kit, f"invalid program: {errors[0]}", "invalid")
-        result.diagnostics = list(errors)
-        result.error_line = errors[0].line or None
-        return result
+        return _failed(start, kit, f"invalid program: {errors[0]}", ErrorKind.VALIDATION, diagnostics=list(errors))
 
     context = context or (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes)
     recorder = Recorder(limits.max_tool_calls)
     tools = {alias: recorder.wrap(alias, fn) for alias, fn in kit.bind(context).items()}
-    if mode == "isolated":
-        from lackpy.run.isolated import run_isolated  # the worker machinery loads on first use
+    cancel = cancel or Cancel()
+    token = DEADLINE.set(time.monotonic() + limits.timeout_s)
+    try:
+        with cancel.running():
+            if mode == "isolated":
+                from lackpy.run.isolated import run_isolated  # the worker machinery loads on first use
 
-        outcome = run_isolated(prepared.code, tools, params, limits, sandbox)
-    else:
-        outcome = execute(prepared.code, tools, params, limits, thread_deadline)
-    result = _result(outcome)
-    _apply_budget(result, limits.budget_bytes)
-    result.trace = recorder.entries(kit.tools)
-    result.files_read = list(context.files_read)
-    result.grade = kit.grade
-    result.limits = limits
-    result.mode = mode
-    _finish_writes(result, context, dry_run)
-    result.duration_ms = round((perf_counter() - start) * 1000, 4)
-    return result
-
-
-def _result(outcome: Outcome) -> ExecutionResult:
+                ending = run_isolated(prepared.code, tools, params, limits, sandbox, cancel)
+            else:
+                ending = execute(prepared.code, tools, params, limits, thread_deadline)
+        output, output_cut, printed, printed_cut = _budgeted(ending, limits.budget_bytes)
+        writes = _finish_writes(ending, context, dry_run, cancel)
+    finally:
+        DEADLINE.reset(token)
     return ExecutionResult(
-        success=outcome.success,
-        output=outcome.output,
-        error=outcome.error,
-        variables=outcome.variables,
-        printed=outcome.printed,
-        error_kind=outcome.error_kind,
-        error_line=outcome.error_line,
-        limit=outcome.limit,
-        limit_value=outcome.limit_value,
+        success=writes.success,
+        output=output,
+        error=writes.error,
+        error_kind=writes.error_kind,
+        error_line=ending.error_line,
+        trace=recorder.entries(kit.tools),
+        limit=ending.limit,
+        limit_value=ending.limit_value,
+        files_read=list(context.files_read),
+        files_created=writes.created,
+        files_modified=writes.modified,
+        files_deleted=writes.deleted,
+        dry_run=writes.dry_run,
+        diff=writes.diff,
+        mode=mode,
+        grade=kit.grade,
+        printed=printed,
+        output_truncated=output_cut,
+        printed_truncated=printed_cut,
+        duration_ms=round((perf_counter() - start) * 1000, 4),
+        variables=ending.variables,
+        limits=limits,
     )
 
 
-def _apply_budget(result: ExecutionResult, budget: int) -> None:
-    """Cut printed text and the result to the budget (keeping both ends), flagging what was cut.
+def _budgeted(ending: Ending, budget: int) -> tuple[Any, bool, str, bool]:
+    """Printed text and the result cut to the budget (keeping both ends), with flags for what was cut.
 
     A result that is not text and too large becomes its JSON text, cut.
     """
-    if result.printed:
-        result.printed, dropped = clamp(result.printed, budget)
-        result.printed_truncated = dropped > 0
-    output = result.output
+    printed, dropped = clamp(ending.printed, budget) if ending.printed else ("", 0)
+    printed_cut = dropped > 0
+    output, output_cut = ending.output, False
     if isinstance(output, str):
-        result.output, dropped = clamp(output, budget)
-        result.output_truncated = dropped > 0
+        output, dropped = clamp(output, budget)
+        output_cut = dropped > 0
     elif output is not None and value_size(output, budget) > budget:
-        text = json.dumps(to_jsonable(output), ensure_ascii=False)
-        result.output, dropped = clamp(text, budget)
-        result.output_truncated = dropped > 0
+        output, dropped = clamp(json.dumps(to_jsonable(output), ensure_ascii=False), budget)
+        output_cut = dropped > 0
+    return output, output_cut, printed, printed_cut
 
 
-def _finish_writes(result: ExecutionResult, context: ToolContext, dry_run: bool) -> None:
-    """Commit staged writes of a successful run, or describe them for a dry run."""
+class _Writes(NamedTuple):
+    success: bool
+    error: str | None
+    error_kind: ErrorKind | None
+    created: list[str]
+    modified: list[str]
+    deleted: list[str]
+    dry_run: bool
+    diff: str | None
+
+
+def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: Cancel) -> _Writes:
+    """Commit the staged writes of a successful run, or describe them for a dry run.
+
+    A cancelled run raises Cancelled here, before anything is written.
+    """
+    unchanged = _Writes(ending.success, ending.error, ending.error_kind, [], [], [], False, None)
     store = workspace.staged(context)
     if store is None:
-        result.files_modified = list(context.files_modified)
-        return
-    result.dry_run = dry_run
+        cancel.commit_or_raise()
+        return unchanged._replace(modified=list(context.files_modified))
+    unchanged = unchanged._replace(dry_run=dry_run)
     if not store.staged:
-        return
+        cancel.commit_or_raise()
+        return unchanged
     planned = store.changes()
+    diff = None
     if dry_run:
-        result.diff = store.diff()
-    elif result.success:
+        cancel.commit_or_raise()
+        diff = store.diff()
+    elif not ending.success:
+        return unchanged  # a failed run changes nothing, and reports nothing as changed
+    else:
+        cancel.commit_or_raise()
         try:
             store.commit()
-        except (ConflictError, OSError) as exc:
-            result.success = False
-            result.error = str(exc) if isinstance(exc, ConflictError) else f"could not write the changes: {exc}"
-            result.error_kind = "conflict" if isinstance(exc, ConflictError) else "commit"
-            return
-    elif not result.success:
-        return  # a failed run changes nothing, and reports nothing as changed
-    result.files_created, result.files_modified, result.files_deleted = planned.created, planned.modified, planned.deleted
+        except ConflictError as exc:
+            return unchanged._replace(success=False, error=str(exc), error_kind=ErrorKind.CONFLICT)
+        except OSError as exc:
+            return unchanged._replace(success=False, error=f"could not write the changes: {exc}", error_kind=ErrorKind.COMMIT)
+    return unchanged._replace(created=planned.created, modified=planned.modified, deleted=planned.deleted, diff=diff)
 
 
 def check_params(params: Mapping[str, Any], tools: frozenset[str]) -> None:
@@ -155,11 +183,13 @@ def check_params(params: Mapping[str, Any], tools: frozenset[str]) -> None:
             raise ParamError(f"parameter '{name}' would hide a tool or builtin of that name; rename it")
 
 
-def _failed(start: float, kit: ResolvedKit, error: str, kind: str) -> ExecutionResult:
+def _failed(start: float, kit: ResolvedKit, error: str, kind: ErrorKind, diagnostics: list | None = None) -> ExecutionResult:
     return ExecutionResult(
         success=False,
         error=error,
         error_kind=kind,
+        error_line=(diagnostics[0].line or None) if diagnostics else None,
+        diagnostics=list(diagnostics or []),
         grade=kit.grade,
         duration_ms=round((perf_counter() - start) * 1000, 4),
     )

@@ -28,7 +28,7 @@ import os
 import platform
 import sys
 
-from lackpy.errors import LackpyError
+from lackpy.errors import SandboxUnavailable
 
 # (landlock_create_ruleset, landlock_add_rule, landlock_restrict_self) per machine.
 LANDLOCK_SYSCALLS = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}
@@ -73,11 +73,6 @@ TIOCSTI, TIOCLINUX = 0x5412, 0x541C
 
 INSTALL_HINT = "pip install 'lackpy[sandbox]'"
 
-
-class SandboxUnavailable(LackpyError):
-    """The requested sandbox layer is not supported on this system."""
-
-    kind = "sandbox"
 
 
 class _RulesetAttr(ctypes.Structure):

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from lackpy.errors import LimitExceeded
 from lackpy.kit.spec import ToolSpec
+from lackpy.schema import as_dict
 
 SUMMARY_CHARS = 200
 
@@ -41,15 +42,7 @@ class TraceEntry:
     error: str | None = None
 
     def to_dict(self) -> dict:
-        return {
-            "step": self.step,
-            "tool": self.tool,
-            "args": dict(self.args),
-            "result": self.result,
-            "duration_ms": round(self.duration_ms, 4),
-            "success": self.success,
-            "error": self.error,
-        }
+        return as_dict(self)
 
 
 class _Summary(str):
@@ -149,9 +142,9 @@ class Recorder:
                     mapped[key] = summarize(value)
             if error is None:
                 summary = "None" if result is None else summarize(result)
-                append(TraceEntry(step, alias, mapped, summary, (end - start) * 1000.0, True, None))
+                append(TraceEntry(step, alias, mapped, summary, round((end - start) * 1000.0, 4), True, None))
             else:
-                append(TraceEntry(step, alias, mapped, "", (end - start) * 1000.0, False, describe_exception(error)))
+                append(TraceEntry(step, alias, mapped, "", round((end - start) * 1000.0, 4), False, describe_exception(error)))
         return out
 
 

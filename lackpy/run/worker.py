@@ -20,10 +20,10 @@ import traceback
 from contextlib import nullcontext
 from typing import Any, Callable
 
-from lackpy.errors import LimitExceeded, ToolError
+from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, ToolError, error_classes
 from lackpy.run import sandbox as _sandbox
 from lackpy.run import wire
-from lackpy.run.execute import Outcome, alarm_deadline, execute, value_size
+from lackpy.run.execute import Ending, alarm_deadline, execute, value_size
 from lackpy.run.limits import Limits
 from lackpy.run.trace import summarize
 
@@ -108,13 +108,13 @@ def child_main(fd: int, baseline: int) -> None:
     os._exit(status)
 
 
-def _report(channel: socket.socket, outcome: Outcome, limits: Limits) -> None:
+def _report(channel: socket.socket, outcome: Ending, limits: Limits) -> None:
     fields = {
         "success": outcome.success,
         "output": outcome.output,
         "printed": outcome.printed,
         "error": outcome.error,
-        "error_kind": outcome.error_kind,
+        "error_kind": None if outcome.error_kind is None else str(outcome.error_kind),
         "error_line": outcome.error_line,
         "limit": outcome.limit,
         "limit_value": outcome.limit_value,
@@ -132,7 +132,7 @@ def _report(channel: socket.socket, outcome: Outcome, limits: Limits) -> None:
             success=False,
             output=None,
             error="limit exceeded: recursion: the result is nested too deeply to return",
-            error_kind="limit",
+            error_kind=ErrorKind.LIMIT.value,
             limit="recursion",
         )
         wire.send(channel, {"t": "done", "outcome": fields}, lenient=True)
@@ -145,20 +145,25 @@ def _variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
     return {name: summarize(value) for name, value in variables.items()}
 
 
-_remote_types: dict[str, type] = {}
+_remote_types: dict[tuple[str, ErrorKind], type] = {}
 _ALARM = {signal.SIGALRM}
 
 
 def _remote_error(reply: dict, alias: str) -> BaseException:
-    if reply.get("kind") == "limit":
+    """The host's tool error as the program sees it: same type name, kind and message as in-process."""
+    if reply.get("kind") == ErrorKind.LIMIT:
         return LimitExceeded(str(reply.get("limit")), reply.get("value"), str(reply.get("message")))
     name = str(reply.get("type") or "ToolError")
     if not name.isidentifier():
         name = "ToolError"
-    kind = _remote_types.get(name)
-    if kind is None:
-        kind = _remote_types[name] = type(name, (ToolError,), {})
-    error = kind(str(reply.get("message", "")))
+    kind = ErrorKind.parse(reply.get("kind"), ErrorKind.TOOL)
+    cls = error_classes().get(name)
+    if cls is None or cls.kind != kind:
+        cls = _remote_types.get((name, kind))
+        if cls is None:
+            base = ToolError if kind == ErrorKind.TOOL else LackpyError
+            cls = _remote_types[(name, kind)] = type(name, (base,), {"kind": kind})
+    error = cls(str(reply.get("message", "")))
     error.lackpy_tool = alias  # type: ignore[attr-defined]
     return error
 

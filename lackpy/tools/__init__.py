@@ -1,1 +1,8 @@
-"""Built-in tools and the workspace path policy they share."""
+"""The tools lackpy ships, each declared once with ``builtin`` (``@tool`` with the builtin provider)."""
+
+from functools import partial
+
+from lackpy.kit.decorator import tool
+
+#: How the shipped tools are declared: ``@tool`` resolved by the ``builtin`` provider.
+builtin = partial(tool, provider="builtin")

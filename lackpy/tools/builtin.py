@@ -9,18 +9,29 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from lackpy.errors import ProviderError, ToolError
 from lackpy.hookspecs import hookimpl
-from lackpy.kit.context import ToolContext, uses_context
-from lackpy.kit.spec import ArgSpec, ToolSpec
-from lackpy.tools import workspace
+from lackpy.kit.context import ToolContext
+from lackpy.kit.spec import ToolSpec
+from lackpy.tools import builtin, workspace
 
 
-@uses_context
+@builtin(
+    grade=(1, 0),
+    docs="docs/tools/read_file.md",
+    examples=['text = read_file("README.md")\nlen(text.splitlines())'],
+    tags=["file", "read", "text", "content"],
+)
 def read_file(ctx: ToolContext, path: str, offset: int | None = None, limit: int | None = None) -> str:
-    """Return the text of a workspace file, or ``limit`` lines from line ``offset`` (1-based)."""
+    """Read a text file in the workspace and return its contents.
+
+    Args:
+        path: File path, relative to the workspace.
+        offset: First line to return, 1-based.
+        limit: How many lines to return.
+    """
     text = workspace.read_text(ctx, path)
     if offset is None and limit is None:
         return text
@@ -30,29 +41,45 @@ def read_file(ctx: ToolContext, path: str, offset: int | None = None, limit: int
     return "".join(lines[start:stop])
 
 
-def _positive(value: object, name: str, default: int) -> int:
+def _positive(value: int | None, name: str, default: int) -> int:
     if value is None:
         return default
-    if type(value) is not int or value < 1:
-        raise ToolError(f"{name} must be a whole number of at least 1, not {value!r}")
+    if value < 1:
+        raise ToolError(f"{name} must be at least 1, not {value!r}")
     return value
 
 
 FIND_KINDS = {None: frozenset({"file"}), "file": frozenset({"file"}), "dir": frozenset({"dir"}), "any": frozenset({"file", "dir"})}
 
 
-@uses_context
-def find_files(ctx: ToolContext, pattern: str, kind: str | None = None) -> list[str]:
-    """Sorted workspace-relative paths matching a glob: files, or with ``kind`` "dir" or "any"."""
-    kinds = FIND_KINDS.get(kind)
-    if kinds is None:
-        raise ToolError(f"kind must be 'file', 'dir' or 'any', not {kind!r}")
-    return workspace.glob(ctx, pattern, kinds)
+@builtin(
+    grade=(1, 0),
+    docs="docs/tools/find_files.md",
+    examples=['files = find_files("**/*.py")\nlen(files)'],
+    tags=["file", "find", "glob", "list", "search"],
+)
+def find_files(ctx: ToolContext, pattern: str, kind: Literal["file", "dir", "any"] | None = None) -> list[str]:
+    """List workspace files matching a glob pattern such as '**/*.py'.
+
+    Args:
+        pattern: Glob relative to the workspace; ** spans directories.
+        kind: 'file' (the default), 'dir' or 'any'.
+    """
+    return workspace.glob(ctx, pattern, FIND_KINDS[kind])
 
 
-@uses_context
+@builtin(
+    grade=(1, 0),
+    docs="docs/tools/list_dir.md",
+    examples=['[e["name"] for e in list_dir("src") if e["kind"] == "dir"]'],
+    tags=["directory", "list", "ls", "files"],
+)
 def list_dir(ctx: ToolContext, path: str = ".") -> list[dict]:
-    """The entries of a workspace directory: [{"name", "kind", "size"}], sorted by name."""
+    """List a workspace directory: name, kind ('file', 'dir', 'other') and size of each entry.
+
+    Args:
+        path: Directory, relative to the workspace.
+    """
     return workspace.list_dir(ctx, path)
 
 
@@ -61,14 +88,25 @@ GREP_LINE_CHARS = 500
 GREP_MAX_FILE_BYTES = 16 * 1024 * 1024
 
 
-@uses_context
+@builtin(
+    grade=(1, 0),
+    docs="docs/tools/grep.md",
+    examples=['hits = grep(r"^import |^from ", glob="**/*.py")\nsorted({h["path"] for h in hits})'],
+    tags=["search", "grep", "regex", "content", "find"],
+)
 def grep(ctx: ToolContext, pattern: str, glob: str = "**/*", ignore_case: bool = False, max_hits: int = GREP_MAX_HITS) -> list[dict]:
-    """Lines matching a regex in files matching ``glob``: [{"path", "line", "text"}].
+    """Search file contents with a regex: [{'path', 'line', 'text'}] for each matching line.
 
     Binary files and files over 16 MiB are skipped. When more lines match than
-    ``max_hits``, the list ends with one more entry whose "truncated" is True.
+    max_hits, the list ends with one more entry whose "truncated" is True.
+
+    Args:
+        pattern: Regular expression (Python syntax).
+        glob: Which files to search.
+        ignore_case: Match case-insensitively.
+        max_hits: Stop after this many matching lines.
     """
-    if not isinstance(pattern, str) or not pattern:
+    if not pattern:
         raise ToolError("grep: pattern must be a non-empty regular expression")
     max_hits = _positive(max_hits, "max_hits", GREP_MAX_HITS)
     try:
@@ -81,7 +119,7 @@ def grep(ctx: ToolContext, pattern: str, glob: str = "**/*", ignore_case: bool =
             data = workspace.read_bytes(ctx, path, max_bytes=GREP_MAX_FILE_BYTES)
         except ToolError:
             continue  # unreadable or too large: skipped, as binary files are
-        if b"\0" in data[:8192]:
+        if workspace.is_binary(data):
             continue
         for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
             if regex.search(line):
@@ -92,24 +130,43 @@ def grep(ctx: ToolContext, pattern: str, glob: str = "**/*", ignore_case: bool =
     return hits
 
 
-@uses_context
+@builtin(
+    grade=(3, 3),
+    docs="docs/tools/write_file.md",
+    examples=['write_file("notes/summary.txt", "done\\n")'],
+    tags=["file", "write", "create"],
+)
 def write_file(ctx: ToolContext, path: str, content: str) -> str:
-    """Create or replace a workspace file; parent directories are created."""
-    if not isinstance(content, str):
-        raise ToolError(f"write_file: content must be a str, not {type(content).__name__}")
+    """Create or overwrite a workspace file with the given text.
+
+    Parent directories are created.
+
+    Args:
+        path: File path, relative to the workspace.
+        content: The complete new text.
+    """
     size = workspace.write_text(ctx, path, content)
     return f"wrote {size} bytes to {path}"
 
 
-@uses_context
+@builtin(
+    grade=(3, 3),
+    docs="docs/tools/edit_file.md",
+    examples=['edit_file("README.md", "Status: draft", "Status: final")'],
+    tags=["file", "edit", "replace", "modify"],
+)
 def edit_file(ctx: ToolContext, path: str, old_str: str, new_str: str, replace_all: bool = False) -> str:
-    """Replace ``old_str`` (once, or every occurrence) and return the unified diff.
+    """Replace old_str with new_str in a file (exact, else ignoring whitespace); returns the diff.
 
     The exact text is looked for first; if it does not occur, a match that
     differs only in whitespace within lines is accepted.
+
+    Args:
+        path: File path, relative to the workspace.
+        old_str: Text to replace; must occur once unless replace_all.
+        new_str: Replacement text.
+        replace_all: Replace every occurrence.
     """
-    if not isinstance(old_str, str) or not isinstance(new_str, str):
-        raise ToolError("edit_file: old_str and new_str must be strings")
     if not old_str:
         raise ToolError("edit_file: old_str is empty; give the exact text to replace")
     try:
@@ -180,121 +237,16 @@ def _closest_line(text: str, needle: str) -> str:
     return f"; the closest line is: {match[0]!r}" if match else ""
 
 
-def _path(description: str) -> ArgSpec:
-    return ArgSpec("path", "str", description)
-
-
-SPECS = [
-    ToolSpec(
-        name="read_file",
-        provider="builtin",
-        description="Read a text file in the workspace and return its contents",
-        args=[
-            _path("File path, relative to the workspace"),
-            ArgSpec("offset", "int", "First line to return, 1-based", required=False),
-            ArgSpec("limit", "int", "How many lines to return", required=False),
-        ],
-        returns="str",
-        grade_w=1,
-        effects_ceiling=0,
-        docs="docs/tools/read_file.md",
-        examples=['text = read_file("README.md")\nlen(text.splitlines())'],
-        tags=["file", "read", "text", "content"],
-    ),
-    ToolSpec(
-        name="find_files",
-        provider="builtin",
-        description="List workspace files matching a glob pattern such as '**/*.py'",
-        args=[
-            ArgSpec("pattern", "str", "Glob relative to the workspace; ** spans directories"),
-            ArgSpec("kind", "str", "'file' (the default), 'dir' or 'any'", required=False),
-        ],
-        returns="list[str]",
-        grade_w=1,
-        effects_ceiling=0,
-        docs="docs/tools/find_files.md",
-        examples=['files = find_files("**/*.py")\nlen(files)'],
-        tags=["file", "find", "glob", "list", "search"],
-    ),
-    ToolSpec(
-        name="write_file",
-        provider="builtin",
-        description="Create or overwrite a workspace file with the given text",
-        args=[_path("File path, relative to the workspace"), ArgSpec("content", "str", "The complete new text")],
-        returns="str",
-        grade_w=3,
-        effects_ceiling=3,
-        docs="docs/tools/write_file.md",
-        examples=['write_file("notes/summary.txt", "done\\n")'],
-        tags=["file", "write", "create"],
-    ),
-    ToolSpec(
-        name="edit_file",
-        provider="builtin",
-        description="Replace old_str with new_str in a file (exact, else ignoring whitespace); returns the diff",
-        args=[
-            _path("File path, relative to the workspace"),
-            ArgSpec("old_str", "str", "Text to replace; must occur once unless replace_all"),
-            ArgSpec("new_str", "str", "Replacement text"),
-            ArgSpec("replace_all", "bool", "Replace every occurrence", required=False, default=False),
-        ],
-        returns="str",
-        grade_w=3,
-        effects_ceiling=3,
-        docs="docs/tools/edit_file.md",
-        examples=['edit_file("README.md", "Status: draft", "Status: final")'],
-        tags=["file", "edit", "replace", "modify"],
-    ),
-]
-
-SPECS += [
-    ToolSpec(
-        name="list_dir",
-        provider="builtin",
-        description="List a workspace directory: name, kind ('file', 'dir', 'other') and size of each entry",
-        args=[ArgSpec("path", "str", "Directory, relative to the workspace", required=False, default=".")],
-        returns="list[dict]",
-        grade_w=1,
-        effects_ceiling=0,
-        docs="docs/tools/list_dir.md",
-        examples=['[e["name"] for e in list_dir("src") if e["kind"] == "dir"]'],
-        tags=["directory", "list", "ls", "files"],
-    ),
-    ToolSpec(
-        name="grep",
-        provider="builtin",
-        description="Search file contents with a regex: [{'path', 'line', 'text'}] for each matching line",
-        args=[
-            ArgSpec("pattern", "str", "Regular expression (Python syntax)"),
-            ArgSpec("glob", "str", "Which files to search", required=False, default="**/*"),
-            ArgSpec("ignore_case", "bool", "Match case-insensitively", required=False, default=False),
-            ArgSpec("max_hits", "int", "Stop after this many matching lines", required=False, default=GREP_MAX_HITS),
-        ],
-        returns="list[dict]",
-        grade_w=1,
-        effects_ceiling=0,
-        docs="docs/tools/grep.md",
-        examples=['hits = grep(r"^import |^from ", glob="**/*.py")\nsorted({h["path"] for h in hits})'],
-        tags=["search", "grep", "regex", "content", "find"],
-    ),
-]
-
-IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {
-    "read_file": read_file,
-    "find_files": find_files,
-    "write_file": write_file,
-    "edit_file": edit_file,
-    "list_dir": list_dir,
-    "grep": grep,
-}
+FILE_TOOLS = [read_file, find_files, write_file, edit_file, list_dir, grep]
 
 
 def _suite() -> tuple[list[ToolSpec], dict[str, Callable[..., Any]]]:
     """Every tool lackpy ships: these file tools, then shell, processes, the checklist and the web."""
     from lackpy.tools import shell, todo, web
 
-    specs = SPECS + shell.SPECS + todo.SPECS + web.SPECS
-    return specs, {**IMPLEMENTATIONS, **shell.IMPLEMENTATIONS, **todo.IMPLEMENTATIONS, **web.IMPLEMENTATIONS}
+    functions = FILE_TOOLS + shell.TOOLS + todo.TOOLS
+    specs = [fn.lackpy_tool for fn in functions] + web.SPECS
+    return specs, {**{fn.__name__: fn for fn in functions}, **web.IMPLEMENTATIONS}
 
 
 SUITE_SPECS, SUITE_IMPLEMENTATIONS = _suite()

@@ -6,11 +6,9 @@ ToolContext's session state, so every run of that service sees it.
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
 from lackpy.errors import ToolError
-from lackpy.kit.context import ToolContext, uses_context
-from lackpy.kit.spec import ArgSpec, ToolSpec
+from lackpy.kit.context import ToolContext
+from lackpy.tools import builtin
 
 STATUSES = ("pending", "active", "done")
 MAX_ITEMS = 200
@@ -31,11 +29,18 @@ def _item(index: int, value: object) -> dict:
     return {"id": index, "text": text.strip()[:MAX_TEXT], "status": status}
 
 
-@uses_context
-def todo_set(ctx: ToolContext, items: list) -> list[dict]:
-    """Replace the session's checklist; returns it as [{"id", "text", "status"}]."""
-    if not isinstance(items, (list, tuple)):
-        raise ToolError("todo_set: items must be a list of strings or {'text', 'status'} dicts")
+@builtin(
+    grade=(0, 1),
+    docs="docs/tools/todo_set.md",
+    examples=['todo_set(["read the config", {"text": "fix the test", "status": "active"}])'],
+    tags=["todo", "checklist", "plan", "tasks"],
+)
+def todo_set(ctx: ToolContext, items: list[str | dict]) -> list[dict]:
+    """Replace the session's checklist with items (strings, or {'text', 'status'} with pending/active/done).
+
+    Args:
+        items: The whole checklist, in order.
+    """
     if len(items) > MAX_ITEMS:
         raise ToolError(f"todo_set: at most {MAX_ITEMS} items")
     checklist = [_item(i, value) for i, value in enumerate(items, start=1)]
@@ -43,37 +48,15 @@ def todo_set(ctx: ToolContext, items: list) -> list[dict]:
     return [dict(item) for item in checklist]
 
 
-@uses_context
+@builtin(
+    grade=(0, 0),
+    docs="docs/tools/todo_read.md",
+    examples=['[t["text"] for t in todo_read() if t["status"] != "done"]'],
+    tags=["todo", "checklist", "plan", "tasks"],
+)
 def todo_read(ctx: ToolContext) -> list[dict]:
-    """The session's checklist, [] when none was set."""
+    """The session's checklist: [{'id', 'text', 'status'}]."""
     return [dict(item) for item in ctx.session.get("todo", [])]
 
 
-SPECS = [
-    ToolSpec(
-        name="todo_set",
-        provider="builtin",
-        description="Replace the session's checklist with items (strings, or {'text', 'status'} with pending/active/done)",
-        args=[ArgSpec("items", "list", "The whole checklist, in order")],
-        returns="list[dict]",
-        grade_w=0,
-        effects_ceiling=1,
-        docs="docs/tools/todo_set.md",
-        examples=['todo_set(["read the config", {"text": "fix the test", "status": "active"}])'],
-        tags=["todo", "checklist", "plan", "tasks"],
-    ),
-    ToolSpec(
-        name="todo_read",
-        provider="builtin",
-        description="The session's checklist: [{'id', 'text', 'status'}]",
-        args=[],
-        returns="list[dict]",
-        grade_w=0,
-        effects_ceiling=0,
-        docs="docs/tools/todo_read.md",
-        examples=['[t["text"] for t in todo_read() if t["status"] != "done"]'],
-        tags=["todo", "checklist", "plan", "tasks"],
-    ),
-]
-
-IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {"todo_set": todo_set, "todo_read": todo_read}
+TOOLS = [todo_set, todo_read]

@@ -1,7 +1,10 @@
 """Web tools: ``fetch_url`` reads a web page as text, ``web_search`` asks a search engine.
 
-Standard library only. Both tools read the network and change nothing, and
-every failure (a refused scheme, an HTTP error status, an unreachable host, a
+Both need the ``web`` extra (``pip install 'lackpy[web]'``): httpx speaks HTTP
+and markdownify turns HTML into Markdown-like text. They are imported only when
+a tool runs, so importing this module stays cheap and works without them. Both
+tools read the network and change nothing, and every failure (a missing
+package, a refused scheme, an HTTP error status, an unreachable host, a
 timeout, binary content) becomes a one-line ``ToolError``.
 
 Settings read from ``ctx.settings``:
@@ -21,22 +24,27 @@ the provider that integrates them.
 from __future__ import annotations
 
 import codecs
-import http.client
+import importlib
 import re
 import socket
 import ssl
 import time
-import urllib.error
-import urllib.request
+from contextlib import closing
 from dataclasses import dataclass
+from email.message import Message
+from functools import partial
 from html.parser import HTMLParser
 from http import HTTPStatus
-from typing import Any, Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import parse_qs, quote, quote_plus, urljoin, urlsplit, urlunsplit
 
 from lackpy.errors import ToolError
 from lackpy.kit.context import ToolContext, uses_context
 from lackpy.kit.spec import ArgSpec, ToolSpec
+
+if TYPE_CHECKING:
+    import httpx
 
 USER_AGENT = "lackpy"
 DEFAULT_TIMEOUT_S = 15
@@ -48,7 +56,12 @@ SEARCH_MAX_BYTES = 2 * 1024 * 1024
 SEARCH_LIMIT_MAX = 20
 
 _SCHEMES = ("http", "https")
-_CHUNK = 64 * 1024
+_HEADERS = {
+    "User-Agent": USER_AGENT,
+    "Accept": "text/html,text/*;q=0.9,*/*;q=0.5",
+    # An unencoded body is what max_bytes counts, and cannot inflate past it.
+    "Accept-Encoding": "identity",
+}
 _WS = re.compile(r"\s+")
 _URL_SAFE = "!#$%&'()*+,/:;=?@[]~"
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.IGNORECASE)
@@ -67,7 +80,7 @@ _HTML_TYPES = {"text/html", "application/xhtml+xml"}
 
 @uses_context
 def fetch_url(ctx: ToolContext, url: str, max_bytes: int | None = None) -> str:
-    """Return the text of an http(s) URL; HTML is simplified to plain text."""
+    """Return the text of an http(s) URL; HTML is simplified to Markdown-like text."""
     limit = _max_bytes(ctx, max_bytes)
     page = _get(ctx, _http_url(url, "fetch_url"), url, limit)
     text = page.text()
@@ -156,87 +169,15 @@ def _max_bytes(ctx: ToolContext, max_bytes: Any) -> int:
     return int(min(value, MAX_BYTES_CEILING))
 
 
+def _web_package(name: str) -> ModuleType:
+    """Import ``name``, a package of the ``web`` extra; a ToolError that says how to install it when it is missing."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise ToolError(f"the web tools need the {name} package, which is not installed: pip install 'lackpy[web]'") from None
+
+
 # --------------------------------------------------------------------------- HTTP
-
-
-class _Redirects(urllib.request.HTTPRedirectHandler):
-    """Follows at most MAX_REDIRECTS redirects, and only to http and https URLs."""
-
-    # Our own hop count bounds the chain; switch off the standard loop checks.
-    max_repeats = 100
-    max_redirections = 100
-
-    def http_error_302(self, req, fp, code, msg, headers):  # noqa: D102 (urllib hook)
-        location = headers.get("location") or headers.get("uri")
-        if location:
-            origin = getattr(req, "lackpy_origin", req.full_url)
-            try:
-                target = urljoin(req.full_url, location.strip())
-                scheme = urlsplit(target).scheme.lower()
-            except ValueError:
-                fp.close()
-                raise ToolError(f"bad redirect location {_show(location)!r} from {_show(req.full_url)}") from None
-            if scheme not in _SCHEMES:
-                fp.close()
-                raise ToolError(f"only http and https URLs can be fetched: {_show(target)} (redirected from {_show(origin)})")
-            if getattr(req, "lackpy_hops", 0) >= MAX_REDIRECTS:
-                fp.close()
-                raise ToolError(f"too many redirects (more than {MAX_REDIRECTS}): {_show(origin)}")
-        return super().http_error_302(req, fp, code, msg, headers)
-
-    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: D102 (urllib hook)
-        new = super().redirect_request(req, fp, code, msg, headers, newurl)
-        if new is not None:
-            new.lackpy_hops = getattr(req, "lackpy_hops", 0) + 1
-            new.lackpy_origin = getattr(req, "lackpy_origin", req.full_url)
-        return new
-
-
-def _opener() -> urllib.request.OpenerDirector:
-    """An opener that speaks http and https only (no file:, ftp: or data: handlers)."""
-    opener = urllib.request.OpenerDirector()
-    for handler in (
-        urllib.request.ProxyHandler(),
-        urllib.request.UnknownHandler(),
-        urllib.request.HTTPHandler(),
-        urllib.request.HTTPSHandler(context=ssl.create_default_context()),
-        urllib.request.HTTPDefaultErrorHandler(),
-        _Redirects(),
-        urllib.request.HTTPErrorProcessor(),
-    ):
-        opener.add_handler(handler)
-    opener.addheaders = [("User-Agent", USER_AGENT)]
-    return opener
-
-
-def _reason(err: Any, timeout: float) -> str:
-    """A short, lower-case description of why a connection or read failed."""
-    if isinstance(err, TimeoutError):
-        return f"timed out after {timeout:g} s"
-    if isinstance(err, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(err, socket.gaierror):
-        return f"host name not found ({err.strerror or err})"
-    if isinstance(err, ssl.SSLCertVerificationError):
-        return f"TLS certificate not trusted ({err.verify_message or err})"
-    if isinstance(err, ssl.SSLError):
-        return f"TLS error ({err.reason or err})"
-    if isinstance(err, http.client.RemoteDisconnected):
-        return "the server closed the connection without answering"
-    if isinstance(err, ConnectionResetError):
-        return "the connection was reset"
-    if isinstance(err, http.client.IncompleteRead):
-        return "the server closed the connection before sending the whole body"
-    if isinstance(err, OSError) and err.strerror:
-        return err.strerror
-    return str(err) or type(err).__name__
-
-
-def _is_text(content_type: str) -> bool:
-    main, _, sub = content_type.partition("/")
-    return main == "text" or content_type in _TEXT_TYPES or content_type in _HTML_TYPES or sub.endswith(("+json", "+xml"))
 
 
 @dataclass
@@ -274,75 +215,241 @@ class _Page:
 
 def _get(ctx: ToolContext, address: str, shown: Any, limit: int) -> _Page:
     """GET ``address`` and read at most ``limit`` bytes of a text body."""
+    httpx = _web_package("httpx")
     timeout = _timeout(ctx)
     shown = _show(shown)
     deadline = time.monotonic() + timeout
-    request = urllib.request.Request(address, headers={"User-Agent": USER_AGENT, "Accept": "text/html,text/*;q=0.9,*/*;q=0.5"})
-    try:
-        response = _opener().open(request, timeout=timeout)
-    except ToolError:
-        raise
-    except urllib.error.HTTPError as exc:
-        exc.close()
-        try:
-            phrase = HTTPStatus(exc.code).phrase
-        except ValueError:
-            phrase = str(exc.reason or "").strip() or "error"
-        raise ToolError(f"HTTP {exc.code} {phrase}: {_show(exc.filename or shown)}") from None
-    except urllib.error.URLError as exc:
-        raise ToolError(f"cannot reach {shown}: {_reason(exc.reason, timeout)}") from None
-    except (OSError, http.client.HTTPException) as exc:
-        raise ToolError(f"cannot reach {shown}: {_reason(exc, timeout)}") from None
-    except ValueError as exc:
-        raise ToolError(f"not a valid URL: {shown} ({exc})") from None
-    with response:
-        final_url = getattr(response, "url", None) or address
-        raw_type = response.headers.get("Content-Type")
-        content_type = response.headers.get_content_type() if raw_type else None
+    with _client(httpx, timeout, address) as client, closing(_open(client, address, shown, timeout)) as response:
+        _check_status(response)
+        content_type, charset = _media_type(response.headers.get("Content-Type"))
         if content_type is not None and not _is_text(content_type):
             raise ToolError(f"not text: {content_type}")
+        _check_unencoded(response, shown)
         body, truncated = _read(response, limit, deadline, shown, timeout)
-        if content_type is None and b"\x00" in body[:8192]:
-            raise ToolError("not text: the response has no content type and looks binary")
-        return _Page(final_url, response.status, content_type, response.headers.get_content_charset(), body, truncated, limit)
+    if content_type is None and b"\x00" in body[:8192]:
+        raise ToolError("not text: the response has no content type and looks binary")
+    return _Page(str(response.url), response.status_code, content_type, charset, body, truncated, limit)
 
 
-def _read(response: Any, limit: int, deadline: float, shown: str, timeout: float) -> tuple[bytes, bool]:
-    """Read up to ``limit`` bytes; also say whether the body went on past them."""
-    read = getattr(response, "read1", response.read)
+def _client(httpx: ModuleType, timeout: float, origin: str) -> httpx.Client:
+    """A client with lackpy's headers and timeout that vets each redirect; proxies come from the environment."""
+    try:
+        return httpx.Client(
+            headers=_HEADERS,
+            timeout=timeout,
+            verify=ssl.create_default_context(),
+            event_hooks={"response": [partial(_check_redirect, origin=origin)]},
+        )
+    except (ImportError, ValueError) as exc:  # a SOCKS proxy without socksio, a proxy URL of another scheme
+        raise ToolError(f"cannot use the proxy set in the environment: {exc}") from None
+
+
+def _open(client: httpx.Client, address: str, shown: str, timeout: float) -> httpx.Response:
+    """The response to GET ``address`` after at most MAX_REDIRECTS redirects, its body not read yet.
+
+    Redirects are followed here rather than by httpx, which would read the
+    whole body of each redirect however large; ``_check_redirect`` has vetted
+    each one before it is followed.
+    """
+    import httpx
+
+    try:
+        request = client.build_request("GET", address)
+        for _ in range(MAX_REDIRECTS + 1):
+            response = client.send(request, stream=True)
+            if response.next_request is None:
+                return response
+            response.close()
+            request = response.next_request
+    except httpx.InvalidURL as exc:
+        raise ToolError(f"not a valid URL: {shown} ({exc})") from None
+    except httpx.HTTPError as exc:
+        raise ToolError(f"cannot reach {shown}: {_reason(exc, timeout)}") from None
+    raise ToolError(f"too many redirects (more than {MAX_REDIRECTS}): {_show(address)}")
+
+
+def _check_redirect(response: httpx.Response, origin: str) -> None:
+    """Refuse a redirect whose Location is malformed or not an http or https URL.
+
+    A response hook: it runs before httpx reads the Location to build the next
+    request (whose transport speaks only http and https besides).
+    """
+    if not response.has_redirect_location:
+        return
+    location = response.headers["Location"]
+    try:
+        target = urljoin(str(response.url), location.strip())
+        scheme = urlsplit(target).scheme.lower()
+    except ValueError:
+        raise ToolError(f"bad redirect location {_show(location)!r} from {_show(response.url)}") from None
+    if scheme not in _SCHEMES:
+        raise ToolError(f"only http and https URLs can be fetched: {_show(target)} (redirected from {_show(origin)})")
+
+
+def _check_status(response: httpx.Response) -> None:
+    """A ToolError naming the status and the final URL unless the answer is a success (2xx)."""
+    if response.is_success:
+        return
+    try:
+        phrase = HTTPStatus(response.status_code).phrase
+    except ValueError:
+        phrase = response.reason_phrase.strip() or "error"
+    raise ToolError(f"HTTP {response.status_code} {phrase}: {_show(response.url)}")
+
+
+def _check_unencoded(response: httpx.Response, shown: str) -> None:
+    """Refuse a compressed body: lackpy asks for none, and reads the bytes as they come."""
+    encoding = response.headers.get("Content-Encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        raise ToolError(f"cannot read {shown}: the server sent a {encoding}-compressed body although none was asked for")
+
+
+def _media_type(header: str | None) -> tuple[str | None, str | None]:
+    """The media type (``text/html``) and charset of a Content-Type header, both lower case; None for what is missing."""
+    if not header:
+        return None, None
+    message = Message()
+    message["Content-Type"] = header
+    return message.get_content_type(), message.get_content_charset()
+
+
+def _is_text(content_type: str) -> bool:
+    main, _, sub = content_type.partition("/")
+    return main == "text" or content_type in _TEXT_TYPES or content_type in _HTML_TYPES or sub.endswith(("+json", "+xml"))
+
+
+def _read(response: httpx.Response, limit: int, deadline: float, shown: str, timeout: float) -> tuple[bytes, bool]:
+    """Read up to ``limit`` bytes as they arrive; also say whether the body went on past them.
+
+    At most one network read past ``limit`` is held in memory, and the rest is
+    never read.
+    """
+    import httpx
+
     body = bytearray()
     try:
-        while len(body) < limit:
-            chunk = read(min(_CHUNK, limit - len(body)))
-            if not chunk:
-                return bytes(body), False
+        for chunk in response.iter_raw():
             body += chunk
+            if len(body) > limit:
+                return bytes(body[:limit]), True
             if time.monotonic() > deadline:
                 raise ToolError(f"cannot read {shown}: the body did not arrive within {timeout:g} s")
-    except ToolError:
-        raise
-    except (OSError, http.client.HTTPException, ValueError) as exc:
+    except httpx.HTTPError as exc:
         raise ToolError(f"cannot read {shown}: {_reason(exc, timeout)}") from None
-    remaining = getattr(response, "length", None)
-    if remaining is not None:
-        return bytes(body), remaining > 0
-    try:
-        return bytes(body), bool(read(1))
-    except (OSError, http.client.HTTPException, ValueError):
-        return bytes(body), True  # cannot tell; say there may be more
+    return bytes(body), False
 
 
-def _feed(parser: HTMLParser, text: str) -> None:
-    try:
-        parser.feed(text)
-        parser.close()
-    except Exception:  # noqa: BLE001 - a broken page yields what was parsed so far
-        pass
+def _reason(exc: Exception, timeout: float) -> str:
+    """A short, lower-case description of why a connection or read failed."""
+    import httpx
+
+    if isinstance(exc, httpx.TimeoutException):
+        return f"timed out after {timeout:g} s"
+    cause = _root_cause(exc)
+    if isinstance(cause, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(cause, socket.gaierror):
+        return f"host name not found ({cause.strerror or cause})"
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return f"TLS certificate not trusted ({cause.verify_message or cause})"
+    if isinstance(cause, ssl.SSLError):
+        return f"TLS error ({cause.reason or cause})"
+    if isinstance(cause, ConnectionResetError):
+        return "the connection was reset"
+    if isinstance(cause, OSError) and cause.strerror:
+        return cause.strerror
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The error at the bottom of a chain of wrapped errors: the socket's or the TLS layer's."""
+    while (inner := exc.__cause__ or exc.__context__) is not None:
+        exc = inner
+    return exc
 
 
 # --------------------------------------------------------------------------- HTML to text
 
-_SKIP = {"script", "style", "head", "title", "noscript", "template", "svg", "iframe", "object", "canvas"}
+# Dropped with everything inside them; markdownify already drops script and style.
+_DROP = ["script", "style", "title", "noscript", "template", "svg", "iframe", "object", "canvas"]
+_HEADINGS = ["h1", "h2", "h3", "h4", "h5", "h6"]
+
+
+def html_to_text(html: str, base_url: str = "") -> str:
+    """Readable text of an HTML page, as Markdown (converted by markdownify).
+
+    - script, style, title, noscript, template, svg, iframe, object and canvas
+      are dropped with everything inside them, and so are headings without text;
+    - headings get ``#`` prefixes, list items ``- ``, pre blocks are fenced
+      with three backticks and tables become Markdown tables;
+    - a link keeps its text followed by `` (absolute http(s) URL)``, resolved
+      against the page (or its ``<base href>``); fragment-only, javascript:
+      and mailto: links keep just their text;
+    - lines lose their trailing spaces.
+    """
+    converter = _web_package("markdownify").MarkdownConverter(
+        heading_style="ATX", bullets="-", escape_asterisks=False, escape_underscores=False, wrap=True, wrap_width=None
+    )
+    soup = _parse_html(html)
+    _drop_unread(soup)
+    _inline_links(soup, _base_url(soup, base_url))
+    text = converter.convert_soup(soup)
+    return "\n".join(line.rstrip() for line in text.strip().split("\n"))
+
+
+def _parse_html(html: str) -> Any:
+    """The BeautifulSoup tree of ``html``; a ToolError for the rare markup Python's HTML parser rejects."""
+    bs4 = _web_package("bs4")
+    try:
+        return bs4.BeautifulSoup(html, "html.parser")
+    except bs4.ParserRejectedMarkup:
+        raise ToolError("cannot turn this HTML page into text: Python's HTML parser rejects its markup") from None
+
+
+def _drop_unread(soup: Any) -> None:
+    """Remove the elements in ``_DROP`` and the headings without text, which would leave a bare ``#``."""
+    for element in soup.find_all(_DROP):
+        element.decompose()
+    for heading in soup.find_all(_HEADINGS):
+        if not heading.get_text(strip=True):
+            heading.decompose()
+    soup.smooth()  # merge the text left on both sides of what was removed
+
+
+def _base_url(soup: Any, page_url: str) -> str:
+    """The URL relative links start from: the page's, or its first ``<base href>``."""
+    base = soup.find("base", href=True)
+    if base is None:
+        return page_url
+    try:
+        return urljoin(page_url, base["href"].strip())
+    except ValueError:
+        return page_url
+
+
+def _inline_links(soup: Any, base: str) -> None:
+    """Replace each ``<a>`` by its text followed by `` (URL)`` when the URL adds something."""
+    for link in soup.find_all("a"):
+        href = _shown_href(link.get("href"), base)
+        text = _WS.sub(" ", link.get_text()).strip()
+        if href and text and href not in text:
+            link.append(f" ({href})")
+        link.unwrap()
+
+
+def _shown_href(href: str | None, base: str) -> str:
+    """The absolute http(s) URL of a link, or "" for none, a fragment or another scheme."""
+    if not href or href.strip().startswith("#"):
+        return ""
+    try:
+        target = urljoin(base, href.strip())
+        return target if urlsplit(target).scheme.lower() in _SCHEMES else ""
+    except ValueError:  # e.g. a malformed IPv6 host
+        return ""
+
+
+# --------------------------------------------------------------------------- search results
+
 _PARAGRAPH = {
     "p", "pre", "ul", "ol", "dl", "table", "blockquote", "section", "article", "header", "footer", "nav",
     "main", "aside", "figure", "form", "fieldset", "details", "address", "hr",
@@ -351,208 +458,12 @@ _PARAGRAPH = {
 _LINE = {"div", "br", "li", "tr", "dt", "dd", "figcaption", "summary", "caption", "option", "center"}
 
 
-class _TextExtractor(HTMLParser):
-    """Collects the readable text of a page as lines; see ``html_to_text``."""
-
-    def __init__(self, base_url: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.base = base_url
-        self.lines: list[str] = []
-        self.cur: list[str] = []  # fragments of the line being built
-        self.cur_raw = False  # the line holds <pre> text: keep its spaces
-        self.cur_prefix = ""
-        self.next_prefix = ""  # "- ", "1. " or "## " for the next line that gets text
-        self.pending = 0  # line breaks owed before the next text: 1 newline, 2 blank line
-        self.skip: dict[str, int] = {}
-        self.pre = 0
-        self.pre_start = False
-        self.lists: list[list] = []  # [tag, items so far]
-        self.cells = 0
-        self.link: str | None = None  # shown href of the open <a>, "" when it is not shown
-        self.link_text: list[str] = []
-
-    # -- output
-
-    def _end_line(self, keep_blank: bool = False) -> None:
-        text = "".join(self.cur)
-        text = text.rstrip() if self.cur_raw else _WS.sub(" ", text).strip()
-        if text or keep_blank:
-            self.lines.append(self.cur_prefix + text if text else "")
-        self.cur, self.cur_raw, self.cur_prefix = [], False, ""
-
-    def _break(self, strength: int) -> None:
-        self.pending = max(self.pending, strength)
-
-    def _write(self, text: str, raw: bool = False) -> None:
-        if self.pending:
-            if self.cur:
-                self._end_line()
-            if self.pending == 2 and self.lines and self.lines[-1] != "":
-                self.lines.append("")
-            self.pending = 0
-        if not self.cur:
-            self.cur_prefix, self.next_prefix = self.next_prefix, ""
-        self.cur.append(text)
-        self.cur_raw = self.cur_raw or raw
-
-    def text(self) -> str:
-        self._close_link()  # a page may end inside an unclosed <a>
-        if self.cur:
-            self._end_line()
-        out: list[str] = []
-        for line in self.lines:
-            if line or (out and out[-1]):
-                out.append(line)
-        while out and not out[-1]:
-            out.pop()
-        return "\n".join(out)
-
-    # -- parser hooks
-
-    @property
-    def skipping(self) -> bool:
-        return any(self.skip.values())
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        if tag == "base":
-            href = dict(attrs).get("href")
-            if href:
-                try:
-                    self.base = urljoin(self.base, href.strip())
-                except ValueError:
-                    pass
-            return
-        if tag == "body":
-            self.skip.pop("head", None)  # an unclosed <head> ends where <body> starts
-            return
-        if tag in _SKIP:
-            self.skip[tag] = self.skip.get(tag, 0) + 1
-            return
-        if self.skipping:
-            return
-        if tag in ("ul", "ol"):
-            self._break(1 if self.lists else 2)
-            self.lists.append([tag, 0])
-        elif tag == "li":
-            self._break(1)
-            indent = "  " * max(len(self.lists) - 1, 0)
-            if self.lists and self.lists[-1][0] == "ol":
-                self.lists[-1][1] += 1
-                self.next_prefix = f"{indent}{self.lists[-1][1]}. "
-            else:
-                self.next_prefix = f"{indent}- "
-        elif tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
-            self._break(2)
-            self.next_prefix = "#" * int(tag[1]) + " "
-        elif tag == "pre":
-            self._break(2)
-            self.pre += 1
-            self.pre_start = True
-        elif tag == "tr":
-            self._break(1)
-            self.cells = 0
-        elif tag in ("td", "th"):
-            if self.cells:
-                self._write(" | ")
-            self.cells += 1
-        elif tag == "a":
-            self._close_link()
-            self.link = self._shown_href(dict(attrs).get("href"))
-            self.link_text = []
-        elif tag in _PARAGRAPH:
-            self._break(2)
-        elif tag in _LINE:
-            self._break(1)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _SKIP:
-            if self.skip.get(tag):
-                self.skip[tag] -= 1
-            return
-        if self.skipping:
-            return
-        if tag in ("ul", "ol"):
-            if self.lists and self.lists[-1][0] == tag:
-                self.lists.pop()
-            self._break(1 if self.lists else 2)
-        elif tag == "pre":
-            self.pre = max(self.pre - 1, 0)
-            self._break(2)
-        elif tag == "a":
-            self._close_link()
-        elif tag in _PARAGRAPH:
-            self._break(2)
-            self.next_prefix = ""  # an empty heading leaves no prefix behind
-        elif tag in _LINE and tag != "br":
-            if tag == "li":
-                self.next_prefix = ""
-            self._break(1)
-
-    def handle_data(self, data: str) -> None:
-        if self.skipping:
-            return
-        if self.link is not None:
-            self.link_text.append(data)
-        if self.pre:
-            if self.pre_start and data.startswith("\n"):
-                data = data[1:]  # a newline right after <pre> is not content
-            self.pre_start = False
-            for i, part in enumerate(data.split("\n")):
-                if i:
-                    self._end_line(keep_blank=True)
-                if part:
-                    self._write(part, raw=True)
-                elif not self.cur:
-                    self.cur_raw = True
-            return
-        text = _WS.sub(" ", data)
-        if not text.strip():
-            if self.cur and not self.pending and text:
-                self.cur.append(" ")
-            return
-        self._write(text)
-
-    def _shown_href(self, href: str | None) -> str:
-        if not href or href.strip().startswith("#"):
-            return ""
-        try:
-            target = urljoin(self.base, href.strip())
-            return target if urlsplit(target).scheme.lower() in _SCHEMES else ""
-        except ValueError:  # e.g. a malformed IPv6 host
-            return ""
-
-    def _close_link(self) -> None:
-        if self.link is None:
-            return
-        href, text = self.link, _WS.sub(" ", "".join(self.link_text)).strip()
-        self.link, self.link_text = None, []
-        if href and text and href not in text:
-            self._write(f" ({href})")
-
-
-def html_to_text(html: str, base_url: str = "") -> str:
-    """Readable text of an HTML page.
-
-    - script, style, head (and title), noscript, template, svg, iframe, object
-      and canvas are dropped with everything inside them;
-    - paragraph-level blocks (p, h1-h6, ul, ol, table, pre, blockquote, nav,
-      section, ...) are separated by a blank line; div, br, li, tr, dt, dd start
-      a new line;
-    - runs of whitespace collapse to one space and lines are stripped, except
-      inside pre, whose lines are kept as they are;
-    - headings get a markdown ``#`` prefix, list items ``- `` or ``1. ``
-      (indented two spaces per nesting level), table cells are joined with
-      `` | ``;
-    - a link keeps its text followed by `` (absolute http(s) URL)``; fragment-only,
-      javascript: and mailto: links keep just their text.
-    """
-    parser = _TextExtractor(base_url)
-    _feed(parser, html)
-    return parser.text()
-
-
-# --------------------------------------------------------------------------- search results
-
+def _feed(parser: HTMLParser, text: str) -> None:
+    try:
+        parser.feed(text)
+        parser.close()
+    except Exception:  # noqa: BLE001 - a broken page yields what was parsed so far
+        pass
 
 def _classes(attrs: list) -> set[str]:
     for name, value in attrs:

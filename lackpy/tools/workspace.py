@@ -2,9 +2,10 @@
 
 Every path a tool receives is anchored at the workspace root: an absolute
 path, a ``..`` that climbs out, a symlink whose target lies outside, or a
-path matching the configured deny globs is refused before the backend is
-asked for anything. Errors name the path as the program wrote it. The tools
-then reach files only through the context's backend (``lackpy.tools.fs``).
+path matching the ``[tools] deny`` patterns (gitignore rules, see ``denied``)
+is refused before the backend is asked for anything. Errors name the path as
+the program wrote it. The tools then reach files only through the context's
+backend (``lackpy.tools.fs``).
 """
 
 from __future__ import annotations
@@ -13,13 +14,19 @@ import posixpath
 import re
 from contextlib import contextmanager
 from fnmatch import fnmatchcase
-from typing import Iterator
+from functools import lru_cache
+from typing import Iterable, Iterator
+
+from pathspec import GitIgnoreSpec
 
 from lackpy.errors import PathError, ToolError
 from lackpy.kit.context import ToolContext
 from lackpy.tools.fs import Filesystem, LocalFilesystem, StagedFilesystem, join_rel
 
 _MAGIC = re.compile(r"[*?\[]")
+
+#: How much of a file ``is_binary`` looks at, as git and grep do.
+BINARY_SNIFF_BYTES = 8192
 
 
 def filesystem(ctx: ToolContext) -> Filesystem:
@@ -59,10 +66,27 @@ def resolve(ctx: ToolContext, path: object) -> str:
         raise PathError(f"outside the workspace: {path}")
     with _as_written(normal, path):
         rel = filesystem(ctx).resolve(normal)
-    deny = ctx.settings.get("deny")
-    if deny and denied(rel, deny):
+    if _refused(ctx, rel, normal):
         raise PathError(f"denied by the workspace policy: {path}")
     return rel
+
+
+def _refused(ctx: ToolContext, rel: str, written: str) -> bool:
+    """Whether the deny patterns cover the path as resolved or as written (a symlink's own name).
+
+    The backend is asked whether the path is a directory only when a
+    directory-only pattern (``secrets/``) could decide it.
+    """
+    patterns = ctx.settings.get("deny")
+    if not patterns:
+        return False
+    names = {rel, written}
+    if any(denied(name, patterns) for name in names):
+        return True
+    if not any(denied(name, patterns, is_dir=True) for name in names):
+        return False
+    info = filesystem(ctx).stat(rel)
+    return info is not None and info.kind == "dir"
 
 
 def os_directory(ctx: ToolContext, path: object) -> str:
@@ -80,34 +104,74 @@ def os_directory(ctx: ToolContext, path: object) -> str:
     return os_path(rel)
 
 
-def denied(rel: str, patterns) -> bool:
-    """Whether a workspace-relative path matches one of the deny globs (``.git/**``)."""
-    segments = rel.split("/")
-    for pattern in patterns:
-        parts = [p for p in pattern.split("/") if p not in ("", ".")]
-        if parts and parts[-1] == "**":
-            parts = parts[:-1]  # ".git/**" denies the directory itself too
-        if parts and (_matches(parts, segments) or _matches(parts + ["**"], segments)):
+def denied(rel: str, patterns: Iterable[str], is_dir: bool = False) -> bool:
+    """Whether the ``[tools] deny`` patterns cover a workspace-relative POSIX path.
+
+    The patterns follow gitignore's rules, matched case-sensitively on every
+    platform (``*.PEM`` does not deny ``id.pem``):
+
+    - wildcards match names starting with '.' too: ``*.env`` denies ``.env``;
+    - a pattern without a '/' matches at any depth (``secrets`` denies
+      ``a/secrets/key``); one with a leading or inner '/' is anchored at the
+      workspace root (``/build``, ``docs/*.md``); ``**`` spans directories;
+    - a trailing '/' matches directories only (``secrets/``), and ``dir/**``
+      denies the directory itself as well as everything in it;
+    - a denied directory denies everything below it;
+    - ``!pattern`` allows again a path an earlier pattern denied, but never
+      one inside a denied directory (``secrets/`` then ``!secrets/a`` still
+      denies ``secrets/a``).
+
+    The workspace itself (``"."``) is never denied.
+    """
+    if rel in ("", "."):
+        return False
+    spec = _deny_spec(tuple(patterns))
+    parts = rel.split("/")
+    for depth in range(1, len(parts)):
+        if spec.match_file("/".join(parts[:depth]) + "/"):
             return True
-    return False
+    return spec.match_file(rel + "/" if is_dir else rel)
+
+
+@lru_cache(maxsize=32)
+def _deny_spec(patterns: tuple[str, ...]) -> GitIgnoreSpec:
+    """The deny patterns compiled once per distinct setting."""
+    try:
+        return GitIgnoreSpec.from_lines(patterns)
+    except ValueError as exc:
+        raise ToolError(f"[tools] deny: {exc}; fix the pattern in .lackpy/config.toml") from None
+
+
+def is_binary(data: bytes) -> bool:
+    """Whether file content is binary for lackpy's tools: a NUL byte in its first 8 KiB.
+
+    Text in encodings other than UTF-8 is not binary by this rule; read_file
+    decodes it with U+FFFD in place of the bytes that are not UTF-8.
+    """
+    return b"\0" in data[:BINARY_SNIFF_BYTES]
+
+
+def _read(ctx: ToolContext, path: str, max_bytes: int | None = None) -> tuple[str, bytes]:
+    """The canonical path and the bytes of a file, not yet recorded as read."""
+    rel = resolve(ctx, path)
+    with _as_written(rel, path):
+        return rel, filesystem(ctx).read_bytes(rel, max_bytes)
 
 
 def read_bytes(ctx: ToolContext, path: str, max_bytes: int | None = None) -> bytes:
     """The file's bytes (a run's own writes first); larger than ``max_bytes`` is a PathError."""
-    rel = resolve(ctx, path)
-    with _as_written(rel, path):
-        data = filesystem(ctx).read_bytes(rel, max_bytes)
+    rel, data = _read(ctx, path, max_bytes)
     ctx.note_read(rel)
     return data
 
 
 def read_text(ctx: ToolContext, path: str) -> str:
-    """The file's text; bytes that are not UTF-8 become U+FFFD."""
-    rel = resolve(ctx, path)
-    with _as_written(rel, path):
-        text = filesystem(ctx).read_text(rel)
+    """The file's text; bytes that are not UTF-8 become U+FFFD, and a binary file (``is_binary``) is a ToolError."""
+    rel, data = _read(ctx, path)
+    if is_binary(data):
+        raise ToolError(f"not a text file: {path} is binary ({len(data)} bytes); read_file reads text files only, so skip it")
     ctx.note_read(rel)
-    return text
+    return data.decode("utf-8", errors="replace")
 
 
 def write_text(ctx: ToolContext, path: str, content: str) -> int:
@@ -132,7 +196,7 @@ def list_dir(ctx: ToolContext, path: str = ".") -> list[dict]:
     return [
         {"name": e.name, "kind": e.kind, "size": e.size}
         for e in entries
-        if not (deny and denied(e.name if rel == "." else f"{rel}/{e.name}", deny))
+        if not (deny and denied(join_rel(rel, e.name), deny, e.kind == "dir"))
     ]
 
 
@@ -155,11 +219,11 @@ def glob(ctx: ToolContext, pattern: object, kinds: frozenset[str] = frozenset({"
         raise PathError(f"outside the workspace: {pattern}")
     if not parts:  # "." names the workspace itself, which is not a file
         return []
-    fs = filesystem(ctx)
-    found = set(_match(fs, ".", parts, kinds))
     deny = ctx.settings.get("deny")
-    if deny:
-        found = {rel for rel in found if not denied(rel, deny)}
+    found = {
+        rel for rel, kind in _match(filesystem(ctx), ".", parts, kinds)
+        if not (deny and denied(rel, deny, kind == "dir"))
+    }
     return sorted(found)
 
 
@@ -170,7 +234,8 @@ def _entries(fs: Filesystem, rel: str) -> list:
         return []
 
 
-def _match(fs: Filesystem, rel: str, parts: list[str], kinds: frozenset[str]) -> Iterator[str]:
+def _match(fs: Filesystem, rel: str, parts: list[str], kinds: frozenset[str]) -> Iterator[tuple[str, str]]:
+    """(path, kind) of each entry below ``rel`` matching the pattern segments."""
     head, rest = parts[0], parts[1:]
     if head == "**":
         if rest:
@@ -192,38 +257,18 @@ def _match(fs: Filesystem, rel: str, parts: list[str], kinds: frozenset[str]) ->
             if entry.kind == "dir" and not entry.link:
                 yield from _match(fs, child, rest, kinds)
         elif entry.kind in kinds:
-            yield child
+            yield child, entry.kind
 
 
-def _all_below(fs: Filesystem, rel: str, kinds: frozenset[str]) -> Iterator[str]:
+def _all_below(fs: Filesystem, rel: str, kinds: frozenset[str]) -> Iterator[tuple[str, str]]:
     for entry in _entries(fs, rel):
         if entry.name[0] == ".":
             continue
         child = join_rel(rel, entry.name)
         if entry.kind == "dir" and not entry.link:
             if "dir" in kinds:
-                yield child
+                yield child, entry.kind
             yield from _all_below(fs, child, kinds)
         elif entry.kind in kinds:
-            yield child
+            yield child, entry.kind
 
-
-def _matches(parts: list[str], segments: list[str]) -> bool:
-    """Whether a relative path matches the glob segments, with glob's rules."""
-    if not parts:
-        return not segments
-    head = parts[0]
-    if head == "**":
-        if len(parts) == 1:
-            return bool(segments) and all(s[0] != "." for s in segments)
-        return _matches(parts[1:], segments) or (
-            len(segments) > 1 and segments[0][0] != "." and _matches(parts, segments[1:])
-        )
-    if not segments:
-        return False
-    name = segments[0]
-    if _MAGIC.search(head):
-        ok = name[0] != "." and fnmatchcase(name, head)
-    else:
-        ok = name == head
-    return ok and _matches(parts[1:], segments[1:])

@@ -6,7 +6,7 @@ and Anthropic, each with the fields and the closing chunks the real ones have.
 Answers are scripted::
 
     with FakeLLM(["first answer", "second answer"]) as server:
-        provider = OllamaProvider({"host": server.url, "model": server.model})
+        provider = OllamaTier({"host": server.url, "model": server.model})
         provider.complete([{"role": "user", "content": "hi"}])   # "first answer"
         server.requests   # [("/api/chat", {...the JSON body...})]
 

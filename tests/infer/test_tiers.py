@@ -8,13 +8,13 @@ import pytest
 
 from lackpy import LackpyService, hookimpl
 from lackpy.errors import ConfigError
-from lackpy.infer.base import Proposal, Provider
+from lackpy.infer.base import Proposal, Tier
 from lackpy.infer.settings import InferenceSettings
 from lackpy.infer.tiers import build_tiers
 from lackpy.plugins import PluginWarning, get_plugin_manager, inference_factories
 
 
-class Canned(Provider):
+class Canned(Tier):
     """A plugin's deterministic tier: one fixed program for any intent."""
 
     name = "canned"
@@ -49,7 +49,7 @@ def test_a_plugin_tier_serves_delegate_and_cannot_replace_a_builtin(workspace, p
             workspace, {"inference": {"order": ["canned", "rules"], "canned": {"program": 'len(find_files("**/*.py"))'}}}
         )
         tiers = service.tiers()
-    assert [type(t).__name__ for t in tiers] == ["Canned", "RulesProvider"]
+    assert [type(t).__name__ for t in tiers] == ["Canned", "RulesTier"]
     result = asyncio.run(service.delegate("anything at all", kit="readonly", mode="inprocess"))
     assert (result.provider, result.detail, result.output) == ("canned", "canned answer", 2)
 
@@ -64,7 +64,7 @@ def test_a_tier_table_without_a_place_in_an_explicit_order_is_still_checked(tmp_
         build_tiers(InferenceSettings.from_dict({"order": ["rules"], "olama": {"model": "x"}}), tmp_path)
 
 
-class Broken(Provider):
+class Broken(Tier):
     """A plugin tier with a bug."""
 
     name = "broken"
@@ -76,23 +76,23 @@ class Broken(Provider):
 def test_a_tier_that_raises_hands_over_and_its_error_is_logged(workspace):
     from lackpy.infer.dispatch import Dispatcher
     from lackpy.infer.base import Request
-    from lackpy.infer.rules import RulesProvider
+    from lackpy.infer.rules import RulesTier
 
     service = LackpyService(workspace)
     request = Request("count TODOs", service.resolve_kit("readonly"), {}, workspace)
-    outcome = Dispatcher([Broken(), RulesProvider()], InferenceSettings()).dispatch(request)
+    outcome = Dispatcher([Broken(), RulesTier()], InferenceSettings()).dispatch(request)
     assert outcome.provider == "rules"
     assert outcome.attempts[0].error == "the tier failed: TypeError: unexpected keyword 'kit'"
 
 
-class Half(Provider):
+class Half(Tier):
     """A plugin tier that claims to be a model but implements nothing."""
 
     name = "half"
     model = True
 
 
-class Empty(Provider):
+class Empty(Tier):
     """A plugin tier that implements nothing at all."""
 
     name = "empty"
@@ -101,12 +101,12 @@ class Empty(Provider):
 def test_a_tier_missing_its_method_is_logged_with_what_to_define(workspace):
     from lackpy.infer.base import Request
     from lackpy.infer.dispatch import Dispatcher
-    from lackpy.infer.rules import RulesProvider
+    from lackpy.infer.rules import RulesTier
 
     service = LackpyService(workspace)
     request = Request("count TODOs", service.resolve_kit("readonly"), {}, workspace)
-    outcome = Dispatcher([Half(), RulesProvider()], InferenceSettings()).dispatch(request)
+    outcome = Dispatcher([Half(), RulesTier()], InferenceSettings()).dispatch(request)
     assert outcome.provider == "rules"
     assert outcome.attempts[0].error == "tier 'half' sets model = True but does not define complete(messages, on_text)"
-    outcome = Dispatcher([Empty(), RulesProvider()], InferenceSettings()).dispatch(request)
+    outcome = Dispatcher([Empty(), RulesTier()], InferenceSettings()).dispatch(request)
     assert outcome.attempts[0].error == "tier 'empty' must define propose(request), or set model = True and define complete(messages, on_text)"

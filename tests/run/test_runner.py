@@ -168,7 +168,7 @@ def test_error_inside_a_lambda_names_the_program_line(kit):
 def test_invalid_program_is_not_run(kit, workspace):
     """A program that fails validation is refused with its diagnostics and touches nothing."""
     result = run('write_file("new.txt", "x")\nimport os', kit)
-    assert not result.success and result.error_kind == "invalid"
+    assert not result.success and result.error_kind == "validation"
     assert result.diagnostics[0].code == "forbidden-node" and result.error_line == 2
     assert result.error.startswith("invalid program: line 2")
     assert result.trace == [] and not (workspace / "new.txt").exists()
@@ -184,7 +184,7 @@ def test_params_are_variables(kit):
 def test_bad_param_names_are_refused(kit, name):
     """Parameters cannot shadow tools or builtins or be private."""
     result = run_program("1", kit, {name: 1})
-    assert not result.success and result.error_kind == "invalid"
+    assert not result.success and result.error_kind == "validation"
     assert "parameter" in result.error
 
 
@@ -263,7 +263,7 @@ def test_cache_key_includes_kit_names(toolbox):
     without = resolve_kit(["find_files"], toolbox)
     assert run_program('read_file("README.md")', with_read).success
     refused = run_program('read_file("README.md")', without)
-    assert refused.error_kind == "invalid" and refused.diagnostics[0].code == "unknown-function"
+    assert refused.error_kind == "validation" and refused.diagnostics[0].code == "unknown-function"
 
 
 def test_to_dict_is_json_ready(kit):
@@ -290,7 +290,7 @@ def test_hostile_text_never_raises(kit):
     """Arbitrary text given to run_program comes back as a failed result."""
     for text in ["", "\x00", "(" * 5000, "def f(:", b"\xff\xfe", None, "1+" * 100000 + "1"]:
         result = run_program(text, kit)
-        assert not result.success and result.error_kind == "invalid"
+        assert not result.success and result.error_kind == "validation"
 
 
 @pytest.mark.parametrize("mode", ["inprocess", "isolated"])

@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 from lackpy import run_program
 from lackpy.run import compiler
-from lackpy.run.execute import Outcome, execute, thread_deadline
+from lackpy.run.execute import Ending, execute, thread_deadline
 from lackpy.run.limits import Limits
 from lackpy.run.trace import Recorder
 
@@ -33,7 +33,7 @@ def codes(result) -> list[str]:
 def assert_refused(result, code: str) -> None:
     """The program was refused before running, first with diagnostic ``code``."""
     assert not result.success, result
-    assert result.error_kind == "invalid", result.error
+    assert result.error_kind == "validation", result.error
     assert result.diagnostics, result.error
     assert result.diagnostics[0].code == code, [str(d) for d in result.diagnostics]
     assert result.trace == [] and result.files_read == [] and result.printed == ""
@@ -97,7 +97,7 @@ def assert_host_ok(kit, mode: str = "isolated") -> None:
     assert result.output == len(README)
 
 
-def run_unvalidated(program: str, kit, mode: str, **limits: Any) -> Outcome:
+def run_unvalidated(program: str, kit, mode: str, **limits: Any) -> Ending:
     """Second line of defence: compile with the guarded compiler only (NO validator) and run.
 
     The tools are the kit's, bound and traced exactly as ``run_program`` does;

@@ -11,7 +11,9 @@ import pytest
 
 from lackpy.errors import PathError, ProviderError, ToolError
 from lackpy.kit.spec import ToolSpec
-from lackpy.tools.builtin import SPECS, BuiltinProvider
+from lackpy.tools.builtin import FILE_TOOLS, BuiltinProvider
+
+SPECS = [fn.lackpy_tool for fn in FILE_TOOLS]
 
 README = "# Demo\n\nStatus: draft\n"
 
@@ -32,10 +34,10 @@ def test_specs_and_grades(toolbox):
     table = {s.name: (s.signature(), s.grade_w, s.effects_ceiling, s.provider) for s in toolbox.list_tools() if s.name in FILE_TOOLS}
     assert table == {
         "edit_file": ("edit_file(path: str, old_str: str, new_str: str, replace_all: bool = False) -> str", 3, 3, "builtin"),
-        "find_files": ("find_files(pattern: str, kind: str = None) -> list[str]", 1, 0, "builtin"),
+        "find_files": ("find_files(pattern: str, kind: Literal['file', 'dir', 'any'] | None = None) -> list[str]", 1, 0, "builtin"),
         "grep": ("grep(pattern: str, glob: str = '**/*', ignore_case: bool = False, max_hits: int = 1000) -> list[dict]", 1, 0, "builtin"),
         "list_dir": ("list_dir(path: str = '.') -> list[dict]", 1, 0, "builtin"),
-        "read_file": ("read_file(path: str, offset: int = None, limit: int = None) -> str", 1, 0, "builtin"),
+        "read_file": ("read_file(path: str, offset: int | None = None, limit: int | None = None) -> str", 1, 0, "builtin"),
         "write_file": ("write_file(path: str, content: str) -> str", 3, 3, "builtin"),
     }
 
@@ -66,7 +68,7 @@ def test_builtin_provider_unknown_function():
 
 def test_builtin_provider_function_alias(toolbox):
     """A builtin spec may point at an implementation under another name via provider_config."""
-    toolbox.register_tool(ToolSpec("cat", "builtin", provider_config={"function": "read_file"}))
+    toolbox.register_tool(ToolSpec("cat", "builtin", provider_config={"function": "read_file"}, args=[ArgSpec("path", "str")]))
     assert toolbox.bound("cat")("README.md") == README
 
 
@@ -298,7 +300,7 @@ def test_write_file_not_in_readonly_kit(service, workspace):
     """write_file is not callable from the readonly kit, and nothing is written."""
     result = run(service, 'write_file("x.txt", "x")', kit="readonly")
     assert result.success is False
-    assert result.error_kind == "invalid"
+    assert result.error_kind == "validation"
     assert not (workspace / "x.txt").exists()
 
 

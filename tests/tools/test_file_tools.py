@@ -1,4 +1,4 @@
-"""The suite's file tools: read windows, find kinds, list_dir, grep, loose edits and deny globs."""
+"""The suite's file tools: read windows, binary files, find kinds, list_dir, grep, loose edits and deny patterns."""
 
 from __future__ import annotations
 
@@ -27,6 +27,25 @@ def test_read_file_line_window(ctx):
     assert read_file(ctx, "notes.txt", offset=9) == ""
     with pytest.raises(ToolError, match="offset must be a whole number of at least 1, not 0"):
         read_file(ctx, "notes.txt", offset=0)
+
+
+PNG_HEADER = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10"
+
+
+@pytest.mark.parametrize("name, data", [("logo.png", PNG_HEADER + bytes(range(256))), ("data.bin", b"TODO\x00\x01binary")])
+def test_read_file_refuses_binary(ctx, workspace, name, data):
+    """A binary file is refused with its size and what to do instead; nothing is recorded as read."""
+    (workspace / name).write_bytes(data)
+    with pytest.raises(ToolError) as info:
+        read_file(ctx, name)
+    assert str(info.value) == f"not a text file: {name} is binary ({len(data)} bytes); read_file reads text files only, so skip it"
+    assert ctx.files_read == {}
+
+
+def test_read_file_reads_utf8_beyond_ascii(ctx, workspace):
+    """UTF-8 text with non-ASCII characters is text, not binary."""
+    (workspace / "menu.txt").write_text("café ☕ naïve 日本\n", encoding="utf-8")
+    assert read_file(ctx, "menu.txt") == "café ☕ naïve 日本\n"
 
 
 def test_find_files_kinds(ctx):
@@ -120,3 +139,61 @@ def test_deny_globs(workspace):
     assert "secrets/key.txt" not in find_files(ctx, "**/*")
     assert [e["name"] for e in list_dir(ctx)] == ["README.md", "src"]
     assert all(not h["path"].startswith("secrets") for h in grep(ctx, "TODO"))
+
+
+DENY_TABLE = [
+    # (deny patterns, path, denied?)
+    (["*.env"], ".env", True),
+    (["*.env"], "a/.env", True),
+    (["*.env"], "x.env", True),
+    (["*.env"], "X.ENV", False),  # case-sensitive
+    (["**/*.pem"], ".secrets/id.pem", True),
+    (["**/*.pem"], "conf/id.pem", True),
+    (["**/*.pem"], "id.pem", True),
+    (["**/*.pem"], "a/b/.c/d.pem", True),
+    (["**/*.pem"], "ID.PEM", False),
+    (["secrets/"], "secrets/x", True),
+    (["secrets/"], "a/secrets/x", True),
+    (["secrets/"], "Secrets/x", False),
+    (["secrets/"], "secrets", False),  # a trailing '/' matches directories only
+    ([".secrets"], ".secrets/id.pem", True),
+    ([".git/"], ".git/config", True),
+    ([".git/**"], ".git/config", True),
+    (["/top.txt"], "top.txt", True),
+    (["/top.txt"], "a/top.txt", False),  # a leading '/' anchors at the workspace root
+    (["*.pem", "!keep.pem"], "keep.pem", False),
+    (["*.pem", "!keep.pem"], "a/keep.pem", False),
+    (["*.pem", "!keep.pem"], "id.pem", True),
+    (["secrets/", "!secrets/keep.pem"], "secrets/keep.pem", True),  # a denied directory stays shut
+]
+
+
+def _listed(ctx: ToolContext, path: str) -> bool:
+    """Whether list_dir shows every component of ``path``, walking down from the workspace."""
+    parent = "."
+    for name in path.split("/"):
+        if name not in [e["name"] for e in list_dir(ctx, parent)]:
+            return False
+        parent = name if parent == "." else f"{parent}/{name}"
+    return True
+
+
+@pytest.mark.parametrize("patterns, path, is_denied", DENY_TABLE, ids=[f"{'+'.join(p)}:{path}" for p, path, _ in DENY_TABLE])
+def test_deny_patterns(workspace, patterns, path, is_denied):
+    """Each tool refuses, or hides, exactly the paths the deny patterns cover, dot-files included."""
+    (workspace / path).parent.mkdir(parents=True, exist_ok=True)
+    (workspace / path).write_text("TODO secret\n")
+    ctx = ToolContext(workspace, settings={"deny": patterns})
+    if is_denied:
+        with pytest.raises(PathError) as info:
+            read_file(ctx, path)
+        assert str(info.value) == f"denied by the workspace policy: {path}"
+        with pytest.raises(PathError, match="denied by the workspace policy"):
+            write_file(ctx, path, "overwritten\n")
+        assert (workspace / path).read_text() == "TODO secret\n"
+    else:
+        assert read_file(ctx, path) == "TODO secret\n"
+    visible = not is_denied
+    assert (find_files(ctx, path) == [path]) is visible
+    assert ([h["path"] for h in grep(ctx, "secret", glob=path)] == [path]) is visible
+    assert _listed(ctx, path) is visible

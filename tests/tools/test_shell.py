@@ -14,8 +14,7 @@ from lackpy.errors import PathError, ToolError
 from lackpy.kit.context import ToolContext, takes_context
 from lackpy.tools import shell
 from lackpy.tools.shell import (
-    IMPLEMENTATIONS,
-    SPECS,
+    TOOLS,
     LocalShell,
     list_processes,
     poll_process,
@@ -411,6 +410,8 @@ def test_local_shell_directly(tmp_path: Path) -> None:
 
 
 def test_specs_match_the_implementations() -> None:
+    SPECS = [fn.lackpy_tool for fn in TOOLS]
+    IMPLEMENTATIONS = {fn.__name__: fn for fn in TOOLS}
     assert [spec.name for spec in SPECS] == list(IMPLEMENTATIONS)
     for spec in SPECS:
         fn = IMPLEMENTATIONS[spec.name]

@@ -7,6 +7,8 @@ proxies are switched off so nothing leaves the machine.
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -60,9 +62,9 @@ PAGE_TEXT = """Home ({base}/) | Docs ({base}/docs/)
 
 # Main Title
 
-First paragraph with bold and a link (https://example.org/more).
+First paragraph with **bold** and a link (https://example.org/more).
 
-Second paragraph & entities
+Second\u00a0paragraph & entities
 after break
 
 A div anchor js https://example.org/same
@@ -74,11 +76,14 @@ A div anchor js https://example.org/same
 1. first
 2. second
 
+```
 def f():
     return  1
+```
 
-Name | Value
-a | 1"""
+| Name | Value |
+| --- | --- |
+| a | 1 |"""
 
 PLAIN = "just some text\nsecond line\n"
 BIG = b"0123456789abcdef" * (2 * 1024 * 1024 // 16)  # 2 MiB
@@ -169,6 +174,21 @@ class Handler(BaseHTTPRequestHandler):
             self.redirect("ftp://127.0.0.1/secret")
         elif path == "/to-bad":
             self.redirect("http://[bad/")
+        elif path == "/redirect":  # /redirect?code=307&to=<location>
+            params = parse_qs(query)
+            self.redirect(params["to"][0], int(params["code"][0]))
+        elif path == "/loop":
+            self.redirect("/loop")
+        elif path == "/redirect-endless-body":  # a redirect whose body never ends
+            self.send_response(302)
+            self.send_header("Location", "/plain.txt")
+            self.send_header("Content-Length", str(10**9))
+            self.end_headers()
+            self.wfile.write(b"x" * 1000)
+            self.wfile.flush()
+            stop.wait(3)
+        elif path == "/gzip":
+            self.send(200, b"\x1f\x8b\x08\x00", "text/plain", Content_Encoding="gzip")
         elif path == "/to-missing":
             self.redirect("/missing", 301)
         elif path == "/missing":
@@ -354,9 +374,38 @@ def test_too_many_redirects(ctx, base):
     assert _error(fetch_url, ctx, f"{base}/hop/6") == f"too many redirects (more than 5): {base}/hop/6"
 
 
+def test_the_body_of_a_redirect_is_not_read(ctx, base):
+    start = time.monotonic()
+    assert fetch_url(ctx, f"{base}/redirect-endless-body") == PLAIN
+    assert time.monotonic() - start < 2
+
+
+def test_redirect_loop_is_cut_short(ctx, base, server):
+    before = len(server.seen)
+    assert _error(fetch_url, ctx, f"{base}/loop") == f"too many redirects (more than 5): {base}/loop"
+    assert [path for path, _ in server.seen[before:]] == ["/loop"] * 6  # the first request and five redirects
+
+
 @pytest.mark.parametrize("path, target", [("/to-file", "file:///etc/passwd"), ("/to-ftp", "ftp://127.0.0.1/secret")])
 def test_redirect_to_another_scheme_is_refused(ctx, base, path, target):
     assert _error(fetch_url, ctx, base + path) == f"only http and https URLs can be fetched: {target} (redirected from {base}{path})"
+
+
+@pytest.mark.parametrize(
+    "code, location, target",
+    [
+        (301, "file:///etc/passwd", "file:///etc/passwd"),
+        (303, "FILE:///etc/passwd", "FILE:///etc/passwd"),
+        (307, "  ftp://127.0.0.1/secret", "ftp://127.0.0.1/secret"),
+        (308, "data:text/plain,hello", "data:text/plain,hello"),
+        (302, "javascript:alert(1)", "javascript:alert(1)"),
+    ],
+)
+def test_redirect_to_another_scheme_is_refused_whatever_the_status(ctx, base, server, code, location, target):
+    address = f"{base}/redirect?code={code}&to={quote(location, safe='')}"
+    before = len(server.seen)
+    assert _error(fetch_url, ctx, address) == f"only http and https URLs can be fetched: {target} (redirected from {address})"
+    assert len(server.seen) == before + 1  # nothing was requested after the redirect
 
 
 def test_http_errors(ctx, base):
@@ -383,6 +432,11 @@ def test_bad_urls(ctx):
     assert _error(fetch_url, ctx, "http://127.0.0.1:port/").startswith("not a valid URL: http://127.0.0.1:port/ (")
 
 
+def test_compressed_body_is_refused(ctx, base):
+    message = f"cannot read {base}/gzip: the server sent a gzip-compressed body although none was asked for"
+    assert _error(fetch_url, ctx, f"{base}/gzip") == message
+
+
 def test_connection_refused(ctx):
     with socket.socket() as sock:  # a port that was free a moment ago and nobody listens on
         sock.bind(("127.0.0.1", 0))
@@ -405,6 +459,14 @@ def test_timeout_for_a_body_that_trickles_in(tmp_path, base):
     assert time.monotonic() - start < 2
 
 
+def test_unusable_proxy_setting(ctx, base, monkeypatch):
+    for name in ("no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HTTP_PROXY", "ftp://127.0.0.1:1")
+    message = _error(fetch_url, ctx, f"{base}/plain.txt")
+    assert message == "cannot use the proxy set in the environment: Unknown scheme for proxy URL URL('ftp://127.0.0.1:1')"
+
+
 @pytest.mark.parametrize("value", ["fast", 0, -1, True])
 def test_bad_timeout_setting(tmp_path, base, value):
     ctx = ToolContext(tmp_path, settings={"web_timeout_s": value})
@@ -413,14 +475,51 @@ def test_bad_timeout_setting(tmp_path, base, value):
 
 def test_html_to_text_edge_cases():
     assert html_to_text("<h2></h2><p>no prefix left behind</p>") == "no prefix left behind"
-    assert html_to_text("<head><title>t</title><p>unclosed head</p><body><p>body</p>") == "body"
-    assert html_to_text("<p>a<p>b<li>c") == "a\n\nb\n- c"
+    assert html_to_text("<head><title>t</title><p>unclosed head</p><body><p>body</p>") == "unclosed head\n\nbody"
+    assert html_to_text("<p>a<p>b<ul><li>c") == "a\n\nb\n\n- c"
     assert html_to_text('<base href="https://docs.example/v1/"><a href="x.html">X</a>') == "X (https://docs.example/v1/x.html)"
-    assert html_to_text("<pre>\n  keep\n\n  spaces  </pre>") == "  keep\n\n  spaces"
-    assert html_to_text("<p>broken <b>markup <a href='https://e.example/'>link") == "broken markup link (https://e.example/)"
+    assert html_to_text("<pre>\n  keep\n\n  spaces  </pre>") == "```\n  keep\n\n  spaces\n```"
+    assert html_to_text("<p>broken <b>markup <a href='https://e.example/'>link") == "broken **markup link (https://e.example/)**"
     assert html_to_text("") == ""
     assert html_to_text('<p>a <a href="http://[bad">malformed</a> href</p><p>goes on</p>') == "a malformed href\n\ngoes on"
-    assert html_to_text("<table><tr><td></td><td>x</td></tr></table>") == "| x"
+    assert html_to_text("<table><tr><td></td><td>x</td></tr></table>") == "|  |  |\n| --- | --- |\n|  | x |"
+    assert html_to_text("<p>snake_case and 2*3</p>") == "snake_case and 2*3"  # no Markdown escapes
+    message = "cannot turn this HTML page into text: Python's HTML parser rejects its markup"
+    assert _error(html_to_text, "<p>a</p><![x]><p>b</p>") == message
+
+
+def test_html_to_text_drops_scripts_styles_and_other_unread_parts():
+    page = """<html><head><style>p { color: red }</style><script>var s = "<p>not text</p>";</script></head>
+    <body><p>before <script>document.write("hidden")</script>after</p><style>.x { display: none }</style>
+    <noscript>Enable JavaScript</noscript><template><p>later</p></template><svg><text>drawn</text></svg>
+    <p>end</p></body></html>"""
+    assert html_to_text(page) == "before after\n\nend"
+
+
+# --------------------------------------------------------------------------- without the web extra
+
+
+def test_importing_the_module_loads_no_web_package():
+    code = "import sys, lackpy.tools.web; print(sorted({'httpx', 'markdownify', 'bs4'} & set(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_without_httpx_the_tools_say_how_to_install_it(monkeypatch, search_ctx, base, server):
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    message = "the web tools need the httpx package, which is not installed: pip install 'lackpy[web]'"
+    before = len(server.seen)
+    assert _error(fetch_url, search_ctx, f"{base}/plain.txt") == message
+    assert _error(web_search, search_ctx, "q") == message
+    assert len(server.seen) == before
+
+
+def test_without_markdownify_html_cannot_be_simplified(monkeypatch, ctx, base):
+    monkeypatch.setitem(sys.modules, "markdownify", None)
+    message = "the web tools need the markdownify package, which is not installed: pip install 'lackpy[web]'"
+    assert _error(fetch_url, ctx, f"{base}/page.html") == message
+    assert _error(html_to_text, "<p>x</p>") == message
+    assert fetch_url(ctx, f"{base}/plain.txt") == PLAIN  # text needs no conversion
 
 
 # --------------------------------------------------------------------------- web_search

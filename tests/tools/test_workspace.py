@@ -392,3 +392,78 @@ def test_glob_dot_only(ctx, tree, pattern):
     except PathError:
         return
     assert result == []
+
+
+# -- deny patterns and binary content -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "patterns, rel, is_dir, expected",
+    [
+        ([".git/**"], ".git", True, True),  # "dir/**" shuts the directory itself too
+        (["secrets/"], "secrets", True, True),
+        (["secrets/"], "secrets", False, False),
+        (["secrets"], "a/secrets", False, True),
+        (["*.pem"], "certs.pem/readme.txt", False, True),  # a denied directory denies what is below
+        (["*"], ".", True, False),  # the workspace itself is never denied
+        (["#comment", ""], "#comment", False, False),
+    ],
+)
+def test_denied_semantics(patterns, rel, is_dir, expected):
+    """denied follows gitignore: directory-only patterns, any-depth names, denied directories, comments."""
+    assert policy.denied(rel, patterns, is_dir) is expected
+
+
+def test_deny_directory_pattern_asks_the_backend(workspace):
+    """A directory-only pattern refuses the directory but not a file of that name."""
+    (workspace / "src" / "secrets").mkdir()
+    (workspace / "secrets").write_text("not a directory\n")
+    ctx = ToolContext(workspace, settings={"deny": ["secrets/"]})
+    with pytest.raises(PathError, match="denied by the workspace policy: src/secrets"):
+        policy.list_dir(ctx, "src/secrets")
+    assert policy.read_text(ctx, "secrets") == "not a directory\n"
+
+
+def test_deny_checks_the_name_as_written(workspace):
+    """A symlink whose own name is denied is refused even when its target is not."""
+    (workspace / "x.env").symlink_to(workspace / "README.md")
+    ctx = ToolContext(workspace, settings={"deny": ["*.env"]})
+    with pytest.raises(PathError, match="denied by the workspace policy: x.env"):
+        policy.read_text(ctx, "x.env")
+    assert policy.read_text(ctx, "README.md").startswith("# Demo")
+
+
+def test_invalid_deny_pattern(workspace):
+    """A pattern gitignore cannot parse refuses every path with a message saying where to fix it."""
+    ctx = ToolContext(workspace, settings={"deny": ["!"]})
+    with pytest.raises(ToolError) as info:
+        policy.resolve(ctx, "README.md")
+    assert str(info.value) == "[tools] deny: Invalid git pattern: '!'; fix the pattern in .lackpy/config.toml"
+
+
+def test_deny_patterns_compiled_once(workspace, monkeypatch):
+    """The patterns of one setting are compiled once, however many paths are checked."""
+    compiled = []
+    original = policy.GitIgnoreSpec.from_lines
+    monkeypatch.setattr(policy.GitIgnoreSpec, "from_lines", lambda lines: compiled.append(lines) or original(lines))
+    ctx = ToolContext(workspace, settings={"deny": ["compiled-once-*.log"]})
+    for _ in range(3):
+        policy.glob(ctx, "**/*")
+        policy.read_text(ctx, "README.md")
+    assert compiled == [("compiled-once-*.log",)]
+
+
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        (b"", False),
+        ("café\n".encode("utf-8"), False),
+        (b"caf\xe9\n", False),  # Latin-1 text reads with U+FFFD, it is not binary
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", True),
+        (b"x" * (policy.BINARY_SNIFF_BYTES - 1) + b"\x00", True),
+        (b"x" * policy.BINARY_SNIFF_BYTES + b"\x00", False),  # only the first 8 KiB are looked at
+    ],
+)
+def test_is_binary(data, expected):
+    """Binary means a NUL byte in the first 8 KiB."""
+    assert policy.is_binary(data) is expected

@@ -25,14 +25,14 @@ import os
 from typing import Any, Iterator, Mapping
 
 from lackpy.errors import InferenceError
-from lackpy.infer.base import Availability, Message, OnText, Provider, gather
+from lackpy.infer.base import Availability, Message, OnText, Tier, gather
 from lackpy.infer.providers.http import excerpt
 
 DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
 MISSING_PACKAGE = "the anthropic package is not installed (pip install 'lackpy[anthropic]')"
 
 
-class AnthropicProvider(Provider):
+class AnthropicTier(Tier):
     """A Claude model, asked through ``client.messages.stream`` (or ``create`` when ``stream = false``)."""
 
     name = "anthropic"
@@ -168,4 +168,5 @@ def _detail(exc: Any) -> str:
     return excerpt(getattr(exc, "message", None) or str(exc) or type(exc).__name__)
 
 
-__all__ = ["AnthropicProvider"]
+__all__ = ["AnthropicTier"]
+

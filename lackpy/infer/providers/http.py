@@ -1,11 +1,13 @@
-"""A tiny JSON-over-HTTP client on the standard library, for the model tiers.
+"""The JSON-over-HTTP client of the model tiers, on httpx.
 
 Model servers speak JSON (Ollama, OpenAI-compatible servers) and stream either
-NDJSON or server-sent events. This module is all the HTTP those tiers need, so
-lackpy needs no HTTP package. Every failure becomes an ``InferenceError`` that
-names the URL: ``UnreachableError`` when nothing answers, ``HTTPStatusError``
-(with ``status``) when the server answers with an error; providers catch those
-two to say what to do in their own terms.
+NDJSON or server-sent events. This module is all the HTTP those tiers need.
+httpx is an optional package (the ``ollama`` and ``openai`` extras), imported
+only when a request is made: a tier calls ``require_httpx`` first, so that a
+missing package says how to install it. Every failure becomes an
+``InferenceError`` that names the URL: ``UnreachableError`` when nothing
+answers, ``HTTPStatusError`` (with ``status``) when the server answers with an
+error; providers catch those two to say what to do in their own terms.
 
 Loopback URLs bypass any proxy from the environment: a proxy cannot reach the
 user's own 127.0.0.1.
@@ -15,10 +17,15 @@ from __future__ import annotations
 
 import json
 import socket
-from typing import Any, Iterable, Iterator, Mapping
+import ssl
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 from urllib.parse import urlsplit
 
 from lackpy.errors import InferenceError
+
+if TYPE_CHECKING:
+    import httpx
 
 #: How much of an error body a message quotes.
 EXCERPT = 200
@@ -76,16 +83,24 @@ def loads(text: str | bytes, url: str) -> Any:
         raise InferenceError(f"{url} answered with invalid JSON: {excerpt(text)!r}; is it the right server?") from None
 
 
+def require_httpx(extra: str) -> None:
+    """An InferenceError saying ``pip install 'lackpy[extra]'`` when httpx is not installed."""
+    try:
+        import httpx  # noqa: F401
+    except ImportError:
+        raise InferenceError(f"the httpx package is not installed (pip install 'lackpy[{extra}]')") from None
+
+
 def get_json(url: str, *, headers: Mapping[str, str] | None = None, timeout: float = 10.0) -> Any:
     """GET ``url`` and return its JSON answer."""
     with _open("GET", url, None, headers, timeout) as response:
-        return loads(_guarded(response.read, url, timeout), url)
+        return loads(response.read(), url)
 
 
 def post_json(url: str, body: Any, *, headers: Mapping[str, str] | None = None, timeout: float = 120.0) -> Any:
     """POST ``body`` as JSON to ``url`` and return its JSON answer."""
     with _open("POST", url, body, headers, timeout) as response:
-        return loads(_guarded(response.read, url, timeout), url)
+        return loads(response.read(), url)
 
 
 def stream_lines(url: str, body: Any, *, headers: Mapping[str, str] | None = None, timeout: float = 120.0) -> Iterator[str]:
@@ -95,11 +110,22 @@ def stream_lines(url: str, body: Any, *, headers: Mapping[str, str] | None = Non
     data, not the whole answer, so a long answer that keeps streaming is fine.
     """
     with _open("POST", url, body, headers, timeout) as response:
-        while True:
-            raw = _guarded(response.readline, url, timeout)
-            if not raw:
-                return
-            yield raw.decode("utf-8", "replace").rstrip("\r\n")
+        yield from _lines(response.iter_bytes())
+
+
+def _lines(chunks: Iterable[bytes]) -> Iterator[str]:
+    """The lines of a byte stream, split at ``\\n`` only.
+
+    Not ``str.splitlines``: JSON strings may hold U+2028 or U+0085 unescaped,
+    and a line break there would cut a JSON line in two.
+    """
+    pending = b""
+    for chunk in chunks:
+        *lines, pending = (pending + chunk).split(b"\n")
+        for line in lines:
+            yield line.decode("utf-8", "replace").rstrip("\r")
+    if pending:
+        yield pending.decode("utf-8", "replace").rstrip("\r")
 
 
 def sse_data(lines: Iterable[str]) -> Iterator[str]:
@@ -125,68 +151,78 @@ def sse_data(lines: Iterable[str]) -> Iterator[str]:
         yield "\n".join(data)
 
 
-def _open(method: str, url: str, body: Any, headers: Mapping[str, str] | None, timeout: float):
-    """Send the request; the open response, or the InferenceError that says why there is none."""
-    import urllib.error
-    import urllib.request
+@contextmanager
+def _open(method: str, url: str, body: Any, headers: Mapping[str, str] | None, timeout: float) -> Iterator[httpx.Response]:
+    """The streamed response to a request; a failure while sending or while reading as the InferenceError that says why."""
+    import httpx
 
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InferenceError(f"{url!r} is not an http:// or https:// URL; fix the tier's host or base_url setting")
     all_headers = {"Accept": "application/json", "User-Agent": "lackpy"}
-    data = None
+    content = None
     if body is not None:
-        data = json.dumps(body).encode("utf-8")
+        content = json.dumps(body).encode("utf-8")
         all_headers["Content-Type"] = "application/json"
     all_headers.update(headers or {})
-    request = urllib.request.Request(url, data=data, headers=all_headers, method=method)
-    if parts.hostname in _LOOPBACK or parts.hostname.startswith("127."):
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    else:
-        opener = urllib.request.build_opener()
     try:
-        return opener.open(request, timeout=timeout)
-    except urllib.error.HTTPError as exc:
-        try:
-            text = exc.read().decode("utf-8", "replace")
-        except Exception:  # the body is only for the message
-            text = ""
-        finally:
-            exc.close()
-        raise HTTPStatusError(url, exc.code, text) from None
-    except urllib.error.URLError as exc:
-        raise _unreachable(url, exc.reason, timeout) from None
-    except Exception as exc:  # socket errors, a malformed answer, an invalid URL
+        with _client(parts.hostname, timeout) as client:
+            with client.stream(method, url, content=content, headers=all_headers) as response:
+                if not response.is_success:
+                    raise HTTPStatusError(url, response.status_code, _error_body(response))
+                yield response
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         raise _unreachable(url, exc, timeout) from None
 
 
-def _guarded(read, url: str, timeout: float) -> bytes:
-    """Call ``read`` on an open response, turning socket and protocol errors into InferenceError."""
+def _client(host: str, timeout: float) -> httpx.Client:
+    """A client that waits ``timeout`` seconds for each step; proxies from the environment, except for loopback hosts."""
+    import httpx
+
+    loopback = host in _LOOPBACK or host.startswith("127.")
     try:
-        return read()
-    except Exception as exc:
-        raise _unreachable(url, exc, timeout) from None
+        return httpx.Client(timeout=timeout, follow_redirects=True, trust_env=not loopback, verify=ssl.create_default_context())
+    except (ImportError, ValueError) as exc:  # a SOCKS proxy without socksio, a proxy URL of another scheme
+        raise InferenceError(f"cannot use the proxy set in the environment: {excerpt(str(exc))}") from None
 
 
-def _unreachable(url: str, reason: object, timeout: float) -> UnreachableError:
-    """The error for a request that got no usable answer; ``reason`` is what urllib or the socket said."""
-    if isinstance(reason, (socket.timeout, TimeoutError)):
+def _error_body(response: httpx.Response) -> str:
+    """The body of an error answer, for the message; empty when it cannot be read."""
+    import httpx
+
+    try:
+        return response.read().decode("utf-8", "replace")
+    except httpx.HTTPError:
+        return ""
+
+
+def _unreachable(url: str, exc: Exception, timeout: float) -> UnreachableError:
+    """The error for a request that got no usable answer; ``exc`` is what httpx raised."""
+    import httpx
+
+    if isinstance(exc, httpx.TimeoutException):
         message = f"{url} did not answer within {timeout:g} s; check the server or raise the tier's timeout setting"
         return UnreachableError(url, message, "timeout")
-    from http.client import InvalidURL
-
-    if isinstance(reason, (ValueError, InvalidURL)):  # a bad port or host
-        message = f"{url!r} is not a valid URL ({excerpt(str(reason))}); fix the tier's host or base_url setting"
+    if isinstance(exc, httpx.InvalidURL):  # a bad port or host
+        message = f"{url!r} is not a valid URL ({excerpt(str(exc))}); fix the tier's host or base_url setting"
         return UnreachableError(url, message, "invalid")
-    if isinstance(reason, ConnectionRefusedError):
+    cause = _root_cause(exc)
+    if isinstance(cause, ConnectionRefusedError):
         message = f"no server answers at {url} (connection refused); start the server or fix the URL"
         return UnreachableError(url, message, "refused")
-    if isinstance(reason, socket.gaierror):
+    if isinstance(cause, socket.gaierror):
         return UnreachableError(url, f"cannot resolve the host of {url}; fix the URL", "unresolved")
-    if isinstance(reason, OSError):
-        detail = reason.strerror or str(reason) or type(reason).__name__
+    if isinstance(cause, OSError):
+        detail = cause.strerror or str(cause) or type(cause).__name__
         return UnreachableError(url, f"cannot talk to {url}: {excerpt(detail)}; check the server and the URL")
-    return UnreachableError(url, f"{url} sent a broken answer ({type(reason).__name__}: {excerpt(str(reason))}); check the server")
+    return UnreachableError(url, f"{url} sent a broken answer ({type(exc).__name__}: {excerpt(str(exc))}); check the server")
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The error at the bottom of a chain of wrapped errors: the socket's, when there is one."""
+    while (inner := exc.__cause__ or exc.__context__) is not None:
+        exc = inner
+    return exc
 
 
 __all__ = [
@@ -197,6 +233,7 @@ __all__ = [
     "get_json",
     "loads",
     "post_json",
+    "require_httpx",
     "sse_data",
     "stream_lines",
 ]

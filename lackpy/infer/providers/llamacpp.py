@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from lackpy.errors import InferenceError
-from lackpy.infer.base import Availability, Message, OnText, Provider, gather
+from lackpy.infer.base import Availability, Message, OnText, Tier, gather
 from lackpy.infer.providers.http import excerpt
 
 MISSING_PACKAGE = "llama-cpp-python is not installed (pip install 'lackpy[local]')"
@@ -41,7 +41,7 @@ def _import_llama() -> Any:
     return Llama
 
 
-class LlamaCppProvider(Provider):
+class LlamaCppTier(Tier):
     """A GGUF model loaded with ``llama_cpp.Llama`` and asked with ``create_chat_completion``."""
 
     name = "llama-cpp"
@@ -140,4 +140,5 @@ def _whole(value: Any, key: str, minimum: int = 1) -> int:
     return value
 
 
-__all__ = ["LlamaCppProvider"]
+__all__ = ["LlamaCppTier"]
+

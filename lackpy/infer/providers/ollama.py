@@ -1,4 +1,4 @@
-"""The Ollama tier: a local model served by ``ollama serve``, through its native chat API.
+"""The Ollama tier: a local model served by ``ollama serve``, through its native chat API (``pip install 'lackpy[ollama]'``).
 
 ::
 
@@ -23,7 +23,7 @@ from typing import Any, Iterator, Mapping
 from urllib.parse import urlsplit
 
 from lackpy.errors import InferenceError
-from lackpy.infer.base import Availability, Message, OnText, Provider, gather
+from lackpy.infer.base import Availability, Message, OnText, Tier, gather
 from lackpy.infer.providers import http
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -66,7 +66,7 @@ def has_model(tags: Any, model: str) -> bool:
     return False
 
 
-class OllamaProvider(Provider):
+class OllamaTier(Tier):
     """A model on an Ollama server, asked through ``POST /api/chat``."""
 
     name = "ollama"
@@ -114,6 +114,7 @@ class OllamaProvider(Provider):
 
     def available(self) -> Availability:
         try:
+            http.require_httpx("ollama")
             model, host = self.model_name, self.host
             tags = http.get_json(host + "/api/tags", timeout=PROBE_TIMEOUT)
         except http.UnreachableError as exc:
@@ -127,6 +128,7 @@ class OllamaProvider(Provider):
         return Availability(True)
 
     def complete(self, messages: list[Message], on_text: OnText | None = None) -> str:
+        http.require_httpx("ollama")
         body, timeout = self._request()
         body["messages"] = list(messages)
         return gather(self._pieces(body, timeout), on_text)
@@ -182,4 +184,4 @@ def _content(chunk: Any, url: str) -> str:
     return content if isinstance(content, str) else str(content)
 
 
-__all__ = ["DEFAULT_HOST", "OllamaProvider", "has_model", "normalize_host"]
+__all__ = ["DEFAULT_HOST", "OllamaTier", "has_model", "normalize_host"]

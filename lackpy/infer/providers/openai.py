@@ -1,4 +1,4 @@
-"""The OpenAI-compatible tier: any server with a chat-completions endpoint.
+"""The OpenAI-compatible tier: any server with a chat-completions endpoint (``pip install 'lackpy[openai]'``).
 
 vLLM, the llama.cpp server, LM Studio, Ollama's ``/v1`` and hosted APIs all
 take the same request, so one tier serves them all::
@@ -23,7 +23,7 @@ import os
 from typing import Any, Iterator, Mapping
 
 from lackpy.errors import InferenceError
-from lackpy.infer.base import Availability, Message, OnText, Provider, gather
+from lackpy.infer.base import Availability, Message, OnText, Tier, gather
 from lackpy.infer.providers import http
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
@@ -32,7 +32,7 @@ DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 PROBE_TIMEOUT = 2.0
 
 
-class OpenAIProvider(Provider):
+class OpenAITier(Tier):
     """A model behind an OpenAI-compatible ``POST {base_url}/chat/completions``."""
 
     name = "openai"
@@ -76,6 +76,7 @@ class OpenAIProvider(Provider):
 
     def available(self) -> Availability:
         try:
+            http.require_httpx("openai")
             self.model_name
             http.get_json(self.base_url + "/models", headers=self._headers(), timeout=PROBE_TIMEOUT)
         except http.UnreachableError as exc:
@@ -93,6 +94,7 @@ class OpenAIProvider(Provider):
         return Availability(True)
 
     def complete(self, messages: list[Message], on_text: OnText | None = None) -> str:
+        http.require_httpx("openai")
         body, timeout = self._request()
         body["messages"] = list(messages)
         return gather(self._pieces(body, timeout), on_text)
@@ -165,4 +167,4 @@ def _delta_content(obj: Any, url: str) -> str:
     return content if isinstance(content, str) else ""
 
 
-__all__ = ["DEFAULT_BASE_URL", "OpenAIProvider"]
+__all__ = ["DEFAULT_BASE_URL", "OpenAITier"]

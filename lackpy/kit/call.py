@@ -1,0 +1,99 @@
+"""How a tool is called: its arguments checked against its schema, an async tool awaited.
+
+Every tool a program reaches goes through ``checked``: in-process the
+program calls it directly, and in the isolated mode the host calls it on the
+worker's behalf, so the check and the awaiting are the same in both modes.
+The run's deadline (``DEADLINE``, a monotonic time set by the runner) bounds
+an async tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+import time
+from contextvars import ContextVar
+from functools import wraps
+from typing import Any, Callable, Coroutine
+
+from lackpy.errors import LimitExceeded
+from lackpy.kit.context import takes_context, uses_context
+from lackpy.kit.spec import ToolSpec
+
+#: The monotonic time the current run must end by, or None outside a run.
+DEADLINE: ContextVar[float | None] = ContextVar("lackpy_deadline", default=None)
+
+
+def checked(spec: ToolSpec, impl: Callable[..., Any]) -> Callable[..., Any]:
+    """``impl`` behind the argument check of ``spec``, awaited when it is async."""
+    check = spec.check_arguments
+    is_async = inspect.iscoroutinefunction(impl) or inspect.iscoroutinefunction(getattr(impl, "__call__", None))
+    if takes_context(impl):
+
+        def call_with_context(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+            check(args, kwargs)
+            result = impl(ctx, *args, **kwargs)
+            return awaited(result, spec.name) if is_async or inspect.isawaitable(result) else result
+
+        wrapper = uses_context(wraps(impl)(call_with_context))
+    else:
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            check(args, kwargs)
+            result = impl(*args, **kwargs)
+            return awaited(result, spec.name) if is_async or inspect.isawaitable(result) else result
+
+        wrapper = wraps(impl)(call)
+    wrapper.lackpy_checked = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def remaining(default: float = 3600.0) -> float:
+    """Seconds left before the current run's deadline (``default`` outside a run)."""
+    deadline = DEADLINE.get()
+    return default if deadline is None else max(deadline - time.monotonic(), 0.0)
+
+
+def awaited(awaitable: Any, tool: str) -> Any:
+    """The value of an async tool's awaitable, within the run's remaining time."""
+    timeout = remaining()
+
+    async def bounded() -> Any:
+        return await asyncio.wait_for(awaitable, timeout)
+
+    try:
+        if _loop_running():
+            return _in_thread(bounded)
+        return asyncio.run(bounded())
+    except (asyncio.TimeoutError, TimeoutError):
+        raise LimitExceeded("timeout", timeout, f"{tool} ran past the run's deadline") from None
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _in_thread(make: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
+    """Run a coroutine on a loop of its own when this thread's loop is busy running the program."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(make())
+        except BaseException as exc:  # handed to the calling thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="lackpy-async-tool", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+__all__ = ["DEADLINE", "awaited", "checked", "remaining"]

@@ -1,0 +1,42 @@
+"""ErrorReport: the one JSON document a failed command prints, whatever failed.
+
+``{"error": {"kind": ..., "message": ..., "attempts": [...]}}``: the kind is
+an ErrorKind, the message the one line a person reads, and ``attempts`` the
+attempt log when no tier could write a program.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lackpy.errors import ErrorKind, LackpyError
+from lackpy.infer.dispatch import Attempt
+from lackpy.schema import Contract
+
+
+@dataclass(frozen=True)
+class ErrorDetail(Contract):
+    """What failed (``kind``), what to do (``message``), and for a generation the attempt log."""
+
+    kind: ErrorKind
+    message: str
+    attempts: list[Attempt] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ErrorReport(Contract):
+    """The error document of a command that could not do its work."""
+
+    error: ErrorDetail
+
+    @classmethod
+    def of(cls, exc: LackpyError) -> "ErrorReport":
+        attempts = getattr(exc, "attempts", None) or []
+        return cls(ErrorDetail(ErrorKind.parse(exc.kind), str(exc), list(attempts)))
+
+    @classmethod
+    def usage(cls, message: str) -> "ErrorReport":
+        return cls(ErrorDetail(ErrorKind.USAGE, message))
+
+
+__all__ = ["ErrorDetail", "ErrorReport"]
