@@ -1,10 +1,13 @@
 """The ``lackpy`` command: a thin adapter over LackpyService.
 
-Every command accepts ``--json`` and then prints exactly one JSON document.
-Exit status: 0 success, 1 the program failed at run time, 2 an invalid
-program or bad usage. Errors are one line on stderr (or a JSON document),
-never a traceback. Only click is imported at start-up; the service is
-imported inside the commands that need it.
+Every command accepts ``--json`` and then prints exactly one JSON document:
+a result's ``to_dict()``, or an ``ErrorReport`` (``lackpy schema`` prints
+their JSON Schemas). Exit status: 0 success, 1 the program failed at run
+time, 2 an invalid program or bad usage. Errors are one line on stderr (or a
+JSON document), never a traceback. Only click is imported at start-up; the
+service is imported inside the commands that need it, and closed when the
+command ends, however it ends (so background processes a program started
+stop with it).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ def _emit_json(data: Any) -> None:
 
 
 class LackpyGroup(click.Group):
-    """Turns every lackpy error into one clear line and exit status 2."""
+    """Turns every lackpy error into one clear line (or an error document) and exit status 2."""
 
     def invoke(self, ctx: click.Context) -> Any:
         from lackpy.errors import LackpyError  # small module, no heavy imports
@@ -33,12 +36,18 @@ class LackpyGroup(click.Group):
             return super().invoke(ctx)
         except LackpyError as exc:
             if ctx.meta.get("lackpy.json"):
-                error = {"kind": exc.kind, "message": str(exc)}
-                if getattr(exc, "attempts", None) is not None:
-                    error["attempts"] = [a.to_dict() for a in exc.attempts]
-                _emit_json({"error": error})
+                from lackpy.report import ErrorReport
+
+                _emit_json(ErrorReport.of(exc).to_dict())
             else:
                 click.echo(f"lackpy: error: {exc}", err=True)
+            ctx.exit(EXIT_USAGE)
+        except click.UsageError as exc:
+            if not ctx.meta.get("lackpy.json"):
+                raise
+            from lackpy.report import ErrorReport
+
+            _emit_json(ErrorReport.usage(exc.format_message()).to_dict())
             ctx.exit(EXIT_USAGE)
 
 
@@ -61,12 +70,20 @@ def common(fn: Callable) -> Callable:
     )
     @wraps(fn)
     def wrapper(*args: Any, workspace: str | None, **kwargs: Any) -> Any:
+        made: list = []
+
         def service():
-            from lackpy.service import LackpyService
+            if not made:
+                from lackpy.service import LackpyService
 
-            return LackpyService(workspace)
+                made.append(LackpyService(workspace))
+            return made[0]
 
-        return fn(*args, service=service, **kwargs)
+        try:
+            return fn(*args, service=service, **kwargs)
+        finally:
+            if made:
+                made[0].close()
 
     return wrapper
 
@@ -180,7 +197,7 @@ def run(
 
 def _report_run(result, *, json_: bool, show_trace: bool, dry_run: bool) -> int:
     """Print a run's (or a delegation's) result; return the exit status."""
-    code = EXIT_OK if result.success else EXIT_USAGE if result.error_kind == "validation" else EXIT_FAILED
+    code = EXIT_OK if result.success else EXIT_USAGE if result.error_kind in ("validation", "param") else EXIT_FAILED
     if json_:
         _emit_json(result.to_dict())
         return code
@@ -207,7 +224,7 @@ def _report_run(result, *, json_: bool, show_trace: bool, dry_run: bool) -> int:
 
 
 def _echo_value(value: Any) -> None:
-    from lackpy.run.result import to_jsonable
+    from lackpy.schema import to_jsonable
 
     if value is None:
         return
@@ -465,15 +482,20 @@ def kit_info(name: str, tools: tuple[str, ...], json_: bool, service) -> None:
 
 @kit.command(name="create")
 @click.argument("name")
-@click.option("--tools", "-t", "tools", multiple=True, required=True, help="Tools, comma separated (repeatable).")
+@click.argument("more_tools", nargs=-1, metavar="[TOOL...]")
+@click.option("--tools", "-t", "tools", multiple=True, required=True, help="Tools: a,b or a b (repeatable).")
 @click.option("--description", "-d", default="", help="One line describing the kit.")
 @click.option("--force", is_flag=True, help="Overwrite an existing kit of that name.")
 @common
-def kit_create(name: str, tools: tuple[str, ...], description: str, force: bool, json_: bool, service) -> None:
-    """Create .lackpy/kits/NAME.kit in the workspace."""
-    path = service().kit_create(name, _split(tools), description, force)
+def kit_create(name: str, more_tools: tuple[str, ...], tools: tuple[str, ...], description: str, force: bool, json_: bool, service) -> None:
+    """Create .lackpy/kits/NAME.kit in the workspace.
+
+    Tools are given as --tools a,b or --tools a b (names after --tools, up to the next option).
+    """
+    names = _split(tools + more_tools)
+    path = service().kit_create(name, names, description, force)
     if json_:
-        return _emit_json({"created": str(path), "name": name, "tools": _split(tools)})
+        return _emit_json({"created": str(path), "name": name, "tools": names})
     click.echo(f"created {path}")
 
 
@@ -508,14 +530,29 @@ def docs_show(target: str, json_: bool, service) -> None:
 
 
 @cli.command()
+@click.option("--format", "format_", type=click.Choice(["openai", "anthropic", "mcp"]), default=None, help="Print the tools' schemas in this shape (JSON).")
+@kit_options
 @common
-def tools(json_: bool, service) -> None:
-    """List every tool in the toolbox with its grade."""
-    listing = service().toolbox_list()
+def tools(format_: str | None, kit: str | None, tools: tuple[str, ...], json_: bool, service) -> None:
+    """List every tool (or a kit's) with its grade, or print their schemas with --format."""
+    svc = service()
+    if format_:
+        return _emit_json(svc.tool_schemas(format_, kit, _split(tools)))
+    listing = svc.toolbox_list() if kit is None and not tools else svc.kit_info(kit or "none", _split(tools))["tools"]
     if json_:
         return _emit_json(listing)
     for tool in listing:
         click.echo(f"{tool['signature']:<55} w={tool['grade']['w']} d={tool['grade']['d']}  {tool['description']}")
+
+
+@cli.command()
+@click.argument("name", type=click.Choice(["result", "delegate", "generate", "validate", "error"]))
+@click.option("json_", "--json", is_flag=True, help="Accepted for symmetry; schemas are always JSON.")
+def schema(name: str, json_: bool) -> None:
+    """Print the JSON Schema of a --json document: a run's result, delegate, generate, validate or error."""
+    from lackpy.service import result_schema
+
+    _emit_json(result_schema(name))
 
 
 @cli.command()
@@ -528,6 +565,13 @@ def spec(json_: bool) -> None:
 
 
 def main() -> None:
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)  # unwinds, so the service closes and its processes stop
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, stop)
     cli(prog_name="lackpy")
 
 

@@ -73,7 +73,9 @@ def type_schema(annotation: Any, *, strict: bool = True) -> dict:
             schema["additionalProperties"] = type_schema(args[1], strict=strict)
         return schema
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
-        return {"enum": [member.value for member in annotation]}
+        values = [member.value for member in annotation]
+        kinds = {_SIMPLE.get(type(v)) for v in values}
+        return {"type": kinds.pop(), "enum": values} if len(kinds) == 1 and None not in kinds else {"enum": values}
     if typing.is_typeddict(annotation):
         hints = typing.get_type_hints(annotation)
         return {

@@ -514,6 +514,16 @@ class LackpyService:
 
         return list_templates(self.workspace)
 
+def result_schema(name: str) -> dict:
+    """The JSON Schema of a --json document: ``result``, ``delegate``, ``generate``, ``validate`` or ``error``."""
+    from lackpy.report import ErrorReport
+
+    types = {"result": ExecutionResult, "delegate": DelegateResult, "generate": GenerationResult, "validate": ValidationResult, "error": ErrorReport}
+    if name not in types:
+        raise ParamError(f"unknown schema {name!r}; use one of: {', '.join(types)}")
+    return types[name].json_schema()
+
+
 def _kit_key(kit: KitSpec, extra_tools: Iterable[str] | None) -> Any:
     """A hashable key for a kit form, or None when it has none."""
     try:
@@ -558,4 +568,4 @@ def _on_loop(on_event: OnEvent | None) -> OnEvent | None:
     return lambda event: loop.call_soon_threadsafe(on_event, event)
 
 
-__all__ = ["LackpyService"]
+__all__ = ["LackpyService", "result_schema"]

@@ -118,7 +118,7 @@ def test_kit_list_info_create(invoke, workspace):
     info = json.loads(invoke("kit", "info", "filesystem", "--json").stdout)
     assert info["grade"] == {"w": 3, "d": 3} and len(info["tools"]) == 6
     text = invoke("kit", "info", "read_file,find_files").stdout
-    assert "grade: w=1 d=0" in text and "read_file(path: str, offset: int = None, limit: int = None) -> str" in text
+    assert "grade: w=1 d=0" in text and "read_file(path: str, offset: int | None = None, limit: int | None = None) -> str" in text
     created = invoke("kit", "create", "mine", "--tools", "read_file,find_files", "--description", "Mine")
     assert created.exit_code == 0 and (workspace / ".lackpy" / "kits" / "mine.kit").is_file()
     again = invoke("kit", "create", "mine", "--tools", "read_file")
@@ -185,7 +185,7 @@ def test_errors_as_json(invoke, program):
     """With --json an error is a JSON document with its kind."""
     result = invoke("run", "--json", "--kit", "nokit", program("1"))
     assert result.exit_code == 2
-    assert json.loads(result.stdout)["error"]["kind"] == "unknown-kit"
+    assert json.loads(result.stdout)["error"]["kind"] == "kit"
 
 
 def test_console_script_runs_the_readme_example():
@@ -246,10 +246,10 @@ def test_delegate_json_reports_the_program_the_tier_and_the_attempts(invoke):
     result = invoke("delegate", "--kit", "readonly", "--json", "count TODOs")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert (data["success"], data["output"], data["provider"], data["detail"]) == (True, 3, "rules", "rule count-occurrences")
+    assert (data["success"], data["execution"]["output"], data["provider"], data["detail"]) == (True, 3, "rules", "rule count-occurrences")
     assert data["kit"] == {"name": "readonly", "tools": ["find_files", "grep", "list_dir", "read_file"], "chosen": False}
     assert [a["tier"] for a in data["attempts"]] == ["templates", "rules", "rules"]
-    assert data["trace"] and data["grade"] == {"w": 1, "d": 0}
+    assert data["execution"]["trace"] and data["grade"] == {"w": 1, "d": 0}
     assert data["generation_ms"] >= 0 and data["execution_ms"] > 0
 
 
@@ -289,7 +289,7 @@ def test_delegate_save_as_then_the_template_serves(invoke, workspace):
     (workspace / "src" / "app.py").write_text("# FIXME\n# FIXME\n")
     served = invoke("delegate", "--kit", "readonly", "--json", "count FIXME in python files")
     data = json.loads(served.stdout)
-    assert (data["provider"], data["output"]) == ("templates", 2)
+    assert (data["provider"], data["execution"]["output"]) == ("templates", 2)
     listed = invoke("template", "list", "--json")
     [template] = json.loads(listed.stdout)
     assert (template["name"], template["pattern"], template["success_count"]) == ("count-word", "count {word} in python files", 1)
@@ -338,7 +338,7 @@ def test_delegate_through_a_configured_model(invoke, workspace):
         )
         result = invoke("delegate", "--kit", "readonly", "--json", "names under src")
     data = json.loads(result.stdout)
-    assert (data["provider"], data["output"]) == ("openai", ["app.py", "pkg"])
+    assert (data["provider"], data["execution"]["output"]) == ("openai", ["app.py", "pkg"])
 
 
 class _Terminal:

@@ -54,19 +54,22 @@ def test_config_dict_overrides_file(workspace: Path):
 
 @pytest.mark.parametrize(
     "text, message",
-    [("default_kit = [", "invalid TOML"), ("default_kit = 3", "default_kit"), ('rules = ["nocolon"]', "rules")],
-    ids=["syntax", "type", "rules"],
+    [("default_kit = [", "invalid TOML"), ("default_kit = 3", "default_kit"), ('rules = ["nocolon"]', "checks"), ('checks = ["nocolon"]', "checks")],
+    ids=["syntax", "type", "rules", "checks"],
 )
 def test_bad_config_is_a_clear_error(workspace: Path, text: str, message: str):
-    """A malformed config file raises ConfigError naming the problem."""
+    """A malformed config file raises ConfigError naming the problem, on first use (it is read off the event loop)."""
     (workspace / ".lackpy").mkdir()
     (workspace / ".lackpy" / "config.toml").write_text(text)
+    svc = LackpyService(workspace)
     with pytest.raises(ConfigError, match=message):
-        LackpyService(workspace)
+        asyncio.run(svc.run_program("1"))
+    with pytest.raises(ConfigError, match=message):
+        svc.validate("1")
 
 
-def test_configured_rules_apply(workspace: Path, tmp_path: Path, monkeypatch):
-    """Rules named in the config are imported and applied to every validation."""
+def test_configured_checks_apply(workspace: Path, tmp_path: Path, monkeypatch):
+    """Checks named in the config are imported and applied to every validation (the old key `rules` still works)."""
     (tmp_path / "my_rules.py").write_text(
         textwrap.dedent(
             """
@@ -82,7 +85,7 @@ def test_configured_rules_apply(workspace: Path, tmp_path: Path, monkeypatch):
     (workspace / ".lackpy" / "config.toml").write_text('rules = ["my_rules:no_print"]\n')
     svc = LackpyService(workspace)
     result = svc.validate("print(1)")
-    assert not result.valid and result.errors[0].code == "custom-rule" and result.errors[0].message == "do not print"
+    assert not result.valid and result.errors[0].code == "custom-check" and result.errors[0].message == "do not print"
     run = asyncio.run(svc.run_program("print(1)"))
     assert not run.success and run.error_kind == "validation"
 
@@ -96,9 +99,9 @@ def test_unloadable_rule_is_a_config_error(workspace: Path):
         svc.validate("1")
 
 
-def test_per_call_rules(service):
-    """Rules passed per call are applied in addition to the configured ones."""
-    result = service.validate("x = 1\nx", rules=[lambda tree: ["no x"]])
+def test_per_call_checks(service):
+    """Checks passed per call are applied in addition to the configured ones."""
+    result = service.validate("x = 1\nx", checks=[lambda tree: ["no x"]])
     assert [e.message for e in result.errors] == ["no x"]
 
 

@@ -87,7 +87,7 @@ def test_a_fenced_answer_with_prose_is_sanitized_and_runs(workspace):
     request = server.requests[0][1]
     assert request["model"] == server.model and request["stream"] is True
     system = request["messages"][0]["content"]
-    assert "find_files(pattern: str, kind: str = None) -> list[str]" in system
+    assert "find_files(pattern: str, kind: Literal['file', 'dir', 'any'] | None = None) -> list[str]" in system
     assert request["messages"][1] == {"role": "user", "content": "tally the todo markers"}
 
 
