@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
@@ -20,14 +21,14 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 import yaml
 
 from lackpy.config import Config, load_config
-from lackpy.errors import KitError, LackpyError, ParamError, UnknownKitError, WorkspaceError
+from lackpy.errors import KitError, LackpyError, ParamError, WorkspaceError
 from lackpy.infer.base import Request, Tier
 from lackpy.infer.dispatch import Dispatcher, OnEvent, Outcome
 from lackpy.infer.result import DelegateResult, GenerationResult
 from lackpy.infer.select import choose_tools, within
 from lackpy.infer.tiers import build_tiers
 from lackpy.kit.docs import resolve_doc
-from lackpy.kit.kitfile import KIT_NAME, find_kit, list_kit_files, read_kit
+from lackpy.kit.kitfile import KIT_NAME, list_kit_files, read_kit
 from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
 from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.diagnostics import ValidationResult
@@ -158,15 +159,18 @@ class LackpyService:
         return resolved
 
     def _kit_stamp(self, kit: KitSpec) -> tuple:
-        """What a resolved kit depends on: the toolbox's version and, for a named kit, its file."""
+        """What a resolved kit depends on: the toolbox's version and, for a named kit, the workspace's file.
+
+        A workspace kit file shadows the package's of the same name; the
+        package's own files do not change while lackpy runs.
+        """
         version = self.toolbox.version
-        if isinstance(kit, str) and "," not in kit and kit.strip() not in ("", "none"):
+        if isinstance(kit, str) and KIT_NAME.match(kit):
             try:
-                _, path = find_kit(kit.strip(), self.kits_dir)
-                info = path.stat()
-            except (UnknownKitError, OSError):
+                info = os.stat(f"{self.kits_dir}/{kit}.kit")
+            except OSError:
                 return (version, None)
-            return (version, str(path), info.st_mtime_ns, info.st_size, info.st_ino)
+            return (version, info.st_mtime_ns, info.st_size, info.st_ino)
         return (version,)
 
     def kit_list(self) -> list[dict]:

@@ -42,9 +42,12 @@ class ResolvedKit:
     def __post_init__(self) -> None:
         self.names = frozenset(self.tools)
 
-    def bind(self, context: ToolContext) -> dict[str, Callable[..., Any]]:
-        """The callables with every context-taking tool bound to ``context``."""
-        return {alias: bind(impl, context) for alias, impl in self.impls.items()}
+    def bind(self, context: ToolContext, only: Iterable[str] | None = None) -> dict[str, Callable[..., Any]]:
+        """The callables (or ``only`` those named) with every context-taking tool bound to ``context``."""
+        impls = self.impls
+        if only is None:
+            return {alias: bind(impl, context) for alias, impl in impls.items()}
+        return {alias: bind(impls[alias], context) for alias in only}
 
     def aliases(self) -> dict[str, str]:
         """``{name in programs: tool name in the toolbox}``."""

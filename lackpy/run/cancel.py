@@ -9,8 +9,7 @@ cancelled: a commit is never cut in half. A cancelled run writes nothing.
 from __future__ import annotations
 
 import threading
-from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Callable
 
 from lackpy.run.execute import Cancelled, _watchdog
 
@@ -49,17 +48,12 @@ class Cancel:
                 return
         callback()
 
-    @contextmanager
-    def running(self) -> Iterator[None]:
-        """While the program runs on this thread, cancelling raises Cancelled into it."""
+    def attach(self) -> None:
+        """From now until ``detach``, cancelling raises Cancelled into this thread (raises at once if already cancelled)."""
         with self._lock:
             if self._cancelled:
                 raise Cancelled()
             self._thread = threading.get_ident()
-        try:
-            yield
-        finally:
-            self._detach()
 
     def commit_or_raise(self) -> None:
         """Past this point the run is committing and cannot be cancelled; raises Cancelled if it was."""
@@ -68,7 +62,8 @@ class Cancel:
             if self._cancelled:
                 raise Cancelled()
 
-    def _detach(self) -> None:
+    def detach(self) -> None:
+        """The program is over: no more Cancelled raised into this thread."""
         with self._lock:
             self._thread = None
             token, self._token = self._token, None

@@ -9,6 +9,7 @@ and its ErrorKind, or the limit it hit.
 from __future__ import annotations
 
 import ctypes
+import functools
 import heapq
 import signal
 import threading
@@ -95,8 +96,7 @@ def execute(
     deadline: Callable[[float], Any],
 ) -> Ending:
     """Run ``code`` with ``tools`` as its namespace, interrupted by ``deadline(timeout_s)``."""
-    namespace = dict(BASE_GLOBALS)
-    namespace.update(operation_guards(limits))
+    namespace = dict(_guarded_globals(limits.max_items, limits.max_int_bits))
     namespace.update(tools)
     printer = Printer(limits.max_output_bytes)
     namespace["print"] = printer.make()
@@ -116,6 +116,12 @@ def execute(
         ending.printed = printer.text
         return ending
     return Ending(True, output, _public(variables), printer.text)
+
+
+@functools.lru_cache(maxsize=16)
+def _guarded_globals(max_items: int, max_bits: int) -> dict[str, Any]:
+    """The builtins and operation guards of a run; the guards hold no state, so runs share them."""
+    return {**BASE_GLOBALS, **operation_guards(Limits(max_items=max_items, max_int_bits=max_bits))}
 
 
 def nesting(value: Any, most: int) -> int:
@@ -246,11 +252,14 @@ class _Watchdog:
             thread_id = thread_id or threading.get_ident()
             self.active[token] = thread_id
             self.kinds[token] = exc_type
-            heapq.heappush(self.heap, (time.monotonic() + seconds, token, thread_id))
+            due = time.monotonic() + seconds
+            earliest = self.heap[0][0] if self.heap else None
+            heapq.heappush(self.heap, (due, token, thread_id))
             if self.thread is None:
                 self.thread = threading.Thread(target=self.loop, name="lackpy-watchdog", daemon=True)
                 self.thread.start()
-            self.lock.notify()
+            if earliest is None or due < earliest:
+                self.lock.notify()  # otherwise the watchdog wakes for the earlier entry and looks again
             return token
 
     def disarm(self, token: int) -> None:

@@ -73,17 +73,21 @@ def run_program(
 
     context = context or (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes)
     recorder = Recorder(limits.max_tool_calls)
-    tools = {alias: recorder.wrap(alias, fn) for alias, fn in kit.bind(context).items()}
+    called = [alias for alias in prepared.validation.calls if alias in names]  # validation proved it calls no other tool
+    tools = {alias: recorder.wrap(alias, fn) for alias, fn in kit.bind(context, called).items()}
     cancel = cancel or Cancel()
     token = DEADLINE.set(time.monotonic() + limits.timeout_s)
     try:
-        with cancel.running():
+        cancel.attach()
+        try:
             if mode == "isolated":
                 from lackpy.run.isolated import run_isolated  # the worker machinery loads on first use
 
                 ending = run_isolated(prepared.code, tools, params, limits, sandbox, cancel)
             else:
                 ending = execute(prepared.code, tools, params, limits, thread_deadline)
+        finally:
+            cancel.detach()
         output, output_cut, printed, printed_cut = _budgeted(ending, limits.budget_bytes)
         writes = _finish_writes(ending, context, dry_run, cancel)
     finally:
@@ -148,12 +152,12 @@ def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: 
     A cancelled run raises Cancelled here, before anything is written.
     """
     unchanged = _Writes(ending.success, ending.error, ending.error_kind, [], [], [], False, None)
-    store = workspace.staged(context)
-    if store is None:
+    if not context.staging:
         cancel.commit_or_raise()
         return unchanged._replace(modified=list(context.files_modified))
     unchanged = unchanged._replace(dry_run=dry_run)
-    if not store.staged:
+    store = workspace.staged(context)
+    if store is None or not store.staged:
         cancel.commit_or_raise()
         return unchanged
     planned = store.changes()

@@ -50,8 +50,8 @@ def _as_written(rel: str, path: str) -> Iterator[None]:
 
 
 def staged(ctx: ToolContext) -> StagedFilesystem | None:
-    """The context's staged backend (its writes wait for a commit), or None."""
-    fs = filesystem(ctx)
+    """The context's staged backend (its writes wait for a commit), or None when nothing was staged."""
+    fs = ctx.fs
     return fs if isinstance(fs, StagedFilesystem) else None
 
 
