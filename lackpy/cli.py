@@ -195,9 +195,17 @@ def run(
     sys.exit(_report_run(result, json_=json_, show_trace=show_trace, dry_run=dry_run))
 
 
+def exit_status(result) -> int:
+    """0 for success, 2 for a program that never ran (invalid, bad parameters), 1 for a failed run."""
+    if result.success:
+        return EXIT_OK
+    never_ran = result.error_kind == "validation" or (result.error_kind == "param" and result.error_line is None)
+    return EXIT_USAGE if never_ran else EXIT_FAILED
+
+
 def _report_run(result, *, json_: bool, show_trace: bool, dry_run: bool) -> int:
     """Print a run's (or a delegation's) result; return the exit status."""
-    code = EXIT_OK if result.success else EXIT_USAGE if result.error_kind in ("validation", "param") else EXIT_FAILED
+    code = exit_status(result)
     if json_:
         _emit_json(result.to_dict())
         return code

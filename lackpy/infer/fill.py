@@ -18,6 +18,8 @@ import tokenize
 from functools import lru_cache
 from typing import Mapping
 
+from lackpy.errors import TemplateError
+
 #: ``{...}`` in a pattern; what is inside must be an identifier.
 _BRACED = re.compile(r"\{([^{}]*)\}")
 #: ``{name}`` inside a string value of a body.
@@ -45,23 +47,23 @@ def normalize_intent(intent: str) -> str:
 def placeholders(pattern: str) -> list[str]:
     """The names of the ``{name}`` placeholders in ``pattern``, in order.
 
-    Raises ValueError for a name that is not an identifier, a name used twice
+    Raises TemplateError for a name that is not an identifier, a name used twice
     (a regex group cannot capture twice), or a stray brace.
     """
     names: list[str] = []
     for match in _BRACED.finditer(pattern):
         name = match[1]
         if not name.isidentifier():
-            raise ValueError(
+            raise TemplateError(
                 f"placeholder {{{name}}} in pattern {pattern!r} is not a name; "
                 "use letters, digits and '_', e.g. {word}"
             )
         if name in names:
-            raise ValueError(f"placeholder {{{name}}} appears twice in pattern {pattern!r}; give each its own name")
+            raise TemplateError(f"placeholder {{{name}}} appears twice in pattern {pattern!r}; give each its own name")
         names.append(name)
     rest = _BRACED.sub("", pattern)
     if "{" in rest or "}" in rest:
-        raise ValueError(f"pattern {pattern!r} has an unmatched brace; write placeholders as {{name}}")
+        raise TemplateError(f"pattern {pattern!r} has an unmatched brace; write placeholders as {{name}}")
     return names
 
 
@@ -91,7 +93,7 @@ def render(body: str, values: Mapping[str, str | int]) -> str:
     string or an int literal); inside a plain string literal, ``{name}`` is
     replaced by ``str(value)`` in the literal's value and
     the literal is written again with ``repr``. Other braces are left alone.
-    Raises ValueError when ``body`` is not valid Python or puts a placeholder
+    Raises TemplateError when ``body`` is not valid Python or puts a placeholder
     inside an f-string or a bytes literal.
     """
     for name, value in values.items():
@@ -114,13 +116,13 @@ def generalize(program: str, values: Mapping[str, str]) -> str:
     Inside plain string literals, each occurrence of a value (longest first)
     becomes ``{name}``; a literal that is exactly a value becomes the bare
     placeholder. When two names share a value, the first name wins. Empty
-    values and f-strings are left alone. Raises ValueError when the program
+    values and f-strings are left alone. Raises TemplateError when the program
     already contains ``{name}`` text for one of the names, since ``render``
     would then replace it too.
     """
     for name in values:
         if not isinstance(name, str) or not name.isidentifier():
-            raise ValueError(f"placeholder name {name!r} is not an identifier; use letters, digits and '_'")
+            raise TemplateError(f"placeholder name {name!r} is not an identifier; use letters, digits and '_'")
     by_value: dict[str, str] = {}
     for name, value in values.items():
         if value:
@@ -179,9 +181,9 @@ def _scan(source: str) -> tuple[tuple[int, int, str, object], ...]:
         ast.parse(source)
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except SyntaxError as exc:
-        raise ValueError(f"the program is not valid Python (line {exc.lineno}: {exc.msg}); fix it first") from None
+        raise TemplateError(f"the program is not valid Python (line {exc.lineno}: {exc.msg}); fix it first") from None
     except (ValueError, tokenize.TokenError) as exc:  # null bytes; what the tokenizer alone refuses
-        raise ValueError(f"the program is not valid Python ({exc}); fix it first") from None
+        raise TemplateError(f"the program is not valid Python ({exc}); fix it first") from None
     starts = [0]
     for line in io.StringIO(source):
         starts.append(starts[-1] + len(line))
@@ -245,12 +247,12 @@ def _plan(body: str, names: frozenset[str]) -> tuple[str | tuple[str, str], ...]
         elif kind == "str" and _mentions(payload[0], names):
             piece = ("string", payload[0])
         elif kind == "fstring" and (name := _field(payload, names)):
-            raise ValueError(
+            raise TemplateError(
                 f"placeholder {{{name}}} is inside the f-string {payload[:60]!r}; "
                 "placeholders go in plain strings or stand alone, e.g. \"...\" + {name}"
             )
         elif kind == "bytes" and _mentions(payload.decode("latin-1"), names):
-            raise ValueError(f"a placeholder is inside the bytes literal {payload[:60]!r}; use a str literal")
+            raise TemplateError(f"a placeholder is inside the bytes literal {payload[:60]!r}; use a str literal")
         else:
             continue
         pieces += [body[position:start], piece]
@@ -279,11 +281,11 @@ def _fill(text: str, values: Mapping[str, str | int]) -> str:
 def _refuse_existing(scanned: tuple[tuple[int, int, str, object], ...], values: Mapping[str, str]) -> None:
     for _start, _end, kind, payload in scanned:
         if kind == "braced" and payload in values:
-            raise ValueError(f"the program already has {{{payload}}} in its code; rename the placeholder {payload!r}")
+            raise TemplateError(f"the program already has {{{payload}}} in its code; rename the placeholder {payload!r}")
         if kind == "str":
             clash = next((m[1] for m in _PLACEHOLDER.finditer(payload[0]) if m[1] in values), None)
             if clash:
-                raise ValueError(f"the program already has the text {{{clash}}} in a string; rename the placeholder {clash!r}")
+                raise TemplateError(f"the program already has the text {{{clash}}} in a string; rename the placeholder {clash!r}")
 
 
 __all__ = ["body_placeholders", "generalize", "normalize_intent", "pattern_regex", "placeholders", "render"]

@@ -31,7 +31,7 @@ from typing import Any, Iterable
 
 import yaml
 
-from lackpy.errors import ConfigError, LackpyError
+from lackpy.errors import ConfigError, LackpyError, TemplateError
 from lackpy.infer.base import Proposal, Tier, Request
 from lackpy.infer.fill import body_placeholders, generalize, normalize_intent, pattern_regex, placeholders, render
 from lackpy.kit.frontmatter import split_frontmatter
@@ -63,7 +63,7 @@ class Template:
         """The placeholder values ``intent`` gives, or None; ConfigError when the pattern is malformed."""
         try:
             regex = pattern_regex(self.pattern)
-        except ValueError as exc:
+        except TemplateError as exc:
             raise ConfigError(f"template '{self.name}': {exc}") from None
         found = regex.fullmatch(normalize_intent(intent))
         return found.groupdict() if found else None
@@ -97,7 +97,7 @@ def _checked(meta: dict[str, Any], body: str, path: Path) -> Template:
         raise ConfigError(f"{path}: 'pattern' must be non-empty text; quote it when it starts with '{{': pattern: \"{{word}} count\"")
     try:
         names = placeholders(pattern)
-    except ValueError as exc:
+    except TemplateError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     name = meta.get("name", path.stem)
     if not isinstance(name, str) or not TEMPLATE_NAME.fullmatch(name):
@@ -114,7 +114,7 @@ def _checked(meta: dict[str, Any], body: str, path: Path) -> Template:
     try:
         used = body_placeholders(body)
         render(body, dict.fromkeys(names, "x"))
-    except ValueError as exc:
+    except TemplateError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     unknown = [n for n in used if n not in names]
     if unknown:
@@ -236,9 +236,9 @@ def save_template(
             names = placeholders(pattern)
             extra = [n for n in values if n not in names]
             if extra:
-                raise ValueError(f"values name {', '.join(extra)}, which pattern {pattern!r} does not capture; add them to the pattern")
+                raise TemplateError(f"values name {', '.join(extra)}, which pattern {pattern!r} does not capture; add them to the pattern")
             body = generalize(program, values)
-        except ValueError as exc:
+        except TemplateError as exc:
             raise ConfigError(f"template '{name}': {exc}") from None
     if not body.endswith("\n"):
         body += "\n"

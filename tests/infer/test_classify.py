@@ -33,7 +33,7 @@ from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.validator import validate
 from lackpy.run.runner import run_program
 
-READ_FILE_SIGNATURE = "Signature: read_file(path: str, offset: int = None, limit: int = None) -> str"
+READ_FILE_SIGNATURE = "Signature: read_file(path: str, offset: int | None = None, limit: int | None = None) -> str"
 REPLY = "Reply with only the corrected program in one ```python block."
 
 

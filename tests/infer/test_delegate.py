@@ -120,7 +120,7 @@ def test_a_wrong_tool_name_gets_feedback_with_that_tools_docs_then_succeeds(work
     assert retry.ok
     note = user_messages(server)[1]
     assert "--- From tool documentation ---" in note
-    assert "Signature: read_file(path: str, offset: int = None, limit: int = None) -> str" in note
+    assert "Signature: read_file(path: str, offset: int | None = None, limit: int | None = None) -> str" in note
     # the conversation carries the model's own broken answer before the feedback
     assert server.requests[1][1]["messages"][-2] == {"role": "assistant", "content": answers[0]}
 

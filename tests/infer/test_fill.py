@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 
 import pytest
+
+from lackpy.errors import TemplateError
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -28,7 +30,7 @@ def test_placeholders_in_order():
     ],
 )
 def test_placeholders_refuse_bad_patterns(pattern, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(TemplateError, match=message):
         placeholders(pattern)
 
 
@@ -109,7 +111,7 @@ def test_render_keeps_injection_inside_one_literal():
     ],
 )
 def test_render_refuses(body, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(TemplateError, match=message):
         render(body, {"word": "TODO"})
 
 
@@ -151,12 +153,12 @@ def test_generalize(program, values, body):
     [('"{word} TODO"', "already has the text {word}"), ("s = {word}", "already has {word} in its code")],
 )
 def test_generalize_refuses_programs_that_already_hold_placeholders(program, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(TemplateError, match=message):
         generalize(program, {"word": "TODO"})
 
 
 def test_generalize_refuses_bad_names():
-    with pytest.raises(ValueError, match="not an identifier"):
+    with pytest.raises(TemplateError, match="not an identifier"):
         generalize('"x"', {"not a name": "x"})
 
 
@@ -204,6 +206,6 @@ def test_generalize_then_render_gives_the_program_back(literals, a, b):
     values = {"a": a, "b": b}
     try:
         body = generalize(program, values)
-    except ValueError:  # the program already contains {a} or {b}
+    except TemplateError:  # the program already contains {a} or {b}
         assume(False)
     assert ast.dump(ast.parse(render(body, values))) == ast.dump(ast.parse(program))

@@ -1,0 +1,175 @@
+"""The service at its async edge: off the caller's loop, cancellable, closed with its processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import lackpy.config
+import lackpy.infer.tiers
+import lackpy.service
+from lackpy import LackpyService
+
+
+def running_commands(marker: str) -> list[int]:
+    """Pids of live processes whose command line contains ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                cmdline = handle.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{entry}/stat") as handle:
+                state = handle.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmdline and state != "Z" and int(entry) != os.getpid():
+            found.append(int(entry))
+    return found
+
+
+def wait_gone(marker: str, seconds: float = 5.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while running_commands(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return running_commands(marker)
+
+
+SLOW = "write_file('out.txt', 'written')\nx = 0\nfor i in range(9000000):\n    for j in range(9000000):\n        x = x + 1\nx"
+
+
+def test_cancelling_an_isolated_run_kills_it_and_writes_nothing(tmp_path: Path):
+    async def main() -> float:
+        svc = LackpyService(tmp_path)
+        task = asyncio.create_task(svc.run_program(SLOW, "filesystem", limits={"timeout_s": 60}))
+        await asyncio.sleep(0.8)
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.monotonic() - started
+
+    assert asyncio.run(main()) < 2.5
+    time.sleep(0.3)
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_cancelling_a_delegate_stops_its_program(tmp_path: Path):
+    async def main() -> float:
+        svc = LackpyService(tmp_path)
+        svc.template_save("spin", "spin the wheel", SLOW, "filesystem")
+        task = asyncio.create_task(svc.delegate("spin the wheel", "filesystem", limits={"timeout_s": 60}))
+        await asyncio.sleep(1.0)
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return time.monotonic() - started
+
+    assert asyncio.run(main()) < 2.5
+    time.sleep(0.3)
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_a_run_that_was_not_cancelled_still_writes(tmp_path: Path):
+    result = asyncio.run(LackpyService(tmp_path).run_program("write_file('out.txt', 'ok')", "filesystem"))
+    assert result.success and (tmp_path / "out.txt").read_text() == "ok"
+
+
+def test_blocking_work_happens_off_the_loop(tmp_path: Path, monkeypatch):
+    """Config and kit reads, tier construction and availability probes run on other threads than the loop's."""
+    seen: dict[str, set[int]] = {}
+
+    def spy(module, name):
+        original = getattr(module, name)
+
+        def recorded(*args, **kwargs):
+            seen.setdefault(name, set()).add(threading.get_ident())
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, recorded)
+
+    spy(lackpy.service, "load_config")
+    spy(lackpy.service, "resolve_kit")
+    spy(lackpy.service, "build_tiers")
+
+    async def main() -> int:
+        svc = LackpyService(tmp_path)
+        await svc.run_program("1 + 1", "readonly")
+        await svc.delegate("list the . directory", "readonly")
+        return threading.get_ident()
+
+    loop_thread = asyncio.run(main())
+    assert set(seen) == {"load_config", "resolve_kit", "build_tiers"}
+    for name, threads in seen.items():
+        assert loop_thread not in threads, name
+
+
+def test_events_arrive_on_the_callers_loop(tmp_path: Path):
+    async def main() -> tuple[int, list]:
+        svc = LackpyService(tmp_path)
+        events: list = []
+        await svc.generate("list the . directory", "readonly", on_event=lambda e: events.append((threading.get_ident(), e)))
+        await asyncio.sleep(0)  # events scheduled last are delivered
+        return threading.get_ident(), events
+
+    loop_thread, events = asyncio.run(main())
+    assert events and {thread for thread, _ in events} == {loop_thread}
+    assert events[0][1]["event"] == "tier"
+
+
+def test_async_with_stops_background_processes(tmp_path: Path):
+    marker = "61.4142"
+
+    async def main() -> None:
+        async with LackpyService(tmp_path) as svc:
+            result = await svc.run_program(f'start_process("sleep {marker}")', "coding")
+            assert result.success
+            assert running_commands(marker)
+
+    asyncio.run(main())
+    assert wait_gone(marker) == []
+
+
+@pytest.mark.parametrize("mode", ["isolated", "inprocess"])
+def test_the_cli_stops_the_processes_its_program_started(tmp_path: Path, mode: str):
+    """`lackpy run --kit coding` with start_process used to leave the process running after it exited."""
+    marker = "62.3456" if mode == "isolated" else "62.6543"
+    program = tmp_path / "start.py"
+    program.write_text(f'start_process("sleep {marker}")\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "lackpy", "run", "--kit", "coding", "--mode", mode, "-w", str(tmp_path), str(program)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert wait_gone(marker) == []
+
+
+def test_the_cli_stops_processes_when_it_is_terminated(tmp_path: Path):
+    """SIGTERM to lackpy (a closed terminal, a supervisor) still closes the service."""
+    marker = "63.1415"
+    program = tmp_path / "start.py"
+    program.write_text(f'start_process("sleep {marker}")\nrun_command("sleep 30")\n')
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lackpy", "run", "--kit", "coding", "--timeout", "60", "-w", str(tmp_path), str(program)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 20
+    while not running_commands(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert running_commands(marker)
+    proc.terminate()
+    proc.wait(timeout=20)
+    assert wait_gone(marker) == []
+    assert wait_gone("sleep 30", 5.0) == []
