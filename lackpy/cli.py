@@ -488,19 +488,34 @@ def kit_info(name: str, tools: tuple[str, ...], json_: bool, service) -> None:
         click.echo(f"unknown frontmatter key (kept): {key} = {value!r}")
 
 
-@kit.command(name="create")
+class ManyValues(click.Command):
+    """Lets ``--tools a b c`` mean ``--tools a --tools b --tools c`` (names up to the next option), in order."""
+
+    many = ("--tools", "-t")
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        spread, taking = [], False
+        for arg in args:
+            if arg in self.many:
+                taking = True
+                continue
+            if taking and not arg.startswith("-"):
+                spread += [self.many[0], arg]
+                continue
+            taking = False
+            spread.append(arg)
+        return super().parse_args(ctx, spread)
+
+
+@kit.command(name="create", cls=ManyValues)
 @click.argument("name")
-@click.argument("more_tools", nargs=-1, metavar="[TOOL...]")
-@click.option("--tools", "-t", "tools", multiple=True, required=True, help="Tools: a,b or a b (repeatable).")
+@click.option("--tools", "-t", "tools", multiple=True, required=True, help="Tools: --tools a,b or --tools a b (repeatable).")
 @click.option("--description", "-d", default="", help="One line describing the kit.")
 @click.option("--force", is_flag=True, help="Overwrite an existing kit of that name.")
 @common
-def kit_create(name: str, more_tools: tuple[str, ...], tools: tuple[str, ...], description: str, force: bool, json_: bool, service) -> None:
-    """Create .lackpy/kits/NAME.kit in the workspace.
-
-    Tools are given as --tools a,b or --tools a b (names after --tools, up to the next option).
-    """
-    names = _split(tools + more_tools)
+def kit_create(name: str, tools: tuple[str, ...], description: str, force: bool, json_: bool, service) -> None:
+    """Create .lackpy/kits/NAME.kit in the workspace (NAME first, then the options)."""
+    names = _split(tools)
     path = service().kit_create(name, names, description, force)
     if json_:
         return _emit_json({"created": str(path), "name": name, "tools": names})
