@@ -146,3 +146,19 @@ def test_close_stops_background_processes(workspace: Path):
         assert listed.output[0]["running"] is True
         process = svc.toolbox.context.session["processes"]["p1"]
     assert process.poll() is not None
+
+
+def test_run_program_called_directly_keeps_the_configured_limits(workspace: Path):
+    """Limits merge in one place: config, then kit, then call, whichever entry point runs the program."""
+    import lackpy
+
+    (workspace / ".lackpy").mkdir(exist_ok=True)
+    (workspace / ".lackpy" / "config.toml").write_text("[limits]\nmax_tool_calls = 2\n")
+    svc = LackpyService(workspace)
+    program = "[read_file('README.md') for i in range(3)]"
+    direct = lackpy.run_program(program, svc.resolve_kit("readonly"), mode="inprocess")
+    served = asyncio.run(svc.run_program(program, "readonly", mode="inprocess"))
+    for result in (direct, served):
+        assert (result.success, result.limit, result.limits.max_tool_calls) == (False, "max_tool_calls", 2)
+    raised = lackpy.run_program(program, svc.resolve_kit("readonly"), mode="inprocess", limits={"max_tool_calls": 5})
+    assert raised.success and raised.limits.max_tool_calls == 5

@@ -244,9 +244,8 @@ def _suite() -> tuple[list[ToolSpec], dict[str, Callable[..., Any]]]:
     """Every tool lackpy ships: these file tools, then shell, processes, the checklist and the web."""
     from lackpy.tools import shell, todo, web
 
-    functions = FILE_TOOLS + shell.TOOLS + todo.TOOLS
-    specs = [fn.lackpy_tool for fn in functions] + web.SPECS
-    return specs, {**{fn.__name__: fn for fn in functions}, **web.IMPLEMENTATIONS}
+    functions = FILE_TOOLS + shell.TOOLS + todo.TOOLS + web.TOOLS
+    return [fn.lackpy_tool for fn in functions], {fn.__name__: fn for fn in functions}
 
 
 SUITE_SPECS, SUITE_IMPLEMENTATIONS = _suite()

@@ -36,12 +36,12 @@ from functools import partial
 from html.parser import HTMLParser
 from http import HTTPStatus
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote, quote_plus, urljoin, urlsplit, urlunsplit
 
 from lackpy.errors import ToolError
-from lackpy.kit.context import ToolContext, uses_context
-from lackpy.kit.spec import ArgSpec, ToolSpec
+from lackpy.kit.context import ToolContext
+from lackpy.tools import builtin
 
 if TYPE_CHECKING:
     import httpx
@@ -78,9 +78,25 @@ _HTML_TYPES = {"text/html", "application/xhtml+xml"}
 # --------------------------------------------------------------------------- tools
 
 
-@uses_context
+_TAGS = ["web", "internet"]
+
+
+@builtin(
+    grade=(2, 0),
+    docs="docs/tools/fetch_url.md",
+    examples=[
+        'text = fetch_url("https://docs.python.org/3/library/json.html")\ntext.splitlines()[:20]',
+        'page = fetch_url(web_search("PEP 8 line length")[0]["url"], max_bytes=100000)\n"79" in page',
+    ],
+    tags=_TAGS + ["http", "url", "fetch", "download", "page", "read"],
+)
 def fetch_url(ctx: ToolContext, url: str, max_bytes: int | None = None) -> str:
-    """Return the text of an http(s) URL; HTML is simplified to Markdown-like text."""
+    """Fetch an http(s) URL and return its text; HTML pages become Markdown-like text with links as 'text (url)'. Reads at most max_bytes (default 512 KiB, at most 10 MiB).
+
+    Args:
+        url: An http:// or https:// URL.
+        max_bytes: Read at most this many bytes of the body (at most 10 MiB).
+    """
     limit = _max_bytes(ctx, max_bytes)
     page = _get(ctx, _http_url(url, "fetch_url"), url, limit)
     text = page.text()
@@ -91,15 +107,21 @@ def fetch_url(ctx: ToolContext, url: str, max_bytes: int | None = None) -> str:
     return text
 
 
-@uses_context
+@builtin(
+    grade=(2, 0),
+    docs="docs/tools/web_search.md",
+    examples=['hits = web_search("python asyncio timeout", limit=3)\n[h["url"] for h in hits]'],
+    tags=_TAGS + ["search", "find", "lookup", "query", "documentation"],
+)
 def web_search(ctx: ToolContext, query: str, limit: int = 5) -> list[dict]:
-    """Return up to ``limit`` results ``{"title", "url", "snippet"}`` for ``query``."""
-    if not isinstance(query, str):
-        raise ToolError(f"web_search: query must be a str, not {type(query).__name__}")
+    """Search the web; returns up to limit (1-20) results as {title, url, snippet}.
+
+    Args:
+        query: Search words, e.g. 'python asyncio wait_for timeout'.
+        limit: How many results to return (1 to 20).
+    """
     if not query.strip():
         raise ToolError("web_search: query is empty; give some search words")
-    if isinstance(limit, bool) or not isinstance(limit, int):
-        raise ToolError(f"web_search: limit must be an integer, not {limit!r}")
     limit = min(max(limit, 1), SEARCH_LIMIT_MAX)
     template = ctx.settings.get("web_search_url", DEFAULT_SEARCH_URL)
     if not isinstance(template, str) or "{query}" not in template:
@@ -125,10 +147,8 @@ def _show(url: Any) -> str:
     return text if len(text) <= 300 else text[:300] + "..."
 
 
-def _http_url(url: Any, tool: str) -> str:
+def _http_url(url: str, tool: str) -> str:
     """The request form of an http(s) URL, or a ToolError for anything else."""
-    if not isinstance(url, str):
-        raise ToolError(f"{tool}: url must be a str, not {type(url).__name__}")
     text = url.strip()
     try:
         parts = urlsplit(text)
@@ -561,46 +581,5 @@ def _clean_results(raw: list[dict]) -> list[dict]:
 
 # --------------------------------------------------------------------------- specs
 
-SPECS = [
-    ToolSpec(
-        name="fetch_url",
-        provider="builtin",
-        description=(
-            "Fetch an http(s) URL and return its text; HTML pages are simplified to plain text "
-            "with links as 'text (url)'. Reads at most max_bytes (default 512 KiB, at most 10 MiB)"
-        ),
-        args=[
-            ArgSpec("url", "str", "An http:// or https:// URL"),
-            ArgSpec("max_bytes", "int", "Read at most this many bytes of the body (at most 10 MiB)", required=False, default=None),
-        ],
-        returns="str",
-        grade_w=2,
-        effects_ceiling=0,
-        docs="docs/tools/fetch_url.md",
-        examples=[
-            'text = fetch_url("https://docs.python.org/3/library/json.html")\ntext.splitlines()[:20]',
-            'page = fetch_url(web_search("PEP 8 line length")[0]["url"], max_bytes=100000)\n"79" in page',
-        ],
-        tags=["web", "http", "url", "fetch", "download", "page", "read", "internet"],
-    ),
-    ToolSpec(
-        name="web_search",
-        provider="builtin",
-        description="Search the web; returns up to limit (1-20) results as {title, url, snippet}",
-        args=[
-            ArgSpec("query", "str", "Search words, e.g. 'python asyncio wait_for timeout'"),
-            ArgSpec("limit", "int", "How many results to return (1 to 20)", required=False, default=5),
-        ],
-        returns="list[dict]",
-        grade_w=2,
-        effects_ceiling=0,
-        docs="docs/tools/web_search.md",
-        examples=['hits = web_search("python asyncio timeout", limit=3)\n[h["url"] for h in hits]'],
-        tags=["web", "search", "internet", "find", "lookup", "query", "documentation"],
-    ),
-]
 
-IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {
-    "fetch_url": fetch_url,
-    "web_search": web_search,
-}
+TOOLS = [fetch_url, web_search]

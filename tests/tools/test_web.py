@@ -19,7 +19,11 @@ import pytest
 from lackpy.errors import ToolError
 from lackpy.kit.context import ToolContext, bind, takes_context
 from lackpy.kit.spec import ToolSpec
-from lackpy.tools.web import IMPLEMENTATIONS, SPECS, fetch_url, html_to_text, web_search
+from lackpy.kit.call import checked
+from lackpy.tools.web import TOOLS, fetch_url, html_to_text, web_search
+
+SPECS = [fn.lackpy_tool for fn in TOOLS]
+IMPLEMENTATIONS = {fn.__name__: fn for fn in TOOLS}
 
 # --------------------------------------------------------------------------- the server
 
@@ -287,7 +291,7 @@ def test_specs_and_implementations():
         assert spec.docs == f"docs/tools/{spec.name}.md"
         assert spec.examples and spec.tags and spec.description
         assert takes_context(IMPLEMENTATIONS[spec.name])
-    assert SPECS[0].signature() == "fetch_url(url: str, max_bytes: int = None) -> str"
+    assert SPECS[0].signature() == "fetch_url(url: str, max_bytes: int | None = None) -> str"
     assert SPECS[1].signature() == "web_search(query: str, limit: int = 5) -> list[dict]"
 
 
@@ -427,7 +431,7 @@ def test_non_http_schemes_are_refused(ctx, url, server):
 
 
 def test_bad_urls(ctx):
-    assert _error(fetch_url, ctx, None) == "fetch_url: url must be a str, not NoneType"
+    assert _error(checked(fetch_url.lackpy_tool, fetch_url), ctx, None) == "fetch_url: argument 'url' expects a str, got None (NoneType)"
     assert _error(fetch_url, ctx, "http:///no-host") == "not a valid URL (it has no host): http:///no-host"
     assert _error(fetch_url, ctx, "http://127.0.0.1:port/").startswith("not a valid URL: http://127.0.0.1:port/ (")
 
@@ -569,14 +573,15 @@ def test_search_rate_limited(tmp_path, base):
     [
         ("", 5, "web_search: query is empty; give some search words"),
         ("   ", 5, "web_search: query is empty; give some search words"),
-        (None, 5, "web_search: query must be a str, not NoneType"),
-        ("q", "3", "web_search: limit must be an integer, not '3'"),
-        ("q", True, "web_search: limit must be an integer, not True"),
+        (None, 5, "web_search: argument 'query' expects a str, got None (NoneType)"),
+        ("q", "3", "web_search: argument 'limit' expects an int, got '3' (str)"),
+        ("q", True, "web_search: argument 'limit' expects an int, got True (bool)"),
     ],
 )
 def test_search_bad_arguments(search_ctx, server, query, limit, message):
+    """Wrong types are refused by the schema check before the tool runs; an empty query by the tool."""
     before = len(server.seen)
-    assert _error(web_search, search_ctx, query, limit) == message
+    assert _error(checked(web_search.lackpy_tool, web_search), search_ctx, query, limit) == message
     assert len(server.seen) == before
 
 
