@@ -50,3 +50,25 @@ def test_unknown_attribute():
         assert "NoSuchThing" in str(exc)
     else:
         raise AssertionError("expected AttributeError")
+
+
+def test_the_readme_custom_tool_example_runs_as_written(tmp_path, monkeypatch):
+    """The README's custom tool block, run in a workspace with a README.md."""
+    import ast
+    import asyncio
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("### Custom tools", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    (tmp_path / "README.md").write_text("# title\n\ntext\n")
+    monkeypatch.chdir(tmp_path)
+    body = "\n".join("    " + line for line in block.splitlines())
+    scope: dict = {}
+    exec(compile(ast.parse(f"async def example():\n{body}\n    return locals()"), "<README>", "exec"), scope)
+    names = asyncio.run(scope["example"]())
+    assert (names["result"].success, names["result"].output) == (True, 2)
+    spec = names["count_lines"].lackpy_tool
+    assert spec.signature() == "count_lines(path: str, blank: bool = True) -> int" and spec.grade_w == 1
+    assert spec.to_openai()["function"]["parameters"]["required"] == ["path"]

@@ -34,6 +34,10 @@ from lackpy.schema import annotation_text, type_schema
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: Names string annotations may use even where the function's module does not define them
+#: (a tool defined inside a function, under ``from __future__ import annotations``).
+_KNOWN_NAMES = {"ToolContext": ToolContext, **{name: getattr(typing, name) for name in ("Any", "Literal", "Optional", "Union", "Annotated")}}
+
 #: The grade of a tool that declares none: lackpy cannot know what it does, so the worst.
 UNDECLARED_GRADE = (3, 3)
 
@@ -95,7 +99,7 @@ def spec_of_function(
         raise SpecError(f"@tool needs a function, not {type(fn).__name__}")
     tool_name = name or fn.__name__
     try:
-        hints = typing.get_type_hints(fn, include_extras=True)
+        hints = typing.get_type_hints(fn, localns=_KNOWN_NAMES, include_extras=True)
     except Exception as exc:
         raise SpecError(f"tool '{tool_name}': its annotations cannot be read: {type(exc).__name__}: {exc}") from None
     summary, arg_docs = parse_docstring(inspect.getdoc(fn) or "")
