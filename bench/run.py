@@ -219,6 +219,36 @@ def delegate_table(ws: Path, repeat: int) -> None:
         print(f"| {name} | {len(kit.tools)} | {estimate_tokens(system_prompt('count TODOs in python files', kit))} |")
 
 
+def service_table(ws: Path, repeat: int) -> None:
+    """The service's own cost, through the public API as a host calls it: awaited on one running loop."""
+    import asyncio
+
+    from lackpy import LackpyService
+
+    svc = LackpyService(ws)
+    program = "1 + 1"
+    code = compile(program, "<floor>", "exec")
+    number = 2000
+
+    async def awaited_runs() -> None:
+        for _ in range(number):
+            await svc.run_program(program, kit="readonly", mode="inprocess")
+
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(svc.run_program(program, kit="readonly", mode="inprocess"))
+    svc.validate(program, kit="readonly")
+    run_t, floor_t = side_by_side([lambda: loop.run_until_complete(awaited_runs()), lambda: [exec(code, {}) for _ in range(number)]], repeat)
+    src = (REPO.parent / "shared" / "workloads" / "programs").glob("02_*.py")
+    text = next(src).read_text()
+    svc.validate(text, kit="readonly")
+    check_t, parse_t = side_by_side([lambda: svc.validate(text, kit="readonly"), lambda: ast.parse(text)], repeat, 200)
+    loop.close()
+    print("\n| service (public API) | lackpy | floor | ratio |")
+    print("|---|---|---|---|")
+    print(f"| `await svc.run_program(\"1 + 1\", kit=\"readonly\", mode=\"inprocess\")`, cached | {fmt(run_t / number)} | {fmt(floor_t / number)} (exec of compiled code) | +{fmt((run_t - floor_t) / number)} |")
+    print(f"| `svc.validate(02_count_todos, kit=\"readonly\")`, cached | {fmt(check_t)} | {fmt(parse_t)} (`ast.parse`) | {check_t / parse_t:.2f}x |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=21)
@@ -296,6 +326,7 @@ def main() -> None:
         )
         print(f"| `lackpy --help` | {fmt(help_t)} | {fmt(bare_t)} (`python -c pass`) | {fmt(help_t - bare_t)} |")
 
+    service_table(ws, args.repeat)
     isolation_table(kit, ws, programs_dir, restore, args.repeat)
     tools_table(toolbox, ws, args.repeat)
     delegate_table(ws, args.repeat)

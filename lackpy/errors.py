@@ -5,7 +5,7 @@ to do next. Each class has a ``kind`` from ``ErrorKind``: the same word in a
 run's result, the CLI's error document and (later) an MCP tool error, in every
 run mode. Callers catch at the level they care about::
 
-    LackpyError
+    LackpyError                runtime    the base; a program's own exceptions have this kind too
     ├── ConfigError            config     .lackpy/config.toml is malformed
     ├── WorkspaceError         workspace  the workspace does not exist or is not a directory
     ├── KitError               kit        a kit cannot be resolved
@@ -28,13 +28,13 @@ run mode. Callers catch at the level they care about::
     ├── WorkerError            crash      the isolated worker crashed or broke the protocol
     ├── SandboxUnavailable     sandbox    a requested confinement layer is not supported here
     ├── InferenceError         inference  an inference tier is misconfigured or its model failed to answer
+    │   ├── UnreachableError   inference  no usable answer from a model server (lackpy.infer.providers.http)
+    │   └── HTTPStatusError    inference  a model server answered with an HTTP error (lackpy.infer.providers.http)
     ├── GenerationError        generation no tier could write a valid program for an intent
     ├── DeniedError            denied     a person or a policy refused what a program asked to do
     └── ToolError              tool       a tool refused or failed while a program ran
         ├── ArgumentError      argument   a tool call's arguments do not fit the tool's schema
         └── PathError          tool       a path breaks the workspace policy or is missing
-
-A program's own exceptions (``1 / 0``) have the kind ``runtime``.
 """
 
 from __future__ import annotations

@@ -34,14 +34,14 @@ _LOOPBACK = ("localhost", "127.0.0.1", "::1")
 
 
 class UnreachableError(InferenceError):
-    """No usable answer from ``url``; ``kind`` is ``refused``, ``timeout``, ``unresolved``, ``invalid`` or ``broken``.
+    """No usable answer from ``url``; ``reason`` is ``refused``, ``timeout``, ``unresolved``, ``invalid`` or ``broken``.
 
     Providers rephrase ``refused`` in their own terms ("start it with ...").
     """
 
-    def __init__(self, url: str, message: str, kind: str = "broken") -> None:
+    def __init__(self, url: str, message: str, reason: str = "broken") -> None:
         self.url = url
-        self.kind = kind
+        self.reason = reason
         super().__init__(message)
 
 

@@ -118,7 +118,7 @@ class OllamaTier(Tier):
             model, host = self.model_name, self.host
             tags = http.get_json(host + "/api/tags", timeout=PROBE_TIMEOUT)
         except http.UnreachableError as exc:
-            if exc.kind != "refused":
+            if exc.reason != "refused":
                 return Availability(False, str(exc))
             return Availability(False, f"no Ollama server at {self.host} (start it with 'ollama serve')")
         except InferenceError as exc:
@@ -159,7 +159,7 @@ class OllamaTier(Tier):
                     return
             raise InferenceError(f"the answer from {url} stopped before it was done; check the Ollama server's log")
         except http.UnreachableError as exc:
-            if exc.kind != "refused":
+            if exc.reason != "refused":
                 raise
             raise InferenceError(f"no Ollama server at {self.host} (start it with 'ollama serve')") from None
         except http.HTTPStatusError as exc:

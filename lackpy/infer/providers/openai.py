@@ -80,7 +80,7 @@ class OpenAITier(Tier):
             self.model_name
             http.get_json(self.base_url + "/models", headers=self._headers(), timeout=PROBE_TIMEOUT)
         except http.UnreachableError as exc:
-            if exc.kind == "refused":
+            if exc.reason == "refused":
                 return Availability(False, f"no server at {self.base_url} (start it, or fix base_url under [inference.openai])")
             return Availability(False, str(exc))
         except http.HTTPStatusError as exc:
@@ -121,7 +121,7 @@ class OpenAITier(Tier):
                     yield piece
             raise InferenceError(f"the answer from {url} stopped before [DONE]; check the server's log")
         except http.UnreachableError as exc:
-            if exc.kind != "refused":
+            if exc.reason != "refused":
                 raise
             raise InferenceError(f"no server at {self.base_url} (start it, or fix base_url under [inference.openai])") from None
         except http.HTTPStatusError as exc:
