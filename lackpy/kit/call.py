@@ -13,6 +13,7 @@ import asyncio
 import inspect
 import threading
 import time
+import types
 from contextvars import ContextVar
 from functools import wraps
 from typing import Any, Callable, Coroutine
@@ -21,6 +22,9 @@ from lackpy.errors import LimitExceeded
 from lackpy.kit.context import takes_context, uses_context
 from lackpy.kit.spec import ToolSpec
 
+#: What a sync tool may return that still needs awaiting (a coroutine from a wrapped async function).
+_AWAITABLES = frozenset({types.CoroutineType})
+
 #: The monotonic time the current run must end by, or None outside a run.
 DEADLINE: ContextVar[float | None] = ContextVar("lackpy_deadline", default=None)
 
@@ -28,21 +32,24 @@ DEADLINE: ContextVar[float | None] = ContextVar("lackpy_deadline", default=None)
 def checked(spec: ToolSpec, impl: Callable[..., Any]) -> Callable[..., Any]:
     """``impl`` behind the argument check of ``spec``, awaited when it is async."""
     check = spec.check_arguments
+    required = any(a.required for a in spec.args)  # a call with no arguments needs checking only then
     is_async = inspect.iscoroutinefunction(impl) or inspect.iscoroutinefunction(getattr(impl, "__call__", None))
     if takes_context(impl):
 
         def call_with_context(ctx: Any, *args: Any, **kwargs: Any) -> Any:
-            check(args, kwargs)
+            if args or kwargs or required:
+                check(args, kwargs)
             result = impl(ctx, *args, **kwargs)
-            return awaited(result, spec.name) if is_async or inspect.isawaitable(result) else result
+            return awaited(result, spec.name) if is_async or type(result) in _AWAITABLES else result
 
         wrapper = uses_context(wraps(impl)(call_with_context))
     else:
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            check(args, kwargs)
+            if args or kwargs or required:
+                check(args, kwargs)
             result = impl(*args, **kwargs)
-            return awaited(result, spec.name) if is_async or inspect.isawaitable(result) else result
+            return awaited(result, spec.name) if is_async or type(result) in _AWAITABLES else result
 
         wrapper = wraps(impl)(call)
     wrapper.lackpy_checked = True  # type: ignore[attr-defined]

@@ -131,37 +131,70 @@ class ToolSpec:
         return _argument_check(self.name, self.args)
 
 
+#: Exact types that pass a simple schema type at once; anything else gets the full check.
+_FAST_TYPES = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "array": (),  # items may need checking
+    "object": (),
+}
+
+
+def _fast_types(schema: dict, optional_none: bool) -> frozenset:
+    """Exact value types this schema accepts without looking inside the value."""
+    kinds = schema.get("type")
+    if not kinds or set(schema) - {"type", "description", "default"}:
+        return frozenset({type(None)}) if optional_none else frozenset()
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    fast = {t for kind in kinds for t in _FAST_TYPES.get(kind, ())}
+    if schema.get("type") in ("array", "object") and len(schema) <= 3:
+        fast |= {list, tuple} if schema["type"] == "array" else {dict}
+    if optional_none:
+        fast.add(type(None))
+    return frozenset(fast)
+
+
 def _argument_check(tool: str, args: list[ArgSpec]) -> Callable[[tuple, dict], None]:
     names = [a.name for a in args]
-    known = set(names)
-    checks = {a.name: compile_check(a.json_schema()) for a in args}
+    index = {name: i for i, name in enumerate(names)}
+    schemas = {a.name: a.json_schema() for a in args}
+    fast = {a.name: _fast_types(schemas[a.name], not a.required and a.default is None) for a in args}
+    full = {name: compile_check(schema) for name, schema in schemas.items()}
     required = [a.name for a in args if a.required]
-    optional_none = {a.name for a in args if not a.required and a.default is None}
+    leading = len(required) if names[: len(required)] == required else None  # all required come first
+    most = len(names)
     usage = f"{tool}({', '.join(a.signature() for a in args)})"
 
-    def check(positional: tuple, keywords: dict) -> None:
-        if len(positional) > len(names):
-            raise ArgumentError(f"{tool}: takes at most {len(names)} positional arguments, got {len(positional)}; call it as {usage}")
-        for name, value in zip(names, positional):
-            if name in keywords:
-                raise ArgumentError(f"{tool}: argument '{name}' is given twice (by position and by name)")
-            _one(name, value)
-        for name, value in keywords.items():
-            if name not in known:
-                hint = f"its arguments are {', '.join(names)}" if names else "it takes no arguments"
-                raise ArgumentError(f"{tool}: unknown argument '{name}'; {hint}")
-            _one(name, value)
-        if len(positional) + len(keywords) < len(required) or required:
-            given = set(names[: len(positional)]) | set(keywords)
-            for name in required:
-                if name not in given:
-                    raise ArgumentError(f"{tool}: missing required argument '{name}'; call it as {usage}")
-
-    def _one(name: str, value: Any) -> None:
-        if value is None and name in optional_none:
-            return  # passing the default explicitly is always fine
-        expected = checks[name](value)
+    def slow(name: str, value: Any) -> None:
+        if value is None and type(None) in fast[name]:
+            return
+        expected = full[name](value)
         if expected is not None:
             raise ArgumentError(f"{tool}: argument '{name}' expects {expected}, got {shown(value)}")
+
+    def check(positional: tuple, keywords: dict) -> None:
+        count = len(positional)
+        if count > most:
+            raise ArgumentError(f"{tool}: takes at most {most} positional arguments, got {count}; call it as {usage}")
+        for name, value in zip(names, positional):
+            if type(value) not in fast[name]:
+                slow(name, value)
+        if keywords:
+            for name, value in keywords.items():
+                at = index.get(name)
+                if at is None:
+                    hint = f"its arguments are {', '.join(names)}" if names else "it takes no arguments"
+                    raise ArgumentError(f"{tool}: unknown argument '{name}'; {hint}")
+                if at < count:
+                    raise ArgumentError(f"{tool}: argument '{name}' is given twice (by position and by name)")
+                if type(value) not in fast[name]:
+                    slow(name, value)
+        if required and (leading is None or count < leading):
+            for name in required:
+                if index[name] >= count and name not in keywords:
+                    raise ArgumentError(f"{tool}: missing required argument '{name}'; call it as {usage}")
 
     return check
