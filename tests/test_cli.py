@@ -388,3 +388,16 @@ def test_the_readme_command_delegates_in_a_real_process(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "2\n" and done.stderr == ""
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "isolated"])
+def test_a_deeply_nested_result_is_still_one_json_document(workspace: Path, mode: str):
+    """A result nested 200,000 deep used to print a RecursionError traceback in-process."""
+    deep = "x = []\nfor i in range(200000):\n    x = [x]\nx\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "lackpy", "run", "-", "--json", "--mode", mode, "-w", str(workspace)],
+        input=deep, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    document = json.loads(done.stdout)
+    assert (document["error_kind"], document["limit"]) == ("limit", "recursion")
