@@ -14,7 +14,7 @@ import pytest
 import lackpy.plugins
 from lackpy.errors import ProviderError
 from lackpy.kit.providers import PythonProvider
-from lackpy.kit.spec import ToolSpec
+from lackpy.kit.spec import ArgSpec, ToolSpec
 from lackpy.kit.toolbox import Toolbox
 from lackpy.plugins import PluginWarning, build_plugin_manager, populate
 
@@ -64,7 +64,12 @@ def py_toolbox(workspace: Path) -> Toolbox:
 def test_module_imported_only_on_first_resolve(py_toolbox, tool_module):
     """Registering a python tool does not import its module; the first resolve does."""
     py_toolbox.register_tool(
-        ToolSpec("count_lines", "python", provider_config={"module": tool_module, "function": "count_lines"})
+        ToolSpec(
+            "count_lines",
+            "python",
+            provider_config={"module": tool_module, "function": "count_lines"},
+            args=[ArgSpec("text", "str")],
+        )
     )
     assert tool_module not in sys.modules
     fn = py_toolbox.resolve("count_lines")
@@ -75,7 +80,7 @@ def test_module_imported_only_on_first_resolve(py_toolbox, tool_module):
 
 def test_function_defaults_to_tool_name(py_toolbox, tool_module):
     """Without 'function' in provider_config the tool's own name is looked up."""
-    py_toolbox.register_tool(ToolSpec("shout", "python", provider_config={"module": tool_module}))
+    py_toolbox.register_tool(ToolSpec("shout", "python", provider_config={"module": tool_module}, args=[ArgSpec("text", "str")]))
     assert py_toolbox.bound("shout")("hey") == "HEY"
 
 
@@ -92,7 +97,12 @@ def test_python_tool_runs_in_a_program(service, tool_module):
     import asyncio
 
     service.toolbox.register_tool(
-        ToolSpec("count_lines", "python", provider_config={"module": tool_module, "function": "count_lines"})
+        ToolSpec(
+            "count_lines",
+            "python",
+            provider_config={"module": tool_module, "function": "count_lines"},
+            args=[ArgSpec("text", "str")],
+        )
     )
     result = asyncio.run(service.run_program('count_lines(read_file("src/app.py"))', kit=["count_lines", "read_file"]))
     assert result.success, result.error
@@ -105,6 +115,7 @@ def test_missing_module(py_toolbox):
     py_toolbox.register_tool(ToolSpec("gone", "python", provider_config={"module": missing, "function": "f"}))
     with pytest.raises(ProviderError) as info:
         py_toolbox.resolve("gone")
+    assert info.value.kind == "toolbox"
     message = str(info.value)
     assert f"cannot import module '{missing}'" in message
     assert "ModuleNotFoundError" in message

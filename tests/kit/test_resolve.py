@@ -135,6 +135,7 @@ def test_unknown_tool_in_list(toolbox):
     """An unknown tool in a list raises UnknownToolError naming the closest tool."""
     with pytest.raises(UnknownToolError) as info:
         resolve_kit(["read_file", "find_file"], toolbox)
+    assert info.value.kind == "toolbox"
     assert "unknown tool 'find_file'" in str(info.value)
     assert "find_files" in str(info.value)
 
@@ -151,6 +152,7 @@ def test_unknown_tool_in_kit_file(toolbox, kits_dir):
     path.write_text("---\nname: typo\n---\nread_file\nwrte_file\n")
     with pytest.raises(KitFileError) as info:
         resolve_kit("typo", toolbox, kits_dir)
+    assert info.value.kind == "kit"
     message = str(info.value)
     assert message.startswith(f"{path}, line 5: ")
     assert "unknown tool 'wrte_file'" in message
@@ -159,8 +161,9 @@ def test_unknown_tool_in_kit_file(toolbox, kits_dir):
 
 def test_unknown_named_kit(toolbox, kits_dir):
     """A name that is no kit and no comma list raises UnknownKitError."""
-    with pytest.raises(UnknownKitError):
+    with pytest.raises(UnknownKitError) as info:
         resolve_kit("read_file", toolbox, kits_dir)
+    assert info.value.kind == "kit"
 
 
 @pytest.mark.parametrize("alias", ["_x", "open", "1a", "eval", "a-b", ""])

@@ -74,8 +74,8 @@ def test_kit_info_named(service):
         {
             "name": "read_file",
             "tool": "read_file",
-            "signature": "read_file(path: str, offset: int = None, limit: int = None) -> str",
-            "description": "Read a text file in the workspace and return its contents",
+            "signature": "read_file(path: str, offset: int | None = None, limit: int | None = None) -> str",
+            "description": "Read a text file in the workspace and return its contents.",
             "provider": "builtin",
             "grade": {"w": 1, "d": 0},
             "docs": "docs/tools/read_file.md",
@@ -83,8 +83,8 @@ def test_kit_info_named(service):
         {
             "name": "find_files",
             "tool": "find_files",
-            "signature": "find_files(pattern: str, kind: str = None) -> list[str]",
-            "description": "List workspace files matching a glob pattern such as '**/*.py'",
+            "signature": "find_files(pattern: str, kind: Literal['file', 'dir', 'any'] | None = None) -> list[str]",
+            "description": "List workspace files matching a glob pattern such as '**/*.py'.",
             "provider": "builtin",
             "grade": {"w": 1, "d": 0},
             "docs": "docs/tools/find_files.md",
@@ -104,7 +104,7 @@ def test_kit_info_alias(service):
     """kit_info of an alias dict renders signatures under the alias."""
     info = service.kit_info({"find": "find_files"})
     assert [(t["name"], t["tool"], t["signature"]) for t in info["tools"]] == [
-        ("find", "find_files", "find(pattern: str, kind: str = None) -> list[str]")
+        ("find", "find_files", "find(pattern: str, kind: Literal['file', 'dir', 'any'] | None = None) -> list[str]")
     ]
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lackpy.errors import ProviderError, ToolboxError, UnknownToolError
+from lackpy.errors import ArgumentError, ProviderError, ToolboxError, UnknownToolError
 from lackpy.kit.context import ToolContext, uses_context
 from lackpy.kit.spec import ArgSpec, ToolSpec
 from lackpy.kit.toolbox import LackpyWarning, Toolbox
@@ -151,7 +151,7 @@ def test_reregister_with_replace(tb):
 def test_masking_name_warns_and_registers(tb, name, kind):
     """A tool named like a builtin or stdlib module warns with LackpyWarning and is still registered."""
     with pytest.warns(LackpyWarning, match=f"masks the Python {kind} '{name}'"):
-        tb.register_tool(ToolSpec(name, "echo"))
+        tb.register_tool(ToolSpec(name, "echo", args=[ArgSpec("n", "int")]))
     assert name in tb
     assert tb.bound(name)(1) == (name, (1,))
 
@@ -166,13 +166,27 @@ def test_plain_name_does_not_warn(tb):
 
 def test_resolve_caches(tb):
     """resolve returns the same object twice and asks the provider only once."""
-    tb.register_tool(ToolSpec("alpha", "echo"))
+    tb.register_tool(ToolSpec("alpha", "echo", args=[ArgSpec("text", "str")]))
     provider = tb._providers["echo"]
     first = tb.resolve("alpha")
     second = tb.resolve("alpha")
     assert first is second
     assert provider.calls == 1
     assert first("x") == ("alpha", ("x",))
+
+
+def test_resolve_checks_arguments_against_the_spec(tb):
+    """The resolved tool refuses a call that does not fit its ArgSpecs with ArgumentError; a spec with no args takes none."""
+    tb.register_tool(ToolSpec("alpha", "echo", args=[ArgSpec("text", "str")]))
+    tb.register_tool(ToolSpec("beta", "echo"))
+    with pytest.raises(ArgumentError) as info:
+        tb.resolve("alpha")(3)
+    assert str(info.value) == "alpha: argument 'text' expects a str, got 3 (int)"
+    assert info.value.kind == "argument"
+    assert tb.resolve("beta")() == ("beta", ())
+    with pytest.raises(ArgumentError) as info:
+        tb.resolve("beta")("x")
+    assert str(info.value) == "beta: takes at most 0 positional arguments, got 1; call it as beta()"
 
 
 def test_registering_does_not_resolve(tb):
@@ -270,7 +284,7 @@ def test_bound_passes_context(tmp_path: Path):
 
     tb = Toolbox(str(tmp_path))
     tb.register_provider(Provider())
-    tb.register_tool(ToolSpec("where", "ctx"))
+    tb.register_tool(ToolSpec("where", "ctx", args=[ArgSpec("suffix", "str")]))
     assert tb.bound("where")("!") == tb.context.root + "!"
     other = tmp_path / "other"
     other.mkdir()
@@ -287,8 +301,8 @@ def test_format_description_list(toolbox):
     """format_description of a list gives one 'signature: description' line per tool, in order."""
     text = toolbox.format_description(["read_file", "find_files"])
     assert text.splitlines() == [
-        "read_file(path: str, offset: int = None, limit: int = None) -> str: Read a text file in the workspace and return its contents",
-        "find_files(pattern: str, kind: str = None) -> list[str]: List workspace files matching a glob pattern such as '**/*.py'",
+        "read_file(path: str, offset: int | None = None, limit: int | None = None) -> str: Read a text file in the workspace and return its contents.",
+        "find_files(pattern: str, kind: Literal['file', 'dir', 'any'] | None = None) -> list[str]: List workspace files matching a glob pattern such as '**/*.py'.",
     ]
 
 
@@ -296,8 +310,8 @@ def test_format_description_alias_dict(toolbox):
     """format_description of an alias dict renders each tool under its alias."""
     text = toolbox.format_description({"find": "find_files", "cat": "read_file"})
     assert text.splitlines() == [
-        "find(pattern: str, kind: str = None) -> list[str]: List workspace files matching a glob pattern such as '**/*.py'",
-        "cat(path: str, offset: int = None, limit: int = None) -> str: Read a text file in the workspace and return its contents",
+        "find(pattern: str, kind: Literal['file', 'dir', 'any'] | None = None) -> list[str]: List workspace files matching a glob pattern such as '**/*.py'.",
+        "cat(path: str, offset: int | None = None, limit: int | None = None) -> str: Read a text file in the workspace and return its contents.",
     ]
 
 

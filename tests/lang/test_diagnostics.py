@@ -107,3 +107,13 @@ def test_to_dict_returns_copies():
     data["variables"].clear()
     assert result.calls == ["len"]
     assert result.variables == ["y"]
+
+
+def test_validation_result_is_frozen():
+    """A ValidationResult cannot be changed after validate made it; to_dict keeps the field order."""
+    result = validate("import os", ["read_file"])
+    for name, value in [("valid", True), ("errors", []), ("calls", ["x"])]:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(result, name, value)
+    assert result.valid is False and [e.code for e in result.errors] == ["forbidden-node"]
+    assert list(result.to_dict()) == ["valid", "errors", "calls", "variables"]

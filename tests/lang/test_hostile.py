@@ -14,7 +14,7 @@ KNOWN_CODES = {
     "forbidden-name", "forbidden-attribute", "private-attribute", "dunder-string", "unknown-function",
     "undefined-name", "tool-reference", "shadowed-name", "indirect-call", "lambda-position", "for-iter",
     "repeated-keyword", "starred-target", "loop-control", "duplicate-parameter", "attribute-assign",
-    "custom-rule", "rule-error",
+    "custom-check", "check-error",
 }
 
 FUZZ = settings(max_examples=250, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

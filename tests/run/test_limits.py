@@ -117,3 +117,69 @@ def kit_for(workspace: Path):
     box = Toolbox(str(workspace))
     populate(box)
     return lambda name: resolve_kit(name, box)
+
+
+def test_limits_error_is_a_param_error():
+    """LimitsError lives in lackpy.errors (still importable from lackpy.run.limits), is a ParamError and has kind 'param'."""
+    from lackpy import errors
+
+    assert LimitsError is errors.LimitsError
+    assert issubclass(LimitsError, errors.ParamError)
+    with pytest.raises(errors.ParamError) as info:
+        Limits().merged({"timeout_s": 0})
+    assert info.value.kind == errors.ErrorKind.PARAM == "param"
+    assert str(info.value) == "limits: limit 'timeout_s' must be a positive number, not 0"
+
+
+def test_layered_merges_defaults_config_kit_and_call_in_that_order():
+    """layered: each later layer wins over the earlier ones for the limits it names; the others stay."""
+    from lackpy.run.limits import DEFAULT_LIMITS, layered
+
+    merged = layered({"timeout_s": 7, "max_tool_calls": 5, "max_items": 9}, {"max_tool_calls": 2, "max_items": 8}, {"max_items": 4})
+    assert (merged.timeout_s, merged.max_tool_calls, merged.max_items) == (7.0, 2, 4)
+    assert merged.memory_bytes == DEFAULT_LIMITS.memory_bytes
+    assert layered(None, None, None) == DEFAULT_LIMITS
+    assert layered(Limits(timeout_s=3), {"max_tool_calls": 2}, None) == Limits(timeout_s=3, max_tool_calls=2)
+
+
+def test_layered_takes_a_call_limits_object_as_final():
+    """A Limits given for the call was built on purpose: it is used as it is, ignoring config and kit."""
+    from lackpy.run.limits import layered
+
+    chosen = Limits(timeout_s=1.5)
+    assert layered({"timeout_s": 7}, {"max_tool_calls": 2}, chosen) is chosen
+
+
+def test_layered_names_the_layer_of_a_bad_value():
+    """A bad limit in the config or the kit layer is a LimitsError saying which layer it came from."""
+    from lackpy.run.limits import layered
+
+    with pytest.raises(LimitsError, match=r"^config \[limits\]: unknown limit 'speed'"):
+        layered({"speed": 1}, None, None)
+    with pytest.raises(LimitsError, match=r"^kit limits: limit 'max_items' must be a positive number, not -1$"):
+        layered(None, {"max_items": -1}, None)
+
+
+def test_resolved_kit_carries_the_config_limits(workspace: Path):
+    """A kit resolved by the service carries the config's limits; run_program called directly runs under them."""
+    (workspace / ".lackpy").mkdir()
+    (workspace / ".lackpy" / "config.toml").write_text("[limits]\nmax_tool_calls = 2\n")
+    svc = LackpyService(workspace)
+    try:
+        kit = svc.resolve_kit("readonly")
+        assert kit.config_limits == Limits(max_tool_calls=2)
+        result = run_program('for i in range(3):\n    read_file("README.md")', kit, mode="inprocess")
+        assert (result.success, result.limit, result.limit_value) == (False, "max_tool_calls", 2)
+        assert result.limits.max_tool_calls == 2
+        relaxed = run_program('for i in range(3):\n    read_file("README.md")', kit, mode="inprocess", limits={"max_tool_calls": 3})
+        assert relaxed.success and len(relaxed.trace) == 3
+    finally:
+        svc.close()
+
+
+def test_a_bad_call_limit_is_a_param_failure(kit_for):
+    """run_program with a bad limit for the call fails as 'param', without running anything."""
+    result = run_program('read_file("README.md")', kit_for("readonly"), limits={"max_tool_calls": 0})
+    assert (result.success, result.error_kind) == (False, "param")
+    assert result.error == "limits: limit 'max_tool_calls' must be a positive number, not 0"
+    assert result.trace == []

@@ -184,8 +184,12 @@ def test_params_are_variables(kit):
 def test_bad_param_names_are_refused(kit, name):
     """Parameters cannot shadow tools or builtins or be private."""
     result = run_program("1", kit, {name: 1})
-    assert not result.success and result.error_kind == "validation"
-    assert "parameter" in result.error
+    assert not result.success and result.error_kind == "param"
+    if name.isidentifier() and not name.startswith("_"):
+        assert result.error == f"parameter '{name}' would hide a tool or builtin of that name; rename it"
+    else:
+        assert result.error.startswith(f"parameter name '{name}' is not a valid variable name")
+    assert result.trace == [] and result.diagnostics == []
 
 
 def test_print_is_captured(kit, capsys):
@@ -304,3 +308,25 @@ def test_output_and_printed_text_are_cut_to_the_budget(kit, mode):
     assert data.output_truncated and data.output.startswith('[{"k": "vvv') and len(data.output.encode()) <= 500
     small = run_program('print("hi")\n[1, 2]', kit, mode=mode)
     assert small.output == [1, 2] and not small.output_truncated and not small.printed_truncated
+
+
+def test_checks_refuse_a_program_before_it_runs(kit, workspace):
+    """run_program(checks=...) adds custom checks: a failing one makes a 'validation' failure and nothing runs."""
+
+    def no_writes(tree):
+        import ast
+
+        return [
+            f"write_file is not allowed (line {node.lineno})"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "write_file"
+        ]
+
+    program = 'read_file("README.md")\nwrite_file("new.txt", "x")'
+    result = run_program(program, kit, checks=[no_writes])
+    assert (result.success, result.error_kind) == (False, "validation")
+    assert [(d.code, d.message, d.hint) for d in result.diagnostics] == [
+        ("custom-check", "write_file is not allowed (line 2)", "required by check no_writes")
+    ]
+    assert result.trace == [] and not (workspace / "new.txt").exists()
+    assert run_program('read_file("README.md")[:6]', kit, checks=[no_writes]).output == "# Demo"

@@ -128,7 +128,7 @@ def test_params_that_would_hide_names_are_refused(kit, workspace, canary, mode, 
     """run_program(..., params={name: ...}) is refused when the name hides a tool, a builtin or is reserved."""
     result = run(PROGRAM_USING_PARAM, kit, mode, params={name: 1})
     assert not result.success
-    assert result.error_kind == "validation", result.error
+    assert result.error_kind == "param", result.error
     assert result.trace == [] and result.files_read == []
     if name.isidentifier() and not name.startswith("_"):
         assert f"parameter '{name}' would hide a tool or builtin of that name" in result.error
@@ -141,5 +141,5 @@ def test_params_that_would_hide_names_are_refused(kit, workspace, canary, mode, 
 def test_params_must_be_plain_data_in_the_worker(kit):
     """In isolated mode a parameter holding a function is refused before the worker gets it."""
     result = run(PROGRAM_USING_PARAM, kit, "isolated", params={"x": len})
-    assert not result.success and result.error_kind == "validation"
+    assert not result.success and result.error_kind == "param"
     assert "parameters must be plain data" in result.error

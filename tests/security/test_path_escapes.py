@@ -280,10 +280,19 @@ def test_write_to_a_fifo_never_blocks_or_writes_through(kit, escapes, canary, mo
 
 @pytest.mark.parametrize("mode", MODES)
 def test_null_bytes_and_non_strings_are_not_paths(kit, canary, mode):
-    """A path with a NUL byte, an empty path or a non-string is refused by the policy."""
-    for program in ['read_file("README.md\\x00../x")', 'read_file("")', "read_file(["
-                    '"README.md"])', 'write_file(1, "x")', "find_files(None)"]:
+    """A path with a NUL byte or an empty path is refused by the policy; a non-string by the argument check."""
+    for program in ['read_file("README.md\\x00../x")', 'read_file("")']:
         result = run(program, kit, mode)
         assert not result.success and result.error_kind == "tool", (program, result.error)
         assert "must be a non-empty string" in result.error, result.error
+        assert result.files_read == []
+    for program, tool, message in [
+        ('read_file(["README.md"])', "read_file", "read_file: argument 'path' expects a str, got ['README.md'] (list)"),
+        ('write_file(1, "x")', "write_file", "write_file: argument 'path' expects a str, got 1 (int)"),
+        ("find_files(None)", "find_files", "find_files: argument 'pattern' expects a str, got None (NoneType)"),
+    ]:
+        result = run(program, kit, mode)
+        assert not result.success and result.error_kind == "argument", (program, result.error)
+        assert result.error == f"line 1: ArgumentError in {tool}: {message}"
+        assert result.files_read == [] and result.files_modified == [] and result.files_created == []
     canary.assert_untouched()

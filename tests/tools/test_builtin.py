@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-from lackpy.errors import PathError, ProviderError, ToolError
-from lackpy.kit.spec import ToolSpec
+from lackpy.errors import ArgumentError, PathError, ProviderError, ToolError
+from lackpy.kit.spec import ArgSpec, ToolSpec
 from lackpy.tools.builtin import FILE_TOOLS, BuiltinProvider
 
 SPECS = [fn.lackpy_tool for fn in FILE_TOOLS]
@@ -26,12 +26,12 @@ def run(service, program: str, kit="filesystem"):
 # -- specs and provider ----------------------------------------------------------
 
 
-FILE_TOOLS = {"edit_file", "find_files", "grep", "list_dir", "read_file", "write_file"}
+FILE_TOOL_NAMES = {"edit_file", "find_files", "grep", "list_dir", "read_file", "write_file"}
 
 
 def test_specs_and_grades(toolbox):
     """The built-in file tools have their documented signatures and grades: reads low, writes high."""
-    table = {s.name: (s.signature(), s.grade_w, s.effects_ceiling, s.provider) for s in toolbox.list_tools() if s.name in FILE_TOOLS}
+    table = {s.name: (s.signature(), s.grade_w, s.effects_ceiling, s.provider) for s in toolbox.list_tools() if s.name in FILE_TOOL_NAMES}
     assert table == {
         "edit_file": ("edit_file(path: str, old_str: str, new_str: str, replace_all: bool = False) -> str", 3, 3, "builtin"),
         "find_files": ("find_files(pattern: str, kind: Literal['file', 'dir', 'any'] | None = None) -> list[str]", 1, 0, "builtin"),
@@ -218,10 +218,11 @@ def test_write_file_through_inside_symlink(toolbox, workspace):
 
 @pytest.mark.parametrize("content", [b"bytes", None, 3, ["a"]])
 def test_write_file_rejects_non_str(toolbox, workspace, content):
-    """Non-str content raises ToolError naming the type, and no file is created."""
-    with pytest.raises(ToolError) as info:
+    """Non-str content is refused by the argument check (ArgumentError naming the value and type); no file is created."""
+    with pytest.raises(ArgumentError) as info:
         toolbox.bound("write_file")("x.txt", content)
-    assert f"content must be a str, not {type(content).__name__}" in str(info.value)
+    assert str(info.value) == f"write_file: argument 'content' expects a str, got {content!r} ({type(content).__name__})"
+    assert info.value.kind == "argument"
     assert not (workspace / "x.txt").exists()
     assert toolbox.context.files_modified == {}
 
@@ -238,6 +239,7 @@ def test_write_file_directory_target(toolbox, workspace):
     with pytest.raises(PathError) as info:
         toolbox.bound("write_file")("src", "x")
     assert str(info.value) == "is a directory, not a file: src"
+    assert info.value.kind == "tool" and isinstance(info.value, ToolError)
     assert (workspace / "src" / "app.py").exists()
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from lackpy.errors import PathError, ToolError
+from lackpy.errors import ArgumentError, PathError, ToolError
 from lackpy.kit.context import ToolContext
 from lackpy.tools.builtin import edit_file, find_files, grep, list_dir, read_file, write_file
 
@@ -25,8 +25,27 @@ def test_read_file_line_window(ctx):
     assert read_file(ctx, "notes.txt", offset=3) == "three\nfour\n"
     assert read_file(ctx, "notes.txt", limit=1) == "one\n"
     assert read_file(ctx, "notes.txt", offset=9) == ""
-    with pytest.raises(ToolError, match="offset must be a whole number of at least 1, not 0"):
+    with pytest.raises(ToolError, match="^offset must be at least 1, not 0$"):
         read_file(ctx, "notes.txt", offset=0)
+    with pytest.raises(ToolError, match="^limit must be at least 1, not -2$"):
+        read_file(ctx, "notes.txt", limit=-2)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"offset": "2"}, "read_file: argument 'offset' expects an int or None, got '2' (str)"),
+        ({"offset": 1.5}, "read_file: argument 'offset' expects an int or None, got 1.5 (float)"),
+        ({"limit": True}, "read_file: argument 'limit' expects an int or None, got True (bool)"),
+    ],
+)
+def test_read_file_window_must_be_whole_numbers(toolbox, workspace, kwargs, message):
+    """A line window that is not an int is refused by the argument check before the file is read."""
+    (workspace / "notes.txt").write_text("one\ntwo\n")
+    with pytest.raises(ArgumentError) as info:
+        toolbox.bound("read_file")("notes.txt", **kwargs)
+    assert str(info.value) == message
+    assert toolbox.context.files_read == {}
 
 
 PNG_HEADER = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10"
@@ -53,8 +72,17 @@ def test_find_files_kinds(ctx):
     assert find_files(ctx, "src/*") == ["src/app.py"]
     assert find_files(ctx, "src/*", kind="dir") == ["src/pkg"]
     assert find_files(ctx, "**/*", kind="any") == ["README.md", "data.bin", "notes.txt", "src", "src/app.py", "src/pkg", "src/pkg/util.py"]
-    with pytest.raises(ToolError, match="kind must be 'file', 'dir' or 'any'"):
-        find_files(ctx, "*", kind="folder")
+    assert find_files(ctx, "src/*", kind=None) == ["src/app.py"]
+
+
+@pytest.mark.parametrize("kind", ["folder", "FILE", "", 1])
+def test_find_files_refuses_other_kinds(toolbox, kind):
+    """A kind outside 'file', 'dir', 'any' (or None) is refused by the argument check, naming the allowed values."""
+    with pytest.raises(ArgumentError) as info:
+        toolbox.bound("find_files")("*", kind=kind)
+    assert str(info.value) == (
+        f"find_files: argument 'kind' expects one of 'file', 'dir', 'any' or None, got {kind!r} ({type(kind).__name__})"
+    )
 
 
 def test_list_dir(ctx, workspace, outside):

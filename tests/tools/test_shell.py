@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lackpy.errors import PathError, ToolError
+from lackpy.errors import ArgumentError, PathError, ToolError
 from lackpy.kit.context import ToolContext, takes_context
 from lackpy.tools import shell
 from lackpy.tools.shell import (
@@ -165,12 +165,25 @@ def test_timeout_is_capped_at_ten_minutes(ctx: ToolContext) -> None:
     assert [call[2] for call in fake.calls] == [600.0, 600.0, 600.0, 2.5, 120.0]
 
 
-@pytest.mark.parametrize("timeout", [0, -1, -0.5, float("nan"), "5", None, True])
+@pytest.mark.parametrize("timeout", [0, -1, -0.5, float("nan")])
 def test_timeout_must_be_a_positive_number(ctx: ToolContext, timeout) -> None:
     ctx.session["shell"] = RecordingShell()
-    with pytest.raises(ToolError, match="timeout"):
+    with pytest.raises(ToolError) as info:
         run_command(ctx, "true", timeout=timeout)
+    assert str(info.value) == f"run_command: timeout must be positive, not {timeout!r}"
     assert ctx.session["shell"].calls == []
+
+
+@pytest.mark.parametrize("timeout", ["5", None, True, [5]])
+def test_timeout_must_be_a_number(toolbox, timeout) -> None:
+    """A timeout that is not a number is refused by the argument check; the shell is never asked."""
+    toolbox.context.session["shell"] = fake = RecordingShell()
+    with pytest.raises(ArgumentError) as info:
+        toolbox.bound("run_command")("true", timeout=timeout)
+    assert str(info.value) == f"run_command: argument 'timeout' expects a number, got {timeout!r} ({type(timeout).__name__})"
+    assert fake.calls == []
+    toolbox.bound("run_command")("true", timeout=5)
+    assert fake.calls == [("true", toolbox.context.root, 5.0, 64 * 1024)]
 
 
 def test_output_cap_comes_from_settings(make_ctx) -> None:
@@ -227,9 +240,15 @@ def test_empty_command_is_refused(ctx: ToolContext, command: str) -> None:
         start_process(ctx, command)
 
 
-def test_non_string_command_is_refused(ctx: ToolContext) -> None:
-    with pytest.raises(ToolError, match="must be a str"):
-        run_command(ctx, ["ls"])
+@pytest.mark.parametrize("tool", ["run_command", "start_process"])
+def test_non_string_command_is_refused(toolbox, tool: str) -> None:
+    """A command that is not a str is refused by the argument check; nothing runs or starts."""
+    toolbox.context.session["shell"] = fake = RecordingShell()
+    with pytest.raises(ArgumentError) as info:
+        toolbox.bound(tool)(["ls"])
+    assert str(info.value) == f"{tool}: argument 'command' expects a str, got ['ls'] (list)"
+    assert fake.calls == []
+    assert toolbox.context.session.get("processes", {}) == {}
 
 
 @pytest.mark.parametrize("cwd", ["/tmp", "..", "../outside", "src/../..", ""])

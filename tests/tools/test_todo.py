@@ -7,7 +7,9 @@ import asyncio
 import pytest
 
 from lackpy import LackpyService
-from lackpy.errors import ToolError
+from lackpy.errors import ArgumentError, ToolError
+from lackpy.kit.toolbox import Toolbox
+from lackpy.plugins import populate
 from lackpy.kit.context import ToolContext
 from lackpy.tools.todo import MAX_ITEMS, todo_read, todo_set
 
@@ -29,23 +31,35 @@ def test_set_and_read(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "items, message",
+    "items, error, message",
     [
-        ("read", "items must be a list"),
-        ([3], "item 1 must be a string or a dict"),
-        (["ok", {"text": ""}], "item 2 needs a non-empty 'text'"),
-        ([{"text": "x", "status": "later"}], "status 'later'; use one of: pending, active, done"),
-        (["x"] * (MAX_ITEMS + 1), f"at most {MAX_ITEMS} items"),
+        ("read", ArgumentError, "todo_set: argument 'items' expects a list of a str or a dict, got 'read' (str)"),
+        ([3], ArgumentError, "todo_set: argument 'items' expects a list of a str or a dict, got [3] (list)"),
+        (["ok", {"text": ""}], ToolError, "todo_set: item 2 needs a non-empty 'text'"),
+        ([{"text": "x", "status": "later"}], ToolError, "todo_set: item 1 has status 'later'; use one of: pending, active, done"),
+        (["x"] * (MAX_ITEMS + 1), ToolError, f"todo_set: at most {MAX_ITEMS} items"),
     ],
     ids=["not-a-list", "bad-item", "empty-text", "bad-status", "too-many"],
 )
-def test_bad_items_are_refused(tmp_path, items, message):
-    """Every malformed checklist is refused with a clear message and the old list kept."""
+def test_bad_items_are_refused(tmp_path, items, error, message):
+    """Every malformed checklist is refused, as a program calls todo_set, with a clear message and the old list kept."""
+    toolbox = Toolbox(str(tmp_path))
+    populate(toolbox)
+    todo_set_tool, todo_read_tool = toolbox.bound("todo_set"), toolbox.bound("todo_read")
+    todo_set_tool(["keep"])
+    with pytest.raises(error) as info:
+        todo_set_tool(items)
+    assert type(info.value) is error
+    assert str(info.value) == message
+    assert [t["text"] for t in todo_read_tool()] == ["keep"]
+
+
+def test_the_function_itself_still_refuses_a_bad_item(tmp_path):
+    """Called directly (no argument check), todo_set still refuses an item that is neither str nor dict."""
     ctx = ToolContext(tmp_path)
-    todo_set(ctx, ["keep"])
-    with pytest.raises(ToolError, match=message):
-        todo_set(ctx, items)
-    assert [t["text"] for t in todo_read(ctx)] == ["keep"]
+    with pytest.raises(ToolError, match="^todo_set: item 1 must be a string or a dict with 'text' and 'status'$"):
+        todo_set(ctx, [3])
+    assert todo_read(ctx) == []
 
 
 def test_each_service_has_its_own_checklist(workspace):
