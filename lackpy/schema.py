@@ -77,11 +77,18 @@ def type_schema(annotation: Any, *, strict: bool = True) -> dict:
         kinds = {_SIMPLE.get(type(v)) for v in values}
         return {"type": kinds.pop(), "enum": values} if len(kinds) == 1 and None not in kinds else {"enum": values}
     if typing.is_typeddict(annotation):
-        hints = typing.get_type_hints(annotation)
+        hints = typing.get_type_hints(annotation, include_extras=True)
+        required = set(annotation.__required_keys__)
+        for name, hint in hints.items():  # the markers, which string annotations hide from __required_keys__
+            marker = typing.get_origin(hint)
+            if marker is typing.NotRequired:
+                required.discard(name)
+            elif marker is typing.Required:
+                required.add(name)
         return {
             "type": "object",
-            "properties": {name: type_schema(hint, strict=strict) for name, hint in hints.items()},
-            "required": sorted(annotation.__required_keys__),
+            "properties": {name: type_schema(_unmarked(hint), strict=strict) for name, hint in hints.items()},
+            "required": sorted(required),
         }
     if dataclasses.is_dataclass(annotation) and isinstance(annotation, type):
         return dataclass_schema(annotation)
@@ -93,6 +100,13 @@ def type_schema(annotation: Any, *, strict: bool = True) -> dict:
             "None, list[...], dict[str, ...], tuple[...], Literal[...], an Enum, a TypedDict or a union of them"
         )
     return {}
+
+
+def _unmarked(hint: Any) -> Any:
+    """A TypedDict field's type without its Required/NotRequired marker."""
+    if typing.get_origin(hint) in (typing.Required, typing.NotRequired):
+        return typing.get_args(hint)[0]
+    return hint
 
 
 def _union(members: list[dict]) -> dict:
@@ -212,7 +226,7 @@ _TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
-    "array": lambda v: isinstance(v, (list, tuple)),
+    "array": lambda v: isinstance(v, (list, tuple, set, frozenset)),
     "object": lambda v: isinstance(v, dict),
 }
 _TYPE_WORDS = {"string": "a str", "integer": "an int", "number": "a number", "boolean": "a bool", "null": "None", "array": "a list", "object": "a dict"}
@@ -230,6 +244,10 @@ def describe(schema: dict) -> str:
     words = [_TYPE_WORDS.get(k, k) for k in ([kinds] if isinstance(kinds, str) else kinds)]
     if schema.get("items") and "array" in ([kinds] if isinstance(kinds, str) else kinds):
         words = [f"a list of {describe(schema['items'])}" if w == "a list" else w for w in words]
+    if schema.get("properties"):
+        required = set(schema.get("required", ()))
+        keys = ", ".join(f"{k!r}" + ("" if k in required else " (optional)") for k in schema["properties"])
+        words = [f"a dict with keys {keys}" if w == "a dict" else w for w in words]
     return " or ".join(words)
 
 
@@ -247,23 +265,26 @@ def compile_check(schema: dict) -> Check:
             parts.append(lambda v, tests=tests: any(t(v) for t in tests))
     if "enum" in schema:
         allowed = list(schema["enum"])
-        parts.append(lambda v: any(v == a and type(v) is type(a) for a in allowed))
+        parts.append(lambda v: any((v == a and type(v) is type(a)) or (isinstance(v, enum.Enum) and v.value == a) for a in allowed))
     if "anyOf" in schema:
         options = [compile_check(s) for s in schema["anyOf"]]
         parts.append(lambda v: any(o(v) is None for o in options))
     if "items" in schema and schema["items"]:
         item = compile_check(schema["items"])
-        parts.append(lambda v: not isinstance(v, (list, tuple)) or all(item(x) is None for x in v))
+        parts.append(lambda v: not isinstance(v, (list, tuple, set, frozenset)) or all(item(x) is None for x in v))
     if "prefixItems" in schema:
         fixed = [compile_check(s) for s in schema["prefixItems"]]
         parts.append(lambda v: not isinstance(v, (list, tuple)) or (len(v) == len(fixed) and all(c(x) is None for c, x in zip(fixed, v))))
     if "properties" in schema or "required" in schema or isinstance(schema.get("additionalProperties"), (dict, bool)):
         parts.append(_object_test(schema))
     expected = describe(schema)
-    if len(parts) == 1:
-        only = parts[0]
-        return lambda value: None if only(value) else expected
-    return lambda value: None if all(p(value) for p in parts) else expected
+
+    def test(value: Any) -> str | None:
+        if isinstance(value, enum.Enum):  # a member stands for its value
+            value = value.value
+        return None if all(p(value) for p in parts) else expected
+
+    return test
 
 
 def _object_test(schema: dict) -> Callable[[Any], bool]:

@@ -234,7 +234,7 @@ CHECKS = [
     ({"type": "string"}, ["", "a"], [b"a", 1, None]),
     ({"type": "null"}, [None], [0, "", False]),
     ({"type": ["integer", "null"]}, [1, None], [True, "1", 1.5]),
-    ({"type": "array", "items": {"type": "string"}}, [[], ["a"], ("a", "b")], [["a", 1], "abc", {"a"}, None]),
+    ({"type": "array", "items": {"type": "string"}}, [[], ["a"], ("a", "b"), {"a"}], [["a", 1], "abc", {1}, None]),
     ({"type": "object", "additionalProperties": {"type": "integer"}}, [{}, {"a": 1}], [{"a": "1"}, {"a": True}, [("a", 1)]]),
     ({"enum": ["a", 1]}, ["a", 1], [True, 1.0, "b", None]),
     ({"type": "string", "enum": ["file", "dir"]}, ["file"], ["folder", "FILE"]),
@@ -272,9 +272,10 @@ def test_compile_check_of_a_typeddict():
     check = compile_check(type_schema(Labelled))
     assert check({"x": 1, "y": 2}) is None
     assert check({"x": 1, "y": 2, "label": "p"}) is None
-    assert check({"x": 1}) == "a dict"
-    assert check({"x": 1, "y": 2, "label": 3}) == "a dict"
-    assert check([1, 2]) == "a dict"
+    expected = "a dict with keys 'x', 'y', 'label' (optional)"
+    assert check({"x": 1}) == expected
+    assert check({"x": 1, "y": 2, "label": 3}) == expected
+    assert check([1, 2]) == expected
 
 
 def test_compile_check_of_an_enum_needs_the_exact_type():

@@ -33,12 +33,16 @@ def checked(spec: ToolSpec, impl: Callable[..., Any]) -> Callable[..., Any]:
     """``impl`` behind the argument check of ``spec``, awaited when it is async."""
     check = spec.check_arguments
     required = any(a.required for a in spec.args)  # a call with no arguments needs checking only then
+    enums = getattr(impl, "lackpy_enums", None)
+    convert = _members(enums, [a.name for a in spec.args]) if enums else None
     is_async = inspect.iscoroutinefunction(impl) or inspect.iscoroutinefunction(getattr(impl, "__call__", None))
     if takes_context(impl):
 
         def call_with_context(ctx: Any, *args: Any, **kwargs: Any) -> Any:
             if args or kwargs or required:
                 check(args, kwargs)
+                if convert:
+                    args, kwargs = convert(args, kwargs)
             result = impl(ctx, *args, **kwargs)
             return awaited(result, spec.name) if is_async or type(result) in _AWAITABLES else result
 
@@ -48,12 +52,25 @@ def checked(spec: ToolSpec, impl: Callable[..., Any]) -> Callable[..., Any]:
         def call(*args: Any, **kwargs: Any) -> Any:
             if args or kwargs or required:
                 check(args, kwargs)
+                if convert:
+                    args, kwargs = convert(args, kwargs)
             result = impl(*args, **kwargs)
             return awaited(result, spec.name) if is_async or type(result) in _AWAITABLES else result
 
         wrapper = wraps(impl)(call)
     wrapper.lackpy_checked = True  # type: ignore[attr-defined]
     return wrapper
+
+
+def _members(enums: dict, names: list[str]) -> Callable[[tuple, dict], tuple[tuple, dict]]:
+    """Turn the values given for Enum-typed parameters into members (after the check passed)."""
+
+    def convert(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        args = tuple(enums[n](v) if n in enums and v is not None else v for n, v in zip(names, args))
+        kwargs = {k: enums[k](v) if k in enums and v is not None else v for k, v in kwargs.items()}
+        return args, kwargs
+
+    return convert
 
 
 def remaining(default: float = 3600.0) -> float:

@@ -22,6 +22,7 @@ callable as it was; its ToolSpec is ``fn.lackpy_tool``, and
 
 from __future__ import annotations
 
+import enum
 import inspect
 import re
 import typing
@@ -108,6 +109,9 @@ def spec_of_function(
         uses_context(fn)
         params = params[1:]
     args = [_argument(tool_name, p, hints, arg_docs.get(p.name, "")) for p in params]
+    enums = {p.name: hints[p.name] for p in params if _is_enum(hints.get(p.name))}
+    if enums:
+        fn.lackpy_enums = enums  # type: ignore[attr-defined]  # values become members before the call
     try:
         w, d = grade
     except (TypeError, ValueError):
@@ -139,14 +143,19 @@ def _argument(tool_name: str, param: inspect.Parameter, hints: dict, doc: str) -
     except SpecError as exc:
         raise SpecError(f"tool '{tool_name}', parameter '{param.name}': {exc}") from None
     required = param.default is inspect.Parameter.empty
+    default = None if required else param.default
     return ArgSpec(
         name=param.name,
         type=annotation_text(annotation) if annotation is not Any else "Any",
         description=doc,
         required=required,
-        default=None if required else param.default,
+        default=default.value if isinstance(default, enum.Enum) else default,
         schema=schema,
     )
+
+
+def _is_enum(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, enum.Enum)
 
 
 _SECTION = re.compile(r"^(Args|Arguments|Parameters|Params|Returns?|Raises|Yields|Examples?|Notes?):\s*$")

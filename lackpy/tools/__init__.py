@@ -1,8 +1,8 @@
-"""The tools lackpy ships, each declared once with ``builtin`` (``@tool`` with the builtin provider)."""
+"""The tools lackpy ships, each declared once with ``shipped`` (``@tool`` with the builtin provider)."""
 
 from functools import partial
 
 from lackpy.kit.decorator import tool
 
 #: How the shipped tools are declared: ``@tool`` resolved by the ``builtin`` provider.
-builtin = partial(tool, provider="builtin")
+shipped = partial(tool, provider="builtin")

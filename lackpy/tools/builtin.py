@@ -15,10 +15,10 @@ from lackpy.errors import ProviderError, ToolError
 from lackpy.hookspecs import hookimpl
 from lackpy.kit.context import ToolContext
 from lackpy.kit.spec import ToolSpec
-from lackpy.tools import builtin, workspace
+from lackpy.tools import shipped, workspace
 
 
-@builtin(
+@shipped(
     grade=(1, 0),
     docs="docs/tools/read_file.md",
     examples=['text = read_file("README.md")\nlen(text.splitlines())'],
@@ -52,7 +52,7 @@ def _positive(value: int | None, name: str, default: int) -> int:
 FIND_KINDS = {None: frozenset({"file"}), "file": frozenset({"file"}), "dir": frozenset({"dir"}), "any": frozenset({"file", "dir"})}
 
 
-@builtin(
+@shipped(
     grade=(1, 0),
     docs="docs/tools/find_files.md",
     examples=['files = find_files("**/*.py")\nlen(files)'],
@@ -68,7 +68,7 @@ def find_files(ctx: ToolContext, pattern: str, kind: Literal["file", "dir", "any
     return workspace.glob(ctx, pattern, FIND_KINDS[kind])
 
 
-@builtin(
+@shipped(
     grade=(1, 0),
     docs="docs/tools/list_dir.md",
     examples=['[e["name"] for e in list_dir("src") if e["kind"] == "dir"]'],
@@ -88,7 +88,7 @@ GREP_LINE_CHARS = 500
 GREP_MAX_FILE_BYTES = 16 * 1024 * 1024
 
 
-@builtin(
+@shipped(
     grade=(1, 0),
     docs="docs/tools/grep.md",
     examples=['hits = grep(r"^import |^from ", glob="**/*.py")\nsorted({h["path"] for h in hits})'],
@@ -130,7 +130,7 @@ def grep(ctx: ToolContext, pattern: str, glob: str = "**/*", ignore_case: bool =
     return hits
 
 
-@builtin(
+@shipped(
     grade=(3, 3),
     docs="docs/tools/write_file.md",
     examples=['write_file("notes/summary.txt", "done\\n")'],
@@ -149,7 +149,7 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
     return f"wrote {size} bytes to {path}"
 
 
-@builtin(
+@shipped(
     grade=(3, 3),
     docs="docs/tools/edit_file.md",
     examples=['edit_file("README.md", "Status: draft", "Status: final")'],

@@ -20,7 +20,7 @@ from typing import Any
 
 from lackpy.errors import ToolError
 from lackpy.kit.context import ToolContext
-from lackpy.tools import builtin, workspace
+from lackpy.tools import shipped, workspace
 from lackpy.tools.local_shell import DEFAULT_SHELL, LocalShell, Process
 
 __all__ = ["DEFAULT_SHELL", "LocalShell", "Process", "TOOLS", "stop_all"]
@@ -69,7 +69,7 @@ def _start_error(tool: str, exc: OSError) -> ToolError:
 _TAGS = ["shell", "process", "command"]
 
 
-@builtin(
+@shipped(
     grade=(3, 3),
     docs="docs/tools/run_command.md",
     examples=['result = run_command("python -m pytest -q", timeout=300)\nresult["code"] == 0'],
@@ -107,7 +107,7 @@ def _lookup(ctx: ToolContext, tool: str, id: object) -> Any:
     return process
 
 
-@builtin(
+@shipped(
     grade=(3, 3),
     docs="docs/tools/start_process.md",
     examples=['server = start_process("python -m http.server 8000")\npoll_process(server)["running"]'],
@@ -147,7 +147,7 @@ def _state(process: Any) -> dict:
     return {"running": code is None, "code": code, "stdout": stdout, "stderr": stderr}
 
 
-@builtin(
+@shipped(
     grade=(3, 1),
     docs="docs/tools/poll_process.md",
     examples=['state = poll_process("p1")\nstate["stdout"]'],
@@ -162,7 +162,7 @@ def poll_process(ctx: ToolContext, id: str) -> dict:
     return _state(_lookup(ctx, "poll_process", id))
 
 
-@builtin(
+@shipped(
     grade=(3, 2),
     docs="docs/tools/stop_process.md",
     examples=['final = stop_process("p1")\nfinal["code"]'],
@@ -179,7 +179,7 @@ def stop_process(ctx: ToolContext, id: str) -> dict:
     return _state(process)
 
 
-@builtin(
+@shipped(
     grade=(3, 0),
     docs="docs/tools/list_processes.md",
     examples=['[p["id"] for p in list_processes() if p["running"]]'],

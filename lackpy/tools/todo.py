@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lackpy.errors import ToolError
 from lackpy.kit.context import ToolContext
-from lackpy.tools import builtin
+from lackpy.tools import shipped
 
 STATUSES = ("pending", "active", "done")
 MAX_ITEMS = 200
@@ -29,7 +29,7 @@ def _item(index: int, value: object) -> dict:
     return {"id": index, "text": text.strip()[:MAX_TEXT], "status": status}
 
 
-@builtin(
+@shipped(
     grade=(0, 1),
     docs="docs/tools/todo_set.md",
     examples=['todo_set(["read the config", {"text": "fix the test", "status": "active"}])'],
@@ -48,7 +48,7 @@ def todo_set(ctx: ToolContext, items: list[str | dict]) -> list[dict]:
     return [dict(item) for item in checklist]
 
 
-@builtin(
+@shipped(
     grade=(0, 0),
     docs="docs/tools/todo_read.md",
     examples=['[t["text"] for t in todo_read() if t["status"] != "done"]'],

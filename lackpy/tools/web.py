@@ -41,7 +41,7 @@ from urllib.parse import parse_qs, quote, quote_plus, urljoin, urlsplit, urlunsp
 
 from lackpy.errors import ToolError
 from lackpy.kit.context import ToolContext
-from lackpy.tools import builtin
+from lackpy.tools import shipped
 
 if TYPE_CHECKING:
     import httpx
@@ -81,7 +81,7 @@ _HTML_TYPES = {"text/html", "application/xhtml+xml"}
 _TAGS = ["web", "internet"]
 
 
-@builtin(
+@shipped(
     grade=(2, 0),
     docs="docs/tools/fetch_url.md",
     examples=[
@@ -107,7 +107,7 @@ def fetch_url(ctx: ToolContext, url: str, max_bytes: int | None = None) -> str:
     return text
 
 
-@builtin(
+@shipped(
     grade=(2, 0),
     docs="docs/tools/web_search.md",
     examples=['hits = web_search("python asyncio timeout", limit=3)\n[h["url"] for h in hits]'],

@@ -6,7 +6,7 @@ import asyncio
 import enum
 import time
 from pathlib import Path
-from typing import Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 import pytest
 
@@ -180,7 +180,7 @@ GOOD_TYPED = {"mode": "fast", "count": None, "names": ["a"], "weights": {"a": 1}
         ({"names": ["a", 1]}, "typed: argument 'names' expects a list of a str, got ['a', 1] (list)"),
         ({"weights": {"a": "1"}}, "typed: argument 'weights' expects a dict, got {'a': '1'} (dict)"),
         ({"colour": "blue"}, "typed: argument 'colour' expects one of 'red', 'green', got 'blue' (str)"),
-        ({"at": {"x": 1}}, "typed: argument 'at' expects a dict, got {'x': 1} (dict)"),
+        ({"at": {"x": 1}}, "typed: argument 'at' expects a dict with keys 'x', 'y', got {'x': 1} (dict)"),
     ],
     ids=["literal", "optional-int", "list-item", "dict-value", "enum", "typeddict-key"],
 )
@@ -189,7 +189,7 @@ def test_the_schema_of_each_annotation_checks_calls(change, message):
     box = Toolbox(".")
     box.register(typed)
     call = box.bound("typed")
-    assert call(**GOOD_TYPED) == {**GOOD_TYPED, "note": ""}
+    assert call(**GOOD_TYPED) == {**GOOD_TYPED, "colour": Colour.RED, "note": ""}  # an Enum's value arrives as its member
     with pytest.raises(ArgumentError) as info:
         call(**{**GOOD_TYPED, **change})
     assert str(info.value) == message
@@ -405,3 +405,46 @@ def test_an_async_tool_past_the_timeout_is_a_limit(workspace: Path, mode):
     assert time.monotonic() - started < 5
     assert (result.success, result.error_kind, result.limit) == (False, "limit", "timeout")
     assert result.output is None
+
+
+# -- what a review of the first version found ------------------------------------------
+
+
+class Shade(enum.Enum):
+    LIGHT = "light"
+    DARK = "dark"
+
+
+class Options(TypedDict):
+    size: int
+    label: NotRequired[str]
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "isolated"])
+def test_enum_values_become_members_and_sets_and_optional_keys_pass(tmp_path, mode):
+    @tool(grade=(0, 0))
+    def paint(shade: Shade = Shade.LIGHT, tags: set[str] | None = None, options: Options | None = None) -> str:
+        """Describe a paint job."""
+        return f"{shade.name} {sorted(tags or [])} {options}"
+
+    assert paint.lackpy_tool.signature() == "paint(shade: Shade = 'light', tags: set[str] | None = None, options: Options | None = None) -> str"
+    svc = LackpyService(tmp_path)
+    svc.toolbox.register(paint)
+    result = asyncio.run(svc.run_program('paint("dark", {"b", "a"}, {"size": 2})', ["paint"], mode=mode))
+    assert (result.success, result.output) == (True, "DARK ['a', 'b'] {'size': 2}")
+    assert asyncio.run(svc.run_program("paint()", ["paint"], mode=mode)).output == "LIGHT [] None"
+    refused = asyncio.run(svc.run_program('paint(options={"label": "x"})', ["paint"], mode=mode))
+    assert refused.error.endswith("argument 'options' expects a dict with keys 'size', 'label' (optional) or None, got {'label': 'x'} (dict)")
+    assert svc.toolbox.bound("paint")(Shade.DARK) == "DARK [] None"
+
+
+def test_the_shipped_decorator_survives_the_builtin_module_import():
+    import lackpy.tools.builtin  # noqa: F401  (the module of the same old name)
+    from lackpy.tools import shipped
+
+    @shipped(grade=(0, 0))
+    def late() -> int:
+        """A tool declared after the shipped tools' modules loaded."""
+        return 1
+
+    assert late.lackpy_tool.provider == "builtin"
