@@ -311,7 +311,7 @@ class LackpyService:
         ``dry_run`` returns the diff of the writes instead of applying them.
         """
         mode = mode or (self._config.mode if self._config is not None else None)
-        if mode == "inprocess" and self._toolbox is not None:
+        if mode == "inprocess" and self._toolbox is not None and self._config_checks is not None:  # nothing left to load
             resolved = self.resolve_kit(kit, extra_tools)
             return self._runner(resolved, params, checks, mode=mode, limits=limits, dry_run=dry_run)(program, None)
         resolved = await self._off_loop(self.resolve_kit, kit, extra_tools)
