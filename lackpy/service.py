@@ -36,7 +36,7 @@ from lackpy.lang.grade import Grade
 from lackpy.lang.grammar import language_spec
 from lackpy.lang.validator import Check
 from lackpy.plugins import populate
-from lackpy.run.cancel import Cancel, Cancelled
+from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.limits import Limits
 from lackpy.run.result import ExecutionResult

@@ -21,7 +21,7 @@ from lackpy.kit.context import ToolContext
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.grammar import ALLOWED_BUILTINS, FORBIDDEN_NAMES
 from lackpy.lang.validator import Check
-from lackpy.run.cancel import Cancel, Cancelled
+from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.execute import Ending, execute, thread_deadline, value_size
 from lackpy.run.limits import Limits, layered
