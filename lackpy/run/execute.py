@@ -146,7 +146,7 @@ def nesting(value: Any, most: int) -> int:
 
 
 def failure(exc: BaseException, limits: Limits) -> Ending:
-    """The outcome for a program stopped by ``exc``, naming its line."""
+    """The ending of a program stopped by ``exc``, naming its line."""
     line, variables = _program_frame(exc)
     where = f"line {line}: " if line else ""
     tool = getattr(exc, "lackpy_tool", None)

@@ -102,9 +102,9 @@ def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], dead
                 final = wire.recv(channel, max_frame, time.monotonic() + 0.5)
                 if final is None or final.get("t") != "done":
                     raise
-                return _outcome(final.get("outcome"))
+                return _ending(final.get("outcome"))
         elif kind == "done":
-            return _outcome(message.get("outcome"))
+            return _ending(message.get("outcome"))
         else:
             raise WorkerError(f"the worker sent an unknown message {kind!r}")
 
@@ -134,8 +134,8 @@ def _too_large(size: int, limit: int) -> dict:
     return {"t": "err", "type": "ToolError", "kind": ErrorKind.TOOL.value, "message": message}
 
 
-def _outcome(fields: Any) -> Ending:
-    """The worker's outcome, accepted only as plain data of the expected types."""
+def _ending(fields: Any) -> Ending:
+    """How the worker says its program ended, accepted only as plain data of the expected types."""
     if type(fields) is not dict:
         raise WorkerError("the worker sent a malformed outcome")
 
