@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 from functools import wraps
+from pathlib import Path
 from typing import Any, Callable
 
 import click
@@ -38,7 +39,7 @@ class LackpyGroup(click.Group):
             if ctx.meta.get("lackpy.json"):
                 from lackpy.report import ErrorReport
 
-                _emit_json(ErrorReport.of(exc).to_dict())
+                _emit_json(ErrorReport.of(exc, ctx.meta.get("lackpy.notices")).to_dict())
             else:
                 click.echo(f"lackpy: error: {exc}", err=True)
             ctx.exit(EXIT_USAGE)
@@ -77,6 +78,10 @@ def common(fn: Callable) -> Callable:
                 from lackpy.service import LackpyService
 
                 made.append(LackpyService(workspace))
+                click.get_current_context().meta["lackpy.notices"] = made[0].notices
+                made[0].load()  # now, so what an untrusted workspace did not get is said first
+                for notice in made[0].notices:
+                    click.echo(f"lackpy: {notice}", err=True)
             return made[0]
 
         try:
@@ -464,6 +469,8 @@ def kit_list(json_: bool, service) -> None:
         return _emit_json(kits)
     for item in kits:
         note = f"  [error: {item['error']}]" if "error" in item else ""
+        note += f"  [shadows the package's {item['name']}]" if item.get("shadows") else ""
+        note += f"  [ignored: {item['ignored']}]" if item.get("ignored") else ""
         click.echo(f"{item['name']:<14} {item['source']:<9} {', '.join(item['tools'])}{note}")
         if item["description"]:
             click.echo(f"{'':<25}{item['description']}")
@@ -479,6 +486,8 @@ def kit_info(name: str, tools: tuple[str, ...], json_: bool, service) -> None:
     if json_:
         return _emit_json(info)
     click.echo(f"kit {info['name'] or name}: {info['description']}")
+    if info.get("path"):
+        click.echo(f"file: {info['path']} ({info['source']})")
     click.echo(f"grade: w={info['grade']['w']} d={info['grade']['d']}")
     for tool in info["tools"]:
         click.echo(f"  {tool['signature']:<55} w={tool['grade']['w']} d={tool['grade']['d']}  {tool['description']}")
@@ -516,10 +525,14 @@ class ManyValues(click.Command):
 def kit_create(name: str, tools: tuple[str, ...], description: str, force: bool, json_: bool, service) -> None:
     """Create .lackpy/kits/NAME.kit in the workspace (NAME first, then the options)."""
     names = _split(tools)
-    path = service().kit_create(name, names, description, force)
+    svc = service()
+    path = svc.kit_create(name, names, description, force)
     if json_:
         return _emit_json({"created": str(path), "name": name, "tools": names})
     click.echo(f"created {path}")
+    grade = svc.resolve_kit(names).grade
+    if not svc.trusted and not grade.within(svc.read_only_grade):
+        click.echo(f"lackpy: this workspace is not trusted, so kit '{name}' ({grade}) takes effect once you run: lackpy trust {svc.workspace}", err=True)
 
 
 @cli.group(cls=LackpyGroup)
@@ -566,6 +579,54 @@ def tools(format_: str | None, kit: str | None, tools: tuple[str, ...], json_: b
         return _emit_json(listing)
     for tool in listing:
         click.echo(f"{tool['signature']:<55} w={tool['grade']['w']} d={tool['grade']['d']}  {tool['description']}")
+
+
+@cli.command(name="trust")
+@click.argument("directory", required=False, type=click.Path(file_okay=False))
+@click.option("--list", "list_", is_flag=True, help="List the trusted workspaces.")
+@click.option("--revoke", is_flag=True, help="Stop trusting DIRECTORY.")
+@click.option("json_", "--json", is_flag=True, is_eager=True, help="Print one JSON document.")
+@click.pass_context
+def trust_cmd(ctx: click.Context, directory: str | None, list_: bool, revoke: bool, json_: bool) -> None:
+    """Trust a workspace (default: the current directory) as its .lackpy/ is now.
+
+    Until then, lackpy ignores what a workspace's .lackpy/ could use to raise
+    privileges or run code: kits and templates above read-only, a default kit
+    above it, custom checks, inference tiers, MCP servers, mode and sandbox.
+    The record lives outside the workspace; changing one of those files needs
+    trust again.
+    """
+    from lackpy import trust as trust_store
+    from lackpy.errors import WorkspaceError
+
+    ctx.meta["lackpy.json"] = json_
+    if list_:
+        records = [{"path": r.path, "trusted_at": r.trusted_at, "current": trust_store.is_trusted(Path(r.path)) if Path(r.path).is_dir() else False} for r in trust_store.trusted()]
+        if json_:
+            return _emit_json(records)
+        for record in records:
+            click.echo(f"{record['path']}{'' if record['current'] else '  (changed since: trust it again)'}")
+        if not records:
+            click.echo("no trusted workspaces")
+        return
+    root = Path(directory or ".").resolve()
+    if not root.is_dir():
+        raise WorkspaceError(f"workspace does not exist or is not a directory: {directory}")
+    if revoke:
+        found = trust_store.revoke(root)
+        if json_:
+            return _emit_json({"path": str(root), "revoked": found})
+        click.echo(f"no longer trusting {root}" if found else f"{root} was not trusted")
+        return
+    from lackpy.service import LackpyService
+
+    enables = LackpyService(root, trust=False).load().notices
+    record = trust_store.trust(root)
+    if json_:
+        return _emit_json({"path": record.path, "trusted": True, "enables": enables})
+    click.echo(f"trusting {record.path}")
+    for notice in enables:
+        click.echo(f"  this enables what was ignored: {notice.split(': ', 1)[1].rsplit('; if you trust it', 1)[0]}")
 
 
 @cli.command()

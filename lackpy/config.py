@@ -51,6 +51,8 @@ class Config:
     inference: InferenceSettings = field(default_factory=InferenceSettings)
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
+    ignored: list[str] = field(default_factory=list)
+    """What an untrusted workspace's config asked for and did not get, each with why."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], path: Path | None = None) -> "Config":
@@ -108,7 +110,8 @@ class Config:
         return loaded
 
 
-def load_config(workspace: Path) -> Config:
+def load_config(workspace: Path, *, trusted: bool = True) -> Config:
+    """The workspace's config; from an untrusted workspace without the keys that raise privileges."""
     path = Path(workspace) / CONFIG_PATH
     if not path.is_file():
         return Config()
@@ -119,4 +122,26 @@ def load_config(workspace: Path) -> Config:
         raise ConfigError(f"{path}: invalid TOML: {exc}; fix the file or remove it") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
-    return Config.from_dict(data, path)
+    ignored = [] if trusted else _withhold(data)
+    config = Config.from_dict(data, path)
+    config.ignored = ignored
+    return config
+
+
+def _withhold(data: dict[str, Any]) -> list[str]:
+    """Drop from ``data`` what only a trusted workspace may set; say what and why."""
+    from lackpy.trust import PRIVILEGED_KEYS, PRIVILEGED_TOOL_SETTINGS
+
+    ignored = []
+    for key, why in PRIVILEGED_KEYS.items():
+        if key in data and not (key == "mode" and data[key] == "isolated") and not (key == "sandbox" and data[key] is True):
+            del data[key]
+            ignored.append(f"config '{key}' ({why})")
+    tools = data.get("tools")
+    if isinstance(tools, dict):
+        for key, why in PRIVILEGED_TOOL_SETTINGS.items():
+            if key in tools:
+                tools = {k: v for k, v in tools.items() if k != key}
+                ignored.append(f"[tools] {key} ({why})")
+        data["tools"] = tools
+    return ignored

@@ -21,6 +21,8 @@ class ErrorDetail(Contract):
     kind: ErrorKind
     message: str
     attempts: list[Attempt] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    """What lackpy wants the user to know about this workspace (e.g. what an untrusted one did not get)."""
 
 
 @dataclass(frozen=True)
@@ -30,13 +32,13 @@ class ErrorReport(Contract):
     error: ErrorDetail
 
     @classmethod
-    def of(cls, exc: LackpyError) -> "ErrorReport":
+    def of(cls, exc: LackpyError, notices: list[str] | None = None) -> "ErrorReport":
         attempts = getattr(exc, "attempts", None) or []
-        return cls(ErrorDetail(ErrorKind.parse(exc.kind), str(exc), list(attempts)))
+        return cls(ErrorDetail(ErrorKind.parse(exc.kind), str(exc), list(attempts), list(notices or [])))
 
     @classmethod
-    def usage(cls, message: str) -> "ErrorReport":
-        return cls(ErrorDetail(ErrorKind.USAGE, message))
+    def usage(cls, message: str, notices: list[str] | None = None) -> "ErrorReport":
+        return cls(ErrorDetail(ErrorKind.USAGE, message, notices=list(notices or [])))
 
 
 __all__ = ["ErrorDetail", "ErrorReport"]

@@ -16,12 +16,13 @@ import dataclasses
 import os
 import threading
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 
 import yaml
 
 from lackpy.config import Config, load_config
-from lackpy.errors import KitError, LackpyError, ParamError, WorkspaceError
+from lackpy.errors import KitError, LackpyError, ParamError, UnknownKitError, WorkspaceError
 from lackpy.infer.base import Request, Tier
 from lackpy.infer.dispatch import Dispatcher, OnEvent, Outcome
 from lackpy.infer.result import DelegateResult, GenerationResult
@@ -41,6 +42,8 @@ from lackpy.run.compiler import prepare
 from lackpy.run.limits import Limits
 from lackpy.run.result import ExecutionResult
 from lackpy.run.runner import check_params, run_program
+from lackpy import trust as trust_store
+from lackpy.trust import is_trusted
 
 T = TypeVar("T")
 #: How long a cancelled call waits for its run to wind down (worker killed, nothing written).
@@ -61,13 +64,25 @@ class LackpyService:
     a dict of config keys, or None to read ``.lackpy/config.toml``.
     """
 
-    def __init__(self, workspace: str | Path | None = None, config: Config | Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        workspace: str | Path | None = None,
+        config: Config | Mapping[str, Any] | None = None,
+        *,
+        trust: bool | None = None,
+    ) -> None:
+        """``trust``: None asks the trust record (``lackpy trust``); True trusts the workspace for
+        this service only (what ``lackpy serve --trust`` does); False never trusts it."""
         root = Path(workspace) if workspace is not None else Path.cwd()
         if not root.is_dir():
             raise WorkspaceError(f"workspace does not exist or is not a directory: {root}")
         self.workspace = root.resolve()
         self.kits_dir = self.workspace / ".lackpy" / "kits"
         self._config_given = config
+        self._trust = trust
+        self._trusted = True
+        self.notices: list[str] = []
+        self._read_only = Grade(0, 0)
         self._config: Config | None = None
         self._toolbox: Toolbox | None = None
         self._load_lock = threading.Lock()
@@ -91,21 +106,78 @@ class LackpyService:
             self._load()
         return self._toolbox  # type: ignore[return-value]
 
+    def load(self) -> "LackpyService":
+        """Read the config, check trust and build the toolbox now (else on first use); returns the service."""
+        if self._toolbox is None:
+            self._load()
+        return self
+
     def _load(self) -> None:
         with self._load_lock:
             if self._toolbox is not None:
                 return
             given = self._config_given
+            trusted = self._trust if self._trust is not None else given is not None or is_trusted(self.workspace)
             if isinstance(given, Config):
                 config = given
             elif given is not None:
                 config = Config.from_dict(dict(given))
             else:
-                config = load_config(self.workspace)
+                config = load_config(self.workspace, trusted=trusted)
             toolbox = Toolbox(str(self.workspace), settings=config.tools)
             toolbox.config_limits = config.limits
             populate(toolbox)
+            self._read_only = resolve_kit(READ_ONLY_KIT, toolbox, workspace_kits=False).grade
+            self._trusted = trusted
+            ignored = list(config.ignored) if not trusted else []
+            if not trusted:
+                ignored += self._withhold_workspace(config, toolbox)
+            if ignored:
+                self.notices.append(
+                    f"this workspace is not trusted, so lackpy ignored: {'; '.join(ignored)}; "
+                    f"if you trust it, run: lackpy trust {self.workspace}"
+                )
             self._config, self._toolbox = config, toolbox
+
+    @property
+    def trusted(self) -> bool:
+        """Whether this workspace's .lackpy/ may raise privileges (``lackpy trust``, or ``trust=True``)."""
+        if self._toolbox is None:
+            self._load()
+        return self._trusted
+
+    @property
+    def read_only_grade(self) -> Grade:
+        """The default ceiling: the grade of the package's read-only kit (never a workspace's)."""
+        if self._toolbox is None:
+            self._load()
+        return self._read_only
+
+    def _withhold_workspace(self, config: Config, toolbox: Toolbox) -> list[str]:
+        """What an untrusted workspace's kits, templates and default kit ask above the read-only grade."""
+        from lackpy.infer.templates import load_templates
+
+        ignored = []
+        for name, (source, path) in sorted(list_kit_files(self.kits_dir).items()):
+            grade = self._grade_of(name, toolbox)
+            if source == "workspace" and grade is not None and not grade.within(self._read_only):
+                ignored.append(f"kit '{name}' ({path.relative_to(self.workspace)}, {grade})")
+        default = self._grade_of(config.default_kit, toolbox)
+        if default is not None and not default.within(self._read_only):
+            ignored.append(f"default_kit = {config.default_kit!r} (above read-only)")
+            config.default_kit = READ_ONLY_KIT
+        for template in load_templates(self.workspace):
+            grade = self._grade_of(template.kit, toolbox) if template.kit is not None else None
+            if grade is not None and not grade.within(self._read_only):
+                ignored.append(f"template '{template.name}' (kit {template.kit}, {grade})")
+        return ignored
+
+    def _grade_of(self, kit: KitSpec, toolbox: Toolbox) -> Grade | None:
+        """The grade of ``kit`` as the workspace defines it, or None when it does not resolve."""
+        try:
+            return resolve_kit(kit, toolbox, self.kits_dir).grade
+        except LackpyError:
+            return None
 
     async def _off_loop(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` on a worker thread, so the caller's loop stays free."""
@@ -147,16 +219,32 @@ class LackpyService:
         kit = kit if kit is not None else self.config.default_kit
         key = _kit_key(kit, extra_tools)
         if key is None:
-            return resolve_kit(kit, self.toolbox, self.kits_dir, extra_tools)
+            return self._resolve(kit, extra_tools)
         stamp = self._kit_stamp(kit)
         cached = self._kits.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        resolved = resolve_kit(kit, self.toolbox, self.kits_dir, extra_tools)
+        resolved = self._resolve(kit, extra_tools)
         if len(self._kits) > 256:
             self._kits.clear()
         self._kits[key] = (stamp, resolved)
         return resolved
+
+    def _resolve(self, kit: KitSpec, extra_tools: Iterable[str] | None) -> ResolvedKit:
+        """Resolve a kit; an untrusted workspace's own kit file counts only up to the read-only grade."""
+        resolved = resolve_kit(kit, self.toolbox, self.kits_dir, extra_tools)
+        if self.trusted or resolved.source != "workspace":
+            return resolved
+        base = resolve_kit(kit, self.toolbox, self.kits_dir)
+        if base.grade.within(self._read_only):
+            return resolved
+        try:
+            return resolve_kit(kit, self.toolbox, extra_tools=extra_tools, workspace_kits=False)  # the package's kit it shadows
+        except UnknownKitError:
+            raise KitError(
+                f"kit '{kit}' comes from this workspace ({base.grade}, above read-only) and the workspace is not trusted; "
+                f"if you trust it, run: lackpy trust {self.workspace}"
+            ) from None
 
     def _kit_stamp(self, kit: KitSpec) -> tuple:
         """What a resolved kit depends on: the toolbox's version and, for a named kit, the workspace's file.
@@ -174,13 +262,22 @@ class LackpyService:
         return (version,)
 
     def kit_list(self) -> list[dict]:
+        """Every kit: where it comes from, whether it shadows the package's, and whether it is ignored."""
+        package = list_kit_files(None)
         kits = []
         for name, (source, path) in sorted(list_kit_files(self.kits_dir).items()):
+            row = {"name": name, "description": "", "tools": [], "source": source, "path": str(path)}
+            row["shadows"] = str(package[name][1]) if source == "workspace" and name in package else None
+            row["ignored"] = None
             try:
                 kit_file = read_kit(path)
-                kits.append({"name": name, "description": kit_file.description, "tools": kit_file.tools, "source": source, "path": str(path)})
+                row.update(description=kit_file.description, tools=kit_file.tools)
+                grade = self._grade_of(name, self.toolbox)
+                if source == "workspace" and not self.trusted and grade is not None and not grade.within(self._read_only):
+                    row["ignored"] = f"above read-only ({grade}) in an untrusted workspace"
             except LackpyError as exc:
-                kits.append({"name": name, "description": "", "tools": [], "source": source, "path": str(path), "error": str(exc)})
+                row["error"] = str(exc)
+            kits.append(row)
         return kits
 
     def kit_info(self, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> dict:
@@ -189,6 +286,7 @@ class LackpyService:
             "name": resolved.name,
             "description": resolved.description,
             "source": resolved.source,
+            "path": str(resolved.path) if resolved.path else None,
             "grade": resolved.grade.to_dict(),
             "tools": [
                 {
@@ -224,9 +322,18 @@ class LackpyService:
         if description:
             meta["description"] = description
         text = "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True) + "---\n" + "\n".join(tools) + "\n"
-        self.kits_dir.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        with self._keeping_trust():
+            self.kits_dir.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
         return path
+
+    @contextmanager
+    def _keeping_trust(self) -> Iterator[None]:
+        """A workspace the user trusted stays trusted when lackpy itself writes its kits and templates."""
+        recorded = self._trust is None and is_trusted(self.workspace)
+        yield
+        if recorded:
+            trust_store.trust(self.workspace)
 
     def tool_schemas(self, format: str, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> list[dict]:
         """A kit's tools (default: every tool) in the ``openai``, ``anthropic`` or ``mcp`` shape, named as programs call them."""
@@ -289,7 +396,8 @@ class LackpyService:
         resolved = self.resolve_kit(kit, extra_tools)
         names = tuple(sorted(params or ()))
         check_params(dict.fromkeys(names), resolved.names)
-        return prepare(program, resolved.names, names, self.checks(checks)).validation
+        result = prepare(program, resolved.names, names, self.checks(checks)).validation
+        return dataclasses.replace(result, notices=list(self.notices)) if self.notices else result
 
     async def run_program(
         self,
@@ -331,7 +439,7 @@ class LackpyService:
         dry_run: bool,
     ) -> "_Run":
         """``run(program, cancel)`` with everything else of a call settled: kit, params, checks, limits, mode."""
-        return _Run(resolved, params, self.checks(checks), mode or self.config.mode, limits, dry_run, self.config.sandbox)
+        return _Run(resolved, params, self.checks(checks), mode or self.config.mode, limits, dry_run, self.config.sandbox, self.notices)
 
     async def _cancellable(self, work: Callable[[Cancel], T]) -> T:
         """``work(cancel)`` on a worker thread; cancelling the awaiting task cancels the run."""
@@ -395,7 +503,7 @@ class LackpyService:
 
     def _ceiling(self, ceiling: CeilingSpec) -> Grade:
         if ceiling is None:
-            return self.resolve_kit(READ_ONLY_KIT).grade
+            return self.read_only_grade
         if isinstance(ceiling, Grade):
             return ceiling
         if isinstance(ceiling, (tuple, list)) and len(ceiling) == 2:
@@ -467,10 +575,10 @@ class LackpyService:
         resolved, kit_info = self.plan_kit(intent, kit, extra_tools, ceiling)
         params = dict(params or {})
         check_params(params, resolved.names)
-        return Request(intent.strip(), resolved, params, self.workspace), kit_info
+        ceiling = None if self.trusted else self.read_only_grade
+        return Request(intent.strip(), resolved, params, self.workspace, program_ceiling=ceiling), kit_info
 
-    @staticmethod
-    def _described(request: Request, kit_info: dict, outcome: Outcome) -> dict:
+    def _described(self, request: Request, kit_info: dict, outcome: Outcome) -> dict:
         return {
             "intent": request.intent,
             "program": outcome.program,
@@ -480,6 +588,7 @@ class LackpyService:
             "kit": kit_info,
             "attempts": outcome.attempts,
             "generation_ms": outcome.generation_ms,
+            "notices": list(self.notices),
         }
 
     # -- templates: the ratchet ------------------------------------------------
@@ -511,7 +620,8 @@ class LackpyService:
         if not result.valid:
             raise ParamError(f"the program is not valid for kit {resolved.name or sorted(resolved.tools)}: {result.errors[0]}")
         kit_value = kit if isinstance(kit, str) else sorted(resolved.aliases().values()) if kit is not None else resolved.name
-        return save_template(self.workspace, name, pattern, program, kit_value, values=values, force=force)
+        with self._keeping_trust():
+            return save_template(self.workspace, name, pattern, program, kit_value, values=values, force=force)
 
     def template_list(self) -> list[dict]:
         from lackpy.infer.templates import list_templates
@@ -544,11 +654,11 @@ def _kit_key(kit: KitSpec, extra_tools: Iterable[str] | None) -> Any:
 class _Run:
     """One run's settings, ready to run a program: ``run(program, cancel)``."""
 
-    __slots__ = ("kit", "params", "checks", "mode", "limits", "dry_run", "sandbox")
+    __slots__ = ("kit", "params", "checks", "mode", "limits", "dry_run", "sandbox", "notices")
 
-    def __init__(self, kit: ResolvedKit, params, checks, mode: str, limits, dry_run: bool, sandbox: bool) -> None:
+    def __init__(self, kit: ResolvedKit, params, checks, mode: str, limits, dry_run: bool, sandbox: bool, notices: list[str]) -> None:
         self.kit, self.params, self.checks, self.mode = kit, params, checks, mode
-        self.limits, self.dry_run, self.sandbox = limits, dry_run, sandbox
+        self.limits, self.dry_run, self.sandbox, self.notices = limits, dry_run, sandbox, notices
 
     def __call__(self, program: str, cancel: Cancel | None) -> ExecutionResult:
         return run_program(
@@ -561,6 +671,7 @@ class _Run:
             dry_run=self.dry_run,
             sandbox=self.sandbox,
             cancel=cancel,
+            notices=self.notices,
         )
 
 

@@ -12,6 +12,26 @@ import pytest
 os.environ["LACKPY_LOAD_PLUGINS"] = ""
 
 
+@pytest.fixture(autouse=True)
+def own_trust_record(tmp_path_factory, monkeypatch) -> Path:
+    """Every test records workspace trust in a directory of its own, never in the user's ~/.config."""
+    home = tmp_path_factory.mktemp("config-home")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def trusted():
+    """``trusted(path)``: trust a workspace as its .lackpy/ is now, as `lackpy trust` does."""
+    from lackpy.trust import trust
+
+    def record(path: Path) -> Path:
+        trust(path)
+        return path
+
+    return record
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     """A small workspace: two Python files with TODOs, a README and a nested package."""

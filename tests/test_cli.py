@@ -100,7 +100,7 @@ def test_validate(invoke, program):
     bad = invoke("validate", "-k", "readonly", "--json", program("while x:\n    pass"))
     assert bad.exit_code == 2
     data = json.loads(bad.stdout)
-    assert data["valid"] is False and set(data) == {"valid", "errors", "calls", "variables"}
+    assert data["valid"] is False and set(data) == {"valid", "errors", "calls", "variables", "notices"}
     assert set(data["errors"][0]) == {"code", "message", "line", "col", "hint"}
     assert data["errors"][0]["code"] == "forbidden-node" and data["errors"][0]["line"] == 1
 
@@ -225,10 +225,13 @@ def test_timeout_and_limits_from_the_command_line(invoke, program, mode):
     assert bad.exit_code == 2 and "unknown limit 'nope'" in bad.stderr
 
 
-def test_mode_from_config(invoke, program, workspace):
-    """mode in .lackpy/config.toml chooses where programs run."""
+def test_mode_from_config(invoke, program, workspace, trusted):
+    """mode in .lackpy/config.toml chooses where programs run (in a trusted workspace; else it stays isolated)."""
     (workspace / ".lackpy").mkdir()
     (workspace / ".lackpy" / "config.toml").write_text('mode = "inprocess"\n')
+    untrusted = invoke("run", "-k", "none", "--json", program("1"))
+    assert json.loads(untrusted.stdout)["mode"] == "isolated" and "mode = " in untrusted.stderr
+    trusted(workspace)
     result = invoke("run", "-k", "none", "--json", program("1"))
     assert json.loads(result.stdout)["mode"] == "inprocess"
 
@@ -317,9 +320,10 @@ def test_generate_prints_a_valid_program(invoke, program):
     assert ran.stdout.strip() == "3"
 
 
-def test_tiers_lists_readiness(invoke, workspace):
+def test_tiers_lists_readiness(invoke, workspace, trusted):
     (workspace / ".lackpy").mkdir()
     (workspace / ".lackpy" / "config.toml").write_text('[inference.openai]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n')
+    trusted(workspace)
     result = invoke("tiers", "--json")
     assert result.exit_code == 0, result.output
     listing = {t["name"]: t for t in json.loads(result.stdout)}
@@ -328,7 +332,7 @@ def test_tiers_lists_readiness(invoke, workspace):
     assert listing["openai"]["available"] is False and "127.0.0.1:9" in listing["openai"]["reason"]
 
 
-def test_delegate_through_a_configured_model(invoke, workspace):
+def test_delegate_through_a_configured_model(invoke, workspace, trusted):
     from tests.infer.llm_server import FakeLLM
 
     with FakeLLM(['```python\nsorted(e["name"] for e in list_dir("src"))\n```']) as server:
@@ -336,6 +340,7 @@ def test_delegate_through_a_configured_model(invoke, workspace):
         (workspace / ".lackpy" / "config.toml").write_text(
             f'[inference]\norder = ["openai"]\n[inference.openai]\nbase_url = "{server.url}/v1"\nmodel = "{server.model}"\n'
         )
+        trusted(workspace)
         result = invoke("delegate", "--kit", "readonly", "--json", "names under src")
     data = json.loads(result.stdout)
     assert (data["provider"], data["execution"]["output"]) == ("openai", ["app.py", "pkg"])

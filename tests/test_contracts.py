@@ -133,7 +133,7 @@ def test_the_error_report_of_an_exception():
     from lackpy.errors import UnknownKitError
 
     report = ErrorReport.of(UnknownKitError("unknown kit 'x'"))
-    assert report.to_dict() == {"error": {"kind": "kit", "message": "unknown kit 'x'", "attempts": []}}
+    assert report.to_dict() == {"error": {"kind": "kit", "message": "unknown kit 'x'", "attempts": [], "notices": []}}
 
 
 OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")

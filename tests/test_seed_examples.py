@@ -153,10 +153,12 @@ def test_extra_tools(workspace: Path):
 
 
 @pytest.mark.parametrize("text, docs", [(KIT_FILE, []), (KIT_FILE_WITH_DOCS, ["docs/kits/filesystem.md"])])
-def test_kit_files(workspace: Path, text: str, docs: list):
+def test_kit_files(workspace: Path, text: str, docs: list, trusted):
+    """The page's kit file, written into a workspace its user then trusts (it shadows the package's kit)."""
     from lackpy import LackpyService
 
     (workspace / ".lackpy" / "kits" / "filesystem.kit").write_text(text)
+    trusted(workspace)
     resolved = LackpyService().resolve_kit("filesystem")
     assert list(resolved.tools) == ["read_file", "find_files", "write_file", "edit_file"]
     assert (resolved.name, resolved.description, resolved.source) == ("filesystem", "Read, write, and search files", "workspace")

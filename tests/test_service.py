@@ -43,7 +43,8 @@ def test_default_kit_comes_from_config(workspace: Path):
     assert LackpyService(workspace).resolve_kit().name == "readonly"
     (workspace / ".lackpy").mkdir()
     (workspace / ".lackpy" / "config.toml").write_text('default_kit = "filesystem"\n')
-    assert LackpyService(workspace).resolve_kit().name == "filesystem"
+    assert LackpyService(workspace).resolve_kit().name == "readonly"  # above read-only: only once trusted
+    assert LackpyService(workspace, trust=True).resolve_kit().name == "filesystem"
 
 
 def test_config_dict_overrides_file(workspace: Path):
@@ -61,7 +62,7 @@ def test_bad_config_is_a_clear_error(workspace: Path, text: str, message: str):
     """A malformed config file raises ConfigError naming the problem, on first use (it is read off the event loop)."""
     (workspace / ".lackpy").mkdir()
     (workspace / ".lackpy" / "config.toml").write_text(text)
-    svc = LackpyService(workspace)
+    svc = LackpyService(workspace, trust=True)
     with pytest.raises(ConfigError, match=message):
         asyncio.run(svc.run_program("1"))
     with pytest.raises(ConfigError, match=message):
@@ -83,7 +84,7 @@ def test_configured_checks_apply(workspace: Path, tmp_path: Path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     (workspace / ".lackpy").mkdir()
     (workspace / ".lackpy" / "config.toml").write_text('rules = ["my_rules:no_print"]\n')
-    svc = LackpyService(workspace)
+    svc = LackpyService(workspace, trust=True)
     result = svc.validate("print(1)")
     assert not result.valid and result.errors[0].code == "custom-check" and result.errors[0].message == "do not print"
     run = asyncio.run(svc.run_program("print(1)"))
@@ -94,7 +95,7 @@ def test_unloadable_rule_is_a_config_error(workspace: Path):
     """A rule that cannot be imported is reported when rules are first needed."""
     (workspace / ".lackpy").mkdir()
     (workspace / ".lackpy" / "config.toml").write_text('rules = ["no_such_module_xyz:rule"]\n')
-    svc = LackpyService(workspace)
+    svc = LackpyService(workspace, trust=True)
     with pytest.raises(ConfigError, match="no_such_module_xyz"):
         svc.validate("1")
 

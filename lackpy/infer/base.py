@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from lackpy.errors import InferenceError
 from lackpy.kit.resolve import ResolvedKit
+from lackpy.lang.grade import Grade
 
 #: A chat message as every chat API takes it: {"role": "system"|"user"|"assistant", "content": str}.
 Message = dict[str, str]
@@ -39,13 +40,16 @@ class Request:
     """One intent to serve with one kit.
 
     ``params`` are the program's parameters (name -> value); a program may use
-    them as variables. ``workspace`` is the service's root.
+    them as variables. ``workspace`` is the service's root. An untrusted
+    workspace sets ``program_ceiling`` to the read-only grade.
     """
 
     intent: str
     kit: ResolvedKit
     params: Mapping[str, Any] = field(default_factory=dict)
     workspace: Path = field(default_factory=Path.cwd)
+    program_ceiling: Grade | None = None
+    """The grade programs from the workspace's own files (templates) may reach; None: the kit's."""
 
 
 @dataclass

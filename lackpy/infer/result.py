@@ -35,6 +35,8 @@ class GenerationResult(Contract):
     kit: dict[str, Any]
     attempts: list[Attempt] = field(default_factory=list)
     generation_ms: float = 0.0
+    notices: list[str] = field(default_factory=list)
+    """What lackpy wants the user to know about this workspace (e.g. what an untrusted one did not get)."""
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ must not take the tier down: it is skipped with a warning, and
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import secrets
@@ -36,6 +38,8 @@ from lackpy.infer.base import Proposal, Tier, Request
 from lackpy.infer.fill import body_placeholders, generalize, normalize_intent, pattern_regex, placeholders, render
 from lackpy.kit.frontmatter import split_frontmatter
 from lackpy.kit.kitfile import find_kit, read_kit
+from lackpy.lang.grade import Grade, compute_grade
+from lackpy.lang.validator import validate
 
 TEMPLATES_DIR = Path(".lackpy") / "templates"
 SUFFIX = ".tmpl"
@@ -190,6 +194,15 @@ def _load_all(workspace: str | Path) -> _Loaded:
     return loaded
 
 
+def identity(path: Path) -> str:
+    """What a template file says, without its use counts (which change on every use)."""
+    try:
+        template = parse_template(_read(path), path)
+    except (ConfigError, OSError, UnicodeDecodeError):
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    return json.dumps([template.name, template.pattern, template.kit, template.body])
+
+
 def load_templates(workspace: str | Path) -> list[Template]:
     """The workspace's valid templates, sorted by file name; malformed files are skipped with a warning."""
     return [result for _path, result in _load_all(workspace) if isinstance(result, Template)]
@@ -274,7 +287,10 @@ class TemplateTier(Tier):
         for template in load_templates(request.workspace):
             values = template.match(request.intent)
             if values is not None and self._fits(template, request, tools):
-                return Proposal(program=render(template.body, values), detail=f"template {template.name}", source=template.path)
+                program = render(template.body, values)
+                if request.program_ceiling is not None and not _within(program, request, request.program_ceiling):
+                    continue  # a template of an untrusted workspace may not reach above the ceiling
+                return Proposal(program=program, detail=f"template {template.name}", source=template.path)
         return None
 
     def record(self, proposal: Proposal, success: bool) -> None:
@@ -316,6 +332,13 @@ class TemplateTier(Tier):
             return set(read_kit(kit_path).tools) <= tools
         except LackpyError:
             return True
+
+
+def _within(program: str, request: Request, ceiling: Grade) -> bool:
+    """Whether every tool ``program`` calls is within ``ceiling``."""
+    calls = validate(program, request.kit.names).calls
+    grade = compute_grade({c: {"grade_w": s.grade_w, "effects_ceiling": s.effects_ceiling} for c, s in request.kit.tools.items() if c in calls})
+    return grade.within(ceiling)
 
 
 __all__ = [

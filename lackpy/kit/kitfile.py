@@ -101,8 +101,9 @@ def _read_kit(path: Path, mtime_ns: int, size: int, inode: int) -> KitFile:
 
 
 def kit_dirs(kits_dir: Path | None) -> list[tuple[str, Path]]:
+    """Where named kits are looked up, in order; a workspace directory that is the package's own is the package."""
     dirs = []
-    if kits_dir is not None:
+    if kits_dir is not None and Path(kits_dir).resolve() != PACKAGE_KITS.resolve():
         dirs.append(("workspace", Path(kits_dir)))
     dirs.append(("package", PACKAGE_KITS))
     return dirs

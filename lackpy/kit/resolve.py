@@ -38,6 +38,7 @@ class ResolvedKit:
     context: ToolContext | None = field(default=None, repr=False)
     limits: dict[str, Any] | None = None
     config_limits: Any = None
+    path: Path | None = None
 
     def __post_init__(self) -> None:
         self.names = frozenset(self.tools)
@@ -59,14 +60,17 @@ def resolve_kit(
     toolbox: Toolbox,
     kits_dir: str | Path | None = None,
     extra_tools: Iterable[str] | None = None,
+    *,
+    workspace_kits: bool = True,
 ) -> ResolvedKit:
     """Resolve a kit given as a name, ``"none"``, ``"a,b"``, a list, or an alias dict.
 
     Named kits are looked up in ``kits_dir`` (default: the toolbox workspace's
-    ``.lackpy/kits``), then in the package. ``extra_tools`` are merged in
+    ``.lackpy/kits``), then in the package; with ``workspace_kits=False`` in
+    the package only. ``extra_tools`` are merged in
     (duplicates ignored) and the grade recomputed.
     """
-    kits_dir = Path(kits_dir) if kits_dir is not None else toolbox.kits_dir
+    kits_dir = None if not workspace_kits else Path(kits_dir) if kits_dir is not None else toolbox.kits_dir
     name = description = source = limits = None
     docs: list[str] = []
     extra: dict[str, Any] = {}
@@ -134,6 +138,7 @@ def resolve_kit(
         context=toolbox.context,
         limits=limits,
         config_limits=toolbox.config_limits,
+        path=kit_path,
     )
     resolved.callables = resolved.bind(toolbox.context)
     return resolved

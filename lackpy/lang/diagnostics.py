@@ -41,3 +41,5 @@ class ValidationResult(Contract):
     errors: list[Diagnostic] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
     variables: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    """What lackpy wants the user to know about this workspace (e.g. what an untrusted one did not get)."""

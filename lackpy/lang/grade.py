@@ -17,6 +17,10 @@ class Grade(NamedTuple):
     def __str__(self) -> str:
         return f"w={self.w} d={self.d}"
 
+    def within(self, ceiling: "Grade") -> bool:
+        """Whether this grade reaches no further than ``ceiling`` on either axis."""
+        return self.w <= ceiling.w and self.d <= ceiling.d
+
     @staticmethod
     def __json_schema__() -> dict:
         level = {"type": "integer", "minimum": 0, "maximum": 3}

@@ -55,6 +55,8 @@ class ExecutionResult(Contract):
     output_truncated: bool = False
     printed_truncated: bool = False
     duration_ms: float = 0.0
+    notices: list[str] = field(default_factory=list)
+    """What lackpy wants the user to know about this workspace (e.g. what an untrusted one did not get)."""
     variables: dict[str, Any] = field(default_factory=dict, metadata=_PRIVATE)
     limits: Any = field(default=None, metadata=_PRIVATE)
 

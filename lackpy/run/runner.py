@@ -46,6 +46,7 @@ def run_program(
     dry_run: bool = False,
     sandbox: bool = True,
     cancel: Cancel | None = None,
+    notices: Sequence[str] = (),
 ) -> ExecutionResult:
     """Validate (cached), compile (cached) and run ``program`` with ``kit``'s tools.
 
@@ -65,11 +66,11 @@ def run_program(
             raise ParamError(f"unknown mode '{mode}'; use one of: {', '.join(MODES)}")
         check_params(params, names)
     except LackpyError as exc:
-        return _failed(start, kit, str(exc), ErrorKind.parse(exc.kind))
+        return _failed(start, kit, str(exc), ErrorKind.parse(exc.kind), notices=notices)
     prepared = prepare(program, names, tuple(sorted(params)), tuple(checks))
     if prepared.code is None:
         errors = prepared.validation.errors
-        return _failed(start, kit, f"invalid program: {errors[0]}", ErrorKind.VALIDATION, diagnostics=list(errors))
+        return _failed(start, kit, f"invalid program: {errors[0]}", ErrorKind.VALIDATION, diagnostics=list(errors), notices=notices)
 
     context = context or (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes)
     recorder = Recorder(limits.max_tool_calls)
@@ -113,6 +114,7 @@ def run_program(
         output_truncated=output_cut,
         printed_truncated=printed_cut,
         duration_ms=round((perf_counter() - start) * 1000, 4),
+        notices=list(notices),
         variables=ending.variables,
         limits=limits,
     )
@@ -187,7 +189,9 @@ def check_params(params: Mapping[str, Any], tools: frozenset[str]) -> None:
             raise ParamError(f"parameter '{name}' would hide a tool or builtin of that name; rename it")
 
 
-def _failed(start: float, kit: ResolvedKit, error: str, kind: ErrorKind, diagnostics: list | None = None) -> ExecutionResult:
+def _failed(
+    start: float, kit: ResolvedKit, error: str, kind: ErrorKind, diagnostics: list | None = None, notices: Sequence[str] = ()
+) -> ExecutionResult:
     return ExecutionResult(
         success=False,
         error=error,
@@ -196,4 +200,5 @@ def _failed(start: float, kit: ResolvedKit, error: str, kind: ErrorKind, diagnos
         diagnostics=list(diagnostics or []),
         grade=kit.grade,
         duration_ms=round((perf_counter() - start) * 1000, 4),
+        notices=list(notices),
     )

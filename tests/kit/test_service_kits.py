@@ -19,6 +19,12 @@ def ws_kits(workspace: Path) -> Path:
     return path
 
 
+@pytest.fixture
+def service(workspace: Path) -> LackpyService:
+    """A service over a workspace its user trusts: these are the user's own kits."""
+    return LackpyService(workspace, trust=True)
+
+
 def by_name(kits: list[dict]) -> dict[str, dict]:
     """Index a kit_list by kit name."""
     return {k["name"]: k for k in kits}
@@ -33,6 +39,8 @@ def test_kit_list_package_kits(service):
         "tools": ["read_file", "list_dir", "find_files", "grep", "write_file", "edit_file"],
         "source": "package",
         "path": str(PACKAGE_KITS / "filesystem.kit"),
+        "shadows": None,
+        "ignored": None,
     }
     assert kits["readonly"]["tools"] == ["read_file", "list_dir", "find_files", "grep"]
     assert kits["readonly"]["source"] == "package"
@@ -152,7 +160,9 @@ def test_kit_create_tricky_description(service):
 def test_kit_create_new_service_sees_it(service, workspace):
     """A kit created by one service is found by a new service over the same workspace."""
     service.kit_create("mine", ["write_file"])
-    assert LackpyService(workspace).kit_info("mine")["grade"] == {"w": 3, "d": 3}
+    assert LackpyService(workspace, trust=True).kit_info("mine")["grade"] == {"w": 3, "d": 3}
+    with pytest.raises(KitError, match="above read-only.*not trusted; if you trust it, run: lackpy trust"):
+        LackpyService(workspace).kit_info("mine")
 
 
 def test_kit_create_refuses_overwrite(service):
