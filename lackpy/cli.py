@@ -24,7 +24,18 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    if not _encodable(text):
+        text = json.dumps(data, indent=2)  # a lone surrogate: written as a JSON escape instead
+    click.echo(text)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class LackpyGroup(click.Group):
@@ -33,6 +44,8 @@ class LackpyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         from lackpy.errors import LackpyError  # small module, no heavy imports
 
+        if "--json" in ctx.protected_args + ctx.args:  # before parsing, so parse errors are JSON too
+            ctx.meta["lackpy.json"] = True
         try:
             return super().invoke(ctx)
         except LackpyError as exc:
@@ -71,6 +84,8 @@ def common(fn: Callable) -> Callable:
     )
     @wraps(fn)
     def wrapper(*args: Any, workspace: str | None, **kwargs: Any) -> Any:
+        if workspace is not None and not workspace.strip():
+            raise click.UsageError("--workspace (or LACKPY_WORKSPACE) is empty; give a directory, or leave it out for the current one")
         made: list = []
 
         def service():
@@ -122,11 +137,13 @@ def _parse_params(values: tuple[str, ...]) -> dict[str, Any]:
     for item in values:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
-            raise click.UsageError(f"--param expects key=value, got {item!r}")
+            raise click.UsageError(f"--param expects key=value, got {_short(item)}")
         try:
             value = json.loads(raw)
         except ValueError:
             value = raw
+        except RecursionError:
+            raise click.UsageError(f"--param {_short(key)}: the value is nested too deeply; pass flatter data") from None
         params[key.strip()] = value
     return params
 
@@ -143,6 +160,11 @@ def _parse_limits(items: tuple[str, ...], timeout_s: float | None) -> dict[str, 
     return limits or None
 
 
+def _short(text: str, most: int = 60) -> str:
+    """``text`` quoted for a one-line message, cut when it is long."""
+    return repr(text) if len(text) <= most else repr(text[:most]) + f"... ({len(text)} characters)"
+
+
 def _read_program(source: str) -> str:
     if source == "-":
         data = sys.stdin.buffer.read()
@@ -155,7 +177,7 @@ def _read_program(source: str) -> str:
             raise click.UsageError(f"cannot read program file {source}: {exc.strerror or exc}") from None
         label = source
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte order mark, as some editors save, is not part of the program
     except UnicodeDecodeError:
         raise click.UsageError(f"program in {label} is not UTF-8 text; save it as UTF-8") from None
     if not text.strip():
@@ -242,9 +264,10 @@ def _echo_value(value: Any) -> None:
     if value is None:
         return
     if isinstance(value, str):
-        click.echo(value)
+        click.echo(value if _encodable(value) else value.encode("utf-8", "backslashreplace").decode("ascii", "replace"))
     else:
-        click.echo(json.dumps(to_jsonable(value), indent=2, ensure_ascii=False))
+        text = json.dumps(to_jsonable(value), indent=2, ensure_ascii=False)
+        click.echo(text if _encodable(text) else json.dumps(to_jsonable(value), indent=2))
 
 
 class Spinner:
@@ -644,8 +667,9 @@ def schema(name: str, json_: bool) -> None:
 def spec(json_: bool) -> None:
     """Print the language grammar as JSON."""
     from lackpy.lang.grammar import language_spec
+    from lackpy.run.limits import spec as limits_spec
 
-    _emit_json(language_spec())
+    _emit_json({**language_spec(), "limits": limits_spec()})
 
 
 def main() -> None:

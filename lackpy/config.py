@@ -79,6 +79,8 @@ class Config:
         tools = data.pop("tools", {})
         if not isinstance(tools, dict):
             raise ConfigError(f"{where}: [tools] must be a table of settings")
+        if not isinstance(tools.get("allow_private_addresses", False), bool):
+            raise ConfigError(f"{where}: [tools] allow_private_addresses must be true or false")
         deny = tools.get("deny", [])
         if not isinstance(deny, list) or not all(isinstance(p, str) for p in deny):
             raise ConfigError(f"{where}: [tools] deny must be a list of globs such as \".git/**\"")

@@ -9,6 +9,19 @@ import yaml
 from lackpy.errors import LackpyError
 
 
+class _NoAliases(yaml.SafeLoader):
+    """A safe loader that refuses anchors and aliases: frontmatter needs neither, and a few
+    hundred bytes of nested aliases expand to gigabytes (the "billion laughs")."""
+
+    def compose_node(self, parent, index):  # noqa: D102 (yaml hook)
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.composer.ComposerError(None, None, "aliases are not allowed in frontmatter", self.peek_event().start_mark)
+        event = self.peek_event()
+        if getattr(event, "anchor", None):
+            raise yaml.composer.ComposerError(None, None, "anchors are not allowed in frontmatter", event.start_mark)
+        return super().compose_node(parent, index)
+
+
 def split_frontmatter(
     text: str, where: str, error: type[LackpyError], yaml_hint: str = ""
 ) -> tuple[dict[str, Any] | None, str, int]:
@@ -27,10 +40,13 @@ def split_frontmatter(
         raise error(f"{where}: frontmatter has no closing '---' line; add one after the metadata")
     try:
         # Without its last newline, an error at the end of the block points at its last line, not past it.
-        loaded = yaml.safe_load("".join(lines[1:end]).rstrip("\r\n"))
+        loaded = yaml.load("".join(lines[1:end]).rstrip("\r\n"), Loader=_NoAliases)  # noqa: S506 (a safe loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 2}" if mark is not None else ""
+        problem = getattr(exc, "problem", "") or ""
+        if "not allowed in frontmatter" in problem:
+            raise error(f"{where}: YAML {problem}{at}; write plain 'key: value' lines") from None
         raise error(f"{where}: frontmatter is not valid YAML{at}; fix the lines between the '---' markers{yaml_hint}") from None
     if loaded is None:
         loaded = {}

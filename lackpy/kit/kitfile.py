@@ -30,6 +30,8 @@ from lackpy.kit.frontmatter import split_frontmatter
 PACKAGE_KITS = Path(__file__).resolve().parent.parent / "kits"
 KNOWN_KEYS = ("name", "description", "docs", "limits")
 KIT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+#: Kit names longer than this are refused before any file is looked up.
+MAX_KIT_NAME = 100
 
 
 @dataclass
@@ -121,6 +123,8 @@ def list_kit_files(kits_dir: Path | None) -> dict[str, tuple[str, Path]]:
 
 
 def find_kit(name: str, kits_dir: Path | None) -> tuple[str, Path]:
+    if len(name) > MAX_KIT_NAME:
+        raise UnknownKitError(f"a kit name has at most {MAX_KIT_NAME} characters; {name[:40]!r}... has {len(name)}")
     if KIT_NAME.match(name):
         for source, directory in kit_dirs(kits_dir):
             path = directory / f"{name}.kit"

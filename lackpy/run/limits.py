@@ -6,12 +6,27 @@ Layers, later ones winning: the defaults, ``[limits]`` in
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Mapping
 
 from lackpy.errors import LimitsError
 
 MiB = 1024 * 1024
+GiB = 1024 * MiB
+
+#: The largest value each limit may be set to: every limit stays finite, and a value past
+#: these is a mistake (``lackpy spec`` lists them).
+MAXIMUM = {
+    "timeout_s": 24 * 3600.0,
+    "memory_bytes": 64 * GiB,
+    "max_output_bytes": 1 * GiB,
+    "max_tool_calls": 10_000_000,
+    "max_items": 1_000_000_000,
+    "max_int_bits": 100_000_000,
+    "max_write_bytes": 16 * GiB,
+    "budget_bytes": 1 * GiB,
+}
 
 
 
@@ -50,13 +65,27 @@ class Limits:
             if name not in known:
                 raise LimitsError(f"{source}: unknown limit '{name}'; known limits: {', '.join(known)}")
             number = _number(value)
-            if number is None or number <= 0:
-                raise LimitsError(f"{source}: limit '{name}' must be a positive number, not {value!r}")
+            if number is None or not math.isfinite(number) or number <= 0:
+                raise LimitsError(f"{source}: limit '{name}' must be a positive number, not {_shown(value)}")
+            if number > MAXIMUM[name]:
+                raise LimitsError(f"{source}: limit '{name}' is at most {MAXIMUM[name]:.0f}, not {_shown(value)}")
             changes[name] = float(number) if name == "timeout_s" else int(number)
+            if changes[name] <= 0:
+                raise LimitsError(f"{source}: limit '{name}' must be at least 1, not {_shown(value)}")
         return replace(self, **changes)
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+def spec() -> dict:
+    """Every limit (its unit is in its name) with its default and its maximum: part of ``lackpy spec``."""
+    return {f.name: {"default": getattr(DEFAULT_LIMITS, f.name), "maximum": MAXIMUM[f.name]} for f in fields(Limits)}
 
 
 def _number(value: Any) -> float | int | None:
@@ -65,8 +94,10 @@ def _number(value: Any) -> float | int | None:
     if isinstance(value, (int, float)):
         return value
     if isinstance(value, str):
+        if len(value) > 40:
+            return None
         try:
-            return float(value) if "." in value or "e" in value.lower() else int(value)
+            return float(value) if "." in value or "e" in value.lower() or "n" in value.lower() else int(value)
         except ValueError:
             return None
     return None

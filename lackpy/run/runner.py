@@ -11,6 +11,7 @@ succeeds.
 from __future__ import annotations
 
 import json
+import keyword
 import time
 from time import perf_counter
 from typing import Any, Mapping, NamedTuple, Sequence
@@ -23,7 +24,7 @@ from lackpy.lang.grammar import ALLOWED_BUILTINS, FORBIDDEN_NAMES
 from lackpy.lang.validator import Check
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
-from lackpy.run.execute import Ending, execute, thread_deadline, value_size
+from lackpy.run.execute import MAX_RESULT_DEPTH, Ending, execute, nesting, thread_deadline, value_size
 from lackpy.run.limits import Limits, layered
 from lackpy.run.result import ExecutionResult
 from lackpy.run.trace import Recorder
@@ -181,12 +182,15 @@ def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: 
 
 
 def check_params(params: Mapping[str, Any], tools: frozenset[str]) -> None:
-    """Parameter names must be plain identifiers that hide nothing."""
-    for name in params:
-        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
-            raise ParamError(f"parameter name {name!r} is not a valid variable name (letters, digits, '_'; no leading '_')")
+    """Parameter names must be plain identifiers that hide nothing; values plain data of sane depth."""
+    for name, value in params.items():
+        shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:60] + "..."
+        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_") or keyword.iskeyword(name):
+            raise ParamError(f"parameter name {shown} is not a valid variable name (letters, digits, '_'; no leading '_'; not a keyword)")
         if name in tools or name in ALLOWED_BUILTINS or name in FORBIDDEN_NAMES:
             raise ParamError(f"parameter '{name}' would hide a tool or builtin of that name; rename it")
+        if nesting(value, MAX_RESULT_DEPTH) > MAX_RESULT_DEPTH:
+            raise ParamError(f"parameter '{name}' is nested more than {MAX_RESULT_DEPTH} levels deep; pass flatter data")
 
 
 def _failed(

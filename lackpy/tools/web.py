@@ -16,6 +16,22 @@ Settings read from ``ctx.settings``:
 - ``web_search_url`` ("https://html.duckduckgo.com/html/?q={query}"): a
   DuckDuckGo-HTML-compatible endpoint; ``{query}`` is replaced by the
   URL-encoded query.
+- ``allow_private_addresses`` (false): fetch from loopback, private,
+  link-local and other non-global addresses too (see below); true or false.
+
+Neither tool reaches the user's own machine or network unless
+``allow_private_addresses`` is true: a host whose name resolves to any
+address that is not global (``address_refusal``) is refused, for the first
+request and for every redirect. A direct connection resolves the name once,
+checks every address and connects to a checked address (``_CheckedBackend``),
+so a name that resolves differently the second time (DNS rebinding) cannot
+slip through; TLS and the Host header still use the name. Through a proxy
+from the environment the proxy, which is the user's own choice, is not
+checked; the target is, by resolving its name here. The proxy resolves the
+name again itself, so there a name that changes its addresses between the two
+lookups, or that only the proxy can resolve, is not caught. Nor is a global
+address that leads back inside: this machine's own public address, or a
+router's port forwarding.
 
 The tools are not registered here; ``SPECS`` and ``IMPLEMENTATIONS`` are for
 the provider that integrates them.
@@ -25,6 +41,7 @@ from __future__ import annotations
 
 import codecs
 import importlib
+import ipaddress
 import re
 import socket
 import ssl
@@ -73,6 +90,7 @@ _TEXT_TYPES = {
     "application/toml", "application/sql", "application/graphql", "application/x-ndjson",
 }
 _HTML_TYPES = {"text/html", "application/xhtml+xml"}
+_PRIVATE_HELP = "lackpy does not fetch private or local addresses unless [tools] allow_private_addresses = true in .lackpy/config.toml"
 
 
 # --------------------------------------------------------------------------- tools
@@ -98,7 +116,7 @@ def fetch_url(ctx: ToolContext, url: str, max_bytes: int | None = None) -> str:
         max_bytes: Read at most this many bytes of the body (at most 10 MiB).
     """
     limit = _max_bytes(ctx, max_bytes)
-    page = _get(ctx, _http_url(url, "fetch_url"), url, limit)
+    page = _get(ctx, "fetch_url", _http_url(url, "fetch_url"), url, limit)
     text = page.text()
     if page.is_html:
         text = html_to_text(text, page.url)
@@ -127,7 +145,7 @@ def web_search(ctx: ToolContext, query: str, limit: int = 5) -> list[dict]:
     if not isinstance(template, str) or "{query}" not in template:
         raise ToolError(f"the tool setting web_search_url must be a URL containing {{query}}, not {template!r}")
     address = template.replace("{query}", quote_plus(query.strip()))
-    page = _get(ctx, _http_url(address, "web_search"), address, SEARCH_MAX_BYTES)
+    page = _get(ctx, "web_search", _http_url(address, "web_search"), address, SEARCH_MAX_BYTES)
     parser = _ResultsParser(page.url)
     _feed(parser, page.text())
     results = _clean_results(parser.results)
@@ -178,6 +196,13 @@ def _positive(value: Any, what: str, integer: bool) -> float:
 def _timeout(ctx: ToolContext) -> float:
     value = ctx.settings.get("web_timeout_s", DEFAULT_TIMEOUT_S)
     return float(_positive(value, "the tool setting web_timeout_s", integer=False))
+
+
+def _allow_private(ctx: ToolContext) -> bool:
+    value = ctx.settings.get("allow_private_addresses", False)
+    if not isinstance(value, bool):
+        raise ToolError(f"the tool setting allow_private_addresses must be true or false (unquoted in .lackpy/config.toml), not {value!r}")
+    return value
 
 
 def _max_bytes(ctx: ToolContext, max_bytes: Any) -> int:
@@ -233,13 +258,17 @@ class _Page:
         return decoder.decode(body, final=not self.truncated)
 
 
-def _get(ctx: ToolContext, address: str, shown: Any, limit: int) -> _Page:
+def _get(ctx: ToolContext, tool: str, address: str, shown: Any, limit: int) -> _Page:
     """GET ``address`` and read at most ``limit`` bytes of a text body."""
     httpx = _web_package("httpx")
     timeout = _timeout(ctx)
+    checked = not _allow_private(ctx)
     shown = _show(shown)
     deadline = time.monotonic() + timeout
-    with _client(httpx, timeout, address) as client, closing(_open(client, address, shown, timeout)) as response:
+    with (
+        _client(httpx, timeout, address, checked) as client,
+        closing(_open(client, tool, address, shown, timeout, checked)) as response,
+    ):
         _check_status(response)
         content_type, charset = _media_type(response.headers.get("Content-Type"))
         if content_type is not None and not _is_text(content_type):
@@ -251,10 +280,13 @@ def _get(ctx: ToolContext, address: str, shown: Any, limit: int) -> _Page:
     return _Page(str(response.url), response.status_code, content_type, charset, body, truncated, limit)
 
 
-def _client(httpx: ModuleType, timeout: float, origin: str) -> httpx.Client:
-    """A client with lackpy's headers and timeout that vets each redirect; proxies come from the environment."""
+def _client(httpx: ModuleType, timeout: float, origin: str, checked: bool) -> httpx.Client:
+    """A client with lackpy's headers and timeout that vets each redirect; proxies come from the environment.
+
+    When ``checked``, its direct connections go only to global addresses.
+    """
     try:
-        return httpx.Client(
+        client = httpx.Client(
             headers=_HEADERS,
             timeout=timeout,
             verify=ssl.create_default_context(),
@@ -262,25 +294,56 @@ def _client(httpx: ModuleType, timeout: float, origin: str) -> httpx.Client:
         )
     except (ImportError, ValueError) as exc:  # a SOCKS proxy without socksio, a proxy URL of another scheme
         raise ToolError(f"cannot use the proxy set in the environment: {exc}") from None
+    if checked:
+        _check_connections(client)
+    return client
 
 
-def _open(client: httpx.Client, address: str, shown: str, timeout: float) -> httpx.Response:
+def _check_connections(client: httpx.Client) -> None:
+    """Make every direct connection of ``client`` go through ``_CheckedBackend``.
+
+    Direct connections (no proxy, or a host NO_PROXY names) come from the
+    connection pool of the client's own transport. httpx offers no public way
+    to give that pool a network backend while keeping the environment's
+    proxies (a ``transport=`` argument turns them off), so lackpy sets the
+    pool's backend itself, and refuses to go on unchecked when an httpx
+    version lays the pool out differently.
+    """
+    pool = getattr(getattr(client, "_transport", None), "_pool", None)
+    if not hasattr(pool, "_network_backend"):
+        client.close()
+        raise ToolError(
+            "this httpx version does not let lackpy check the addresses it connects to; "
+            "install httpx 0.27 or 0.28, or set [tools] allow_private_addresses = true in .lackpy/config.toml"
+        )
+    pool._network_backend = _CheckedBackend(pool._network_backend)
+
+
+def _open(client: httpx.Client, tool: str, address: str, shown: str, timeout: float, checked: bool) -> httpx.Response:
     """The response to GET ``address`` after at most MAX_REDIRECTS redirects, its body not read yet.
 
     Redirects are followed here rather than by httpx, which would read the
     whole body of each redirect however large; ``_check_redirect`` has vetted
-    each one before it is followed.
+    each one before it is followed. When ``checked``, the host of every
+    request is checked before it is sent (what a proxy connects to is checked
+    only here), and again as a direct connection is made.
     """
     import httpx
 
+    target, redirected = shown, ""
     try:
         request = client.build_request("GET", address)
         for _ in range(MAX_REDIRECTS + 1):
+            if checked:
+                _check_host(request.url.raw_host.decode("ascii"))
             response = client.send(request, stream=True)
             if response.next_request is None:
                 return response
             response.close()
             request = response.next_request
+            target, redirected = _show(request.url), f" (redirected from {_show(address)})"
+    except _Refused as refused:
+        raise ToolError(f"{tool}: {target} resolves to {refused.address}, {refused.kind}{redirected}; {_PRIVATE_HELP}") from None
     except httpx.InvalidURL as exc:
         raise ToolError(f"not a valid URL: {shown} ({exc})") from None
     except httpx.HTTPError as exc:
@@ -386,6 +449,119 @@ def _root_cause(exc: BaseException) -> BaseException:
     while (inner := exc.__cause__ or exc.__context__) is not None:
         exc = inner
     return exc
+
+
+# --------------------------------------------------------------------------- private addresses
+
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_UNIQUE_LOCAL = ipaddress.ip_network("fc00::/7")
+_SHARED = ipaddress.ip_network("100.64.0.0/10")
+
+
+class _Refused(Exception):
+    """A host resolved to an address lackpy does not connect to; ``_open`` turns it into a ToolError."""
+
+    def __init__(self, address: str, kind: str) -> None:
+        super().__init__(f"{address}, {kind}")
+        self.address = address
+        self.kind = kind
+
+
+def address_refusal(address: str) -> str | None:
+    """Why lackpy does not connect to the IP address ``address`` ("a loopback address"); None for a global address.
+
+    An IPv4 address inside an IPv6 one (IPv4-mapped ``::ffff:a.b.c.d``, 6to4
+    ``2002::/16`` and NAT64 ``64:ff9b::/96``) is judged as that IPv4 address.
+    Shared addresses (100.64.0.0/10, carrier-grade NAT) are refused too: they
+    are not global, and some clouds serve instance metadata from them.
+    """
+    ip = ipaddress.ip_address(address)
+    if ip.version == 6:
+        inner = ip.ipv4_mapped or ip.sixtofour
+        if inner is None and ip in _NAT64:
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        ip = inner or ip
+    if ip.is_unspecified:
+        return "an unspecified address"
+    if ip.is_loopback:
+        return "a loopback address"
+    if ip.is_link_local:
+        return "a link-local address"
+    if ip.is_multicast:
+        return "a multicast address"
+    if ip in _UNIQUE_LOCAL:
+        return "a unique-local address"
+    if ip in _SHARED:
+        return "a shared (carrier-grade NAT) address"
+    if ip.is_private:
+        return "a private address"
+    if ip.version == 6 and ip.is_site_local:
+        return "a site-local address"
+    if ip.is_reserved:
+        return "a reserved address"
+    if not ip.is_global:
+        return "a non-global address"
+    return None
+
+
+def _resolve(host: str) -> list[str]:
+    """The addresses ``host`` (a name or an IP address) resolves to, in the resolver's order."""
+    return list(dict.fromkeys(info[4][0] for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)))
+
+
+def _checked_addresses(host: str) -> list[str]:
+    """The addresses of ``host``; ``_Refused`` unless every one of them is global."""
+    addresses = _resolve(host)
+    for address in addresses:
+        kind = address_refusal(address)
+        if kind is not None:
+            raise _Refused(address, kind)
+    return addresses
+
+
+def _check_host(host: str) -> None:
+    """``_Refused`` when ``host`` resolves to an address that is not global.
+
+    A name that does not resolve here passes: a direct connection reports it
+    as not found, and a proxy may know it.
+    """
+    try:
+        _checked_addresses(host)
+    except (OSError, UnicodeError):
+        pass
+
+
+class _CheckedBackend:
+    """An httpcore network backend that connects only to global addresses.
+
+    It resolves the host once, refuses it unless every address is global, and
+    connects to those very addresses, so the address checked is the address
+    connected to. httpcore gives TLS the host name (for SNI and the
+    certificate check), and the Host header comes from the URL.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def connect_tcp(
+        self, host: str, port: int, timeout: float | None = None, local_address: str | None = None, socket_options: Any = None
+    ) -> Any:
+        import httpcore
+
+        try:
+            addresses = _checked_addresses(host)
+        except (OSError, UnicodeError) as exc:  # the name does not resolve
+            raise httpcore.ConnectError(str(exc)) from exc
+        error: Exception = httpcore.ConnectError(f"no address for {host}")
+        for address in addresses:  # each in turn, as a connection to the name would
+            try:
+                return self.inner.connect_tcp(address, port, timeout, local_address, socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                error = exc
+        raise error
+
+    def __getattr__(self, name: str) -> Any:  # connect_unix_socket, sleep
+        return getattr(self.inner, name)
 
 
 # --------------------------------------------------------------------------- HTML to text

@@ -1,26 +1,33 @@
 """fetch_url and web_search against a real HTTP server on 127.0.0.1 (no mocked client).
 
 Every request goes to a ThreadingHTTPServer started by the ``server`` fixture;
-proxies are switched off so nothing leaves the machine.
+proxies are switched off so nothing leaves the machine. The tests that fetch
+set ``allow_private_addresses`` (``LOCAL``), since the server is on 127.0.0.1;
+the tests of the address check resolve and connect through ``fake_dns``, which
+never connects anywhere but 127.0.0.1.
 """
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
 from urllib.parse import parse_qs, quote, urlsplit
 
+import httpcore
 import pytest
 
 from lackpy.errors import ToolError
 from lackpy.kit.context import ToolContext, bind, takes_context
 from lackpy.kit.spec import ToolSpec
 from lackpy.kit.call import checked
-from lackpy.tools.web import TOOLS, fetch_url, html_to_text, web_search
+from lackpy.tools import web
+from lackpy.tools.web import TOOLS, address_refusal, fetch_url, html_to_text, web_search
 
 SPECS = [fn.lackpy_tool for fn in TOOLS]
 IMPLEMENTATIONS = {fn.__name__: fn for fn in TOOLS}
@@ -153,7 +160,9 @@ class Handler(BaseHTTPRequestHandler):
         self.server.seen.append((self.path, self.headers.get("User-Agent")))
         path, _, query = self.path.partition("?")
         stop: threading.Event = self.server.stop
-        if path == "/page.html":
+        if path.startswith("http://"):  # asked as a proxy: answer for the target instead of forwarding
+            self.send(200, f"proxied {self.path}".encode())
+        elif path == "/page.html":
             self.send(200, PAGE.encode(), "text/html; charset=utf-8")
         elif path == "/plain.txt":
             self.send(200, PLAIN.encode())
@@ -248,19 +257,33 @@ def no_proxies(monkeypatch):
     monkeypatch.setenv("NO_PROXY", "*")
 
 
-@pytest.fixture(scope="module")
-def server():
+def _serve():
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     httpd.seen = []
     httpd.stop = threading.Event()
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
-    httpd.base = f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.port = httpd.server_address[1]
+    httpd.base = f"http://127.0.0.1:{httpd.port}"
     yield httpd
     httpd.stop.set()
     httpd.shutdown()
     httpd.server_close()
     thread.join(5)
+
+
+@pytest.fixture(scope="module")
+def server():
+    yield from _serve()
+
+
+@pytest.fixture
+def own_server():
+    """A server for one test: its request log starts empty."""
+    yield from _serve()
+
+# The test server is on 127.0.0.1, which lackpy refuses unless told otherwise.
+LOCAL = {"allow_private_addresses": True}
 
 
 @pytest.fixture
@@ -270,7 +293,7 @@ def base(server) -> str:
 
 @pytest.fixture
 def ctx(tmp_path) -> ToolContext:
-    return ToolContext(tmp_path, settings={"web_timeout_s": 5})
+    return ToolContext(tmp_path, settings={**LOCAL, "web_timeout_s": 5})
 
 
 def _error(call, *args, **kwargs) -> str:
@@ -320,7 +343,7 @@ def test_large_body_is_truncated_at_the_default_limit(ctx, base):
 
 
 def test_max_bytes_argument_and_setting_bound_the_read(tmp_path, base):
-    ctx = ToolContext(tmp_path, settings={"fetch_max_bytes": 1000})
+    ctx = ToolContext(tmp_path, settings={**LOCAL, "fetch_max_bytes": 1000})
     assert fetch_url(ctx, f"{base}/big.txt") == BIG[:1000].decode() + "\n[truncated after 1000 bytes]"
     assert fetch_url(ctx, f"{base}/big.txt", max_bytes=37) == BIG[:37].decode() + "\n[truncated after 37 bytes]"
     # exactly the size of the body: nothing was left unread, so no notice
@@ -450,14 +473,14 @@ def test_connection_refused(ctx):
 
 
 def test_timeout_waiting_for_the_response(tmp_path, base):
-    ctx = ToolContext(tmp_path, settings={"web_timeout_s": 0.5})
+    ctx = ToolContext(tmp_path, settings={**LOCAL, "web_timeout_s": 0.5})
     start = time.monotonic()
     assert _error(fetch_url, ctx, f"{base}/slow") == f"cannot reach {base}/slow: timed out after 0.5 s"
     assert time.monotonic() - start < 2
 
 
 def test_timeout_for_a_body_that_trickles_in(tmp_path, base):
-    ctx = ToolContext(tmp_path, settings={"web_timeout_s": 0.5})
+    ctx = ToolContext(tmp_path, settings={**LOCAL, "web_timeout_s": 0.5})
     start = time.monotonic()
     assert _error(fetch_url, ctx, f"{base}/drip") == f"cannot read {base}/drip: the body did not arrive within 0.5 s"
     assert time.monotonic() - start < 2
@@ -473,7 +496,7 @@ def test_unusable_proxy_setting(ctx, base, monkeypatch):
 
 @pytest.mark.parametrize("value", ["fast", 0, -1, True])
 def test_bad_timeout_setting(tmp_path, base, value):
-    ctx = ToolContext(tmp_path, settings={"web_timeout_s": value})
+    ctx = ToolContext(tmp_path, settings={**LOCAL, "web_timeout_s": value})
     assert _error(fetch_url, ctx, f"{base}/plain.txt") == f"the tool setting web_timeout_s must be a positive number, not {value!r}"
 
 
@@ -531,7 +554,7 @@ def test_without_markdownify_html_cannot_be_simplified(monkeypatch, ctx, base):
 
 @pytest.fixture
 def search_ctx(tmp_path, base) -> ToolContext:
-    return ToolContext(tmp_path, settings={"web_timeout_s": 5, "web_search_url": f"{base}/search?q={{query}}&kl=wt-wt"})
+    return ToolContext(tmp_path, settings={**LOCAL, "web_timeout_s": 5, "web_search_url": f"{base}/search?q={{query}}&kl=wt-wt"})
 
 
 def test_search_results_are_parsed_and_unwrapped(search_ctx):
@@ -556,12 +579,12 @@ def test_search_query_is_url_encoded(search_ctx, server):
 
 
 def test_search_without_results(tmp_path, base):
-    ctx = ToolContext(tmp_path, settings={"web_search_url": f"{base}/search-none?q={{query}}"})
+    ctx = ToolContext(tmp_path, settings={**LOCAL, "web_search_url": f"{base}/search-none?q={{query}}"})
     assert web_search(ctx, "nothing matches") == []
 
 
 def test_search_rate_limited(tmp_path, base):
-    ctx = ToolContext(tmp_path, settings={"web_search_url": f"{base}/search-202?q={{query}}"})
+    ctx = ToolContext(tmp_path, settings={**LOCAL, "web_search_url": f"{base}/search-202?q={{query}}"})
     assert _error(web_search, ctx, "q") == (
         "web_search: the search engine answered HTTP 202 without results "
         "(it is probably rate limiting or asking for a CAPTCHA); try again later"
@@ -589,11 +612,11 @@ def test_search_network_failures(tmp_path, base):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    ctx = ToolContext(tmp_path, settings={"web_search_url": f"http://127.0.0.1:{port}/?q={{query}}"})
+    ctx = ToolContext(tmp_path, settings={**LOCAL, "web_search_url": f"http://127.0.0.1:{port}/?q={{query}}"})
     assert _error(web_search, ctx, "q") == f"cannot reach http://127.0.0.1:{port}/?q=q: connection refused"
-    ctx = ToolContext(tmp_path, settings={"web_search_url": f"{base}/boom?q={{query}}"})
+    ctx = ToolContext(tmp_path, settings={**LOCAL, "web_search_url": f"{base}/boom?q={{query}}"})
     assert _error(web_search, ctx, "q") == f"HTTP 500 Internal Server Error: {base}/boom?q=q"
-    ctx = ToolContext(tmp_path, settings={"web_search_url": f"{base}/slow?q={{query}}", "web_timeout_s": 0.5})
+    ctx = ToolContext(tmp_path, settings={**LOCAL, "web_search_url": f"{base}/slow?q={{query}}", "web_timeout_s": 0.5})
     assert _error(web_search, ctx, "q") == f"cannot reach {base}/slow?q=q: timed out after 0.5 s"
 
 
@@ -606,5 +629,185 @@ def test_search_network_failures(tmp_path, base):
     ],
 )
 def test_search_bad_endpoint_setting(tmp_path, template, message):
-    ctx = ToolContext(tmp_path, settings={"web_search_url": template})
+    ctx = ToolContext(tmp_path, settings={**LOCAL, "web_search_url": template})
     assert _error(web_search, ctx, "q") == message
+
+
+# --------------------------------------------------------------------------- private and local addresses
+
+HELP = "lackpy does not fetch private or local addresses unless [tools] allow_private_addresses = true in .lackpy/config.toml"
+PUBLIC_IP = "8.8.8.8"  # stands for a public host; fake_dns sends its connections to 127.0.0.1
+
+
+@pytest.fixture
+def fake_dns(monkeypatch):
+    """Names resolved without DNS, and connections that never leave 127.0.0.1.
+
+    ``answers[name]`` lists what the resolver answers in turn (the last answer
+    repeats); IP addresses and localhost resolve as usual, and any other name is
+    not found. Below lackpy's check, a connection to PUBLIC_IP goes to the same
+    port on 127.0.0.1, one to 127.0.0.1 (a proxy) goes ahead, and any other
+    fails the test. ``connected`` lists the addresses lackpy connected to.
+    """
+    fake = SimpleNamespace(answers={"public.example": [[PUBLIC_IP]]}, connected=[])
+    resolve = web._resolve
+
+    def fake_resolve(host):
+        if host in fake.answers:
+            answers = fake.answers[host]
+            return answers.pop(0) if len(answers) > 1 else answers[0]
+        if host == "localhost" or re.fullmatch(r"[0-9.]+|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*", host):
+            return resolve(host)
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    connect = httpcore.SyncBackend.connect_tcp
+
+    def fake_connect(self, host, port, *args, **kwargs):
+        fake.connected.append(host)
+        if host not in (PUBLIC_IP, "127.0.0.1"):
+            raise AssertionError(f"a test tried to connect to {host}")
+        return connect(self, "127.0.0.1", port, *args, **kwargs)
+
+    monkeypatch.setattr(web, "_resolve", fake_resolve)
+    monkeypatch.setattr(httpcore.SyncBackend, "connect_tcp", fake_connect)
+    return fake
+
+
+@pytest.fixture
+def strict(tmp_path) -> ToolContext:
+    """The default settings: private and local addresses are refused."""
+    return ToolContext(tmp_path, settings={"web_timeout_s": 5})
+
+
+@pytest.mark.parametrize(
+    "address, refusal",
+    [
+        ("127.0.0.1", "a loopback address"),
+        ("127.8.9.10", "a loopback address"),
+        ("10.1.2.3", "a private address"),
+        ("172.16.0.1", "a private address"),
+        ("172.31.255.254", "a private address"),
+        ("192.168.1.1", "a private address"),
+        ("169.254.169.254", "a link-local address"),
+        ("0.0.0.0", "an unspecified address"),
+        ("100.64.0.1", "a shared (carrier-grade NAT) address"),
+        ("224.0.0.1", "a multicast address"),
+        ("::1", "a loopback address"),
+        ("::", "an unspecified address"),
+        ("fe80::1", "a link-local address"),
+        ("fc00::1", "a unique-local address"),
+        ("fd12:3456::1", "a unique-local address"),
+        ("ff02::1", "a multicast address"),
+        ("fec0::1", "a site-local address"),
+        ("::ffff:127.0.0.1", "a loopback address"),  # IPv4-mapped
+        ("::ffff:192.168.0.1", "a private address"),
+        ("2002:7f00:1::", "a loopback address"),  # 6to4 of 127.0.0.1
+        ("64:ff9b::a00:1", "a private address"),  # NAT64 of 10.0.0.1
+        ("8.8.8.8", None),
+        ("172.32.0.1", None),
+        ("2001:4860:4860::8888", None),
+        ("::ffff:8.8.8.8", None),
+        ("2002:808:808::", None),
+        ("64:ff9b::808:808", None),
+    ],
+)
+def test_address_classification(address, refusal):
+    assert address_refusal(address) == refusal
+
+
+@pytest.mark.parametrize(
+    "address", ["192.0.2.1", "198.18.0.1", "240.0.0.1", "255.255.255.255", "2001:db8::1", "2001::1", "64:ff9b:1::1", "::7f00:1"]
+)
+def test_other_non_global_addresses_are_refused(address):
+    """Documentation, benchmarking, reserved, Teredo, local-use NAT64 and IPv4-compatible addresses; the word depends on the Python version."""
+    assert address_refusal(address) is not None
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_local_addresses_are_refused_by_default(strict, own_server, host):
+    url = f"http://{host}:{own_server.port}/plain.txt"
+    message = _error(fetch_url, strict, url)
+    assert re.fullmatch(rf"fetch_url: {re.escape(url)} resolves to (127\.0\.0\.1|::1), a loopback address; {re.escape(HELP)}", message)
+    assert own_server.seen == []
+
+
+def test_allow_private_addresses_false_refuses_too(tmp_path, own_server):
+    ctx = ToolContext(tmp_path, settings={"allow_private_addresses": False})
+    url = f"{own_server.base}/plain.txt"
+    assert _error(fetch_url, ctx, url) == f"fetch_url: {url} resolves to 127.0.0.1, a loopback address; {HELP}"
+    assert own_server.seen == []
+
+
+@pytest.mark.parametrize("value", ["true", 1, 0, None, [True]])
+def test_allow_private_addresses_must_be_true_or_false(tmp_path, own_server, value):
+    ctx = ToolContext(tmp_path, settings={"allow_private_addresses": value})
+    message = f"the tool setting allow_private_addresses must be true or false (unquoted in .lackpy/config.toml), not {value!r}"
+    assert _error(fetch_url, ctx, f"{own_server.base}/plain.txt") == message
+    assert own_server.seen == []
+
+
+def test_web_search_endpoint_on_a_local_address_is_refused(tmp_path, own_server):
+    ctx = ToolContext(tmp_path, settings={"web_search_url": f"{own_server.base}/search?q={{query}}"})
+    assert _error(web_search, ctx, "q") == f"web_search: {own_server.base}/search?q=q resolves to 127.0.0.1, a loopback address; {HELP}"
+    assert own_server.seen == []
+
+
+def test_a_public_host_is_fetched(strict, own_server, fake_dns):
+    assert fetch_url(strict, f"http://public.example:{own_server.port}/plain.txt") == PLAIN
+    assert fake_dns.connected == [PUBLIC_IP]
+
+
+@pytest.mark.parametrize(
+    "location, resolved, kind",
+    [
+        ("http://127.0.0.1:{port}/plain.txt", "127.0.0.1", "a loopback address"),
+        ("http://localhost:{port}/plain.txt", "(127.0.0.1|::1)", "a loopback address"),
+        ("http://[::1]:{port}/plain.txt", "::1", "a loopback address"),
+        ("http://169.254.169.254/latest/meta-data/", "169.254.169.254", "a link-local address"),
+        ("http://10.0.0.1/", "10.0.0.1", "a private address"),
+    ],
+)
+def test_redirect_to_a_private_address_is_refused(strict, own_server, fake_dns, location, resolved, kind):
+    """public.example passes the check and its server (the test server, really) redirects to a private address."""
+    location = location.format(port=own_server.port)
+    path = f"/redirect?code=302&to={quote(location, safe='')}"
+    address = f"http://public.example:{own_server.port}{path}"
+    message = _error(fetch_url, strict, address)
+    expected = rf"fetch_url: {re.escape(location)} resolves to {resolved}, {kind} \(redirected from {re.escape(address)}\); {re.escape(HELP)}"
+    assert re.fullmatch(expected, message)
+    assert [seen for seen, _ in own_server.seen] == [path]  # the redirect, and nothing after it
+    assert fake_dns.connected == [PUBLIC_IP]
+
+
+def test_every_address_of_a_name_must_be_allowed(strict, own_server, fake_dns):
+    fake_dns.answers["mixed.example"] = [[PUBLIC_IP, "10.0.0.7"]]
+    url = f"http://mixed.example:{own_server.port}/plain.txt"
+    assert _error(fetch_url, strict, url) == f"fetch_url: {url} resolves to 10.0.0.7, a private address; {HELP}"
+    assert fake_dns.connected == [] and own_server.seen == []
+
+
+def test_a_name_that_changes_its_address_is_checked_where_it_connects(strict, own_server, fake_dns):
+    """DNS rebinding: public for lackpy's check before sending, loopback for the next lookup; the connection checks what it connects to."""
+    fake_dns.answers["rebind.example"] = [[PUBLIC_IP], ["127.0.0.1"]]
+    url = f"http://rebind.example:{own_server.port}/plain.txt"
+    assert _error(fetch_url, strict, url) == f"fetch_url: {url} resolves to 127.0.0.1, a loopback address; {HELP}"
+    assert fake_dns.connected == [] and own_server.seen == []
+
+
+def test_a_name_that_does_not_resolve_is_not_found(strict, fake_dns):
+    url = "http://missing.example/"
+    assert _error(fetch_url, strict, url) == f"cannot reach {url}: host name not found (Name or service not known)"
+    assert fake_dns.connected == []
+
+
+def test_through_a_proxy_the_target_is_checked_and_the_proxy_is_not(strict, own_server, fake_dns, monkeypatch):
+    """The proxy (the test server on 127.0.0.1) is the user's own choice; the host it is asked for must be public."""
+    for name in ("no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HTTP_PROXY", own_server.base)
+    assert fetch_url(strict, "http://public.example/plain.txt") == "proxied http://public.example/plain.txt"
+    assert fake_dns.connected == ["127.0.0.1"]  # the proxy
+    for url, resolved, kind in [("http://10.0.0.1/", "10.0.0.1", "a private address"), ("http://localhost:8/", "(127.0.0.1|::1)", "a loopback address")]:
+        message = _error(fetch_url, strict, url)
+        assert re.fullmatch(rf"fetch_url: {re.escape(url)} resolves to {resolved}, {kind}; {re.escape(HELP)}", message)
+    assert len(own_server.seen) == 1 and fake_dns.connected == ["127.0.0.1"]
