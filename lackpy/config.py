@@ -5,6 +5,7 @@
     default_kit = "readonly"                # kit used when a call names none
     checks = ["my_checks:no_writes_in_loops"] # custom validation checks, module:function
     mode = "isolated"                       # or "inprocess" for trusted programs
+    max_concurrent_runs = 8                 # runs at once per service (default: twice the cores, at least 4)
     sandbox = true                          # Landlock/seccomp in the worker, where available
 
     [limits]                                # any field of lackpy.Limits
@@ -26,6 +27,7 @@ See ``lackpy.infer.settings`` for every inference key.
 from __future__ import annotations
 
 import importlib
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,17 @@ from lackpy.infer.settings import InferenceSettings
 from lackpy.run.limits import Limits
 
 CONFIG_PATH = Path(".lackpy") / "config.toml"
+#: The most runs one service may run at once.
+MAX_CONCURRENT_RUNS = 256
+
+
+def default_concurrency() -> int:
+    """How many runs a service runs at once unless configured: twice the cores, at least 4.
+
+    An isolated run is mostly a worker process computing while lackpy's thread
+    waits on its channel, so a few more runs than cores keep the machine busy.
+    """
+    return max(4, 2 * (os.cpu_count() or 1))
 
 
 @dataclass
@@ -46,6 +59,7 @@ class Config:
     checks: list[str] = field(default_factory=list)
     mode: str = "isolated"
     sandbox: bool = True
+    max_concurrent_runs: int = field(default_factory=lambda: default_concurrency())
     limits: Limits = field(default_factory=Limits)
     tools: dict[str, Any] = field(default_factory=dict)
     inference: InferenceSettings = field(default_factory=InferenceSettings)
@@ -72,6 +86,9 @@ class Config:
         sandbox = data.pop("sandbox", True)
         if not isinstance(sandbox, bool):
             raise ConfigError(f"{where}: sandbox must be true or false")
+        concurrency = data.pop("max_concurrent_runs", default_concurrency())
+        if type(concurrency) is not int or not 1 <= concurrency <= MAX_CONCURRENT_RUNS:
+            raise ConfigError(f"{where}: max_concurrent_runs must be a whole number from 1 to {MAX_CONCURRENT_RUNS}, not {concurrency!r}")
         try:
             limits = Limits().merged(data.pop("limits", None), f"{where} [limits]")
         except LimitsError as exc:
@@ -90,6 +107,7 @@ class Config:
             checks=checks,
             mode=mode,
             sandbox=sandbox,
+            max_concurrent_runs=concurrency,
             limits=limits,
             tools=tools,
             inference=inference,

@@ -12,9 +12,11 @@ killed, staged writes are discarded). ``async with LackpyService(...)``
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
@@ -89,6 +91,7 @@ class LackpyService:
         self._config_checks: list[Check] | None = None
         self._tiers: list[Tier] | None = None
         self._kits: dict[Any, tuple[Any, ResolvedKit]] = {}
+        self._runs: ThreadPoolExecutor | None = None
 
     # -- what is loaded on first use (off the event loop in async calls) -------------
 
@@ -186,7 +189,10 @@ class LackpyService:
     # -- closing ---------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop the background processes this service's programs started."""
+        """Stop the background processes this service's programs started, and its run threads."""
+        if self._runs is not None:
+            self._runs.shutdown(wait=False, cancel_futures=True)
+            self._runs = None
         if self._toolbox is None:
             return
         from lackpy.tools.shell import stop_all
@@ -441,10 +447,21 @@ class LackpyService:
         """``run(program, cancel)`` with everything else of a call settled: kit, params, checks, limits, mode."""
         return _Run(resolved, params, self.checks(checks), mode or self.config.mode, limits, dry_run, self.config.sandbox, self.notices)
 
+    def _run_threads(self) -> ThreadPoolExecutor:
+        """The threads runs go on: ``max_concurrent_runs`` at once, the rest wait their turn.
+
+        A run's time starts when it starts, so waiting never counts against its timeout.
+        """
+        with self._load_lock:
+            if self._runs is None:
+                self._runs = ThreadPoolExecutor(self.config.max_concurrent_runs, thread_name_prefix="lackpy-run")
+            return self._runs
+
     async def _cancellable(self, work: Callable[[Cancel], T]) -> T:
-        """``work(cancel)`` on a worker thread; cancelling the awaiting task cancels the run."""
+        """``work(cancel)`` on a run thread; cancelling the awaiting task cancels the run."""
         cancel = Cancel()
-        future = asyncio.ensure_future(asyncio.to_thread(work, cancel))
+        threads = self._run_threads() if self._toolbox is not None else await self._off_loop(self._run_threads)
+        future = asyncio.get_running_loop().run_in_executor(threads, contextvars.copy_context().run, work, cancel)
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:

@@ -69,7 +69,7 @@ def test_cancelling_an_isolated_run_kills_it_and_writes_nothing(tmp_path: Path):
 
 
 def test_cancelling_a_delegate_stops_its_program(tmp_path: Path):
-    svc = LackpyService(tmp_path)
+    svc = LackpyService(tmp_path, trust=True)  # the user's own template, which writes
     svc.template_save("spin", "spin the wheel", SLOW, "filesystem")
     assert cancel_after(lambda: svc.delegate("spin the wheel", "filesystem", limits={"timeout_s": 60}), 1.0) < 2.5
     time.sleep(0.3)
@@ -170,3 +170,42 @@ def test_the_cli_stops_processes_when_it_is_terminated(tmp_path: Path):
     proc.wait(timeout=20)
     assert wait_gone(marker) == []
     assert wait_gone("sleep 30", 5.0) == []
+
+
+def test_runs_beyond_max_concurrent_runs_wait_without_losing_time(tmp_path: Path):
+    """Concurrency is a setting; a run that waited for its turn still has its whole timeout."""
+    from lackpy import tool
+
+    state = {"now": 0, "most": 0}
+    lock = threading.Lock()
+
+    @tool(grade=(0, 0))
+    def busy(seconds: float) -> int:
+        """Be one of the runs going on for a while."""
+        with lock:
+            state["now"] += 1
+            state["most"] = max(state["most"], state["now"])
+        time.sleep(seconds)
+        with lock:
+            state["now"] -= 1
+        return 1
+
+    async def main() -> list:
+        svc = LackpyService(tmp_path, config={"max_concurrent_runs": 2})
+        svc.toolbox.register(busy)
+        runs = [svc.run_program("busy(0.4)", ["busy"], limits={"timeout_s": 1}) for _ in range(6)]
+        return await asyncio.gather(*runs)
+
+    started = time.monotonic()
+    results = asyncio.run(main())
+    assert all(r.success for r in results), [r.error for r in results if not r.success]
+    assert state["most"] == 2
+    assert time.monotonic() - started >= 1.1  # three rounds of two: they waited, and none timed out
+
+
+def test_max_concurrent_runs_is_checked(tmp_path: Path):
+    from lackpy.errors import ConfigError
+
+    for bad in [0, -1, 10**6, "8", 2.5, True]:
+        with pytest.raises(ConfigError, match="max_concurrent_runs must be a whole number from 1 to 256"):
+            LackpyService(tmp_path, config={"max_concurrent_runs": bad}).load()

@@ -23,7 +23,7 @@ from lackpy.errors import ErrorKind, LackpyError, LimitExceeded
 from lackpy.lang.grammar import PROGRAM_FILENAME
 from lackpy.run.guards import BASE_GLOBALS, operation_guards
 from lackpy.run.limits import Limits
-from lackpy.run.trace import describe_exception
+from lackpy.run.trace import describe_exception, summarize
 
 
 class DeadlineReached(BaseException):
@@ -122,6 +122,17 @@ def execute(
 def _guarded_globals(max_items: int, max_bits: int) -> dict[str, Any]:
     """The builtins and operation guards of a run; the guards hold no state, so runs share them."""
     return {**BASE_GLOBALS, **operation_guards(Limits(max_items=max_items, max_int_bits=max_bits))}
+
+
+def plain_variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
+    """The program's variables as a result keeps them: plain data while they fit ``budget``, else summaries.
+
+    A result never holds the program's own objects beyond that, in either mode:
+    a host keeping many results must not keep every list its programs built.
+    """
+    if value_size(variables, budget) <= budget and nesting(variables, MAX_RESULT_DEPTH) <= MAX_RESULT_DEPTH:
+        return variables
+    return {name: summarize(value) for name, value in variables.items()}
 
 
 def nesting(value: Any, most: int) -> int:

@@ -24,7 +24,7 @@ from lackpy.lang.grammar import ALLOWED_BUILTINS, FORBIDDEN_NAMES
 from lackpy.lang.validator import Check
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
-from lackpy.run.execute import MAX_RESULT_DEPTH, Ending, execute, nesting, thread_deadline, value_size
+from lackpy.run.execute import MAX_RESULT_DEPTH, Ending, execute, nesting, plain_variables, thread_deadline, value_size
 from lackpy.run.limits import Limits, layered
 from lackpy.run.result import ExecutionResult
 from lackpy.run.trace import Recorder
@@ -88,6 +88,7 @@ def run_program(
                 ending = run_isolated(prepared.code, tools, params, limits, sandbox, cancel)
             else:
                 ending = execute(prepared.code, tools, params, limits, thread_deadline)
+                ending.variables = plain_variables(ending.variables, limits.max_output_bytes)
         finally:
             cancel.detach()
         output, output_cut, printed, printed_cut = _budgeted(ending, limits.budget_bytes)

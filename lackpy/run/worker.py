@@ -23,7 +23,7 @@ from typing import Any, Callable
 from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, ToolError, error_classes
 from lackpy.run import sandbox as _sandbox
 from lackpy.run import wire
-from lackpy.run.execute import Ending, alarm_deadline, execute, value_size
+from lackpy.run.execute import Ending, alarm_deadline, execute, plain_variables
 from lackpy.run.limits import Limits
 from lackpy.run.trace import summarize
 
@@ -118,7 +118,7 @@ def _report(channel: socket.socket, outcome: Ending, limits: Limits) -> None:
         "error_line": outcome.error_line,
         "limit": outcome.limit,
         "limit_value": outcome.limit_value,
-        "variables": _variables(outcome.variables, limits.max_output_bytes),
+        "variables": plain_variables(outcome.variables, limits.max_output_bytes),
     }
     try:
         wire.send(channel, {"t": "done", "outcome": fields}, lenient=True)
@@ -136,13 +136,6 @@ def _report(channel: socket.socket, outcome: Ending, limits: Limits) -> None:
             limit="recursion",
         )
         wire.send(channel, {"t": "done", "outcome": fields}, lenient=True)
-
-
-def _variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
-    """The program's variables as data while they fit the budget, else as summaries."""
-    if value_size(variables, budget) <= budget:
-        return variables
-    return {name: summarize(value) for name, value in variables.items()}
 
 
 _remote_types: dict[tuple[str, ErrorKind], type] = {}
