@@ -41,11 +41,14 @@ def _encodable(text: str) -> bool:
 class LackpyGroup(click.Group):
     """Turns every lackpy error into one clear line (or an error document) and exit status 2."""
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--json" in args:  # known before any option is parsed, so parse errors are JSON too
+            ctx.meta["lackpy.json"] = True
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: click.Context) -> Any:
         from lackpy.errors import LackpyError  # small module, no heavy imports
 
-        if "--json" in ctx.protected_args + ctx.args:  # before parsing, so parse errors are JSON too
-            ctx.meta["lackpy.json"] = True
         try:
             return super().invoke(ctx)
         except LackpyError as exc:
