@@ -8,13 +8,21 @@ kills children on request (it alone knows a pid is not yet reaped, so a kill
 never hits a recycled pid) and reports how they exited.
 
 Control messages are single datagrams on a SOCK_SEQPACKET pair:
-host -> server ``b"S"`` with one fd (spawn), ``b"K <pid>"`` (kill);
-server -> host ``b"P <pid>"`` (spawned), ``b"X <pid> <status>"`` (exited).
+host -> server ``b"S <id>"`` with one fd (spawn), ``b"K <pid>"`` (kill);
+server -> host ``b"R"`` (ready), ``b"P <id> <pid>"`` (spawned),
+``b"X <pid> <status>"`` (exited).
+
+The host never waits on the server unboundedly: it only sends without
+blocking, a reader thread takes in every answer, and a spawn waits for its
+own answer at most until the run's deadline. A server that exits, or leaves a
+request unanswered for ``HUNG_S`` once ready, is broken: the next
+``get_fork_server`` kills it (with its spare worker) and starts a new one.
 """
 
 from __future__ import annotations
 
 import atexit
+import itertools
 import os
 import select
 import signal
@@ -26,18 +34,56 @@ import time
 
 from lackpy.errors import WorkerError
 
+HUNG_S = 1.0  # a ready fork server answers in milliseconds
+START_S = 30.0  # ... and gets ready in well under a second
+
 _servers: dict[bool, "ForkServer"] = {}
 _server_lock = threading.Lock()
 
 
+class ForkServerBroken(WorkerError):
+    """The fork server exited or stopped answering; it is replaced on next use."""
+
+
 def get_fork_server(sandbox: bool = True) -> "ForkServer":
-    """The process-wide fork server for sandboxed (or plain) workers, started on first use."""
+    """The process-wide fork server for sandboxed (or plain) workers, started on first use.
+
+    A server that is broken or has exited is killed, reaped and replaced here,
+    once: every thread that saw it fail gets the same new one.
+    """
     with _server_lock:
         server = _servers.get(sandbox)
         if server is None or not server.alive():
+            if server is not None:
+                server.close()
             server = _servers[sandbox] = ForkServer(sandbox)
-            atexit.register(server.close)
         return server
+
+
+def start_worker(sandbox: bool, deadline: float) -> tuple["ForkServer", int, socket.socket]:
+    """A fresh worker: its fork server, its pid and the host's end of its channel.
+
+    Waits until ``deadline`` (``time.monotonic()``) at most, then raises
+    ``TimeoutError``. A fork server that turns out broken is replaced and the
+    worker asked of the new one; if that fails too, raises ``WorkerError``.
+    """
+    retried = False
+    while True:
+        server = get_fork_server(sandbox)
+        try:
+            pid, channel = server.spawn(deadline)
+            return server, pid, channel
+        except ForkServerBroken as exc:
+            get_fork_server(sandbox)  # replace it now, which lets its other waiters go at once
+            if retried or time.monotonic() >= deadline:
+                raise ForkServerBroken(f"{exc}; lackpy restarted it" if server.ready else str(exc)) from None
+            retried = True
+
+
+@atexit.register
+def _close_all() -> None:
+    for server in list(_servers.values()):
+        server.close(grace_s=1.0)
 
 
 class ForkServer:
@@ -49,87 +95,176 @@ class ForkServer:
             f"import sys; sys.path[:0] = {sys.path!r}; from lackpy.run.forkserver import serve; "
             f"serve({server_end.fileno()}, {sandbox!r})"
         )
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "-c", boot],
-            pass_fds=[server_end.fileno()],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=None if os.environ.get("LACKPY_DEBUG_WORKER") else subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        server_end.close()
-        self.control = host_end
-        self.lock = threading.Lock()
-        self.exits: dict[int, int] = {}
-        self.control.settimeout(30)
         try:
-            ready = self.control.recv(64)
-        except OSError:
-            ready = b""
-        if ready != b"R":
-            self.close()
-            raise WorkerError("the isolated worker's fork server did not start; use mode='inprocess' to run without it")
-        self.control.settimeout(None)
-
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def spawn(self) -> tuple[int, socket.socket]:
-        """Fork a worker; returns its pid and the host's end of its channel."""
-        host_end, child_end = socket.socketpair()
-        try:
-            with self.lock:
-                socket.send_fds(self.control, [b"S"], [child_end.fileno()])
-                while True:
-                    message = self.control.recv(64)
-                    if not message:
-                        raise WorkerError("the fork server exited")
-                    if message.startswith(b"P "):
-                        return int(message[2:]), host_end
-                    self._note(message)
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-c", boot],
+                pass_fds=[server_end.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=None if os.environ.get("LACKPY_DEBUG_WORKER") else subprocess.DEVNULL,
+                start_new_session=True,  # its own process group: the server and its spare worker
+            )
         except OSError as exc:
             host_end.close()
-            raise WorkerError(f"cannot start an isolated worker: {exc}") from None
+            raise ForkServerBroken(f"the isolated worker's fork server did not start: {exc}") from None
         finally:
-            child_end.close()
+            server_end.close()
+        self.control = host_end
+        self.started = time.monotonic()
+        self.ready_at: float | None = None
+        self.broken: str | None = None  # why it is no longer used
+        self.exits: dict[int, int] = {}
+        self._send_lock = threading.Lock()  # sends never block; guards closing the socket
+        self._changed = threading.Condition()  # guards everything below and the fields above
+        self._ids = itertools.count(1)
+        self._unanswered: dict[int, float] = {}  # spawn request -> when it was sent
+        self._answers: dict[int, int] = {}  # spawn request -> the worker's pid
+        self._abandoned: set[int] = set()  # requests whose run stopped waiting
+        threading.Thread(target=self._read, name="lackpy-forkserver", daemon=True).start()
+
+    @property
+    def ready(self) -> bool:
+        return self.ready_at is not None
+
+    def alive(self) -> bool:
+        return self.broken is None and self.process.poll() is None
+
+    def spawn(self, deadline: float) -> tuple[int, socket.socket]:
+        """Fork a worker; returns its pid and the host's end of its channel.
+
+        Waits until ``deadline`` at most (then ``TimeoutError``); raises
+        ``ForkServerBroken`` if the server exits or stops answering.
+        """
+        host_end, child_end = socket.socketpair()
+        with self._changed:
+            request = next(self._ids)
+            self._unanswered[request] = time.monotonic()
+        try:
+            try:
+                self._send(b"S %d" % request, child_end)
+            finally:
+                child_end.close()
+            with self._changed:
+                while request not in self._answers:
+                    if self.broken:
+                        raise ForkServerBroken(self.broken)
+                    now = time.monotonic()
+                    hung_at = self._hung_at()
+                    if now >= hung_at:
+                        self._break("the fork server stopped answering")
+                    elif now >= deadline:
+                        raise TimeoutError("no isolated worker started in time")
+                    else:
+                        self._changed.wait(min(hung_at, deadline) - now)
+                return self._answers.pop(request), host_end
+        except BaseException:
+            host_end.close()  # a worker forked later finds its channel closed and exits
+            with self._changed:
+                if self._answers.pop(request, None) is None:
+                    self._abandoned.add(request)
+            raise
 
     def kill(self, pid: int) -> None:
-        with self.lock:
-            try:
-                self.control.send(b"K %d" % pid)
-            except OSError:
-                pass
+        try:
+            self._send(b"K %d" % pid)
+        except ForkServerBroken:
+            pass  # the worker finds its channel closed, or its own timer ends it
 
     def exit_status(self, pid: int, wait_s: float = 1.0) -> int | None:
         """How ``pid`` exited (an ``os.waitpid`` status), waiting up to ``wait_s``."""
-        deadline = time.monotonic() + wait_s
-        with self.lock:
-            while pid not in self.exits:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return None
-                ready, _, _ = select.select([self.control], [], [], remaining)
-                if ready:
-                    message = self.control.recv(64)
-                    if not message:
-                        return None
-                    self._note(message)
-            return self.exits.pop(pid)
+        with self._changed:
+            self._changed.wait_for(lambda: pid in self.exits or self.broken, wait_s)
+            return self.exits.pop(pid, None)
+
+    def close(self, grace_s: float = 0.0) -> None:
+        """Stop the server and reap it. With ``grace_s`` it may first kill its workers and exit by itself."""
+        self._break("the fork server was closed")
+        with self._send_lock:
+            try:
+                self.control.shutdown(socket.SHUT_RDWR)  # the server kills its children at end of stream
+            except OSError:
+                pass  # already closed
+        try:
+            self.process.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            pass
+        if self.process.returncode is None:  # not reaped, so its pid (and group) are still its own
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)  # with its spare, even if stopped
+            except ProcessLookupError:
+                pass
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                pass
+
+    def _send(self, message: bytes, fd: socket.socket | None = None) -> None:
+        """Send without waiting: a server that leaves its requests unread is broken."""
+        with self._send_lock:
+            reason = self.broken  # set before the reader closes the socket
+            if reason is None:
+                try:
+                    if fd is None:
+                        self.control.send(message, socket.MSG_DONTWAIT)
+                    else:
+                        socket.send_fds(self.control, [message], [fd.fileno()], socket.MSG_DONTWAIT)
+                    return
+                except BlockingIOError:
+                    reason = "the fork server stopped reading its requests"
+                except OSError:
+                    reason = self._exited()
+        self._break(reason)
+        raise ForkServerBroken(reason)
+
+    def _break(self, reason: str) -> None:
+        with self._changed:
+            if self.broken is None:
+                self.broken = reason
+            self._changed.notify_all()
+
+    def _hung_at(self) -> float:
+        """When the server counts as hung if it still has not answered (under ``_changed``)."""
+        if self.ready_at is None:
+            return self.started + START_S
+        return max(min(self._unanswered.values()), self.ready_at) + HUNG_S
+
+    def _exited(self) -> str:
+        if self.ready:
+            return "the fork server exited"
+        return "the isolated worker's fork server did not start; use mode='inprocess' to run without it"
+
+    def _read(self) -> None:
+        """The reader thread: takes in every message until the server's end closes."""
+        while True:
+            try:
+                message = self.control.recv(64)
+            except OSError:
+                message = b""
+            with self._changed:
+                if not message:
+                    break
+                self._note(message)
+                self._changed.notify_all()
+        self._break(self._exited())
+        with self._send_lock:
+            self.control.close()
 
     def _note(self, message: bytes) -> None:
-        if message.startswith(b"X "):
-            _, pid, status = message.split()
-            self.exits[int(pid)] = int(status)
+        kind, _, rest = message.partition(b" ")
+        if kind == b"R":
+            self.ready_at = time.monotonic()
+        elif kind == b"P":
+            request, pid = map(int, rest.split())
+            self._unanswered.pop(request, None)
+            if request in self._abandoned:
+                self._abandoned.discard(request)
+            else:
+                self._answers[request] = pid
+        elif kind == b"X":
+            pid, status = map(int, rest.split())
+            self.exits[pid] = status
             if len(self.exits) > 1024:  # statuses nobody asked for
                 self.exits.pop(next(iter(self.exits)))
-
-    def close(self) -> None:
-        try:
-            self.control.close()
-        finally:
-            if self.process.poll() is None:
-                self.process.kill()
-                self.process.wait()
 
 
 # -- the server process ----------------------------------------------------------
@@ -171,7 +306,12 @@ def serve(fd: int, sandbox: bool = True) -> None:
     while True:
         wait = 0.2 if spare is not None else 0.002  # without a spare, look for the worker's exit often
         ready, _, _ = select.select([control], [], [], wait)
-        _reap(control, children)
+        stopped = _reap(control, children)
+        if spare is not None and (spare[0] in stopped or spare[0] not in children):
+            if spare[0] in stopped:
+                _kill(spare[0])  # a stopped spare would hold up the run handed to it
+            spare[1].close()
+            spare = None
         # The next spare is forked once the server is idle (the last worker is
         # done, or 50 ms passed), so a fresh run does not share the CPU with it.
         if spare is None and (running not in children or time.monotonic() >= spare_due):
@@ -186,7 +326,7 @@ def serve(fd: int, sandbox: bool = True) -> None:
             for pid in children:
                 _kill(pid)
             os._exit(0)
-        if message == b"S" and fds:
+        if message.startswith(b"S ") and fds:
             pid, handoff = spare if spare is not None else fork_spare()
             try:
                 socket.send_fds(handoff, [b"J"], fds)
@@ -196,7 +336,7 @@ def serve(fd: int, sandbox: bool = True) -> None:
                 socket.send_fds(handoff, [b"J"], fds)
             handoff.close()
             os.close(fds[0])
-            control.send(b"P %d" % pid)
+            control.send(b"P %s %d" % (message[2:], pid))
             spare, running, spare_due = None, pid, time.monotonic() + 0.05
         elif message.startswith(b"K "):
             pid = int(message[2:])
@@ -214,16 +354,22 @@ def _kill(pid: int) -> None:
         pass
 
 
-def _reap(control: socket.socket, children: set[int]) -> None:
+def _reap(control: socket.socket, children: set[int]) -> set[int]:
+    """Reap the children that exited, telling the host; returns those found stopped."""
+    stopped: set[int] = set()
     while children:
         try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
+            pid, status = os.waitpid(-1, os.WNOHANG | os.WUNTRACED)
         except ChildProcessError:
-            return
+            break
         if pid == 0:
-            return
+            break
+        if os.WIFSTOPPED(status):
+            stopped.add(pid)
+            continue
         children.discard(pid)
         try:
             control.send(b"X %d %d" % (pid, status))
         except OSError:
-            return
+            break
+    return stopped

@@ -20,7 +20,7 @@ from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, WorkerError
 from lackpy.run import wire
 from lackpy.run.cancel import Cancel
 from lackpy.run.execute import DeadlineReached, Ending, thread_deadline
-from lackpy.run.forkserver import get_fork_server
+from lackpy.run.forkserver import start_worker
 from lackpy.run.limits import Limits
 from lackpy.run.trace import describe_exception
 
@@ -41,8 +41,15 @@ def run_isolated(
     Cancelling ``cancel`` kills the worker at once.
     """
     try:
-        server = get_fork_server(sandbox)
-        pid, channel = server.spawn()
+        server, pid, channel = start_worker(sandbox, time.monotonic() + limits.timeout_s)
+    except TimeoutError:
+        return Ending(
+            False,
+            error=f"limit exceeded: timeout: no isolated worker started within {limits.timeout_s:g} s",
+            error_kind=ErrorKind.LIMIT,
+            limit="timeout",
+            limit_value=limits.timeout_s,
+        )
     except (WorkerError, OSError) as exc:
         return Ending(False, error=f"cannot start the isolated worker: {exc}", error_kind=ErrorKind.CRASH)
     if cancel is not None:
@@ -60,8 +67,9 @@ def run_isolated(
             "max_frame": max_frame,
             "reply_frame": reply_frame,
         }
+        channel.setblocking(False)  # every wait on the channel is bounded by the run's deadline
         try:
-            wire.send(channel, job)
+            wire.send(channel, job, deadline=deadline)
         except wire.NotPlainData as exc:
             return Ending(False, error=f"parameters must be plain data: {exc}", error_kind=ErrorKind.PARAM)
         # The watchdog also stops a tool that runs past the deadline here in the host.

@@ -103,10 +103,10 @@ def test_a_worker_that_cannot_start_is_a_failed_result(kit, monkeypatch):
     """If no worker can be started, run_program returns a crash result instead of raising."""
     from lackpy.run import isolated
 
-    def broken(sandbox=True):
+    def broken(sandbox, deadline):
         raise WorkerError("the isolated worker's fork server did not start")
 
-    monkeypatch.setattr(isolated, "get_fork_server", broken)
+    monkeypatch.setattr(isolated, "start_worker", broken)
     result = run_program("1 + 1", kit, mode="isolated")
     assert not result.success and result.error_kind == "crash"
     assert result.error == "cannot start the isolated worker: the isolated worker's fork server did not start"
