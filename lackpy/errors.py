@@ -26,6 +26,7 @@ run mode. Callers catch at the level they care about::
     ├── ConflictError          conflict   a file changed on disk while the program ran; nothing was written
     ├── CommitError            commit     the changes of a successful run could not be written
     ├── WorkerError            crash      the isolated worker crashed or broke the protocol
+    │   └── ForkServerBroken   crash      the fork server exited or hung; it is replaced (lackpy.run.forkserver)
     ├── SandboxUnavailable     sandbox    a requested confinement layer is not supported here
     ├── InferenceError         inference  an inference tier is misconfigured or its model failed to answer
     │   ├── UnreachableError   inference  no usable answer from a model server (lackpy.infer.providers.http)

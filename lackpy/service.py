@@ -92,6 +92,7 @@ class LackpyService:
         self._tiers: list[Tier] | None = None
         self._kits: dict[Any, tuple[Any, ResolvedKit]] = {}
         self._runs: ThreadPoolExecutor | None = None
+        self._runs_lock = threading.Lock()
 
     # -- what is loaded on first use (off the event loop in async calls) -------------
 
@@ -452,9 +453,10 @@ class LackpyService:
 
         A run's time starts when it starts, so waiting never counts against its timeout.
         """
-        with self._load_lock:
+        size = self.config.max_concurrent_runs
+        with self._runs_lock:
             if self._runs is None:
-                self._runs = ThreadPoolExecutor(self.config.max_concurrent_runs, thread_name_prefix="lackpy-run")
+                self._runs = ThreadPoolExecutor(size, thread_name_prefix="lackpy-run")
             return self._runs
 
     async def _cancellable(self, work: Callable[[Cancel], T]) -> T:

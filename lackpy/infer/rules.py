@@ -243,7 +243,7 @@ def _ranked(adjectives: str) -> tuple[str, ...]:
     )
 
 
-_SIZES = '''sizes = [{{"path": f, "{unit}": {measure}}} for f in find_files({{glob}})]
+_SIZES = '''sizes = [{{"path": f, "{unit}": {measure}}} for f in find_files({{glob}}, kind="text")]
 sorted(sizes, key=lambda s: s["{unit}"], reverse=True)[:{{n}}]'''
 
 RULES: tuple[Rule, ...] = (
@@ -286,7 +286,7 @@ RULES: tuple[Rule, ...] = (
         "count-lines",
         tuple(p.format(target="(?P<scope>.+?)") for p in _HOW_MANY_LINES)
         + (r"(?:count(?: the)?(?: number of)?|how many) lines(?: of code)?(?: are there)?",),
-        ((("find_files", "read_file"), "sum(len(read_file(f).splitlines()) for f in find_files({glob}))"),),
+        ((("find_files", "read_file"), "sum(len(read_file(f).splitlines()) for f in find_files({glob}, kind='text'))"),),
         "count lines in python files",
         defaults={"glob": "**/*"},
     ),
@@ -313,7 +313,7 @@ RULES: tuple[Rule, ...] = (
         ),
         (
             (("grep",), f'sorted({{h["path"] for h in grep({{regex}}, glob={{glob}}, max_hits={GREP_MAX_HITS}) if not h.get("truncated")}})'),
-            (("find_files", "read_file"), "[f for f in find_files({glob}) if {word} in read_file(f)]"),
+            (("find_files", "read_file"), "[f for f in find_files({glob}, kind='text') if {word} in read_file(f)]"),
         ),
         "which files contain TODO",
         defaults={"glob": "**/*"},
@@ -328,7 +328,7 @@ RULES: tuple[Rule, ...] = (
         ),
         (
             (("grep",), '[h["text"] if h.get("truncated") else f\'{h["path"]}:{h["line"]}: {h["text"]}\' for h in grep({regex}, glob={glob})]'),
-            (("find_files", "read_file"), '[f"{f}:{number}: {line}" for f in find_files({glob}) for number, line in enumerate(read_file(f).splitlines(), 1) if {word} in line]'),
+            (("find_files", "read_file"), '[f"{f}:{number}: {line}" for f in find_files({glob}, kind="text") for number, line in enumerate(read_file(f).splitlines(), 1) if {word} in line]'),
         ),
         "grep TODO",
         defaults={"glob": "**/*"},
@@ -342,7 +342,7 @@ RULES: tuple[Rule, ...] = (
             rf"how many {_TERM}(?: (?:are|is) there)?{_IN_LAZY}(?: (?:are|is) there)?",
         ),
         (
-            (("find_files", "read_file"), "sum(read_file(f).count({word}) for f in find_files({glob}))"),
+            (("find_files", "read_file"), "sum(read_file(f).count({word}) for f in find_files({glob}, kind='text'))"),
             (("grep",), f'sum(h["text"].count({{word}}) for h in grep({{regex}}, glob={{glob}}, max_hits={GREP_MAX_HITS}) if not h.get("truncated"))'),
         ),
         "count TODOs",

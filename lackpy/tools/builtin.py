@@ -8,14 +8,15 @@ as a third-party plugin would.
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Any, Callable, Literal
 
-from lackpy.errors import ProviderError, ToolError
+from lackpy.errors import LimitExceeded, ProviderError, ToolError
 from lackpy.hookspecs import hookimpl
+from lackpy.kit import call
 from lackpy.kit.context import ToolContext
 from lackpy.kit.spec import ToolSpec
 from lackpy.tools import shipped, workspace
+from lackpy.tools.regex import compile_lines
 
 
 @shipped(
@@ -58,14 +59,23 @@ FIND_KINDS = {None: frozenset({"file"}), "file": frozenset({"file"}), "dir": fro
     examples=['files = find_files("**/*.py")\nlen(files)'],
     tags=["file", "find", "glob", "list", "search"],
 )
-def find_files(ctx: ToolContext, pattern: str, kind: Literal["file", "dir", "any"] | None = None) -> list[str]:
+def find_files(ctx: ToolContext, pattern: str, kind: Literal["file", "dir", "any", "text"] | None = None) -> list[str]:
     """List workspace files matching a glob pattern such as '**/*.py'.
 
     Args:
         pattern: Glob relative to the workspace; ** spans directories.
-        kind: 'file' (the default), 'dir' or 'any'.
+        kind: 'file' (the default), 'dir', 'any', or 'text' (files read_file can read: not binary, at most 16 MiB).
     """
+    if kind == "text":
+        return [path for path in workspace.glob(ctx, pattern, FIND_KINDS["file"]) if _text_file(ctx, path)]
     return workspace.glob(ctx, pattern, FIND_KINDS[kind])
+
+
+def _text_file(ctx: ToolContext, path: str) -> bool:
+    try:
+        return not workspace.is_binary(workspace.read_bytes(ctx, path, max_bytes=GREP_MAX_FILE_BYTES))
+    except ToolError:
+        return False  # unreadable or too large: skipped, as grep skips it
 
 
 @shipped(
@@ -99,9 +109,10 @@ def grep(ctx: ToolContext, pattern: str, glob: str = "**/*", ignore_case: bool =
 
     Binary files and files over 16 MiB are skipped. When more lines match than
     max_hits, the list ends with one more entry whose "truncated" is True.
+    Patterns run in linear time (RE2): backreferences and lookarounds are refused.
 
     Args:
-        pattern: Regular expression (Python syntax).
+        pattern: Regular expression (Python syntax, as far as RE2 shares it).
         glob: Which files to search.
         ignore_case: Match case-insensitively.
         max_hits: Stop after this many matching lines.
@@ -109,24 +120,23 @@ def grep(ctx: ToolContext, pattern: str, glob: str = "**/*", ignore_case: bool =
     if not pattern:
         raise ToolError("grep: pattern must be a non-empty regular expression")
     max_hits = _positive(max_hits, "max_hits", GREP_MAX_HITS)
-    try:
-        regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-    except re.error as exc:
-        raise ToolError(f"grep: invalid regular expression {pattern!r}: {exc}") from None
+    regex = compile_lines(pattern, ignore_case, "grep")
+    budget = call.remaining()
     hits: list[dict] = []
     for path in workspace.glob(ctx, glob):
+        if call.remaining() <= 0:
+            raise LimitExceeded("timeout", round(budget, 3), "grep ran past the run's deadline")
         try:
             data = workspace.read_bytes(ctx, path, max_bytes=GREP_MAX_FILE_BYTES)
         except ToolError:
             continue  # unreadable or too large: skipped, as binary files are
         if workspace.is_binary(data):
             continue
-        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
-            if regex.search(line):
-                if len(hits) == max_hits:
-                    hits.append({"path": "", "line": 0, "text": f"[grep stopped at {max_hits} hits; pass max_hits to see more]", "truncated": True})
-                    return hits
-                hits.append({"path": path, "line": number, "text": line[:GREP_LINE_CHARS]})
+        for number, line in regex.matching_lines(data):
+            if len(hits) == max_hits:
+                hits.append({"path": "", "line": 0, "text": f"[grep stopped at {max_hits} hits; pass max_hits to see more]", "truncated": True})
+                return hits
+            hits.append({"path": path, "line": number, "text": line[:GREP_LINE_CHARS]})
     return hits
 
 

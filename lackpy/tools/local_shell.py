@@ -1,12 +1,20 @@
 """The local shell backend: the only code in lackpy's tools that starts or signals processes.
 
-Every command runs as ``/bin/sh -c command`` in a new session (so in its own
-process group), with stdin from /dev/null, in a directory the workspace path
-policy allowed. Output is read incrementally and kept within a fixed size per
-stream, so a command that prints gigabytes costs no memory. A command's whole
-process group is killed when it times out, and also when its shell exits; the
-group leader is not reaped until its group has been killed, so the group id
-cannot have been reused by an unrelated process when the signal is sent.
+Every command runs as ``/bin/sh -c command`` in a new session, with stdin from
+/dev/null, in a directory the workspace path policy allowed. Output is read
+incrementally and kept within a fixed size per stream, so a command that
+prints gigabytes costs no memory.
+
+On Linux the shell runs under a small supervisor process of its own
+(``lackpy.tools.supervise``, a child subreaper), so every process the command
+starts is tracked, including ones that leave its process group (``setsid``, a
+double fork): when the shell exits, when the command times out or is stopped,
+and when lackpy exits (even if killed), the supervisor kills them all. lackpy
+itself never becomes a subreaper. Where that cannot work (not Linux, the
+kernel refuses the prctl, no Python interpreter to run the supervisor) lackpy
+warns once and only kills the command's process group, when it times out and
+when its shell exits; the shell is not reaped until its group has been killed,
+so the group id cannot have been reused by an unrelated process.
 """
 
 from __future__ import annotations
@@ -15,14 +23,21 @@ import codecs
 import os
 import selectors
 import signal
+import socket
 import subprocess
+import sys
 import threading
 import time
+import warnings
 from typing import Any
 
 # After a kill, how long output still in the pipes is drained before giving up
-# on processes that left the group (setsid) and keep the pipes open.
+# on processes that keep the pipes open (only untracked ones can outlive a kill).
 DRAIN_GRACE_S = 1.0
+# How long a supervisor may take to start its shell, and to kill and reap a stopped command.
+START_TIMEOUT_S = 30.0
+STOP_TIMEOUT_S = 10.0
+SUPERVISOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervise.py")
 _CHUNK = 64 * 1024
 _TICK_S = 0.05
 
@@ -101,30 +116,40 @@ class _Unread:
         return _notice(dropped) + text if dropped else text
 
 
-def _leader_exited(popen: subprocess.Popen) -> bool:
-    """Whether the shell has exited, without reaping it (its pid keeps the group id reserved)."""
-    if popen.returncode is not None:
-        return True
-    if hasattr(os, "waitid"):
-        try:
-            return os.waitid(os.P_PID, popen.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-        except ChildProcessError:  # already reaped elsewhere
-            pass
-    return popen.poll() is not None
+# --------------------------------------------------------------------------- starting and stopping
+
+_LINUX = sys.platform.startswith("linux")
+_tracking = True  # False once lackpy has warned that it cannot track a command's processes
 
 
-def _kill_group(popen: subprocess.Popen) -> None:
-    """SIGKILL the command's process group (leader included), then reap the leader."""
-    try:
-        os.killpg(popen.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    popen.wait()
+def _untracked(reason: str) -> None:
+    """From now on run commands without a supervisor; warn once."""
+    global _tracking
+    if not _tracking:
+        return
+    _tracking = False
+    from lackpy.kit.toolbox import LackpyWarning
+
+    warnings.warn(
+        f"lackpy cannot track the processes shell commands start ({reason}); it only kills a command's "
+        "process group, so processes that leave it (setsid, double fork) can outlive the command and lackpy",
+        LackpyWarning,
+    )
 
 
-def _popen(command: str, cwd: str) -> subprocess.Popen:
+def _why_untracked() -> str | None:
+    if not _LINUX:
+        return "that needs Linux"
+    if getattr(sys, "frozen", False) or not sys.executable or not os.access(sys.executable, os.X_OK):
+        return f"no Python interpreter to run its supervisor; sys.executable is {sys.executable!r}"
+    if not os.path.isfile(SUPERVISOR):
+        return f"its supervisor {SUPERVISOR} is missing; reinstall lackpy"
+    return None
+
+
+def _popen(argv: list[str], cwd: str, pass_fds: tuple[int, ...] = ()) -> subprocess.Popen:
     return subprocess.Popen(
-        ["/bin/sh", "-c", command],
+        argv,
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -132,15 +157,130 @@ def _popen(command: str, cwd: str) -> subprocess.Popen:
         bufsize=0,
         start_new_session=True,
         close_fds=True,
+        pass_fds=pass_fds,
     )
+
+
+def _kill_group(popen: subprocess.Popen) -> None:
+    """SIGKILL the process group ``popen`` leads (itself included), then reap it."""
+    try:
+        os.killpg(popen.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    popen.wait()
+
+
+class _Started:
+    """A running command: its supervisor and lackpy's end of their socket pair, or (untracked) its shell alone."""
+
+    def __init__(self, popen: subprocess.Popen, lifeline: socket.socket | None = None) -> None:
+        self.popen = popen
+        self.pid = popen.pid
+        self.lifeline = lifeline
+
+    def exited(self) -> bool:
+        """Whether the supervisor (or shell) has exited, without reaping it (its pid keeps the group id reserved)."""
+        popen = self.popen
+        if popen.returncode is not None:
+            return True
+        if hasattr(os, "waitid"):
+            try:
+                return os.waitid(os.P_PID, popen.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+            except ChildProcessError:  # already reaped elsewhere
+                pass
+        return popen.poll() is not None
+
+    def stop(self) -> None:
+        """Kill the command and everything it started, and reap it; its exit status is kept if it had exited."""
+        if self.lifeline is None:
+            _kill_group(self.popen)
+            return
+        try:
+            self.popen.send_signal(signal.SIGTERM)  # nothing is sent once it has exited
+            self.lifeline.settimeout(STOP_TIMEOUT_S)
+            try:
+                self.lifeline.recv(1)  # end of file: the supervisor has killed everything and exits
+            except TimeoutError:  # a wedged supervisor (a child stuck in the kernel): kill it alone
+                _kill_group(self.popen)
+            except OSError:
+                pass
+            self.popen.wait()
+        finally:
+            self.lifeline.close()
+
+
+# Imported rather than run as a script, so its cached bytecode is used (about 2 ms less per command).
+_BOOT = "import os, sys; sys.path.append(os.path.dirname(sys.argv[1])); import supervise; supervise.main(sys.argv[1:])"
+
+
+def _supervisor_argv(fd: int, command: str) -> list[str]:
+    return [sys.executable, "-I", "-S", "-c", _BOOT, SUPERVISOR, str(fd), command]
+
+
+def _supervised(command: str, cwd: str) -> _Started | None:
+    """The command started under a supervisor; None when the supervisor cannot run here."""
+    ours, theirs = socket.socketpair()
+    try:
+        popen = _popen(_supervisor_argv(theirs.fileno(), command), cwd, pass_fds=(theirs.fileno(),))
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    answer = b""
+    try:
+        ours.settimeout(START_TIMEOUT_S)
+        answer = ours.recv(64)
+    except OSError:  # the timeout included
+        pass
+    except BaseException:
+        _abandon(popen, ours)
+        raise
+    if answer == b"1":
+        ours.settimeout(None)
+        return _Started(popen, ours)
+    if answer.startswith(b"0"):  # it cannot track here, and has become the shell itself
+        ours.close()
+        _untracked(answer[2:].decode(errors="replace") or "its supervisor cannot track them here")
+        return _Started(popen)
+    _abandon(popen, ours)
+    popen.stdout.close()
+    popen.stderr.close()
+    if answer.startswith(b"E") and answer[1:].isdigit():
+        code = int(answer[1:])
+        raise OSError(code, os.strerror(code))
+    _untracked(f"its supervisor ({sys.executable} -I -S, {SUPERVISOR}) did not start (exit status {popen.returncode})")
+    return None
+
+
+def _abandon(popen: subprocess.Popen, lifeline: socket.socket) -> None:
+    """Close lackpy's end (a supervisor then kills what it started and exits); kill it if it does not; reap it."""
+    lifeline.close()
+    try:
+        popen.wait(STOP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        _kill_group(popen)
+
+
+def _start(command: str, cwd: str) -> _Started:
+    if _tracking:
+        reason = _why_untracked()
+        if reason:
+            _untracked(reason)
+        else:
+            started = _supervised(command, cwd)
+            if started is not None:
+                return started
+    return _Started(_popen(["/bin/sh", "-c", command], cwd))
 
 
 class Process:
     """A background command: bounded output buffers filled by reader threads."""
 
-    def __init__(self, popen: subprocess.Popen, command: str, cwd: str, max_buffer_bytes: int) -> None:
-        self.popen = popen
-        self.pid = popen.pid
+    def __init__(self, started: _Started, command: str, cwd: str, max_buffer_bytes: int) -> None:
+        self.started = started
+        self.pid = started.pid
+        popen = started.popen
         self.command = command
         self.cwd = cwd
         self.stdout = _Unread(max_buffer_bytes)
@@ -172,17 +312,17 @@ class Process:
                 pass
 
     def _finish(self) -> None:
-        _kill_group(self.popen)  # leftovers of an exited shell too
-        self.code = self.popen.returncode
+        self.started.stop()  # leftovers of an exited shell too
+        self.code = self.started.popen.returncode
         self.finished = True
         deadline = time.monotonic() + DRAIN_GRACE_S
         for reader in self._readers:
             reader.join(max(0.0, deadline - time.monotonic()))
 
     def poll(self) -> int | None:
-        """The exit code once the command has finished (its group is then killed), else None."""
+        """The exit code once the command has finished (what it started is then killed), else None."""
         with self._lock:
-            if not self.finished and _leader_exited(self.popen):
+            if not self.finished and self.started.exited():
                 self._finish()
             return self.code
 
@@ -196,7 +336,7 @@ class Process:
         return self.stdout.take(final), self.stderr.take(final)
 
     def kill(self) -> int | None:
-        """Kill the whole process group and reap it; nothing happens if it already finished."""
+        """Kill the command and everything it started, and reap it; nothing happens if it already finished."""
         with self._lock:
             if not self.finished:
                 self._finish()
@@ -207,7 +347,8 @@ class LocalShell:
     """Runs commands with /bin/sh on this machine."""
 
     def run(self, command: str, cwd: str, timeout_s: float, max_output_bytes: int) -> dict:
-        popen = _popen(command, cwd)
+        started = _start(command, cwd)
+        popen = started.popen
         out, err = _HeadTail(max_output_bytes), _HeadTail(max_output_bytes)
         sinks = {popen.stdout: out, popen.stderr: err}
         selector = selectors.DefaultSelector()
@@ -221,13 +362,13 @@ class LocalShell:
                 now = time.monotonic()
                 if not killed:
                     timed_out = now >= deadline
-                    if timed_out or _leader_exited(popen):
-                        _kill_group(popen)  # on timeout, and leftovers of an exited shell
+                    if timed_out or started.exited():
+                        started.stop()  # on timeout, and leftovers of an exited shell
                         killed = True
                         deadline = time.monotonic() + DRAIN_GRACE_S
                         continue
                 elif now >= deadline or not selector.get_map():
-                    break  # drained, or a process that left the group still holds the pipes
+                    break  # drained, or an untracked process that left the group still holds the pipes
                 wait = max(0.0, min(_TICK_S, deadline - now))
                 if not selector.get_map():  # both pipes closed; the shell is about to exit
                     time.sleep(min(nap, wait))
@@ -244,7 +385,7 @@ class LocalShell:
             for pipe in sinks:
                 pipe.close()
             if not killed:  # an exception escaped the loop: leave nothing running
-                _kill_group(popen)
+                started.stop()
         return {
             "code": None if timed_out else popen.returncode,
             "stdout": out.text(),
@@ -253,7 +394,7 @@ class LocalShell:
         }
 
     def spawn(self, command: str, cwd: str, max_buffer_bytes: int) -> Process:
-        return Process(_popen(command, cwd), command, cwd, max_buffer_bytes)
+        return Process(_start(command, cwd), command, cwd, max_buffer_bytes)
 
 
 DEFAULT_SHELL = LocalShell()

@@ -6,7 +6,9 @@ unless a session holds another under ``ctx.session["shell"]`` (anything with
 processes live in ``ctx.session["processes"]`` (id -> Process), so every run
 of one service instance sees them and ``stop_all(session)`` ends them at
 shutdown. ``run_command`` never leaves processes behind: use ``start_process``
-for anything meant to keep running.
+for anything meant to keep running. On Linux "a command" means everything it
+started, ``setsid`` and double-forked processes included (``LocalShell`` runs
+each command under a supervisor that tracks them); elsewhere, its process group.
 
 Commands touch the real disk: writes they make are not staged with the run's
 file edits, and they do not see the run's staged (uncommitted) writes.
@@ -80,7 +82,7 @@ def run_command(ctx: ToolContext, command: str, timeout: float = DEFAULT_TIMEOUT
 
     Args:
         command: Shell command line, e.g. 'pytest -q tests'.
-        timeout: Seconds before the command and its children are killed (at most 600).
+        timeout: Seconds before the command and everything it started are killed (at most 600).
         cwd: Working directory, relative to the workspace.
     """
     command = _command("run_command", command)
@@ -195,7 +197,7 @@ def list_processes(ctx: ToolContext) -> list[dict]:
 
 
 def stop_all(session: dict) -> int:
-    """Kill every background process of a session (for service shutdown); return how many were running."""
+    """Kill every background process of a session and all they started (for service shutdown); return how many were running."""
     stopped = 0
     for process in list(session.get("processes", {}).values()):
         if process.poll() is None:

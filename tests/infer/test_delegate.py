@@ -87,7 +87,7 @@ def test_a_fenced_answer_with_prose_is_sanitized_and_runs(workspace):
     request = server.requests[0][1]
     assert request["model"] == server.model and request["stream"] is True
     system = request["messages"][0]["content"]
-    assert "find_files(pattern: str, kind: Literal['file', 'dir', 'any'] | None = None) -> list[str]" in system
+    assert "find_files(pattern: str, kind: Literal['file', 'dir', 'any', 'text'] | None = None) -> list[str]" in system
     assert request["messages"][1] == {"role": "user", "content": "tally the todo markers"}
 
 
@@ -259,3 +259,12 @@ def test_a_real_small_model_goes_through_the_whole_loop(workspace):
     if result.provider == "rules":  # the model failed: each failure was classified, and it was asked twice
         assert [a.stage for a in model_steps] == ["validate", "validate"]
         assert all(a.failure_mode for a in model_steps)
+
+
+def test_counting_todos_over_every_file_skips_binary_files(tmp_path):
+    """The README's first command, in a tree with compiled files and images beside the sources."""
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"\xa7\r\r\n\x00\x00TODO\x00")
+    (tmp_path / "m.py").write_text("# TODO one\n# TODO two\n")
+    result = asyncio.run(LackpyService(tmp_path).delegate("count TODOs", kit="filesystem"))
+    assert (result.success, result.output) == (True, 2), result.error

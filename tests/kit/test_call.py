@@ -40,7 +40,7 @@ BAD_CALLS = [
     ),
     pytest.param(
         "find_files", ("*",), {"kind": "folder"},
-        "find_files: argument 'kind' expects one of 'file', 'dir', 'any' or None, got 'folder' (str)",
+        "find_files: argument 'kind' expects one of 'file', 'dir', 'any', 'text' or None, got 'folder' (str)",
         id="outside-enum",
     ),
     pytest.param(

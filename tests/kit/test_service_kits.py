@@ -91,7 +91,7 @@ def test_kit_info_named(service):
         {
             "name": "find_files",
             "tool": "find_files",
-            "signature": "find_files(pattern: str, kind: Literal['file', 'dir', 'any'] | None = None) -> list[str]",
+            "signature": "find_files(pattern: str, kind: Literal['file', 'dir', 'any', 'text'] | None = None) -> list[str]",
             "description": "List workspace files matching a glob pattern such as '**/*.py'.",
             "provider": "builtin",
             "grade": {"w": 1, "d": 0},
@@ -112,7 +112,7 @@ def test_kit_info_alias(service):
     """kit_info of an alias dict renders signatures under the alias."""
     info = service.kit_info({"find": "find_files"})
     assert [(t["name"], t["tool"], t["signature"]) for t in info["tools"]] == [
-        ("find", "find_files", "find(pattern: str, kind: Literal['file', 'dir', 'any'] | None = None) -> list[str]")
+        ("find", "find_files", "find(pattern: str, kind: Literal['file', 'dir', 'any', 'text'] | None = None) -> list[str]")
     ]
 
 

@@ -209,8 +209,8 @@ def test_input_schema_of_read_file():
 def test_input_schema_of_find_files_write_file_and_todo_set():
     """find_files' kind is an enum or None; write_file needs both strings; todo_set takes a list of str or dict."""
     assert SUITE["find_files"].input_schema()["properties"]["kind"] == {
-        "anyOf": [{"type": "string", "enum": ["file", "dir", "any"]}, {"type": "null"}],
-        "description": "'file' (the default), 'dir' or 'any'.",
+        "anyOf": [{"type": "string", "enum": ["file", "dir", "any", "text"]}, {"type": "null"}],
+        "description": "'file' (the default), 'dir', 'any', or 'text' (files read_file can read: not binary, at most 16 MiB).",
         "default": None,
     }
     assert SUITE["write_file"].input_schema() == {

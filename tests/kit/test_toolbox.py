@@ -302,7 +302,7 @@ def test_format_description_list(toolbox):
     text = toolbox.format_description(["read_file", "find_files"])
     assert text.splitlines() == [
         "read_file(path: str, offset: int | None = None, limit: int | None = None) -> str: Read a text file in the workspace and return its contents.",
-        "find_files(pattern: str, kind: Literal['file', 'dir', 'any'] | None = None) -> list[str]: List workspace files matching a glob pattern such as '**/*.py'.",
+        "find_files(pattern: str, kind: Literal['file', 'dir', 'any', 'text'] | None = None) -> list[str]: List workspace files matching a glob pattern such as '**/*.py'.",
     ]
 
 
@@ -310,7 +310,7 @@ def test_format_description_alias_dict(toolbox):
     """format_description of an alias dict renders each tool under its alias."""
     text = toolbox.format_description({"find": "find_files", "cat": "read_file"})
     assert text.splitlines() == [
-        "find(pattern: str, kind: Literal['file', 'dir', 'any'] | None = None) -> list[str]: List workspace files matching a glob pattern such as '**/*.py'.",
+        "find(pattern: str, kind: Literal['file', 'dir', 'any', 'text'] | None = None) -> list[str]: List workspace files matching a glob pattern such as '**/*.py'.",
         "cat(path: str, offset: int | None = None, limit: int | None = None) -> str: Read a text file in the workspace and return its contents.",
     ]
 

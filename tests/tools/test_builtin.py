@@ -34,7 +34,7 @@ def test_specs_and_grades(toolbox):
     table = {s.name: (s.signature(), s.grade_w, s.effects_ceiling, s.provider) for s in toolbox.list_tools() if s.name in FILE_TOOL_NAMES}
     assert table == {
         "edit_file": ("edit_file(path: str, old_str: str, new_str: str, replace_all: bool = False) -> str", 3, 3, "builtin"),
-        "find_files": ("find_files(pattern: str, kind: Literal['file', 'dir', 'any'] | None = None) -> list[str]", 1, 0, "builtin"),
+        "find_files": ("find_files(pattern: str, kind: Literal['file', 'dir', 'any', 'text'] | None = None) -> list[str]", 1, 0, "builtin"),
         "grep": ("grep(pattern: str, glob: str = '**/*', ignore_case: bool = False, max_hits: int = 1000) -> list[dict]", 1, 0, "builtin"),
         "list_dir": ("list_dir(path: str = '.') -> list[dict]", 1, 0, "builtin"),
         "read_file": ("read_file(path: str, offset: int | None = None, limit: int | None = None) -> str", 1, 0, "builtin"),

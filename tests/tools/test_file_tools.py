@@ -81,7 +81,7 @@ def test_find_files_refuses_other_kinds(toolbox, kind):
     with pytest.raises(ArgumentError) as info:
         toolbox.bound("find_files")("*", kind=kind)
     assert str(info.value) == (
-        f"find_files: argument 'kind' expects one of 'file', 'dir', 'any' or None, got {kind!r} ({type(kind).__name__})"
+        f"find_files: argument 'kind' expects one of 'file', 'dir', 'any', 'text' or None, got {kind!r} ({type(kind).__name__})"
     )
 
 
@@ -225,3 +225,15 @@ def test_deny_patterns(workspace, patterns, path, is_denied):
     assert (find_files(ctx, path) == [path]) is visible
     assert ([h["path"] for h in grep(ctx, "secret", glob=path)] == [path]) is visible
     assert _listed(ctx, path) is visible
+
+
+def test_find_files_text_skips_binary_and_huge_files(toolbox, workspace):
+    """kind='text' lists what read_file can read, so programs over '**/*' do not stop at an image."""
+    (workspace / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (workspace / "notes.md").write_text("TODO: text\n")
+    find = toolbox.bound("find_files")
+    everything = find("**/*")
+    text = find("**/*", kind="text")
+    assert "logo.png" in everything and "logo.png" not in text and "notes.md" in text
+    read = toolbox.bound("read_file")
+    assert all(isinstance(read(path), str) for path in text)

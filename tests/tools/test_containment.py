@@ -1,0 +1,326 @@
+"""Nothing a shell command starts outlives it: setsid'd and double-forked processes included.
+
+Real subprocesses: each test's processes run ``sleep`` with a duration unique
+to this test run (like ``312.4242001``), so they can be found in
+/proc/*/cmdline; a test asserts that none of them is left alive. Whatever a
+failing test leaves behind is killed, by pid, at its teardown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+from lackpy.kit.context import ToolContext
+from lackpy.kit.toolbox import LackpyWarning
+from lackpy.service import LackpyService
+from lackpy.tools import local_shell
+from lackpy.tools.shell import poll_process, run_command, start_process, stop_all, stop_process
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="tracking needs Linux")
+
+_numbers = itertools.count(1)
+_made: list[str] = []
+
+
+def marker(seconds: int) -> str:
+    """A sleep duration no other process on the machine uses: ``seconds`` plus this run's pid and a counter."""
+    made = f"{seconds}.{os.getpid()}{next(_numbers):03d}"
+    _made.append(made)
+    return made
+
+
+def processes() -> dict[int, list[str]]:
+    """The arguments of every live (not zombie) process but this one."""
+    found = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as handle:
+                args = handle.read().decode(errors="replace").split("\0")[:-1]
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                state = handle.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != b"Z":
+            found[int(name)] = args
+    return found
+
+
+def holders(text: str) -> list[int]:
+    """Live processes with ``text`` in their arguments."""
+    return [pid for pid, args in processes().items() if any(text in arg for arg in args)]
+
+
+def sleeping(mark: str) -> bool:
+    """Whether a ``sleep <mark>`` runs."""
+    return ["sleep", mark] in processes().values()
+
+
+def eventually(predicate, timeout: float = 5.0, step: float = 0.02):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(step)
+
+
+def gone(*marks: str, timeout: float = 2.0) -> bool:
+    """Whether, within ``timeout``, no process mentions any of ``marks`` any more."""
+    return eventually(lambda: not any(holders(mark) for mark in marks), timeout)
+
+
+@pytest.fixture(autouse=True)
+def no_leftovers():
+    """Kill, by pid, whatever a failing test left running."""
+    yield
+    for mark in _made:
+        for pid in holders(mark):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    _made.clear()
+
+
+@pytest.fixture
+def ctx(workspace: Path):
+    context = ToolContext(workspace)
+    yield context
+    stop_all(context.session)
+
+
+def run_program(svc: LackpyService, program: str):
+    result = asyncio.run(svc.run_program(program, "coding"))
+    assert result.success, result.error
+    return result.output
+
+
+# --------------------------------------------------------------------------- the reported escapes, through the service
+
+
+def test_a_setsid_process_does_not_outlive_run_command(tmp_path: Path) -> None:
+    mark = marker(312)
+    with LackpyService(tmp_path) as svc:
+        output = run_program(svc, f'run_command("setsid sleep {mark} >/dev/null 2>&1 & sleep 0.2")')
+        assert output == {"code": 0, "stdout": "", "stderr": "", "timed_out": False}
+        assert gone(mark)
+
+
+def test_a_setsid_background_process_does_not_outlive_close(tmp_path: Path) -> None:
+    mark = marker(303)
+    svc = LackpyService(tmp_path)
+    try:
+        assert run_program(svc, f'start_process("setsid sleep {mark}")') == "p1"
+        assert eventually(lambda: sleeping(mark)), "the process never started"
+    finally:
+        svc.close()
+    assert gone(mark)
+
+
+def test_the_cli_stops_everything_when_it_exits(tmp_path: Path) -> None:
+    mark = marker(317)
+    program = f'start_process("setsid sleep {mark}")\nrun_command("sleep 0.3")["code"]'
+    done = subprocess.run(
+        [sys.executable, "-m", "lackpy", "run", "-", "--kit", "coding", "--workspace", str(tmp_path)],
+        input=program,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert gone(mark)
+
+
+# --------------------------------------------------------------------------- run_command
+
+
+def test_a_double_fork_does_not_outlive_run_command(ctx: ToolContext) -> None:
+    plain, daemon = marker(313), marker(313)
+    result = run_command(ctx, f"(sleep {plain} &) & (setsid sleep {daemon} &) & sleep 0.2; echo done")
+    assert result == {"code": 0, "stdout": "done\n", "stderr": "", "timed_out": False}
+    assert gone(plain, daemon)
+
+
+def test_a_timeout_kills_everything_the_command_started(ctx: ToolContext) -> None:
+    setsid, double, own = marker(315), marker(315), marker(315)
+    started = time.monotonic()
+    result = run_command(
+        ctx, f"setsid sleep {setsid} & (sleep {double} &) & echo started; sleep {own}", timeout=0.5
+    )
+    assert time.monotonic() - started < 5
+    assert result == {"code": None, "stdout": "started\n", "stderr": "", "timed_out": True}
+    assert gone(setsid, double, own)
+
+
+def test_processes_that_ignore_sigterm_are_killed(ctx: ToolContext) -> None:
+    mark = marker(314)
+    result = run_command(ctx, f"trap '' TERM HUP INT; setsid sleep {mark} & sleep 0.2; echo done")
+    assert result["code"] == 0 and result["stdout"] == "done\n"
+    assert gone(mark)
+    mark = marker(314)
+    result = run_command(ctx, f"trap '' TERM HUP INT; setsid sleep {mark} & sleep {marker(314)}", timeout=0.5)
+    assert result["timed_out"] is True
+    assert gone(mark)
+
+
+def test_a_process_that_keeps_the_pipes_open_does_not_hold_run_command(ctx: ToolContext) -> None:
+    mark = marker(318)
+    started = time.monotonic()
+    result = run_command(ctx, f"setsid sleep {mark} & echo done")
+    assert time.monotonic() - started < 1.0  # not the untracked mode's drain grace
+    assert result == {"code": 0, "stdout": "done\n", "stderr": "", "timed_out": False}
+    assert gone(mark)
+
+
+@pytest.mark.parametrize(("signal_group", "code"), [("kill -KILL 0", -9), ("kill -TERM 0", -15)])
+def test_a_command_that_signals_its_own_group_still_leaves_nothing(ctx: ToolContext, signal_group: str, code: int) -> None:
+    """The shell leads a group of its own, as without tracking; the supervisor is outside it."""
+    mark = marker(323)
+    result = run_command(ctx, f"setsid sleep {mark} & sleep 0.2; {signal_group}")
+    assert result == {"code": code, "stdout": "", "stderr": "", "timed_out": False}
+    assert gone(mark)
+
+
+@pytest.mark.parametrize(
+    "command", ["exit 3", "echo out; echo err >&2", "kill -TERM $$", "kill -KILL $$", "kill -SEGV $$", "yes | head -n 2"]
+)
+def test_exit_codes_and_output_are_those_of_the_shell(ctx: ToolContext, workspace: Path, command: str) -> None:
+    plain = subprocess.run(["/bin/sh", "-c", command], cwd=workspace, capture_output=True, stdin=subprocess.DEVNULL)
+    result = run_command(ctx, command)
+    assert result == {
+        "code": plain.returncode,
+        "stdout": plain.stdout.decode(),
+        "stderr": plain.stderr.decode(),
+        "timed_out": False,
+    }
+
+
+def test_commands_inherit_the_environment(ctx: ToolContext, monkeypatch) -> None:
+    monkeypatch.setenv("LACKPY_CONTAINMENT_PROBE", "é and $x")
+    result = run_command(ctx, 'printf %s "$LACKPY_CONTAINMENT_PROBE"')
+    assert result["stdout"] == "é and $x"
+
+
+# --------------------------------------------------------------------------- background processes
+
+
+def test_stop_process_kills_the_whole_tree(ctx: ToolContext) -> None:
+    setsid, double = marker(316), marker(316)
+    id = start_process(ctx, f"trap '' TERM; setsid sleep {setsid} & (sleep {double} &) & echo up; wait")
+    seen = []
+    assert eventually(lambda: seen.append(poll_process(ctx, id)["stdout"]) or "up\n" in "".join(seen))
+    assert eventually(lambda: sleeping(setsid) and sleeping(double)), "the processes never started"
+    final = stop_process(ctx, id)
+    assert final["running"] is False and final["code"] == -9
+    assert gone(setsid, double)
+
+
+def test_a_finished_background_shell_leaves_nothing(ctx: ToolContext) -> None:
+    mark = marker(319)
+    id = start_process(ctx, f"setsid sleep {mark} & sleep 0.2; echo up")
+    assert eventually(lambda: not poll_process(ctx, id)["running"])
+    assert ctx.session["processes"][id].poll() == 0
+    assert gone(mark)
+
+
+def test_stop_all_kills_every_tree(ctx: ToolContext) -> None:
+    first, second, shell = marker(320), marker(320), marker(320)
+    start_process(ctx, f"setsid sleep {first}")
+    start_process(ctx, f"(sleep {second} &) & sleep {shell}")
+    assert eventually(lambda: sleeping(first) and sleeping(second)), "the processes never started"
+    assert stop_all(ctx.session) == 2
+    assert gone(first, second, shell)
+
+
+def test_nothing_outlives_a_killed_lackpy(tmp_path: Path) -> None:
+    """Even without close(): a supervisor ends its command when lackpy's end of their socket closes."""
+    mark = marker(321)
+    host = subprocess.Popen(
+        [sys.executable, "-c", (
+            "import sys, time\n"
+            "from lackpy.tools.local_shell import LocalShell\n"
+            f"process = LocalShell().spawn('setsid sleep {mark} & echo up; wait', {str(tmp_path)!r}, 1000)\n"
+            "while 'up' not in process.read_new()[0]:\n"
+            "    time.sleep(0.01)\n"
+            "print('ready', flush=True)\n"
+            "time.sleep(60)\n"
+        )],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert host.stdout.readline() == "ready\n"
+        assert eventually(lambda: sleeping(mark)), "the process never started"
+    finally:
+        host.kill()
+        host.wait()
+    assert gone(mark)
+
+
+# --------------------------------------------------------------------------- where lackpy cannot track
+
+
+def _fake_supervisor(monkeypatch, **overrides: str) -> None:
+    """Run the real supervisor with some of its globals replaced (``_subreaper``, ``SHELL``)."""
+    replace = "; ".join(f"main.__globals__[{name!r}] = {value}" for name, value in overrides.items())
+    boot = f"import runpy, sys; main = runpy.run_path(sys.argv[1])['main']; {replace}; main(sys.argv[1:])"
+    monkeypatch.setattr(
+        local_shell,
+        "_supervisor_argv",
+        lambda fd, command: [sys.executable, "-I", "-S", "-c", boot, local_shell.SUPERVISOR, str(fd), command],
+    )
+
+
+def _untracked_run(ctx: ToolContext, monkeypatch) -> list[warnings.WarningMessage]:
+    """Two commands run untracked: the group is still killed; the warning comes once."""
+    monkeypatch.setattr(local_shell, "_tracking", True)
+    child = marker(322)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = run_command(ctx, f"sleep {child} & echo done")
+        assert result == {"code": 0, "stdout": "done\n", "stderr": "", "timed_out": False}
+        assert run_command(ctx, "exit 5")["code"] == 5
+    assert gone(child)  # today's process-group kill still applies
+    assert local_shell._tracking is False
+    return [w for w in caught if issubclass(w.category, LackpyWarning)]
+
+
+def test_without_linux_commands_run_in_a_process_group_with_one_warning(ctx: ToolContext, monkeypatch) -> None:
+    monkeypatch.setattr(local_shell, "_LINUX", False)
+    [warning] = _untracked_run(ctx, monkeypatch)
+    assert "cannot track the processes shell commands start (that needs Linux)" in str(warning.message)
+
+
+def test_a_refused_prctl_falls_back_to_the_process_group(ctx: ToolContext, monkeypatch) -> None:
+    _fake_supervisor(monkeypatch, _subreaper="lambda: False")
+    [warning] = _untracked_run(ctx, monkeypatch)
+    assert "the kernel refused prctl(PR_SET_CHILD_SUBREAPER)" in str(warning.message)
+
+
+def test_a_supervisor_that_cannot_start_falls_back_to_the_process_group(ctx: ToolContext, monkeypatch) -> None:
+    monkeypatch.setattr(local_shell, "_supervisor_argv", lambda fd, command: [sys.executable, "-c", "raise SystemExit(3)"])
+    [warning] = _untracked_run(ctx, monkeypatch)
+    assert "did not start (exit status 3)" in str(warning.message)
+
+
+def test_a_shell_that_cannot_start_is_a_tool_error(ctx: ToolContext, monkeypatch) -> None:
+    from lackpy.errors import ToolError
+
+    _fake_supervisor(monkeypatch, SHELL="'/nonexistent/sh'")
+    with pytest.raises(ToolError, match="run_command: could not start /bin/sh: No such file or directory"):
+        run_command(ctx, "true")
+    with pytest.raises(ToolError, match="start_process: could not start /bin/sh: No such file or directory"):
+        start_process(ctx, "true")
+    assert local_shell._tracking is True
