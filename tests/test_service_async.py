@@ -209,3 +209,35 @@ def test_max_concurrent_runs_is_checked(tmp_path: Path):
     for bad in [0, -1, 10**6, "8", 2.5, True]:
         with pytest.raises(ConfigError, match="max_concurrent_runs must be a whole number from 1 to 256"):
             LackpyService(tmp_path, config={"max_concurrent_runs": bad}).load()
+
+
+def test_in_process_runs_under_load_do_not_time_out_waiting(tmp_path: Path):
+    """Fifty trivial in-process runs at once, each with a short timeout: none is charged for the others' time."""
+
+    async def main() -> list:
+        svc = LackpyService(tmp_path)
+        busy = "total = 0\nfor i in range(200000):\n    total = total + i\ntotal"
+        runs = [svc.run_program(busy if i % 2 else "1 + 1", "none", mode="inprocess", limits={"timeout_s": 0.5}) for i in range(50)]
+        return await asyncio.gather(*runs)
+
+    results = asyncio.run(main())
+    assert all(r.success for r in results), {r.error for r in results if not r.success}
+
+
+def test_in_process_results_do_not_hold_the_programs_objects(tmp_path: Path):
+    """Results keep plain data within the output limit, else summaries: a host keeping them does not grow."""
+    import tracemalloc
+
+    async def main() -> list:
+        svc = LackpyService(tmp_path)
+        return [await svc.run_program("x = list(range(1000000))\ny = [1, 2]\nlen(x)", "none", mode="inprocess") for _ in range(30)]
+
+    tracemalloc.start()
+    try:
+        results = asyncio.run(main())
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert results[0].output == 1_000_000 and results[0].variables["y"] == [1, 2]
+    assert isinstance(results[0].variables["x"], str) and "(len 1000000)" in results[0].variables["x"]
+    assert held < 20_000_000  # 30 lists of a million ints would be over 800 MB

@@ -125,14 +125,21 @@ def _guarded_globals(max_items: int, max_bits: int) -> dict[str, Any]:
 
 
 def plain_variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
-    """The program's variables as a result keeps them: plain data while they fit ``budget``, else summaries.
+    """The program's variables as a result keeps them: plain data while they fit ``budget``, the rest as summaries.
 
     A result never holds the program's own objects beyond that, in either mode:
     a host keeping many results must not keep every list its programs built.
     """
-    if value_size(variables, budget) <= budget and nesting(variables, MAX_RESULT_DEPTH) <= MAX_RESULT_DEPTH:
-        return variables
-    return {name: summarize(value) for name, value in variables.items()}
+    kept: dict[str, Any] = {}
+    left = budget
+    for name, value in variables.items():
+        size = value_size(value, left)
+        if size <= left and nesting(value, MAX_RESULT_DEPTH) < MAX_RESULT_DEPTH:
+            kept[name] = value
+            left -= size
+        else:
+            kept[name] = summarize(value)
+    return kept
 
 
 def nesting(value: Any, most: int) -> int:
