@@ -230,7 +230,7 @@ def test_in_process_results_do_not_hold_the_programs_objects(tmp_path: Path):
 
     async def main() -> list:
         svc = LackpyService(tmp_path)
-        return [await svc.run_program("x = list(range(1000000))\ny = [1, 2]\nlen(x)", "none", mode="inprocess") for _ in range(30)]
+        return [await svc.run_program("x = list(range(200000))\ny = [1, 2]\nlen(x)", "none", mode="inprocess") for _ in range(10)]
 
     tracemalloc.start()
     try:
@@ -238,6 +238,6 @@ def test_in_process_results_do_not_hold_the_programs_objects(tmp_path: Path):
         held, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert results[0].output == 1_000_000 and results[0].variables["y"] == [1, 2]
-    assert isinstance(results[0].variables["x"], str) and "(len 1000000)" in results[0].variables["x"]
-    assert held < 20_000_000  # 30 lists of a million ints would be over 800 MB
+    assert results[0].output == 200_000 and results[0].variables["y"] == [1, 2]
+    assert isinstance(results[0].variables["x"], str) and "(len 200000)" in results[0].variables["x"]
+    assert held < 8_000_000  # ten lists of 200,000 ints would be over 70 MB
