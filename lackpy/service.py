@@ -31,7 +31,7 @@ from lackpy.infer.result import DelegateResult, GenerationResult
 from lackpy.infer.select import choose_tools, within
 from lackpy.infer.tiers import build_tiers
 from lackpy.kit.docs import resolve_doc
-from lackpy.kit.kitfile import KIT_NAME, list_kit_files, read_kit
+from lackpy.kit.kitfile import KIT_NAME, kit_dirs, list_kit_files, read_kit
 from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
 from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.diagnostics import ValidationResult
@@ -80,6 +80,8 @@ class LackpyService:
             raise WorkspaceError(f"workspace does not exist or is not a directory: {root}")
         self.workspace = root.resolve()
         self.kits_dir = self.workspace / ".lackpy" / "kits"
+        #: Whether the workspace can have kit files of its own (not when its kits directory is the package's).
+        self._own_kits = any(source == "workspace" for source, _ in kit_dirs(self.kits_dir))
         self._config_given = config
         self._trust = trust
         self._trusted = True
@@ -121,7 +123,7 @@ class LackpyService:
             if self._toolbox is not None:
                 return
             given = self._config_given
-            trusted = self._trust if self._trust is not None else given is not None or is_trusted(self.workspace)
+            trusted = self._trust if self._trust is not None else is_trusted(self.workspace)
             if isinstance(given, Config):
                 config = given
             elif given is not None:
@@ -135,7 +137,7 @@ class LackpyService:
             self._trusted = trusted
             ignored = list(config.ignored) if not trusted else []
             if not trusted:
-                ignored += self._withhold_workspace(config, toolbox)
+                ignored += self._withhold_workspace(config, toolbox, config_from_workspace=given is None)
             if ignored:
                 self.notices.append(
                     f"this workspace is not trusted, so lackpy ignored: {'; '.join(ignored)}; "
@@ -157,8 +159,11 @@ class LackpyService:
             self._load()
         return self._read_only
 
-    def _withhold_workspace(self, config: Config, toolbox: Toolbox) -> list[str]:
-        """What an untrusted workspace's kits, templates and default kit ask above the read-only grade."""
+    def _withhold_workspace(self, config: Config, toolbox: Toolbox, *, config_from_workspace: bool) -> list[str]:
+        """What an untrusted workspace's kits, templates and default kit ask above the read-only grade.
+
+        A config the host passed in is its own, not the workspace's: its default kit stands.
+        """
         from lackpy.infer.templates import load_templates
 
         ignored = []
@@ -166,7 +171,7 @@ class LackpyService:
             grade = self._grade_of(name, toolbox)
             if source == "workspace" and grade is not None and not grade.within(self._read_only):
                 ignored.append(f"kit '{name}' ({path.relative_to(self.workspace)}, {grade})")
-        default = self._grade_of(config.default_kit, toolbox)
+        default = self._grade_of(config.default_kit, toolbox) if config_from_workspace else None
         if default is not None and not default.within(self._read_only):
             ignored.append(f"default_kit = {config.default_kit!r} (above read-only)")
             config.default_kit = READ_ONLY_KIT
@@ -260,7 +265,7 @@ class LackpyService:
         package's own files do not change while lackpy runs.
         """
         version = self.toolbox.version
-        if isinstance(kit, str) and KIT_NAME.match(kit):
+        if isinstance(kit, str) and self._own_kits and KIT_NAME.match(kit):
             try:
                 info = os.stat(f"{self.kits_dir}/{kit}.kit")
             except OSError:
