@@ -194,3 +194,16 @@ def test_the_trust_command(cloned):
     revoked = subprocess.run([sys.executable, "-m", "lackpy", "trust", "--revoke", str(repo)], capture_output=True, text=True, timeout=60)
     assert revoked.returncode == 0 and "no longer trusting" in revoked.stdout
     assert not list(repo.rglob("trust.json"))  # nothing was written into the workspace
+
+
+def test_a_workspace_copy_of_a_shipped_kit_is_the_shipped_kit(tmp_path):
+    """lackpy's own repository links its kits into .lackpy/kits: a copy of the package's file grants nothing new."""
+    from lackpy.kit.kitfile import PACKAGE_KITS
+
+    repo = tmp_path / "repo"
+    (repo / ".lackpy" / "kits").mkdir(parents=True)
+    (repo / ".lackpy" / "kits" / "coding.kit").write_bytes((PACKAGE_KITS / "coding.kit").read_bytes())
+    svc = LackpyService(repo)
+    assert svc.notices == [] and svc.resolve_kit("coding").source == "package"
+    (repo / ".lackpy" / "kits" / "coding.kit").write_text((PACKAGE_KITS / "coding.kit").read_text() + "fetch_url\n")
+    assert "kit 'coding'" in LackpyService(repo).load().notices[0]

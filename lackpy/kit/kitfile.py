@@ -111,14 +111,29 @@ def kit_dirs(kits_dir: Path | None) -> list[tuple[str, Path]]:
     return dirs
 
 
+def _package_copy(path: Path) -> Path | None:
+    """The package's kit file that ``path`` is a byte-for-byte copy of (lackpy's own repository ships them), or None."""
+    shipped = PACKAGE_KITS / path.name
+    try:
+        return shipped if shipped.is_file() and shipped.read_bytes() == path.read_bytes() else None
+    except OSError:
+        return None
+
+
+def _where(source: str, path: Path) -> tuple[str, Path]:
+    """A workspace file that only repeats the package's kit counts as the package's."""
+    copy = _package_copy(path) if source == "workspace" else None
+    return ("package", copy) if copy is not None else (source, path)
+
+
 def list_kit_files(kits_dir: Path | None) -> dict[str, tuple[str, Path]]:
     """``{name: (source, path)}`` with workspace kits winning over package kits."""
     found: dict[str, tuple[str, Path]] = {}
     for source, directory in kit_dirs(kits_dir):
         if directory.is_dir():
             for path in sorted(directory.glob("*.kit")):
-                if KIT_NAME.match(path.stem):  # the same rule find_kit applies
-                    found.setdefault(path.stem, (source, path))
+                if KIT_NAME.match(path.stem) and path.stem not in found:  # the same rule find_kit applies
+                    found[path.stem] = _where(source, path)
     return found
 
 
@@ -129,7 +144,7 @@ def find_kit(name: str, kits_dir: Path | None) -> tuple[str, Path]:
         for source, directory in kit_dirs(kits_dir):
             path = directory / f"{name}.kit"
             if path.is_file():
-                return source, path
+                return _where(source, path)
     known = list_kit_files(kits_dir)
     names = ", ".join(sorted(known)) or "none"
     raise UnknownKitError(
