@@ -43,13 +43,7 @@ def run_isolated(
     try:
         server, pid, channel = start_worker(sandbox, time.monotonic() + limits.timeout_s)
     except TimeoutError:
-        return Ending(
-            False,
-            error=f"limit exceeded: timeout: no isolated worker started within {limits.timeout_s:g} s",
-            error_kind=ErrorKind.LIMIT,
-            limit="timeout",
-            limit_value=limits.timeout_s,
-        )
+        return _timed_out(limits, f"no isolated worker started within {limits.timeout_s:g} s")
     except (WorkerError, OSError) as exc:
         return Ending(False, error=f"cannot start the isolated worker: {exc}", error_kind=ErrorKind.CRASH)
     if cancel is not None:
@@ -76,18 +70,16 @@ def run_isolated(
         with thread_deadline(max(deadline - time.monotonic(), 0.001)):
             return _serve(channel, tools, deadline, max_frame, reply_frame)
     except (socket.timeout, DeadlineReached):
-        return Ending(
-            False,
-            error=f"limit exceeded: timeout: ran longer than {limits.timeout_s:g} s",
-            error_kind=ErrorKind.LIMIT,
-            limit="timeout",
-            limit_value=limits.timeout_s,
-        )
+        return _timed_out(limits, f"ran longer than {limits.timeout_s:g} s")
     except (WorkerError, OSError) as exc:
         return _crashed(server, pid, exc)
     finally:
         server.kill(pid)
         channel.close()
+
+
+def _timed_out(limits: Limits, what: str) -> Ending:
+    return Ending(False, error=f"limit exceeded: timeout: {what}", error_kind=ErrorKind.LIMIT, limit="timeout", limit_value=limits.timeout_s)
 
 
 def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], deadline: float, max_frame: int, reply_frame: int) -> Ending:
