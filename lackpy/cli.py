@@ -44,12 +44,18 @@ class LackpyGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if "--json" in args:  # known before any option is parsed, so parse errors are JSON too
             ctx.meta["lackpy.json"] = True
+        bad = next((arg for arg in args if not _encodable(arg)), None)  # undecodable bytes arrive as lone surrogates
+        if bad is not None:
+            ctx.meta["lackpy.bad_argument"] = f"an argument is not valid UTF-8 text: {bad.encode('utf-8', 'backslashreplace').decode()[:60]}"
+            args = [arg for arg in args if _encodable(arg)]
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
         from lackpy.errors import LackpyError  # small module, no heavy imports
 
         try:
+            if "lackpy.bad_argument" in ctx.meta:
+                raise click.UsageError(ctx.meta["lackpy.bad_argument"])
             return super().invoke(ctx)
         except LackpyError as exc:
             if ctx.meta.get("lackpy.json"):

@@ -104,8 +104,8 @@ def _checked(meta: dict[str, Any], body: str, path: Path) -> Template:
     except TemplateError as exc:
         raise ConfigError(f"{path}: {exc}") from None
     name = meta.get("name", path.stem)
-    if not isinstance(name, str) or not TEMPLATE_NAME.fullmatch(name):
-        raise ConfigError(f"{path}: name {name!r} must start with a letter or digit and use only letters, digits, '_', '.' and '-'")
+    if not isinstance(name, str) or len(name) > 100 or not TEMPLATE_NAME.fullmatch(name):
+        raise ConfigError(f"{path}: name {name!r:.60} must be at most 100 characters, start with a letter or digit and use only letters, digits, '_', '.' and '-'")
     kit = meta.get("kit")
     if not (kit is None or isinstance(kit, str) or (isinstance(kit, list) and all(isinstance(t, str) for t in kit))):
         raise ConfigError(f"{path}: 'kit' must be a kit name or a list of tool names, e.g. kit: [read_file, find_files]")
@@ -238,8 +238,9 @@ def save_template(
     the program against the kit. ConfigError for a bad name, pattern or body,
     or an existing template when ``force`` is false.
     """
-    if not isinstance(name, str) or not TEMPLATE_NAME.fullmatch(name):
-        raise ConfigError(f"template name {name!r} must start with a letter or digit and use only letters, digits, '_', '.' and '-'")
+    if not isinstance(name, str) or len(name) > 100 or not TEMPLATE_NAME.fullmatch(name):
+        shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:60] + "..."
+        raise ConfigError(f"template name {shown} must be at most 100 characters, start with a letter or digit and use only letters, digits, '_', '.' and '-'")
     path = Path(workspace) / TEMPLATES_DIR / f"{name}{SUFFIX}"
     if path.exists() and not force:
         raise ConfigError(f"template '{name}' already exists at {path}; pass --force to replace it")

@@ -215,7 +215,8 @@ def test_save_refuses_to_overwrite_without_force(root):
 @pytest.mark.parametrize(
     "args, values, message",
     [
-        (("../up", "read {path}", "read_file({path})"), None, "must start with a letter or digit"),
+        (("../up", "read {path}", "read_file({path})"), None, "start with a letter or digit"),
+        (("t" * 5000, "read {path}", "read_file({path})"), None, "must be at most 100 characters"),
         (("t", "read {path", "read_file({path})"), None, "unmatched brace"),
         (("t", "read {path}", "read_file({file})"), None, "uses {file}, which the pattern lacks"),
         (("t", "read {path}", 'read_file("README.md")'), {"path": "README.txt"}, "never uses"),
