@@ -681,6 +681,36 @@ def spec(json_: bool) -> None:
     _emit_json({**language_spec(), "limits": limits_spec()})
 
 
+@cli.command()
+@click.option(
+    "--workspace",
+    "-w",
+    type=click.Path(file_okay=False),
+    envvar="LACKPY_WORKSPACE",
+    default=None,
+    help="Workspace directory (default: the current directory).",
+)
+@click.option("--kit", "-k", default="readonly", show_default=True, help="The kit a request gets when it names none.")
+@click.option("--allow-kits", "allow_kits", default=None, metavar="A,B", help="Kits clients may ask for (default: those within the read-only grade).")
+@click.option("--trust", is_flag=True, help="Trust the workspace's .lackpy/ for this server only.")
+@click.option("--http", "http", default=None, metavar="[HOST:]PORT", help="Serve streamable HTTP at /mcp (host default 127.0.0.1) instead of stdio.")
+@click.option("--token-env", "token_env", default=None, metavar="NAME", help="With --http: require 'Authorization: Bearer <token>', the token read from $NAME.")
+def serve(workspace: str | None, kit: str, allow_kits: str | None, trust: bool, http: str | None, token_env: str | None) -> None:
+    """Serve this workspace's lackpy as an MCP server (stdio, or --http)."""
+    from lackpy.errors import UsageError
+
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        from lackpy.mcp import INSTALL_HINT
+
+        raise UsageError(INSTALL_HINT) from None
+    from lackpy.mcp.serve import serve as run_server
+
+    allowed = _split((allow_kits,)) if allow_kits is not None else None
+    run_server(workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env)
+
+
 def main() -> None:
     import signal
 

@@ -26,7 +26,7 @@ RULES = (
 )
 
 
-def _tool_lines(kit: ResolvedKit) -> list[str]:
+def tool_lines(kit: ResolvedKit) -> list[str]:
     lines = []
     for alias, spec in kit.tools.items():
         lines.append(f"  {spec.signature(alias)}")
@@ -61,7 +61,7 @@ def system_prompt(intent: str, kit: ResolvedKit, params: Mapping[str, Any] | Non
     """The system message: tools, builtins, parameters, rules and examples."""
     parts = ["You write one small Python program that answers a request by calling tools. lackpy runs it.", ""]
     if kit.tools:
-        parts += ["Tools:", *_tool_lines(kit), ""]
+        parts += ["Tools:", *tool_lines(kit), ""]
     parts += ["Builtins: " + ", ".join(sorted(ALLOWED_BUILTINS)), ""]
     if params:
         parts += ["Parameters, already set as variables:", *_param_lines(params), ""]

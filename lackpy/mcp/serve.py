@@ -1,0 +1,55 @@
+"""serve: build the service, the kit policy and the server, and run it over stdio or HTTP."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from lackpy.errors import UsageError
+
+
+def serve(
+    workspace: str | Path | None = None,
+    *,
+    kit: str = "readonly",
+    allow_kits: list[str] | None = None,
+    trust: bool = False,
+    http: str | None = None,
+    token_env: str | None = None,
+) -> None:
+    """Serve lackpy over MCP until the client (stdio) or a signal (HTTP) ends it."""
+    from lackpy.mcp.http import parse_address, serve_http
+    from lackpy.mcp.policy import KitPolicy
+    from lackpy.mcp.server import build_server
+    from lackpy.service import LackpyService
+
+    address = parse_address(http) if http is not None else None
+    token = _token(token_env) if token_env is not None else None
+    if token_env is not None and address is None:
+        raise UsageError("--token-env goes with --http [HOST:]PORT; over stdio the client that starts lackpy is trusted")
+    service = LackpyService(workspace, trust=True if trust else None).load()
+    for notice in service.notices:
+        print(f"lackpy: {notice}", file=sys.stderr)
+    try:
+        policy = KitPolicy.build(service, kit, allow_kits)
+        server = build_server(service, policy)
+        if address is None:
+            server.run("stdio")
+            return
+        host, port = address
+        shown = f"[{host}]" if ":" in host else host
+        print(f"lackpy: serving MCP at http://{shown}:{port}/mcp (kits: {', '.join(policy.allowed)})", file=sys.stderr)
+        serve_http(server, host, port, token)
+    finally:
+        service.close()
+
+
+def _token(name: str) -> str:
+    token = os.environ.get(name, "").strip()
+    if not token:
+        raise UsageError(f"--token-env {name}: the environment variable {name} is not set or empty; export the token in it first")
+    return token
+
+
+__all__ = ["serve"]

@@ -1,0 +1,266 @@
+"""lackpy serve through the MCP SDK's own client: in-process, over stdio and over streamable HTTP.
+
+Each transport runs one session per module that makes every call once; the
+tests below read its answers, so every check runs on every transport.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mcp_support import COUNT, PYTHON, free_port, result, run, session_results, wait_for_port, without_durations
+
+#: The size of run_program's description for the readonly kit, in tokens (4 characters each), never to grow past.
+READONLY_DESCRIPTION_TOKENS = 450
+TOKEN = "test-token-5f0c"
+
+
+def calls() -> dict:
+    """Every call a session makes, by name."""
+    tool = lambda name, **args: (lambda client: client.call_tool(name, args))  # noqa: E731
+    return {
+        "tools": lambda client: client.list_tools(),
+        "run": tool("run_program", program=COUNT),
+        "run_params": tool("run_program", program="read_file(name).strip()", params={"name": "README.md"}, kit="readonly"),
+        "invalid": tool("run_program", program="import os\nos.getcwd()"),
+        "unknown_kit": tool("run_program", program="1", kit="nosuch"),
+        "not_allowed": tool("run_program", program="1", kit="coding"),
+        "tools_not_allowed": tool("run_program", program="1", kit="read_file,run_command"),
+        "tools_allowed": tool("run_program", program='len(find_files("**/*.py"))', kit="find_files,grep"),
+        "failed": tool("run_program", program='read_file("missing.txt")'),
+        "validate_ok": tool("validate", program=COUNT),
+        "validate_bad": tool("validate", program="import os"),
+        "delegate": tool("delegate", intent="count TODOs", kit="readonly"),
+        "delegate_not_allowed": tool("delegate", intent="count TODOs", kit="coding"),
+        "generate": tool("generate", intent="count TODOs"),
+        "kit_list": tool("kit_list"),
+        "kit_info": tool("kit_info", kit="readonly"),
+        "docs_index": tool("docs_index"),
+        "resolve_doc": tool("resolve_doc", path_or_tool="read_file"),
+        "resolve_doc_missing": tool("resolve_doc", path_or_tool="no/such/doc.md"),
+        "spec": lambda client: client.read_resource("lackpy://spec"),
+        "kit_resource": lambda client: client.read_resource("lackpy://kits/readonly"),
+        "doc_resource": lambda client: client.read_resource("lackpy://docs/grep"),
+    }
+
+
+@pytest.fixture(scope="module")
+def http_server(mcp_workspace, server_env):
+    """``lackpy serve --http 127.0.0.1:PORT --token-env ...`` in a subprocess; its URL."""
+    port = free_port()
+    env = dict(server_env, LACKPY_TEST_TOKEN=TOKEN)
+    process = subprocess.Popen(
+        [PYTHON, "-m", "lackpy", "serve", "-w", str(mcp_workspace), "--http", f"127.0.0.1:{port}", "--token-env", "LACKPY_TEST_TOKEN"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        process.stderr.close()
+
+
+def _client(transport: str, request, workspace: Path, env: dict):
+    from mcp import Client, StdioServerParameters
+
+    if transport == "inprocess":
+        from lackpy import LackpyService
+        from lackpy.mcp.policy import KitPolicy
+        from lackpy.mcp.server import build_server
+
+        service = LackpyService(workspace, trust=False)
+        request.addfinalizer(service.close)
+        return Client(build_server(service, KitPolicy.build(service)))
+    if transport == "stdio":
+        return Client(StdioServerParameters(command=PYTHON, args=["-m", "lackpy", "serve", "-w", str(workspace)], env=env))
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    url = request.getfixturevalue("http_server")
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=httpx2.Timeout(30.0, read=300.0))
+    return Client(streamable_http_client(url, http_client=http))
+
+
+@pytest.fixture(scope="module", params=["inprocess", "stdio", "http"])
+def found(request, mcp_workspace, server_env) -> dict:
+    """What one session over each transport answered to every call."""
+    return run(session_results(_client(request.param, request, mcp_workspace, server_env), calls()))
+
+
+@pytest.fixture(scope="module")
+def cli_document(mcp_workspace, server_env) -> dict:
+    """``lackpy run --json --kit readonly`` for COUNT in the same workspace."""
+    program = mcp_workspace.parent / "count.py"
+    program.write_text(COUNT)
+    out = subprocess.run(
+        [PYTHON, "-m", "lackpy", "run", "--json", "--kit", "readonly", "-w", str(mcp_workspace), str(program)],
+        env=server_env, capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def _error(found: dict, name: str) -> tuple[str, dict]:
+    answer = result(found, name)
+    assert answer.is_error, answer
+    assert len(answer.content) == 1 and "\n" not in answer.content[0].text
+    return answer.content[0].text, answer.structured_content
+
+
+# -- the tool list -------------------------------------------------------------------
+
+
+def test_lists_the_eight_tools_with_schemas_and_hints(found):
+    tools = {tool.name: tool for tool in result(found, "tools").tools}
+    assert set(tools) == {"run_program", "validate", "delegate", "generate", "kit_list", "kit_info", "docs_index", "resolve_doc"}
+    from lackpy import ExecutionResult
+
+    assert tools["run_program"].output_schema == ExecutionResult.json_schema()
+    assert set(tools["run_program"].input_schema["properties"]) == {"program", "kit", "params", "dry_run", "limits"}
+    assert tools["run_program"].input_schema["required"] == ["program"]
+    hints = tools["run_program"].annotations
+    assert hints.read_only_hint is True and hints.open_world_hint is False  # only readonly is allowed
+
+
+def test_run_program_describes_the_default_kit_and_the_rules(found):
+    from lackpy import LackpyService
+    from lackpy.infer.prompt import estimate_tokens
+
+    description = {tool.name: tool for tool in result(found, "tools").tools}["run_program"].description
+    for tool in LackpyService(Path.cwd(), trust=False).kit_info("readonly")["tools"]:
+        assert tool["signature"] in description and tool["description"] in description
+    assert "Builtins: " in description and "no import" in description
+    assert estimate_tokens(description) <= READONLY_DESCRIPTION_TOKENS
+
+
+# -- run_program --------------------------------------------------------------------
+
+
+def test_run_program_answers_the_cli_document(found, cli_document):
+    answer = result(found, "run")
+    assert not answer.is_error
+    assert answer.structured_content["output"] == 3
+    assert without_durations(answer.structured_content) == without_durations(cli_document)
+    assert json.loads(answer.content[0].text) == answer.structured_content
+
+
+def test_run_program_params_and_tool_lists(found):
+    assert result(found, "run_params").structured_content["output"] == "# Demo\n\nStatus: draft"
+    assert result(found, "tools_allowed").structured_content["output"] == 2
+
+
+def test_an_invalid_program_is_a_validation_error(found):
+    text, document = _error(found, "invalid")
+    assert document["error_kind"] == "validation" and document["success"] is False
+    assert "import" in text and document["diagnostics"][0]["code"] == "forbidden-node"
+
+
+def test_an_unknown_kit_is_a_kit_error(found):
+    text, document = _error(found, "unknown_kit")
+    assert document["error"]["kind"] == "kit" and "nosuch" in text
+
+
+@pytest.mark.parametrize("name", ["not_allowed", "delegate_not_allowed"])
+def test_a_kit_beyond_the_allow_list_is_refused_with_the_way_to_allow_it(found, name):
+    text, document = _error(found, name)
+    assert document["error"]["kind"] == "kit"
+    assert "not allowed" in text and "lackpy serve --allow-kits readonly,coding" in text
+
+
+def test_a_tool_outside_the_allowed_kits_is_refused(found):
+    text, document = _error(found, "tools_not_allowed")
+    assert document["error"]["kind"] == "kit" and "run_command" in text and "--allow-kits" in text
+
+
+def test_a_failed_run_is_an_error_with_its_result(found):
+    text, document = _error(found, "failed")
+    assert document["success"] is False and document["error_kind"] == "tool" and document["error_line"] == 1
+    assert "missing.txt" in text
+
+
+# -- the other tools ---------------------------------------------------------------------
+
+
+def test_validate(found):
+    good = result(found, "validate_ok")
+    assert not good.is_error and good.structured_content["valid"] is True
+    assert "find_files" in good.structured_content["calls"]
+    bad = result(found, "validate_bad")
+    assert bad.structured_content["valid"] is False and bad.structured_content["errors"][0]["code"] == "forbidden-node"
+
+
+def test_delegate_counts_todos(found):
+    answer = result(found, "delegate")
+    assert not answer.is_error, answer.content
+    assert answer.structured_content["success"] is True and answer.structured_content["execution"]["output"] == 3
+    assert answer.structured_content["provider"] in ("rules", "templates")
+
+
+def test_generate_writes_a_program(found):
+    answer = result(found, "generate")
+    assert not answer.is_error and "TODO" in answer.structured_content["program"]
+
+
+def test_kit_list_kit_info_and_docs(found):
+    kits = result(found, "kit_list").structured_content
+    assert kits["default_kit"] == "readonly" and kits["allowed"] == ["readonly"]
+    allowed = {row["name"]: row["allowed"] for row in kits["kits"]}
+    assert allowed["readonly"] is True and allowed["coding"] is False
+    info = result(found, "kit_info").structured_content
+    assert info["name"] == "readonly" and info["grade"] == {"w": 1, "d": 0}
+    assert "read_file" in result(found, "docs_index").structured_content["tool_docs"]
+    doc = result(found, "resolve_doc")
+    assert not doc.is_error and "read_file" in doc.structured_content["content"]
+    text, document = _error(found, "resolve_doc_missing")
+    assert document["error"]["kind"] == "docs"
+
+
+def test_resources(found):
+    spec = json.loads(result(found, "spec").contents[0].text)
+    assert "limits" in spec
+    assert json.loads(result(found, "kit_resource").contents[0].text)["name"] == "readonly"
+    assert "grep" in result(found, "doc_resource").contents[0].text
+
+
+# -- HTTP: the bearer token -------------------------------------------------------------
+
+
+def test_http_needs_the_bearer_token(http_server):
+    import httpx
+
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    assert httpx.post(http_server, json=body, headers=headers).status_code == 401
+    assert httpx.post(http_server, json=body, headers={**headers, "Authorization": "Bearer wrong"}).status_code == 401
+    refused = httpx.post(http_server, json=body, headers={**headers, "Authorization": f"Bearer {TOKEN}", "Host": "evil.example:80"})
+    assert refused.status_code in (400, 403, 421)  # the SDK's DNS-rebinding check stays on
+
+
+# -- without the SDK ------------------------------------------------------------------------
+
+
+def test_serve_without_mcp_says_how_to_install_it(server_env, tmp_path):
+    code = "import sys; sys.modules['mcp'] = None; sys.argv = ['lackpy', 'serve', '-w', sys.argv[1]]; from lackpy.cli import main; main()"
+    out = subprocess.run([PYTHON, "-c", code, str(tmp_path)], env=server_env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.strip().count("\n") == 0 and "pip install 'lackpy[mcp]'" in out.stderr
+
+
+def test_serve_option_errors_are_one_line(server_env, tmp_path):
+    out = subprocess.run([PYTHON, "-m", "lackpy", "serve", "-w", str(tmp_path), "--http", "nope"], env=server_env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stderr.startswith("lackpy: error: --http expects") and out.stderr.count("\n") == 1
+    out = subprocess.run([PYTHON, "-m", "lackpy", "serve", "-w", str(tmp_path), "--token-env", "LACKPY_NO_SUCH"], env=server_env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "LACKPY_NO_SUCH" in out.stderr
