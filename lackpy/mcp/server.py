@@ -12,7 +12,7 @@ import asyncio
 import json
 from typing import Annotated, Any, Awaitable, Callable
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
@@ -82,9 +82,15 @@ class _Tools:
     async def _kit(self, kit: str | None) -> str:
         return await asyncio.to_thread(self.policy.kit_for, self.service, kit)
 
-    async def run_program(self, program: Program, kit: Kit = None, params: Params = None, dry_run: DryRun = False, limits: Limits = None) -> CallToolResult:
+    async def run_program(
+        self, program: Program, kit: Kit = None, params: Params = None, dry_run: DryRun = False, limits: Limits = None, ctx: Context | None = None
+    ) -> CallToolResult:
         async def work() -> CallToolResult:
-            result = await self.service.run_program(program, kit=await self._kit(kit), params=params, limits=limits, dry_run=dry_run)
+            chosen = await self._kit(kit)
+            async with _Progress(ctx) as progress:
+                progress.report(f"running the program with kit {chosen}")
+                result = await self.service.run_program(program, kit=chosen, params=params, limits=limits, dry_run=dry_run)
+                progress.report("done")
             return results.of_run(result.to_dict())
 
         return await self._call(work)
@@ -101,9 +107,13 @@ class _Tools:
 
         return await self._call(work)
 
-    async def delegate(self, intent: Intent, kit: Kit = None, params: Params = None, dry_run: DryRun = False) -> CallToolResult:
+    async def delegate(self, intent: Intent, kit: Kit = None, params: Params = None, dry_run: DryRun = False, ctx: Context | None = None) -> CallToolResult:
         async def work() -> CallToolResult:
-            result = await self.service.delegate(intent, kit=await self._kit(kit), params=params, dry_run=dry_run)
+            chosen = await self._kit(kit)
+            async with _Progress(ctx) as progress:
+                progress.report("writing a program for the intent")
+                result = await self.service.delegate(intent, kit=chosen, params=params, dry_run=dry_run, on_event=progress.on_event)
+                progress.report("done")
             return results.of_run(result.to_dict())
 
         return await self._call(work)
@@ -142,6 +152,61 @@ class _Tools:
             return results.success({"path": path_or_tool, "content": content}, content)
 
         return await self._call(work)
+
+
+class _Progress:
+    """MCP progress notifications of one request, sent in order by one task; nothing when the client asked for none.
+
+    ``report`` and ``on_event`` only queue a message, so neither blocks the
+    work; leaving the block sends what is queued (unless the request is
+    cancelled) and never mixes a message into the result.
+    """
+
+    def __init__(self, ctx: Context | None) -> None:
+        self.ctx = ctx
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.sender: asyncio.Task | None = None
+        self.count = 0
+
+    async def __aenter__(self) -> "_Progress":
+        if self._wanted():
+            self.sender = asyncio.create_task(self._send())
+        return self
+
+    async def __aexit__(self, exc_type, exc, tb) -> None:
+        if self.sender is None:
+            return
+        if exc_type is None:
+            self.queue.put_nowait(None)
+            await self.sender
+        else:
+            self.sender.cancel()
+
+    def report(self, message: str) -> None:
+        if self.sender is not None:
+            self.queue.put_nowait(message)
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        """A delegate event as a progress message: the tier being tried, and the tier that finished its turn."""
+        if event.get("event") == "tier":
+            model = f" ({event['model']})" if event.get("model") else ""
+            self.report(f"trying tier {event.get('tier')}{model}")
+        elif event.get("event") == "done":
+            self.report(f"tier {event.get('tier')} finished")
+
+    def _wanted(self) -> bool:
+        try:
+            return self.ctx is not None and self.ctx.request_context is not None
+        except Exception:
+            return False
+
+    async def _send(self) -> None:
+        while (message := await self.queue.get()) is not None:
+            self.count += 1
+            try:
+                await self.ctx.report_progress(self.count, None, message)
+            except Exception:  # a client gone or a transport closed: progress is only a courtesy
+                pass
 
 
 def _tool(fn: Callable[..., Any], description: str, annotations: ToolAnnotations, output_schema: dict) -> Tool:

@@ -1,0 +1,172 @@
+"""lackpy serve's protocol behaviour through the MCP SDK's own client: cancellation, both protocol eras, progress, arbitrary arguments."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import make_workspace
+from mcp_support import COUNT, run, without_durations
+
+LONG = 'write_file("out.txt", "x")\nx = 0\nfor i in range(9000000):\n    for j in range(9000000):\n        x = x + 1\nx\n'
+MODES = ["auto", "legacy"]
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Path:
+    return make_workspace(tmp_path / "ws")
+
+
+def _client(request, workspace: Path, mode: str = "auto", allow_kits=None):
+    """An in-process SDK client over a lackpy server on ``workspace``."""
+    from mcp import Client
+
+    from lackpy import LackpyService
+    from lackpy.mcp.policy import KitPolicy
+    from lackpy.mcp.server import build_server
+
+    service = LackpyService(workspace, trust=False)
+    request.addfinalizer(service.close)
+    return Client(build_server(service, KitPolicy.build(service, allow_kits=allow_kits)), mode=mode)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_cancelled_run_stops_and_discards_its_writes(request, workspace, mode):
+    client = _client(request, workspace, mode, allow_kits=["readonly", "filesystem"])
+
+    async def session():
+        async with client:
+            call = asyncio.create_task(client.call_tool("run_program", {"program": LONG, "kit": "filesystem", "limits": {"timeout_s": 60}}))
+            await asyncio.sleep(0.8)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            start = time.monotonic()
+            answer = await asyncio.wait_for(client.call_tool("run_program", {"program": "1 + 1"}), 20)
+            return answer, time.monotonic() - start
+
+    answer, took = run(session())
+    assert not answer.is_error, answer
+    assert answer.structured_content["output"] == 2
+    assert took < 10
+    time.sleep(0.3)
+    assert not (workspace / "out.txt").exists()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_run_program_answers_alike_in_both_protocol_eras(request, workspace, mode):
+    client = _client(request, workspace, mode)
+
+    async def session():
+        async with client:
+            return client.protocol_version, await client.call_tool("run_program", {"program": COUNT})
+
+    version, answer = run(session())
+    assert version.startswith("2026") == (mode == "auto"), version
+    assert not answer.is_error, answer
+    assert answer.structured_content["output"] == 3
+
+
+def _with_progress(client, name: str, args: dict):
+    """The answer to one call made with a progress callback, and the (progress, total, message) it received."""
+    received: list[tuple] = []
+
+    async def callback(progress, total, message):
+        received.append((progress, total, message))
+
+    async def session():
+        async with client:
+            answer = await client.call_tool(name, args, progress_callback=callback)
+            plain = await client.call_tool(name, args)
+            await asyncio.sleep(0.2)
+            return answer, plain
+
+    answer, plain = run(session())
+    return answer, plain, received
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_run_program_reports_progress_apart_from_its_result(request, workspace, mode):
+    answer, plain, received = _with_progress(_client(request, workspace, mode), "run_program", {"program": COUNT})
+    assert not answer.is_error, answer
+    assert answer.structured_content["output"] == 3
+    assert without_durations(answer.structured_content) == without_durations(plain.structured_content)
+    assert len(answer.content) == len(plain.content) == 1
+    assert [message for _, _, message in received] == ["running the program with kit readonly", "done"]
+    assert [progress for progress, _, _ in received] == [1, 2]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_delegate_reports_the_tiers_it_tries(request, workspace, mode):
+    answer, plain, received = _with_progress(_client(request, workspace, mode), "delegate", {"intent": "count TODOs", "kit": "readonly"})
+    assert not answer.is_error, answer
+    assert answer.structured_content["execution"]["output"] == 3
+    assert without_durations(answer.structured_content) == without_durations(plain.structured_content)
+    messages = [message for _, _, message in received]
+    assert messages[0] == "writing a program for the intent" and messages[-1] == "done"
+    assert any(message.startswith("trying tier ") for message in messages), messages
+    progress = [value for value, _, _ in received]
+    assert progress == sorted(set(progress))
+    assert all("progress" not in block.text for block in answer.content)
+
+
+TOOLS = {
+    "run_program": ["program", "kit", "params", "dry_run", "limits"],
+    "validate": ["program", "kit"],
+    "delegate": ["intent", "kit", "params", "dry_run"],
+    "generate": ["intent", "kit"],
+    "kit_list": [],
+    "kit_info": ["kit"],
+    "docs_index": ["kit"],
+    "resolve_doc": ["path_or_tool"],
+}
+
+
+def _arguments():
+    """Strategies: any JSON value, and a call to any lackpy tool with JSON values under its own or other argument names."""
+    from hypothesis import strategies as st
+
+    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20)
+    values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=8)
+
+    def call(name: str):
+        names = st.sampled_from(TOOLS[name] + ["extra"]) if TOOLS[name] else st.just("extra")
+        return st.tuples(st.just(name), st.dictionaries(names | st.text(max_size=6), values, max_size=4))
+
+    return st.sampled_from(sorted(TOOLS)).flatmap(call)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_arbitrary_arguments_are_answered_as_tool_results(tmp_path, mode):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from mcp import Client
+    from mcp.types import CallToolResult
+
+    from lackpy import LackpyService
+    from lackpy.mcp.policy import KitPolicy
+    from lackpy.mcp.server import build_server
+
+    service = LackpyService(make_workspace(tmp_path / "ws"), trust=False)
+    server = build_server(service, KitPolicy.build(service))
+
+    @settings(max_examples=30, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(_arguments(), min_size=1, max_size=4))
+    def check(calls):
+        async def session():
+            async with Client(server, mode=mode) as client:
+                answers = [await client.call_tool(name, arguments) for name, arguments in calls]
+                return answers, await client.call_tool("run_program", {"program": "1 + 1"})
+
+        answers, trivial = run(session())
+        for (name, arguments), answer in zip(calls, answers):
+            assert isinstance(answer, CallToolResult), (name, arguments, answer)
+        assert not trivial.is_error and trivial.structured_content["output"] == 2
+
+    try:
+        check()
+    finally:
+        service.close()
