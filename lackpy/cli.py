@@ -74,6 +74,24 @@ class LackpyGroup(click.Group):
             ctx.exit(EXIT_USAGE)
 
 
+def _workspace(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and not value.strip():
+        raise click.UsageError("--workspace (or LACKPY_WORKSPACE) is empty; give a directory, or leave it out for the current one")
+    return value
+
+
+#: ``--workspace``/``-w`` (or LACKPY_WORKSPACE), for every command that works on a workspace.
+workspace_option = click.option(
+    "--workspace",
+    "-w",
+    type=click.Path(file_okay=False),
+    envvar="LACKPY_WORKSPACE",
+    default=None,
+    callback=_workspace,
+    help="Workspace directory (default: the current directory).",
+)
+
+
 def common(fn: Callable) -> Callable:
     """Add --json and --workspace to a command and pass a ready service builder."""
 
@@ -83,18 +101,9 @@ def common(fn: Callable) -> Callable:
         return value
 
     @click.option("json_", "--json", is_flag=True, is_eager=True, callback=remember_json, help="Print one JSON document.")
-    @click.option(
-        "--workspace",
-        "-w",
-        type=click.Path(file_okay=False),
-        envvar="LACKPY_WORKSPACE",
-        default=None,
-        help="Workspace directory (default: the current directory).",
-    )
+    @workspace_option
     @wraps(fn)
     def wrapper(*args: Any, workspace: str | None, **kwargs: Any) -> Any:
-        if workspace is not None and not workspace.strip():
-            raise click.UsageError("--workspace (or LACKPY_WORKSPACE) is empty; give a directory, or leave it out for the current one")
         made: list = []
 
         def service():
@@ -682,14 +691,7 @@ def spec(json_: bool) -> None:
 
 
 @cli.command()
-@click.option(
-    "--workspace",
-    "-w",
-    type=click.Path(file_okay=False),
-    envvar="LACKPY_WORKSPACE",
-    default=None,
-    help="Workspace directory (default: the current directory).",
-)
+@workspace_option
 @click.option("--kit", "-k", default="readonly", show_default=True, help="The kit a request gets when it names none.")
 @click.option("--allow-kits", "allow_kits", default=None, metavar="A,B", help="Kits clients may ask for (default: those within the read-only grade).")
 @click.option("--trust", is_flag=True, help="Trust the workspace's .lackpy/ for this server only.")

@@ -406,3 +406,9 @@ def test_a_deeply_nested_result_is_still_one_json_document(workspace: Path, mode
     assert done.returncode == 1 and "Traceback" not in done.stderr
     document = json.loads(done.stdout)
     assert (document["error_kind"], document["limit"]) == ("limit", "recursion")
+
+
+def test_serve_refuses_an_empty_workspace_like_every_command():
+    """One --workspace option for every command: serve used to take "" as the current directory."""
+    result = CliRunner().invoke(cli, ["serve", "--workspace", ""])
+    assert result.exit_code == 2 and "--workspace (or LACKPY_WORKSPACE) is empty" in result.output
