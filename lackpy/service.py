@@ -98,25 +98,21 @@ class LackpyService:
 
     # -- what is loaded on first use (off the event loop in async calls) -------------
 
-    @property
-    def config(self) -> Config:
-        """The workspace's settings, read on first use."""
-        if self._config is None:
-            self._load()
-        return self._config  # type: ignore[return-value]
-
-    @property
-    def toolbox(self) -> Toolbox:
-        """Every tool of this service (the plugins' and the ones registered on it), loaded on first use."""
-        if self._toolbox is None:
-            self._load()
-        return self._toolbox  # type: ignore[return-value]
-
     def load(self) -> "LackpyService":
         """Read the config, check trust and build the toolbox now (else on first use); returns the service."""
         if self._toolbox is None:
             self._load()
         return self
+
+    @property
+    def config(self) -> Config:
+        """The workspace's settings, read on first use."""
+        return self.load()._config  # type: ignore[return-value]
+
+    @property
+    def toolbox(self) -> Toolbox:
+        """Every tool of this service (the plugins' and the ones registered on it), loaded on first use."""
+        return self.load()._toolbox  # type: ignore[return-value]
 
     def _load(self) -> None:
         with self._load_lock:
@@ -148,16 +144,12 @@ class LackpyService:
     @property
     def trusted(self) -> bool:
         """Whether this workspace's .lackpy/ may raise privileges (``lackpy trust``, or ``trust=True``)."""
-        if self._toolbox is None:
-            self._load()
-        return self._trusted
+        return self.load()._trusted
 
     @property
     def read_only_grade(self) -> Grade:
         """The default ceiling: the grade of the package's read-only kit (never a workspace's)."""
-        if self._toolbox is None:
-            self._load()
-        return self._read_only
+        return self.load()._read_only
 
     def _withhold_workspace(self, config: Config, toolbox: Toolbox, *, config_from_workspace: bool) -> list[str]:
         """What an untrusted workspace's kits, templates and default kit ask above the read-only grade.
@@ -168,8 +160,8 @@ class LackpyService:
 
         ignored = []
         for name, (source, path) in sorted(list_kit_files(self.kits_dir).items()):
-            grade = self._grade_of(name, toolbox)
-            if source == "workspace" and grade is not None and not grade.within(self._read_only):
+            grade = self._above_read_only(name, source, toolbox)
+            if grade is not None:
                 ignored.append(f"kit '{name}' ({path.relative_to(self.workspace)}, {grade})")
         default = self._grade_of(config.default_kit, toolbox) if config_from_workspace else None
         if default is not None and not default.within(self._read_only):
@@ -180,6 +172,11 @@ class LackpyService:
             if grade is not None and not grade.within(self._read_only):
                 ignored.append(f"template '{template.name}' (kit {template.kit}, {grade})")
         return ignored
+
+    def _above_read_only(self, name: str, source: str, toolbox: Toolbox) -> Grade | None:
+        """The grade of a workspace's own kit file when it reaches above read-only (what trust gates), else None."""
+        grade = self._grade_of(name, toolbox) if source == "workspace" else None
+        return grade if grade is not None and not grade.within(self._read_only) else None
 
     def _grade_of(self, kit: KitSpec, toolbox: Toolbox) -> Grade | None:
         """The grade of ``kit`` as the workspace defines it, or None when it does not resolve."""
@@ -284,8 +281,8 @@ class LackpyService:
             try:
                 kit_file = read_kit(path)
                 row.update(description=kit_file.description, tools=kit_file.tools)
-                grade = self._grade_of(name, self.toolbox)
-                if source == "workspace" and not self.trusted and grade is not None and not grade.within(self._read_only):
+                grade = None if self.trusted else self._above_read_only(name, source, self.toolbox)
+                if grade is not None:
                     row["ignored"] = f"above read-only ({grade}) in an untrusted workspace"
             except LackpyError as exc:
                 row["error"] = str(exc)
