@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
+import functools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -428,14 +429,12 @@ class LackpyService:
         ``dry_run`` returns the diff of the writes instead of applying them.
         """
         mode = mode or (self._config.mode if self._config is not None else None)
-        if mode == "inprocess" and self._toolbox is not None and self._config_checks is not None:  # nothing left to load
-            resolved = self.resolve_kit(kit, extra_tools)
-            return self._runner(resolved, params, checks, mode=mode, limits=limits, dry_run=dry_run)(program, None)
-        resolved = await self._off_loop(self.resolve_kit, kit, extra_tools)
+        on_loop = mode == "inprocess" and self._toolbox is not None and self._config_checks is not None  # nothing left to load
+        resolved = self.resolve_kit(kit, extra_tools) if on_loop else await self._off_loop(self.resolve_kit, kit, extra_tools)
         run = self._runner(resolved, params, checks, mode=mode, limits=limits, dry_run=dry_run)
-        if run.mode == "inprocess":
-            return run(program, None)
-        return await self._cancellable(lambda cancel: run(program, cancel))
+        if run.keywords["mode"] == "inprocess":
+            return run(program)
+        return await self._cancellable(lambda cancel: run(program, cancel=cancel))
 
     def _runner(
         self,
@@ -446,9 +445,19 @@ class LackpyService:
         mode: str | None,
         limits: Mapping[str, Any] | Limits | None,
         dry_run: bool,
-    ) -> "_Run":
-        """``run(program, cancel)`` with everything else of a call settled: kit, params, checks, limits, mode."""
-        return _Run(resolved, params, self.checks(checks), mode or self.config.mode, limits, dry_run, self.config.sandbox, self.notices)
+    ) -> functools.partial[ExecutionResult]:
+        """``run(program, cancel=...)`` with everything else of a call settled: kit, params, checks, limits, mode."""
+        return functools.partial(
+            run_program,
+            kit=resolved,
+            params=params,
+            checks=self.checks(checks),
+            limits=limits,
+            mode=mode or self.config.mode,
+            dry_run=dry_run,
+            sandbox=self.config.sandbox,
+            notices=self.notices,
+        )
 
     def _run_threads(self) -> ThreadPoolExecutor:
         """The threads runs go on: ``max_concurrent_runs`` at once, the rest wait their turn.
@@ -579,7 +588,7 @@ class LackpyService:
         def work(cancel: Cancel) -> DelegateResult:
             request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
             run = self._runner(request.kit, request.params, None, mode=mode, limits=limits, dry_run=dry_run)
-            outcome = self._dispatcher(events).dispatch(request, lambda program: run(program, cancel))
+            outcome = self._dispatcher(events).dispatch(request, lambda program: run(program, cancel=cancel))
             execution = outcome.execution
             return DelegateResult(
                 **self._described(request, kit_info, outcome),
@@ -670,30 +679,6 @@ def _kit_key(kit: KitSpec, extra_tools: Iterable[str] | None) -> Any:
         return ("l", tuple(kit), extra)
     except TypeError:
         return None
-
-
-class _Run:
-    """One run's settings, ready to run a program: ``run(program, cancel)``."""
-
-    __slots__ = ("kit", "params", "checks", "mode", "limits", "dry_run", "sandbox", "notices")
-
-    def __init__(self, kit: ResolvedKit, params, checks, mode: str, limits, dry_run: bool, sandbox: bool, notices: list[str]) -> None:
-        self.kit, self.params, self.checks, self.mode = kit, params, checks, mode
-        self.limits, self.dry_run, self.sandbox, self.notices = limits, dry_run, sandbox, notices
-
-    def __call__(self, program: str, cancel: Cancel | None) -> ExecutionResult:
-        return run_program(
-            program,
-            self.kit,
-            self.params,
-            checks=self.checks,
-            limits=self.limits,
-            mode=self.mode,
-            dry_run=self.dry_run,
-            sandbox=self.sandbox,
-            cancel=cancel,
-            notices=self.notices,
-        )
 
 
 def _on_loop(on_event: OnEvent | None) -> OnEvent | None:
