@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import threading
 import time
 import types
+from concurrent.futures import ThreadPoolExecutor
 from contextvars import ContextVar
 from functools import wraps
 from typing import Any, Callable, Coroutine
@@ -104,20 +104,8 @@ def _loop_running() -> bool:
 
 def _in_thread(make: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
     """Run a coroutine on a loop of its own when this thread's loop is busy running the program."""
-    box: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            box["value"] = asyncio.run(make())
-        except BaseException as exc:  # handed to the calling thread
-            box["error"] = exc
-
-    thread = threading.Thread(target=target, name="lackpy-async-tool", daemon=True)
-    thread.start()
-    thread.join()
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
+    with ThreadPoolExecutor(1, thread_name_prefix="lackpy-async-tool") as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
 
 
 __all__ = ["DEADLINE", "awaited", "checked", "remaining"]
