@@ -284,8 +284,7 @@ def _echo_value(value: Any) -> None:
     if isinstance(value, str):
         click.echo(value if _encodable(value) else value.encode("utf-8", "backslashreplace").decode("ascii", "replace"))
     else:
-        text = json.dumps(to_jsonable(value), indent=2, ensure_ascii=False)
-        click.echo(text if _encodable(text) else json.dumps(to_jsonable(value), indent=2))
+        _emit_json(to_jsonable(value))
 
 
 class Spinner:
