@@ -696,7 +696,8 @@ def spec(json_: bool) -> None:
 @click.option("--trust", is_flag=True, help="Trust the workspace's .lackpy/ for this server only.")
 @click.option("--http", "http", default=None, metavar="[HOST:]PORT", help="Serve streamable HTTP at /mcp (host default 127.0.0.1) instead of stdio.")
 @click.option("--token-env", "token_env", default=None, metavar="NAME", help="With --http: require 'Authorization: Bearer <token>', the token read from $NAME.")
-def serve(workspace: str | None, kit: str, allow_kits: str | None, trust: bool, http: str | None, token_env: str | None) -> None:
+@click.option("--expose-tools", "expose_tools", is_flag=True, help="Also serve each tool of the --kit kit as its own MCP tool.")
+def serve(workspace: str | None, kit: str, allow_kits: str | None, trust: bool, http: str | None, token_env: str | None, expose_tools: bool) -> None:
     """Serve this workspace's lackpy as an MCP server (stdio, or --http)."""
     from lackpy.errors import UsageError
 
@@ -709,7 +710,7 @@ def serve(workspace: str | None, kit: str, allow_kits: str | None, trust: bool, 
     from lackpy.mcp.serve import serve as run_server
 
     allowed = _split((allow_kits,)) if allow_kits is not None else None
-    run_server(workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env)
+    run_server(workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env, expose_tools=expose_tools)
 
 
 def main() -> None:

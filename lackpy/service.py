@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from contextlib import contextmanager
@@ -45,12 +46,15 @@ from lackpy.run.compiler import prepare
 from lackpy.run.limits import Limits
 from lackpy.run.result import ExecutionResult
 from lackpy.run.runner import check_params, run_program
+from lackpy.session import Session, Sessions
 from lackpy import trust as trust_store
 from lackpy.trust import is_trusted
 
 T = TypeVar("T")
 #: How long a cancelled call waits for its run to wind down (worker killed, nothing written).
 CANCEL_GRACE_S = 2.0
+#: How often a run reports its tool calls to ``on_event``, at most, in seconds.
+PROGRESS_S = 0.1
 #: Formats ``tool_schemas`` exports.
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
 
@@ -96,6 +100,8 @@ class LackpyService:
         self._kits: dict[Any, tuple[Any, ResolvedKit]] = {}
         self._runs: ThreadPoolExecutor | None = None
         self._runs_lock = threading.Lock()
+        #: The sessions of this service's clients (``open_session``); closing the service closes them.
+        self.sessions = Sessions()
 
     # -- what is loaded on first use (off the event loop in async calls) -------------
 
@@ -193,10 +199,11 @@ class LackpyService:
     # -- closing ---------------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop the background processes this service's programs started, and its run threads."""
+        """Stop the background processes this service's programs started (every session's), and its run threads."""
         if self._runs is not None:
             self._runs.shutdown(wait=False, cancel_futures=True)
             self._runs = None
+        self.sessions.close_all()
         if self._toolbox is None:
             return
         from lackpy.tools.shell import stop_all
@@ -420,6 +427,9 @@ class LackpyService:
         mode: str | None = None,
         limits: Mapping[str, Any] | Limits | None = None,
         dry_run: bool = False,
+        session: Session | None = None,
+        keep: bool = False,
+        on_event: OnEvent | None = None,
     ) -> ExecutionResult:
         """Validate and run ``program``.
 
@@ -427,14 +437,33 @@ class LackpyService:
         loop stays free) or ``"inprocess"`` (on the calling thread: fastest,
         for trusted programs); ``limits`` add to the config's and the kit's;
         ``dry_run`` returns the diff of the writes instead of applying them.
+        ``session`` (from ``open_session``) gives the tools that session's
+        checklist and processes, and the program the variables it kept; with
+        ``keep``, a run that succeeds leaves its plain-data variables there
+        for the next (listed in ``kept``). ``on_event`` hears
+        ``{"event": "tool", "tool", "calls"}`` as tool calls return, at most
+        every ``PROGRESS_S``.
         """
+        if keep and session is None:
+            raise ParamError("keep needs a session to keep the variables in; open one with open_session() and pass it")
         mode = mode or (self._config.mode if self._config is not None else None)
         on_loop = mode == "inprocess" and self._toolbox is not None and self._config_checks is not None  # nothing left to load
         resolved = self.resolve_kit(kit, extra_tools) if on_loop else await self._off_loop(self.resolve_kit, kit, extra_tools)
-        run = self._runner(resolved, params, checks, mode=mode, limits=limits, dry_run=dry_run)
+        if session is not None:
+            params = session.inputs(params, resolved.names)
+        run = self._runner(resolved, params, checks, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=_on_loop(on_event))
         if run.keywords["mode"] == "inprocess":
-            return run(program)
-        return await self._cancellable(lambda cancel: run(program, cancel=cancel))
+            result = run(program)
+        else:
+            result = await self._cancellable(lambda cancel: run(program, cancel=cancel))
+        return _in_session(result, session, keep)
+
+    def open_session(self, pinned: bool = False) -> Session:
+        """A new session: its own checklist, processes and kept variables, closed with the service.
+
+        Unless ``pinned``, it expires after ``IDLE_S`` unused (its processes stopped).
+        """
+        return self.sessions.open(pinned)
 
     def _runner(
         self,
@@ -445,8 +474,10 @@ class LackpyService:
         mode: str | None,
         limits: Mapping[str, Any] | Limits | None,
         dry_run: bool,
+        session: Session | None = None,
+        on_event: OnEvent | None = None,
     ) -> functools.partial[ExecutionResult]:
-        """``run(program, cancel=...)`` with everything else of a call settled: kit, params, checks, limits, mode."""
+        """``run(program, cancel=...)`` with everything else of a call settled: kit, params, checks, limits, mode, session."""
         return functools.partial(
             run_program,
             kit=resolved,
@@ -457,6 +488,8 @@ class LackpyService:
             dry_run=dry_run,
             sandbox=self.config.sandbox,
             notices=self.notices,
+            state=session.state if session is not None else None,
+            on_call=_tool_events(on_event),
         )
 
     def _run_threads(self) -> ThreadPoolExecutor:
@@ -575,20 +608,22 @@ class LackpyService:
         limits: Mapping[str, Any] | Limits | None = None,
         ceiling: CeilingSpec = None,
         on_event: OnEvent | None = None,
+        session: Session | None = None,
     ) -> DelegateResult:
         """Write a program for ``intent`` (templates, rules, then model tiers), validate, repair and run it.
 
         With no ``kit``, tools are chosen from the intent, never above the
         read-only grade unless ``ceiling`` (a kit name, a Grade or (w, d))
-        raises it. Raises GenerationError, with the attempt log, when no tier
-        can write a valid program.
+        raises it. ``session`` gives the program that session's checklist
+        and processes. Raises GenerationError, with the attempt log, when no
+        tier can write a valid program.
         """
         events = _on_loop(on_event)
 
         def work(cancel: Cancel) -> DelegateResult:
             request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
-            run = self._runner(request.kit, request.params, None, mode=mode, limits=limits, dry_run=dry_run)
-            outcome = self._dispatcher(events).dispatch(request, lambda program: run(program, cancel=cancel))
+            run = self._runner(request.kit, request.params, None, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=events)
+            outcome = self._dispatcher(events).dispatch(request, lambda program: _in_session(run(program, cancel=cancel), session, False))
             execution = outcome.execution
             return DelegateResult(
                 **self._described(request, kit_info, outcome),
@@ -679,6 +714,29 @@ def _kit_key(kit: KitSpec, extra_tools: Iterable[str] | None) -> Any:
         return ("l", tuple(kit), extra)
     except TypeError:
         return None
+
+
+def _in_session(result: ExecutionResult, session: Session | None, keep: bool) -> ExecutionResult:
+    """``result`` naming its session and the variables the session keeps (updated from a successful ``keep`` run)."""
+    if session is None:
+        return result
+    not_kept = session.keep(result.variables) if keep and result.success else {}
+    return dataclasses.replace(result, session=session.id, kept=sorted(session.variables), not_kept=not_kept)
+
+
+def _tool_events(on_event: OnEvent | None) -> Callable[[str, int], None] | None:
+    """A run's ``on_call`` sending ``on_event`` a tool event for the first call and then at most every PROGRESS_S."""
+    if on_event is None:
+        return None
+    last = [0.0]
+
+    def on_call(tool: str, calls: int) -> None:
+        now = time.monotonic()
+        if calls == 1 or now - last[0] >= PROGRESS_S:
+            last[0] = now
+            on_event({"event": "tool", "tool": tool, "calls": calls})
+
+    return on_call
 
 
 def _on_loop(on_event: OnEvent | None) -> OnEvent | None:

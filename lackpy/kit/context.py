@@ -49,10 +49,11 @@ class ToolContext:
     def workspace(self) -> Path:
         return Path(self.root)
 
-    def fresh(self, staging: bool = True, max_write_bytes: int = 64 * 1024 * 1024) -> "ToolContext":
+    def fresh(self, staging: bool = True, max_write_bytes: int = 64 * 1024 * 1024, session: dict | None = None) -> "ToolContext":
         """A new context over the same (already resolved) workspace, nothing recorded.
 
         A staging context over a custom backend stages over that backend.
+        ``session`` replaces the shared session state (a client's own).
         """
         context = ToolContext.__new__(ToolContext)
         context.root = self.root
@@ -65,7 +66,7 @@ class ToolContext:
             context.fs = StagedFilesystem(self.fs, max_write_bytes) if staging else self.fs
         context.files_read = {}
         context.files_modified = {}
-        context.session = self.session
+        context.session = self.session if session is None else session
         context.settings = self.settings
         return context
 

@@ -17,6 +17,7 @@ def serve(
     trust: bool = False,
     http: str | None = None,
     token_env: str | None = None,
+    expose_tools: bool = False,
 ) -> None:
     """Serve lackpy over MCP until the client (stdio) or a signal (HTTP) ends it."""
     from lackpy.mcp.http import parse_address, serve_http
@@ -33,7 +34,7 @@ def serve(
         print(f"lackpy: {notice}", file=sys.stderr)
     try:
         policy = KitPolicy.build(service, kit, allow_kits)
-        server = build_server(service, policy)
+        server = build_server(service, policy, one_client=address is None, expose_tools=expose_tools)
         if address is None:
             server.run("stdio")
             return

@@ -9,23 +9,30 @@ is a tool result with ``isError`` set (see ``lackpy.mcp.results``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from typing import Annotated, Any, Awaitable, Callable
+import keyword
+from typing import Annotated, Any, AsyncIterator, Awaitable, Callable
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
 from lackpy import __version__
-from lackpy.errors import LackpyError
+from lackpy.errors import ArgumentError, LackpyError, UsageError
 from lackpy.infer.result import DelegateResult, GenerationResult
+from lackpy.kit.resolve import ResolvedKit
+from lackpy.kit.spec import ToolSpec
 from lackpy.lang.diagnostics import ValidationResult
 from lackpy.mcp import results
 from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
 from lackpy.mcp.policy import KitPolicy
 from lackpy.run.result import ExecutionResult
+from lackpy.schema import to_jsonable
 from lackpy.service import LackpyService
+from lackpy.session import Session
 
 Program = Annotated[str, Field(description="The program: Python statements; the last expression is the result.")]
 Intent = Annotated[str, Field(description='What to do, in plain words, e.g. "count TODOs in python files".')]
@@ -33,6 +40,12 @@ Kit = Annotated[str | None, Field(description="A kit this server allows, or tool
 Params = Annotated[dict[str, Any] | None, Field(description="Values the program receives as variables, by name.")]
 DryRun = Annotated[bool, Field(description="Apply no writes; return the diff of what would change.")]
 Limits = Annotated[dict[str, Any] | None, Field(description="Limits for this run, e.g. {\"timeout_s\": 5, \"max_tool_calls\": 100}.")]
+SessionId = Annotated[
+    str | None,
+    Field(description="A session id from an earlier result: its checklist, processes and kept variables. Left out: this connection's session, or a new one."),
+]
+Keep = Annotated[bool, Field(description="Keep the run's plain-data variables (numbers, strings, lists, dicts) for the session's next run, like a notebook cell.")]
+Reset = Annotated[bool, Field(description="Forget the session's kept variables before this run.")]
 
 INSTRUCTIONS = (
     "lackpy runs small Python programs that compose a kit's tools in one call, validated and traced. "
@@ -41,11 +54,20 @@ INSTRUCTIONS = (
 )
 
 _OBJECT = {"type": "object"}
+#: Where a handshake-era connection keeps its lackpy session.
+_SESSION_KEY = "lackpy.session"
+#: How often idle sessions are looked for, in seconds.
+EXPIRE_EVERY_S = 30.0
 
 
-def build_server(service: LackpyService, policy: KitPolicy) -> MCPServer:
-    """The MCP server over ``service``: eight tools and the kit, doc and spec resources."""
-    tools = _Tools(service, policy)
+def build_server(service: LackpyService, policy: KitPolicy, *, one_client: bool = False, expose_tools: bool = False) -> MCPServer:
+    """The MCP server over ``service``: eight tools and the kit, doc and spec resources.
+
+    ``one_client`` says the transport serves one client for the server's
+    life (stdio): its calls share one session. ``expose_tools`` also serves
+    each tool of the default kit as its own MCP tool.
+    """
+    tools = _Tools(service, policy, service.open_session(pinned=True) if one_client else None)
     default = service.resolve_kit(policy.default_kit)
     runs = _annotations(policy.read_only, policy.destructive, policy.open_world, idempotent=False)
     writes_programs = _annotations(True, False, _models_reach_out(service), idempotent=False)
@@ -60,7 +82,9 @@ def build_server(service: LackpyService, policy: KitPolicy) -> MCPServer:
         _tool(tools.docs_index, TOOL_DESCRIPTIONS["docs_index"], reads, _OBJECT),
         _tool(tools.resolve_doc, TOOL_DESCRIPTIONS["resolve_doc"], reads, _OBJECT),
     ]
-    server = MCPServer("lackpy", instructions=INSTRUCTIONS, version=__version__, tools=served, log_level="WARNING")
+    if expose_tools:
+        served += exposed_tools(tools, default, {tool.name for tool in served})
+    server = MCPServer("lackpy", instructions=INSTRUCTIONS, version=__version__, tools=served, log_level="WARNING", lifespan=_expiring(service))
     from lackpy.mcp.resources import add_resources
 
     add_resources(server, service, policy)
@@ -70,8 +94,8 @@ def build_server(service: LackpyService, policy: KitPolicy) -> MCPServer:
 class _Tools:
     """The served tools, bound to one service and policy."""
 
-    def __init__(self, service: LackpyService, policy: KitPolicy) -> None:
-        self.service, self.policy = service, policy
+    def __init__(self, service: LackpyService, policy: KitPolicy, main: Session | None = None) -> None:
+        self.service, self.policy, self.main = service, policy, main
 
     async def _call(self, work: Callable[[], Awaitable[CallToolResult]]) -> CallToolResult:
         try:
@@ -82,16 +106,61 @@ class _Tools:
     async def _kit(self, kit: str | None) -> str:
         return await asyncio.to_thread(self.policy.kit_for, self.service, kit)
 
+    async def _session(self, ctx: Context | None, given: str | None) -> Session:
+        """The session of a call: the one it names, its connection's (or the one client's), else a new one."""
+        sessions = self.service.sessions
+        if given is not None:
+            return sessions.get(given)
+        if self.main is not None:
+            return self.main
+        connection = _connection(ctx)
+        if connection is None:
+            return sessions.open()
+        session = connection.state.get(_SESSION_KEY)
+        if session is None or session.closed:
+            session = connection.state[_SESSION_KEY] = sessions.open(pinned=True)
+            connection.exit_stack.push_async_callback(asyncio.to_thread, sessions.close, session.id)
+        return session
+
     async def run_program(
-        self, program: Program, kit: Kit = None, params: Params = None, dry_run: DryRun = False, limits: Limits = None, ctx: Context | None = None
+        self,
+        program: Program,
+        kit: Kit = None,
+        params: Params = None,
+        dry_run: DryRun = False,
+        limits: Limits = None,
+        session: SessionId = None,
+        keep: Keep = False,
+        reset: Reset = False,
+        ctx: Context | None = None,
     ) -> CallToolResult:
         async def work() -> CallToolResult:
             chosen = await self._kit(kit)
+            state = await self._session(ctx, session)
+            if reset:
+                state.reset()
             async with _Progress(ctx) as progress:
                 progress.report(f"running the program with kit {chosen}")
-                result = await self.service.run_program(program, kit=chosen, params=params, limits=limits, dry_run=dry_run)
-                progress.report("done")
+                result = await self.service.run_program(
+                    program, kit=chosen, params=params, limits=limits, dry_run=dry_run, session=state, keep=keep, on_event=progress.on_event
+                )
+                progress.report(f"done: {_calls(len(result.trace))}")
             return results.of_run(result.to_dict())
+
+        return await self._call(work)
+
+    async def call_tool(self, spec: ToolSpec, arguments: dict[str, Any], ctx: Context | None) -> CallToolResult:
+        """One tool of the default kit called on its own (``--expose-tools``): a one-call program, its output as the answer."""
+
+        async def work() -> CallToolResult:
+            arguments_ = dict(arguments or {})
+            program = _one_call(spec.name, arguments_)
+            state = await self._session(ctx, None)
+            result = await self.service.run_program(program, kit=[spec.name], params=arguments_, session=state)
+            if not result.success:
+                error = (result.error or "no result").removeprefix("line 1: ")
+                return results.failure(f"{result.error_kind or 'runtime'} error: {error}", result.to_dict())
+            return results.success({"result": to_jsonable(result.output)}, _answer_text(result.output))
 
         return await self._call(work)
 
@@ -107,12 +176,15 @@ class _Tools:
 
         return await self._call(work)
 
-    async def delegate(self, intent: Intent, kit: Kit = None, params: Params = None, dry_run: DryRun = False, ctx: Context | None = None) -> CallToolResult:
+    async def delegate(
+        self, intent: Intent, kit: Kit = None, params: Params = None, dry_run: DryRun = False, session: SessionId = None, ctx: Context | None = None
+    ) -> CallToolResult:
         async def work() -> CallToolResult:
             chosen = await self._kit(kit)
+            state = await self._session(ctx, session)
             async with _Progress(ctx) as progress:
                 progress.report("writing a program for the intent")
-                result = await self.service.delegate(intent, kit=chosen, params=params, dry_run=dry_run, on_event=progress.on_event)
+                result = await self.service.delegate(intent, kit=chosen, params=params, dry_run=dry_run, on_event=progress.on_event, session=state)
                 progress.report("done")
             return results.of_run(result.to_dict())
 
@@ -187,8 +259,10 @@ class _Progress:
             self.queue.put_nowait(message)
 
     def on_event(self, event: dict[str, Any]) -> None:
-        """A delegate event as a progress message: the tier being tried, and the tier that finished its turn."""
-        if event.get("event") == "tier":
+        """A run or delegate event as a progress message: tool calls made, the tier being tried, the tier that finished its turn."""
+        if event.get("event") == "tool":
+            self.report(f"{_calls(event.get('calls'))}, the last {event.get('tool')}")
+        elif event.get("event") == "tier":
             model = f" ({event['model']})" if event.get("model") else ""
             self.report(f"trying tier {event.get('tier')}{model}")
         elif event.get("event") == "done":
@@ -207,6 +281,90 @@ class _Progress:
                 await self.ctx.report_progress(self.count, None, message)
             except Exception:  # a client gone or a transport closed: progress is only a courtesy
                 pass
+
+
+class _ExposedTool(Tool):
+    """A kit tool served as its own MCP tool: the arguments go, as they came, to ``fn(arguments, ctx)``."""
+
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        answer = await self.fn(arguments, context)
+        return self.fn_metadata.convert_result(answer) if convert_result else answer
+
+
+def exposed_tools(tools: _Tools, kit: ResolvedKit, taken: set[str]) -> list[Tool]:
+    """Each tool of ``kit`` as an MCP tool of its own, its schema and hints the tool's.
+
+    Raises UsageError when a tool has the name of a served tool.
+    """
+    exposed = []
+    for spec in kit.tools.values():
+        if spec.name in taken:
+            raise UsageError(f"--expose-tools: the kit's tool '{spec.name}' has the name of a lackpy serve tool; serve a kit without it")
+        declared = spec.to_mcp()
+
+        async def call(arguments: dict[str, Any], ctx: Context, spec: ToolSpec = spec) -> CallToolResult:
+            return await tools.call_tool(spec, arguments, ctx)
+
+        async def placeholder(ctx: Context) -> CallToolResult:  # gives the SDK a signature; ``call`` does the work
+            raise NotImplementedError
+
+        hints = _annotations(spec.effects_ceiling == 0, spec.effects_ceiling >= 3, spec.grade_w >= 2, idempotent=False)
+        tool = _ExposedTool.from_function(placeholder, name=spec.name, description=declared["description"], annotations=hints)
+        exposed.append(tool.model_copy(update={"fn": call, "parameters": declared["inputSchema"]}))
+    return exposed
+
+
+def _one_call(tool: str, arguments: dict[str, Any]) -> str:
+    """The program that calls ``tool`` once with ``arguments`` (given to it as variables of the same names)."""
+    for name in arguments:
+        if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
+            raise ArgumentError(f"{tool}: unknown argument {str(name)[:60]!r}")
+    return f"{tool}({', '.join(f'{name}={name}' for name in arguments)})"
+
+
+def _calls(count: Any) -> str:
+    return "1 tool call" if count == 1 else f"{count} tool calls"
+
+
+def _answer_text(value: Any) -> str:
+    """A tool's return value as the text a model reads: a string as it is, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def _connection(ctx: Context | None) -> Any:
+    """The transport connection of a call that has one lasting across calls (the handshake era), else None.
+
+    The 2026-07-28 revision builds a connection per request, so there a
+    session lives by its id alone.
+    """
+    try:
+        connection = ctx.request_context.session._connection  # the SDK keeps it private; its state and exit stack are per connection
+    except Exception:
+        return None
+    if getattr(connection, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS or not hasattr(connection, "exit_stack"):
+        return None
+    return connection
+
+
+def _expiring(service: LackpyService) -> Callable[[Any], Any]:
+    """The server's lifespan: while it serves, idle sessions expire (their processes stopped) every EXPIRE_EVERY_S."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: Any) -> AsyncIterator[dict]:
+        async def sweep() -> None:
+            while True:
+                await asyncio.sleep(EXPIRE_EVERY_S)
+                await asyncio.to_thread(service.sessions.expire)
+
+        task = asyncio.create_task(sweep())
+        try:
+            yield {}
+        finally:
+            task.cancel()
+
+    return lifespan
 
 
 def _tool(fn: Callable[..., Any], description: str, annotations: ToolAnnotations, output_schema: dict) -> Tool:
@@ -236,4 +394,4 @@ def _models_reach_out(service: LackpyService) -> bool:
         return False
 
 
-__all__ = ["build_server"]
+__all__ = ["build_server", "exposed_tools"]

@@ -23,7 +23,7 @@ from lackpy.errors import ErrorKind, LackpyError, LimitExceeded
 from lackpy.lang.grammar import PROGRAM_FILENAME
 from lackpy.run.guards import BASE_GLOBALS, operation_guards
 from lackpy.run.limits import Limits
-from lackpy.run.trace import describe_exception, summarize
+from lackpy.run.trace import Summary, describe_exception, summarize
 
 
 class DeadlineReached(BaseException):
@@ -125,7 +125,7 @@ def _guarded_globals(max_items: int, max_bits: int) -> dict[str, Any]:
 
 
 def plain_variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
-    """The program's variables as a result keeps them: plain data while they fit ``budget``, the rest as summaries.
+    """The program's variables as a result keeps them: plain data while they fit ``budget``, the rest as ``Summary`` text.
 
     A result never holds the program's own objects beyond that, in either mode:
     a host keeping many results must not keep every list its programs built.
@@ -138,7 +138,7 @@ def plain_variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
             kept[name] = value
             left -= size
         else:
-            kept[name] = summarize(value)
+            kept[name] = Summary(summarize(value))
     return kept
 
 

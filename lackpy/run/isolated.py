@@ -22,7 +22,7 @@ from lackpy.run.cancel import Cancel
 from lackpy.run.execute import DeadlineReached, Ending, thread_deadline
 from lackpy.run.forkserver import start_worker
 from lackpy.run.limits import Limits
-from lackpy.run.trace import describe_exception
+from lackpy.run.trace import Summary, describe_exception
 
 # The worker's own timer reports the line it was on; the host kills it this much later.
 GRACE_S = 0.5
@@ -149,11 +149,14 @@ def _ending(fields: Any) -> Ending:
     error_kind = field("error_kind", str)
     if error_kind is not None:
         error_kind = ErrorKind.parse(error_kind)
-    variables = field("variables", dict, default={}) or {}
+    variables = {k: v for k, v in (field("variables", dict, default={}) or {}).items() if type(k) is str}
+    for name in field("summarized", list, default=[]) or []:
+        if type(variables.get(name)) is str:
+            variables[name] = Summary(variables[name])
     return Ending(
         success=bool(success),
         output=fields.get("output"),
-        variables={k: v for k, v in variables.items() if type(k) is str},
+        variables=variables,
         printed=field("printed", str, default="") or "",
         error=field("error", str),
         error_kind=error_kind,

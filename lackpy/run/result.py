@@ -57,6 +57,12 @@ class ExecutionResult(Contract):
     duration_ms: float = 0.0
     notices: list[str] = field(default_factory=list)
     """What lackpy wants the user to know about this workspace (e.g. what an untrusted one did not get)."""
+    session: str | None = None
+    """The session the run belongs to (its checklist, processes and kept variables), if any."""
+    kept: list[str] = field(default_factory=list)
+    """The variables the session keeps for its next run (runs with ``keep``)."""
+    not_kept: dict[str, str] = field(default_factory=dict)
+    """Variables of a ``keep`` run that the session did not keep, each with the reason."""
     variables: dict[str, Any] = field(default_factory=dict, metadata=_PRIVATE)
     limits: Any = field(default=None, metadata=_PRIVATE)
 

@@ -14,7 +14,7 @@ import json
 import keyword
 import time
 from time import perf_counter
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from lackpy.errors import ConflictError, ErrorKind, LackpyError, ParamError
 from lackpy.kit.call import DEADLINE
@@ -48,6 +48,8 @@ def run_program(
     sandbox: bool = True,
     cancel: Cancel | None = None,
     notices: Sequence[str] = (),
+    state: dict | None = None,
+    on_call: Callable[[str, int], None] | None = None,
 ) -> ExecutionResult:
     """Validate (cached), compile (cached) and run ``program`` with ``kit``'s tools.
 
@@ -57,6 +59,9 @@ def run_program(
     returned as a diff instead. ``limits`` add to the configured and the
     kit's (a ``Limits`` is taken as it is). ``cancel`` lets another thread
     stop the run: it then raises ``Cancelled`` and nothing is written.
+    ``state`` is the session state the tools keep between runs (checklist,
+    processes), the toolbox's own when None; ``on_call(tool, calls)`` hears
+    of every tool call when it returns, on the thread that made it.
     """
     start = perf_counter()
     params = dict(params or {})
@@ -73,8 +78,8 @@ def run_program(
         errors = prepared.validation.errors
         return _failed(start, kit, f"invalid program: {errors[0]}", ErrorKind.VALIDATION, diagnostics=list(errors), notices=notices)
 
-    context = context or (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes)
-    recorder = Recorder(limits.max_tool_calls)
+    context = context or (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes, session=state)
+    recorder = Recorder(limits.max_tool_calls, on_call)
     called = [alias for alias in prepared.validation.calls if alias in names]  # validation proved it calls no other tool
     tools = {alias: recorder.wrap(alias, fn) for alias, fn in kit.bind(context, called).items()}
     cancel = cancel or Cancel()

@@ -45,14 +45,14 @@ class TraceEntry:
         return as_dict(self)
 
 
-class _Summary(str):
-    """A result already summarised when it was recorded."""
+class Summary(str):
+    """A value already summarised: a description, never the program's own text."""
 
 
 def summarize(value: Any) -> str:
     """A bounded one-line description of a value."""
     kind = type(value)
-    if kind is _Summary:
+    if kind is Summary:
         return str(value)
     if value is None or kind is bool or kind is float or (kind is int and -10**18 < value < 10**18):
         return repr(value)
@@ -72,7 +72,7 @@ def _snapshot(value: Any) -> Any:
     """What the trace keeps of a result: short strings as they are, else a summary."""
     if type(value) is str and len(value) <= SUMMARY_CHARS:
         return value
-    return _Summary(summarize(value))
+    return Summary(summarize(value))
 
 
 def _kept(values: Any) -> Any:
@@ -89,9 +89,10 @@ def _kept(values: Any) -> Any:
 class Recorder:
     """Wraps a run's tools, keeps the raw record of every call and caps their number."""
 
-    def __init__(self, max_calls: int = 10_000) -> None:
+    def __init__(self, max_calls: int = 10_000, on_call: Callable[[str, int], None] | None = None) -> None:
         self.calls: list[tuple] = []
         self.max_calls = max_calls
+        self.on_call = on_call
 
     def wrap(self, alias: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         calls = self.calls
@@ -120,8 +121,22 @@ class Recorder:
             append((alias, args, kwargs, result if type(result) in keep else snapshot(result), start, end, None))
             return result
 
+        if self.on_call is not None:
+            traced = self._announced(alias, traced)
         traced.__name__ = traced.__qualname__ = alias
         return traced
+
+    def _announced(self, alias: str, traced: Callable[..., Any]) -> Callable[..., Any]:
+        """``traced`` telling ``on_call`` the tool's name and the calls made so far, after each call."""
+        on_call, calls = self.on_call, self.calls
+
+        def announced(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return traced(*args, **kwargs)
+            finally:
+                on_call(alias, len(calls))
+
+        return announced
 
     def entries(self, tools: dict[str, ToolSpec]) -> list[TraceEntry]:
         if not self.calls:

@@ -25,7 +25,7 @@ from lackpy.run import sandbox as _sandbox
 from lackpy.run import wire
 from lackpy.run.execute import Ending, alarm_deadline, execute, plain_variables
 from lackpy.run.limits import Limits
-from lackpy.run.trace import summarize
+from lackpy.run.trace import Summary, summarize
 
 JOB_MAX_BYTES = 64 * 1024 * 1024
 EXIT_FAILED = 70
@@ -118,13 +118,15 @@ def _report(channel: socket.socket, outcome: Ending, limits: Limits) -> None:
         "error_line": outcome.error_line,
         "limit": outcome.limit,
         "limit_value": outcome.limit_value,
-        "variables": plain_variables(outcome.variables, limits.max_output_bytes),
     }
+    fields["variables"] = variables = plain_variables(outcome.variables, limits.max_output_bytes)
+    fields["summarized"] = [name for name, value in variables.items() if type(value) is Summary]
     try:
         wire.send(channel, {"t": "done", "outcome": fields}, lenient=True)
         return
     except RecursionError:  # too deep to send: variables go as summaries
         fields["variables"] = {name: summarize(value) for name, value in outcome.variables.items()}
+        fields["summarized"] = list(fields["variables"])
     try:
         wire.send(channel, {"t": "done", "outcome": fields}, lenient=True)
     except RecursionError:

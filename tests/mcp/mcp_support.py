@@ -33,12 +33,12 @@ def wait_for_port(port: int, process, timeout: float = 30.0) -> None:
     raise AssertionError(f"lackpy serve did not listen on 127.0.0.1:{port} within {timeout} s")
 
 
-def without_durations(value: Any) -> Any:
-    """``value`` with every duration (``*_ms``) left out, at any depth."""
+def comparable(value: Any) -> Any:
+    """``value`` without what differs from call to call: durations (``*_ms``) and session ids, at any depth."""
     if isinstance(value, dict):
-        return {k: without_durations(v) for k, v in value.items() if not k.endswith("_ms")}
+        return {k: comparable(v) for k, v in value.items() if not k.endswith("_ms") and k != "session"}
     if isinstance(value, list):
-        return [without_durations(v) for v in value]
+        return [comparable(v) for v in value]
     return value
 
 

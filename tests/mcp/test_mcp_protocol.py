@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from pathlib import Path
 
 import pytest
 
 from conftest import make_workspace
-from mcp_support import COUNT, run, without_durations
+from mcp_support import COUNT, run, comparable
 
 LONG = 'write_file("out.txt", "x")\nx = 0\nfor i in range(9000000):\n    for j in range(9000000):\n        x = x + 1\nx\n'
 MODES = ["auto", "legacy"]
@@ -93,10 +94,14 @@ def test_run_program_reports_progress_apart_from_its_result(request, workspace, 
     answer, plain, received = _with_progress(_client(request, workspace, mode), "run_program", {"program": COUNT})
     assert not answer.is_error, answer
     assert answer.structured_content["output"] == 3
-    assert without_durations(answer.structured_content) == without_durations(plain.structured_content)
+    assert comparable(answer.structured_content) == comparable(plain.structured_content)
     assert len(answer.content) == len(plain.content) == 1
-    assert [message for _, _, message in received] == ["running the program with kit readonly", "done"]
-    assert [progress for progress, _, _ in received] == [1, 2]
+    messages = [message for _, _, message in received]
+    assert messages[0] == "running the program with kit readonly"
+    assert messages[1] == "1 tool call, the last find_files"
+    assert all(re.fullmatch(r"\d+ tool calls, the last (find_files|read_file)", message) for message in messages[2:-1]), messages
+    assert messages[-1] == "done: 3 tool calls"
+    assert [progress for progress, _, _ in received] == list(range(1, len(messages) + 1))
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -104,7 +109,7 @@ def test_delegate_reports_the_tiers_it_tries(request, workspace, mode):
     answer, plain, received = _with_progress(_client(request, workspace, mode), "delegate", {"intent": "count TODOs", "kit": "readonly"})
     assert not answer.is_error, answer
     assert answer.structured_content["execution"]["output"] == 3
-    assert without_durations(answer.structured_content) == without_durations(plain.structured_content)
+    assert comparable(answer.structured_content) == comparable(plain.structured_content)
     messages = [message for _, _, message in received]
     assert messages[0] == "writing a program for the intent" and messages[-1] == "done"
     assert any(message.startswith("trying tier ") for message in messages), messages
@@ -114,9 +119,9 @@ def test_delegate_reports_the_tiers_it_tries(request, workspace, mode):
 
 
 TOOLS = {
-    "run_program": ["program", "kit", "params", "dry_run", "limits"],
+    "run_program": ["program", "kit", "params", "dry_run", "limits", "session", "keep", "reset"],
     "validate": ["program", "kit"],
-    "delegate": ["intent", "kit", "params", "dry_run"],
+    "delegate": ["intent", "kit", "params", "dry_run", "session"],
     "generate": ["intent", "kit"],
     "kit_list": [],
     "kit_info": ["kit"],

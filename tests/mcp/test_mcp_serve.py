@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_support import COUNT, PYTHON, free_port, result, run, session_results, wait_for_port, without_durations
+from mcp_support import COUNT, PYTHON, free_port, result, run, session_results, wait_for_port, comparable
 
 #: The size of run_program's description for the readonly kit, in tokens (4 characters each), never to grow past.
 READONLY_DESCRIPTION_TOKENS = 450
@@ -129,7 +129,7 @@ def test_lists_the_eight_tools_with_schemas_and_hints(found):
     from lackpy import ExecutionResult
 
     assert tools["run_program"].output_schema == ExecutionResult.json_schema()
-    assert set(tools["run_program"].input_schema["properties"]) == {"program", "kit", "params", "dry_run", "limits"}
+    assert set(tools["run_program"].input_schema["properties"]) == {"program", "kit", "params", "dry_run", "limits", "session", "keep", "reset"}
     assert tools["run_program"].input_schema["required"] == ["program"]
     hints = tools["run_program"].annotations
     assert hints.read_only_hint is True and hints.open_world_hint is False  # only readonly is allowed
@@ -153,7 +153,7 @@ def test_run_program_answers_the_cli_document(found, cli_document):
     answer = result(found, "run")
     assert not answer.is_error
     assert answer.structured_content["output"] == 3
-    assert without_durations(answer.structured_content) == without_durations(cli_document)
+    assert comparable(answer.structured_content) == comparable(cli_document)
     assert json.loads(answer.content[0].text) == answer.structured_content
 
 
