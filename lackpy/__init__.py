@@ -15,6 +15,7 @@ _EXPORTS = {
     # service
     "LackpyService": "lackpy.service",
     "Config": "lackpy.config",
+    "Session": "lackpy.session",
     # language
     "validate": "lackpy.lang.validator",
     "Check": "lackpy.lang.validator",

@@ -1,9 +1,13 @@
 """Tool results: a lackpy result or error as an MCP CallToolResult.
 
-A success carries the result's ``to_dict()`` as structured content and as
-JSON text. A failure (a run that did not succeed, a lackpy error of any
-kind) is a result with ``isError`` set, one line of text saying what failed,
-and the structured document: the result's for a failed run, the
+A success carries the result's ``to_dict()`` as structured content. Its
+text, what a model reads, is that document as JSON, except for runs: there
+it is the part a model acts on (``brief``): the output, what was printed and
+written, how many tool calls were made; the trace, one entry per call, stays
+in the structured content, where a host can show it without it filling the
+model's context. A failure (a run that did not succeed, a lackpy error of
+any kind) is a result with ``isError`` set, one line of text saying what
+failed, and the structured document: the result's for a failed run, the
 ErrorReport's for an error. Never a protocol error.
 """
 
@@ -34,10 +38,27 @@ def of_error(exc: LackpyError, notices: list[str] | None = None) -> CallToolResu
     return failure(f"{report['error']['kind']} error: {exc}", report)
 
 
+#: What a run's text keeps when it has a value: the fields a model acts on.
+BRIEF_FIELDS = (
+    "output", "output_truncated", "printed", "printed_truncated", "files_created", "files_modified", "files_deleted",
+    "dry_run", "diff", "session", "kept", "not_kept", "notices",
+)
+
+
+def brief(document: dict) -> dict:
+    """The part of a run's (or a delegation's) document a model acts on; the number of tool calls for the trace."""
+    execution = document.get("execution") if "execution" in document else document
+    shown = {"program": document.get("program"), "provider": document.get("provider")} if execution is not document else {}
+    execution = execution or {}
+    shown.update((name, execution[name]) for name in BRIEF_FIELDS if name == "output" or execution.get(name))
+    shown["tool_calls"] = len(execution.get("trace") or ())
+    return shown
+
+
 def of_run(document: dict) -> CallToolResult:
-    """A run's (or a delegation's) document: success, or a failure saying what failed."""
+    """A run's (or a delegation's) document: success with its brief as text, or a failure saying what failed."""
     if document.get("success"):
-        return success(document)
+        return success(document, _json(brief(document)))
     execution = document.get("execution") or document
     kind = execution.get("error_kind") or "runtime"
     line = execution.get("error_line")
@@ -57,4 +78,4 @@ def _one_line(message: str) -> str:
     return " ".join(str(message).split())
 
 
-__all__ = ["failure", "of_error", "of_run", "success"]
+__all__ = ["BRIEF_FIELDS", "brief", "failure", "of_error", "of_run", "success"]

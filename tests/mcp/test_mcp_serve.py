@@ -154,7 +154,8 @@ def test_run_program_answers_the_cli_document(found, cli_document):
     assert not answer.is_error
     assert answer.structured_content["output"] == 3
     assert comparable(answer.structured_content) == comparable(cli_document)
-    assert json.loads(answer.content[0].text) == answer.structured_content
+    brief = json.loads(answer.content[0].text)  # what a model reads: the output, not the trace
+    assert brief == {"output": 3, "session": answer.structured_content["session"], "tool_calls": 3}
 
 
 def test_run_program_params_and_tool_lists(found):
@@ -207,6 +208,9 @@ def test_delegate_counts_todos(found):
     assert not answer.is_error, answer.content
     assert answer.structured_content["success"] is True and answer.structured_content["execution"]["output"] == 3
     assert answer.structured_content["provider"] in ("rules", "templates")
+    brief = json.loads(answer.content[0].text)
+    assert brief["program"] == answer.structured_content["program"] and brief["output"] == 3
+    assert brief["tool_calls"] == len(answer.structured_content["execution"]["trace"]) > 0
 
 
 def test_generate_writes_a_program(found):
