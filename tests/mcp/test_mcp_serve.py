@@ -6,6 +6,7 @@ tests below read its answers, so every check runs on every transport.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 from pathlib import Path
@@ -42,10 +43,27 @@ def calls() -> dict:
         "docs_index": tool("docs_index"),
         "resolve_doc": tool("resolve_doc", path_or_tool="read_file"),
         "resolve_doc_missing": tool("resolve_doc", path_or_tool="no/such/doc.md"),
+        "progress": _with_progress("run_program", program=COUNT),
         "spec": lambda client: client.read_resource("lackpy://spec"),
         "kit_resource": lambda client: client.read_resource("lackpy://kits/readonly"),
         "doc_resource": lambda client: client.read_resource("lackpy://docs/grep"),
     }
+
+
+def _with_progress(name: str, **args):
+    """A call made with a progress callback: (its answer, the progress messages received)."""
+
+    async def call(client):
+        received = []
+
+        async def on_progress(progress, total, message):
+            received.append(message)
+
+        answer = await client.call_tool(name, args, progress_callback=on_progress)
+        await asyncio.sleep(0.1)
+        return answer, received
+
+    return call
 
 
 @pytest.fixture(scope="module")
@@ -156,6 +174,13 @@ def test_run_program_answers_the_cli_document(found, cli_document):
     assert comparable(answer.structured_content) == comparable(cli_document)
     brief = json.loads(answer.content[0].text)  # what a model reads: the output, not the trace
     assert brief == {"output": 3, "session": answer.structured_content["session"], "tool_calls": 3}
+
+
+def test_progress_arrives_on_every_transport_apart_from_the_result(found):
+    answer, received = result(found, "progress")
+    assert not answer.is_error and answer.structured_content["output"] == 3
+    assert received[0] == "running the program with kit readonly" and received[-1] == "done: 3 tool calls"
+    assert "1 tool call, the last find_files" in received
 
 
 def test_run_program_params_and_tool_lists(found):
