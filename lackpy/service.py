@@ -507,14 +507,19 @@ class LackpyService:
         """``work(cancel)`` on a run thread; cancelling the awaiting task cancels the run."""
         cancel = Cancel()
         threads = self._run_threads() if self._toolbox is not None else await self._off_loop(self._run_threads)
-        future = asyncio.get_running_loop().run_in_executor(threads, contextvars.copy_context().run, work, cancel)
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(threads, contextvars.copy_context().run, work, cancel)
+        future.add_done_callback(_retrieved)
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:
             cancel.cancel()
-            await asyncio.wait({future}, timeout=CANCEL_GRACE_S)
-            if future.done() and not future.cancelled():
-                future.exception()  # a Cancelled run: retrieved, so it is not reported as lost
+            deadline = loop.time() + CANCEL_GRACE_S
+            while not future.done() and loop.time() < deadline:
+                try:
+                    await asyncio.wait({future}, timeout=deadline - loop.time())
+                except asyncio.CancelledError:
+                    continue  # cancelled again (cancel scopes repeat it): the grace is still waited out
             raise
 
     # -- delegate: intents to programs -------------------------------------------
@@ -714,6 +719,12 @@ def _kit_key(kit: KitSpec, extra_tools: Iterable[str] | None) -> Any:
         return ("l", tuple(kit), extra)
     except TypeError:
         return None
+
+
+def _retrieved(future: asyncio.Future) -> None:
+    """Retrieve a run's outcome, so a cancelled run that nobody awaits is not reported as lost."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _in_session(result: ExecutionResult, session: Session | None, keep: bool) -> ExecutionResult:

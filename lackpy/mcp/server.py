@@ -18,7 +18,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from lackpy import __version__
 from lackpy.errors import ArgumentError, LackpyError, UsageError
@@ -283,6 +283,30 @@ class _Progress:
                 pass
 
 
+class _ServedTool(Tool):
+    """A served tool whose wrong arguments get lackpy's argument error (one line, structured), not the SDK's text."""
+
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        try:
+            self.fn_metadata.validate_arguments(arguments)
+        except ValidationError as exc:
+            answer = results.of_error(ArgumentError(_argument_problems(self.name, exc)))
+            return self.fn_metadata.convert_result(answer) if convert_result else answer
+        return await super().run(arguments, context, convert_result)
+
+
+def _argument_problems(tool: str, exc: ValidationError) -> str:
+    """What is wrong with a call's arguments, in one line naming each argument."""
+    problems = []
+    for error in exc.errors(include_url=False)[:5]:
+        name = ".".join(str(part) for part in error.get("loc", ())) or "arguments"
+        if error.get("type") == "missing":
+            problems.append(f"argument '{name}' is required")
+        else:
+            problems.append(f"argument '{name}': {error.get('msg', 'is not valid').lower()}")
+    return f"{tool}: {'; '.join(problems)}; see the tool's input schema"
+
+
 class _ExposedTool(Tool):
     """A kit tool served as its own MCP tool: the arguments go, as they came, to ``fn(arguments, ctx)``."""
 
@@ -369,7 +393,7 @@ def _expiring(service: LackpyService) -> Callable[[Any], Any]:
 
 def _tool(fn: Callable[..., Any], description: str, annotations: ToolAnnotations, output_schema: dict) -> Tool:
     """A served tool whose output schema is lackpy's own (checked by clients on success)."""
-    tool = Tool.from_function(fn, name=fn.__name__, description=description, annotations=annotations)
+    tool = _ServedTool.from_function(fn, name=fn.__name__, description=description, annotations=annotations)
     tool.fn_metadata.output_schema = output_schema
     return tool
 

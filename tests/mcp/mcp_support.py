@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import subprocess
 import sys
 from typing import Any, Awaitable, Callable
 
@@ -24,13 +25,41 @@ def wait_for_port(port: int, process, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise AssertionError(f"lackpy serve exited with {process.returncode}: {process.stderr.read().decode(errors='replace')}")
+            said = process.stderr.read().decode(errors="replace") if process.stderr is not None else "(stderr not piped)"
+            raise AssertionError(f"lackpy serve exited with {process.returncode}: {said}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 return
         except OSError:
             time.sleep(0.05)
     raise AssertionError(f"lackpy serve did not listen on 127.0.0.1:{port} within {timeout} s")
+
+
+def start_http(workspace, env: dict, *options: str, stderr: Any = subprocess.PIPE) -> tuple[subprocess.Popen, int]:
+    """``lackpy serve -w WORKSPACE OPTIONS --http 127.0.0.1:PORT`` in a subprocess, listening; (the process, PORT)."""
+    port = free_port()
+    process = subprocess.Popen(
+        [PYTHON, "-m", "lackpy", "serve", "-w", str(workspace), *options, "--http", f"127.0.0.1:{port}"],
+        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+    )
+    try:
+        wait_for_port(port, process)
+    except BaseException:
+        stop(process)
+        raise
+    return process, port
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Terminate ``process`` (kill it if it takes over 10 s) and close its stderr pipe."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    if process.stderr is not None:
+        process.stderr.close()
 
 
 def comparable(value: Any) -> Any:

@@ -169,6 +169,9 @@ def test_arbitrary_arguments_are_answered_as_tool_results(tmp_path, mode):
         answers, trivial = run(session())
         for (name, arguments), answer in zip(calls, answers):
             assert isinstance(answer, CallToolResult), (name, arguments, answer)
+            if answer.is_error:  # one line for the model, the structured error for a program
+                assert len(answer.content) == 1 and "\n" not in answer.content[0].text, (name, arguments, answer)
+                assert answer.structured_content, (name, arguments, answer)
         assert not trivial.is_error and trivial.structured_content["output"] == 2
 
     try:

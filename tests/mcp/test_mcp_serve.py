@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_support import COUNT, PYTHON, free_port, result, run, session_results, wait_for_port, comparable
+from mcp_support import COUNT, PYTHON, comparable, result, run, session_results, start_http, stop
 
 #: The size of run_program's description for the readonly kit, in tokens (4 characters each), never to grow past.
 READONLY_DESCRIPTION_TOKENS = 450
@@ -69,26 +69,11 @@ def _with_progress(name: str, **args):
 @pytest.fixture(scope="module")
 def http_server(mcp_workspace, server_env):
     """``lackpy serve --http 127.0.0.1:PORT --token-env ...`` in a subprocess; its URL."""
-    port = free_port()
-    env = dict(server_env, LACKPY_TEST_TOKEN=TOKEN)
-    process = subprocess.Popen(
-        [PYTHON, "-m", "lackpy", "serve", "-w", str(mcp_workspace), "--http", f"127.0.0.1:{port}", "--token-env", "LACKPY_TEST_TOKEN"],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    process, port = start_http(mcp_workspace, dict(server_env, LACKPY_TEST_TOKEN=TOKEN), "--token-env", "LACKPY_TEST_TOKEN")
     try:
-        wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        process.stderr.close()
+        stop(process)
 
 
 def _client(transport: str, request, workspace: Path, env: dict):

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from conftest import make_workspace
-from mcp_support import PYTHON, free_port, run, wait_for_port
+from mcp_support import PYTHON, run, start_http, stop
 from test_service_async import running_commands, wait_gone
 
 TODO = "todo_set,todo_read"
@@ -156,11 +154,7 @@ def test_http_sessions_are_apart_and_ids_carry_them(workspace, server_env):
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    port = free_port()
-    process = subprocess.Popen(
-        [PYTHON, "-m", "lackpy", "serve", "-w", str(workspace), "--http", f"127.0.0.1:{port}"],
-        env=server_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
+    process, port = start_http(workspace, server_env)
 
     def client(mode: str):
         http = httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=120.0))
@@ -177,12 +171,9 @@ def test_http_sessions_are_apart_and_ids_carry_them(workspace, server_env):
             return legacy_again, modern_alone, modern_again, crossed
 
     try:
-        wait_for_port(port, process)
         legacy_again, modern_alone, modern_again, crossed = run(main())
     finally:
-        process.terminate()
-        process.wait(timeout=10)
-        process.stderr.close()
+        stop(process)
     assert legacy_again.structured_content["output"] == 2
     assert modern_alone.is_error
     assert modern_again.structured_content["output"] == 4
