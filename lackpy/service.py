@@ -448,13 +448,22 @@ class LackpyService:
             raise ParamError("keep needs a session to keep the variables in; open one with open_session() and pass it")
         mode = mode or (self._config.mode if self._config is not None else None)
         on_loop = mode == "inprocess" and self._toolbox is not None and self._config_checks is not None  # nothing left to load
-        resolved = self.resolve_kit(kit, extra_tools) if on_loop else await self._off_loop(self.resolve_kit, kit, extra_tools)
-        if session is not None:
-            params = session.inputs(params, resolved.names)
-        run = self._runner(resolved, params, checks, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=_on_loop(on_event))
-        if run.keywords["mode"] == "inprocess":
+        events = _on_loop(on_event)
+
+        def settle() -> tuple[functools.partial[ExecutionResult], ExecutionResult | None]:
+            """The run, and its result already when the program is invalid (answered at once, never queued for a run thread)."""
+            resolved = self.resolve_kit(kit, extra_tools)
+            inputs = session.inputs(params, resolved.names) if session is not None else params
+            run = self._runner(resolved, inputs, checks, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=events)
+            if run.keywords["mode"] == "inprocess":
+                return run, None
+            prepared = prepare(program, resolved.names, tuple(sorted(inputs or ())), tuple(run.keywords["checks"]))
+            return run, None if prepared.code is not None else run(program)
+
+        run, result = settle() if on_loop else await self._off_loop(settle)
+        if result is None and run.keywords["mode"] == "inprocess":
             result = run(program)
-        else:
+        elif result is None:
             result = await self._cancellable(lambda cancel: run(program, cancel=cancel))
         return _in_session(result, session, keep)
 

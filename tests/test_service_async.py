@@ -241,3 +241,23 @@ def test_in_process_results_do_not_hold_the_programs_objects(tmp_path: Path):
     assert results[0].output == 200_000 and results[0].variables["y"] == [1, 2]
     assert isinstance(results[0].variables["x"], str) and "(len 200000)" in results[0].variables["x"]
     assert held < 8_000_000  # ten lists of 200,000 ints would be over 70 MB
+
+
+def test_an_invalid_program_is_answered_without_waiting_for_a_run_thread(tmp_path: Path):
+    """Validation happens before a run queues: with every run thread busy, an invalid program still answers at once."""
+
+    async def main() -> tuple[float, object]:
+        async with LackpyService(tmp_path, {"max_concurrent_runs": 1}) as svc:
+            busy = asyncio.create_task(svc.run_program(SLOW, "filesystem", limits={"timeout_s": 30}))
+            await asyncio.sleep(0.5)
+            start = time.monotonic()
+            result = await svc.run_program("import os", "readonly")
+            took = time.monotonic() - start
+            busy.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await busy
+            return took, result
+
+    took, result = asyncio.run(main())
+    assert result.error_kind == "validation" and not result.success
+    assert took < 1.0
