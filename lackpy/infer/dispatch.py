@@ -35,7 +35,8 @@ from lackpy.lang.validator import Check, validate
 from lackpy.run.result import ExecutionResult
 from lackpy.schema import Contract
 
-#: Receives progress events: {"event": "tier", "tier", "model"}, {"event": "text", "text"}, {"event": "done"}.
+#: Receives progress events: {"event": "tier", "tier", "model"}, {"event": "attempt", "tier", "attempt"} (each
+#: request to a model, repairs included), {"event": "text", "text"}, {"event": "done", "tier"}.
 OnEvent = Callable[[dict], None]
 Runner = Callable[[str], ExecutionResult]
 
@@ -147,8 +148,11 @@ class Dispatcher:
     def _model(self, tier: Tier, request: Request, attempts: list[Attempt], run: Runner | None, clock: "_Clock"):
         messages: list[Message] = build_messages(request.intent, request.kit, request.params)
         retries, repairs_left = self.settings.max_retries, self.settings.runtime_repairs
+        asked = 0
         while True:
             started = time.perf_counter()
+            asked += 1
+            self.on_event({"event": "attempt", "tier": tier.name, "attempt": asked})
             answer = tier.complete(messages, lambda text: self.on_event({"event": "text", "text": text}))
             attempt, failure = self._check(tier.name, answer, request, started, detail=tier.describe(), model=True)
             attempts.append(attempt)

@@ -259,12 +259,14 @@ class _Progress:
             self.queue.put_nowait(message)
 
     def on_event(self, event: dict[str, Any]) -> None:
-        """A run or delegate event as a progress message: tool calls made, the tier being tried, the tier that finished its turn."""
+        """A run or delegate event as a progress message: tool calls made, the tier being tried and its attempts, the tier that finished its turn."""
         if event.get("event") == "tool":
             self.report(f"{_calls(event.get('calls'))}, the last {event.get('tool')}")
         elif event.get("event") == "tier":
-            model = f" ({event['model']})" if event.get("model") else ""
-            self.report(f"trying tier {event.get('tier')}{model}")
+            kind = "a model" if event.get("model") else "no model"
+            self.report(f"trying tier {event.get('tier')} ({kind})")
+        elif event.get("event") == "attempt":
+            self.report(f"tier {event.get('tier')}: attempt {event.get('attempt')}")
         elif event.get("event") == "done":
             self.report(f"tier {event.get('tier')} finished")
 

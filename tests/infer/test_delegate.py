@@ -151,10 +151,13 @@ def test_a_stdlib_leak_names_the_tool_to_use_instead(workspace):
 
 def test_retries_are_bounded_then_the_next_tier_serves(workspace):
     broken = "while True:\n    pass"
+    events = []
     with FakeLLM([broken]) as server:
         service = with_model(workspace, server, order=["ollama", "rules"], max_retries=1)
-        result = delegate(service, "count TODOs", kit="readonly")
+        result = delegate(service, "count TODOs", kit="readonly", on_event=events.append)
     assert len(server.requests) == 2  # the first answer and one retry
+    attempts = [e for e in events if e["event"] == "attempt"]
+    assert attempts == [{"event": "attempt", "tier": "ollama", "attempt": 1}, {"event": "attempt", "tier": "ollama", "attempt": 2}]
     assert result.provider == "rules" and result.output == 3
     modes = [a.failure_mode for a in result.attempts if a.tier == "ollama"]
     assert modes == ["implement_not_orchestrate", "implement_not_orchestrate"]

@@ -178,3 +178,26 @@ def test_arbitrary_arguments_are_answered_as_tool_results(tmp_path, mode):
         check()
     finally:
         service.close()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_delegate_reports_each_attempt_of_a_model_tier(workspace, mode):
+    from mcp import Client
+
+    from lackpy import LackpyService
+    from lackpy.mcp.policy import KitPolicy
+    from lackpy.mcp.server import build_server
+    from tests.infer.llm_server import FakeLLM
+
+    good = 'files = find_files("**/*.py")\nsum(read_file(f).count("TODO") for f in files)'
+    with FakeLLM(["while True:\n    pass", good]) as model:
+        service = LackpyService(workspace, {"inference": {"order": ["ollama"], "ollama": {"host": model.url, "model": model.model}}})
+        try:
+            answer, _, received = _with_progress(Client(build_server(service, KitPolicy.build(service)), mode=mode), "delegate", {"intent": "count TODOs"})
+        finally:
+            service.close()
+    assert not answer.is_error, answer
+    assert answer.structured_content["provider"] == "ollama" and answer.structured_content["execution"]["output"] == 3
+    messages = [message for _, _, message in received]
+    assert messages[1] == "trying tier ollama (a model)"
+    assert messages.index("tier ollama: attempt 1") < messages.index("tier ollama: attempt 2") < messages.index("tier ollama finished")
