@@ -15,6 +15,9 @@ from typing import Any
 from lackpy.errors import UsageError
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: How long an idle connection stays open, in seconds: longer than clients keep theirs
+#: (5 s in common HTTP clients), so a client never reuses one the server is closing.
+KEEP_ALIVE_S = 75
 
 
 def parse_address(value: str) -> tuple[str, int]:
@@ -84,7 +87,7 @@ def serve_http(server: Any, host: str, port: int, token: str | None) -> None:
     app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=transport_security(host), host=host)
     if token:
         app = BearerToken(app, token)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_keep_alive=KEEP_ALIVE_S)
     anyio.run(uvicorn.Server(config).serve)
 
 

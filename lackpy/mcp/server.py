@@ -160,7 +160,10 @@ class _Tools:
             if not result.success:
                 error = (result.error or "no result").removeprefix("line 1: ")
                 return results.failure(f"{result.error_kind or 'runtime'} error: {error}", result.to_dict())
-            return results.success({"result": to_jsonable(result.output)}, _answer_text(result.output))
+            answer = {"result": to_jsonable(result.output)}
+            if result.output_truncated:  # over the result budget: the text of the value, cut in the middle
+                answer["truncated"] = True
+            return results.success(answer, _answer_text(result.output))
 
         return await self._call(work)
 

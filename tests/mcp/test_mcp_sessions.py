@@ -195,15 +195,19 @@ def test_exposed_tools_are_the_kits_tools_each_on_its_own(service, mode):
             missing = await _call(client, "read_file", path="nope.txt")
             wrong = await _call(client, "read_file", path=3)
             odd = await _call(client, "grep", pattern="TODO", **{"no such": 1})
-            return listed, found, text, missing, wrong, odd
+            (service.workspace / "big.txt").write_text("a line of text\n" * 20000)
+            big = await _call(client, "read_file", path="big.txt")
+            return listed, found, text, missing, wrong, odd, big
 
-    listed, found, text, missing, wrong, odd = run(main())
+    listed, found, text, missing, wrong, odd, big = run(main())
+    assert not big.is_error and big.structured_content["truncated"] is True
+    assert isinstance(big.structured_content["result"], str) and len(big.content[0].text) <= 70_000
     kit = service.resolve_kit("readonly")
     assert set(kit.tools) <= set(listed)
     for name, spec in kit.tools.items():
         assert listed[name].input_schema == spec.input_schema()
         assert listed[name].annotations.read_only_hint is True
-    assert found.structured_content == {"result": ["src/app.py", "src/pkg/util.py"]}
+    assert found.structured_content == {"result": ["src/app.py", "src/pkg/util.py"]}  # no "truncated" when whole
     assert found.content[0].text == '["src/app.py","src/pkg/util.py"]'
     assert text.content[0].text == "# Demo\n\nStatus: draft\n"
     assert missing.is_error and missing.content[0].text == "tool error: PathError in read_file: no such file: nope.txt"
