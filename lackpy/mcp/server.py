@@ -104,6 +104,9 @@ class _Tools:
             return results.of_error(exc, self.service.notices)
 
     async def _kit(self, kit: str | None) -> str:
+        """The kit a call runs with; only a kit the policy does not name outright is resolved (off the loop)."""
+        if kit is None or not kit.strip() or kit.strip() in self.policy.allowed:
+            return self.policy.kit_for(self.service, kit)  # no resolving: the default, or a name on the list
         return await asyncio.to_thread(self.policy.kit_for, self.service, kit)
 
     async def _session(self, ctx: Context | None, given: str | None) -> Session:
