@@ -27,8 +27,9 @@ from lackpy.run.trace import Summary
 KEEP_BYTES = 1024 * 1024
 #: How long a session may stay unused before it expires, in seconds.
 IDLE_S = 30 * 60.0
-#: How many sessions a table holds; opening one more closes the least recently used.
-MOST_SESSIONS = 1000
+#: How many sessions a table holds; opening one more closes the least recently used
+#: (so what clients can make a server keep is bounded: at most this many times KEEP_BYTES).
+MOST_SESSIONS = 256
 
 _SCALARS = (type(None), bool, int, float, str)
 

@@ -156,10 +156,10 @@ class _Tools:
         """One tool of the default kit called on its own (``--expose-tools``): a one-call program, its output as the answer."""
 
         async def work() -> CallToolResult:
-            arguments_ = dict(arguments or {})
-            program = _one_call(spec.name, arguments_)
+            given = dict(arguments or {})
+            program = _one_call(spec.name, given)
             state = await self._session(ctx, None)
-            result = await self.service.run_program(program, kit=[spec.name], params=arguments_, session=state)
+            result = await self.service.run_program(program, kit=[spec.name], params=given, session=state)
             if not result.success:
                 error = (result.error or "no result").removeprefix("line 1: ")
                 return results.failure(f"{result.error_kind or 'runtime'} error: {error}", result.to_dict())
