@@ -495,6 +495,60 @@ def validate_cmd(program: str, kit: str | None, tools: tuple[str, ...], params: 
     sys.exit(EXIT_OK if result.valid else EXIT_USAGE)
 
 
+@cli.group(name="mcp", cls=LackpyGroup)
+def mcp_group() -> None:
+    """The MCP servers whose tools join lackpy's kits ([mcp.servers.NAME] in .lackpy/config.toml)."""
+
+
+@mcp_group.command(name="list")
+@common
+def mcp_list(json_: bool, service) -> None:
+    """List the configured MCP servers: connected or why not, and their tools."""
+    rows = service().remote_status()
+    if json_:
+        return _emit_json(rows)
+    if not rows:
+        click.echo("no MCP servers configured; add [mcp.servers.NAME] with command = ... or url = ... to .lackpy/config.toml")
+    for row in rows:
+        state = row["state"] if not row["reason"] else f"{row['state']}: {row['reason']}"
+        click.echo(f"{row['name']:<14} {row['transport']:<6} {state}")
+        click.echo(f"{'':<14} {row['where']}")
+        if row["tools"]:
+            click.echo(f"{'':<14} {', '.join(row['tools'])}")
+
+
+@mcp_group.command(name="add", context_settings={"ignore_unknown_options": True})
+@click.argument("name")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@click.option("--url", default=None, help="A streamable HTTP server's URL, instead of a command.")
+@click.option("--grade", default=None, metavar="W,D", help="Its tools' grade, e.g. 1,0 (default: 3,3, may do anything).")
+@click.option("--env", "env", multiple=True, metavar="KEY=VALUE", help="Environment for a stdio server; write secrets as '${VARIABLE}'.")
+@common
+def mcp_add(name: str, command: tuple[str, ...], url: str | None, grade: str | None, env: tuple[str, ...], json_: bool, service) -> None:
+    """Add an MCP server: lackpy mcp add NAME -- COMMAND ARGS...  (or --url URL)."""
+    from lackpy.errors import UsageError
+
+    table: dict[str, Any] = {}
+    if url is not None:
+        table["url"] = url
+    if command:
+        table["command"], table["args"] = command[0], list(command[1:])
+    if env:
+        pairs = [item.partition("=") for item in env]
+        if any(not sep or not key for key, sep, _ in pairs):
+            raise UsageError("--env takes KEY=VALUE, e.g. --env 'TOKEN=${MY_TOKEN}'")
+        table["env"] = {key: value for key, _, value in pairs}
+    if grade is not None:
+        try:
+            table["grade"] = [int(part) for part in grade.split(",")]
+        except ValueError:
+            raise UsageError(f"--grade takes W,D, two whole numbers from 0 to 3, e.g. 1,0; got {grade!r}") from None
+    path = service().mcp_add(name, table)
+    if json_:
+        return _emit_json({"name": name, "config": str(path), "server": table})
+    click.echo(f"added MCP server {name} to {path}; lackpy mcp list shows whether it starts")
+
+
 @cli.group(cls=LackpyGroup)
 def kit() -> None:
     """List, inspect and create kits."""

@@ -63,6 +63,8 @@ class Config:
     limits: Limits = field(default_factory=Limits)
     tools: dict[str, Any] = field(default_factory=dict)
     inference: InferenceSettings = field(default_factory=InferenceSettings)
+    mcp: list = field(default_factory=list)
+    """The MCP servers whose tools join the toolbox (``[mcp.servers.NAME]``; ``lackpy.remote.settings``)."""
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     ignored: list[str] = field(default_factory=list)
@@ -102,6 +104,9 @@ class Config:
         if not isinstance(deny, list) or not all(isinstance(p, str) for p in deny):
             raise ConfigError(f"{where}: [tools] deny must be a list of globs such as \".git/**\"")
         inference = InferenceSettings.from_dict(data.pop("inference", None), where)
+        from lackpy.remote.settings import parse_servers
+
+        mcp = parse_servers(data.pop("mcp", None), where)
         return cls(
             default_kit=default_kit,
             checks=checks,
@@ -111,6 +116,7 @@ class Config:
             limits=limits,
             tools=tools,
             inference=inference,
+            mcp=mcp,
             extra=data,
             path=path,
         )

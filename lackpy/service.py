@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 import yaml
 
 from lackpy.config import Config, load_config
-from lackpy.errors import KitError, LackpyError, ParamError, UnknownKitError, WorkspaceError
+from lackpy.errors import ConfigError, KitError, LackpyError, ParamError, UnknownKitError, WorkspaceError
 from lackpy.infer.base import Request, Tier
 from lackpy.infer.dispatch import Dispatcher, OnEvent, Outcome
 from lackpy.infer.result import DelegateResult, GenerationResult
@@ -102,6 +102,7 @@ class LackpyService:
         self._runs_lock = threading.Lock()
         #: The sessions of this service's clients (``open_session``); closing the service closes them.
         self.sessions = Sessions()
+        self._remotes: Any = None
 
     # -- what is loaded on first use (off the event loop in async calls) -------------
 
@@ -136,6 +137,8 @@ class LackpyService:
             toolbox = Toolbox(str(self.workspace), settings=config.tools)
             toolbox.config_limits = config.limits
             populate(toolbox)
+            if config.mcp:
+                self._enroll_remote(config, toolbox)
             self._read_only = resolve_kit(READ_ONLY_KIT, toolbox, workspace_kits=False).grade
             self._trusted = trusted
             ignored = list(config.ignored) if not trusted else []
@@ -147,6 +150,55 @@ class LackpyService:
                     f"if you trust it, run: lackpy trust {self.workspace}"
                 )
             self._config, self._toolbox = config, toolbox
+
+    def _enroll_remote(self, config: Config, toolbox: Toolbox) -> None:
+        """Connect the configured MCP servers and add their tools; a server that fails is left out, with its reason."""
+        try:
+            import mcp  # noqa: F401
+        except ImportError:
+            self.notices.append("the config names MCP servers, but their client is not installed: pip install 'lackpy[mcp]'")
+            return
+        from lackpy.remote import RemoteProvider
+        from lackpy.remote.link import Remotes
+
+        self._remotes = Remotes(config.mcp, self.workspace)
+        toolbox.register_provider(RemoteProvider(self._remotes))
+        for spec in self._remotes.enroll():
+            toolbox.register_tool(spec, replace=True)
+        for name, reason in self._remotes.failures.items():
+            self.notices.append(f"MCP server {name} is not available: {reason}; see lackpy mcp list")
+
+    def mcp_add(self, name: str, table: Mapping[str, Any]) -> Path:
+        """Add ``[mcp.servers.NAME]`` with ``table`` to the workspace's config; the config's path.
+
+        Raises ConfigError when the table is not a valid server, ParamError when NAME is configured already.
+        """
+        import tomllib
+
+        from lackpy.config import CONFIG_PATH
+        from lackpy.remote.settings import parse_servers, table_text
+
+        table = dict(table)
+        parse_servers({"servers": {name: table}}, "lackpy mcp add")
+        path = self.workspace / CONFIG_PATH
+        text = path.read_text() if path.is_file() else ""
+        try:
+            existing = tomllib.loads(text).get("mcp", {}).get("servers", {})
+        except (tomllib.TOMLDecodeError, AttributeError) as exc:
+            raise ConfigError(f"{path}: cannot add a server to this file: {exc}; fix it first") from None
+        if name in existing:
+            raise ParamError(f"an MCP server named {name!r} is configured already in {path}; edit or remove its table there")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self._keeping_trust():
+            path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + ("\n" if text else "") + table_text(name, table))
+        return path
+
+    def remote_status(self) -> list[dict]:
+        """Each configured MCP server: where it is, connected or why not, and its tools."""
+        self.load()
+        return self._remotes.status() if self._remotes is not None else [
+            {"name": s.name, "transport": s.transport, "where": s.describe(), "state": "not connected", "reason": None, "tools": []} for s in self.config.mcp
+        ]
 
     @property
     def trusted(self) -> bool:
@@ -204,6 +256,8 @@ class LackpyService:
             self._runs.shutdown(wait=False, cancel_futures=True)
             self._runs = None
         self.sessions.close_all()
+        if self._remotes is not None:
+            self._remotes.close()
         if self._toolbox is None:
             return
         from lackpy.tools.shell import stop_all

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from lackpy.errors import KitError, KitFileError, UnknownToolError
+from lackpy.errors import KitError, KitFileError, UnknownKitError, UnknownToolError
 from lackpy.kit.context import ToolContext, bind
 from lackpy.kit.kitfile import read_kit, find_kit
 from lackpy.kit.spec import ToolSpec
@@ -55,6 +55,14 @@ class ResolvedKit:
         return {alias: spec.name for alias, spec in self.tools.items()}
 
 
+def _is_kit(name: str, kits_dir: Path | None) -> bool:
+    try:
+        find_kit(name, kits_dir)
+    except UnknownKitError:
+        return False
+    return True
+
+
 def resolve_kit(
     kit: KitSpec,
     toolbox: Toolbox,
@@ -84,6 +92,8 @@ def resolve_kit(
             name = "none"
         elif "," in text:
             aliases = _from_list([t.strip() for t in text.split(",") if t.strip()])
+        elif text in toolbox and not _is_kit(text, kits_dir):
+            aliases = _from_list([text])  # one tool's name, and no kit has it: that tool alone
         else:
             source, kit_path = find_kit(text, kits_dir)
             kit_file = read_kit(kit_path)

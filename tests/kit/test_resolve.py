@@ -160,10 +160,18 @@ def test_unknown_tool_in_kit_file(toolbox, kits_dir):
 
 
 def test_unknown_named_kit(toolbox, kits_dir):
-    """A name that is no kit and no comma list raises UnknownKitError."""
+    """A name that is no kit, no tool and no comma list raises UnknownKitError."""
     with pytest.raises(UnknownKitError) as info:
-        resolve_kit("read_file", toolbox, kits_dir)
+        resolve_kit("read_flie", toolbox, kits_dir)
     assert info.value.kind == "kit"
+
+
+def test_one_tools_name_is_that_tool_alone_unless_a_kit_has_the_name(toolbox, kits_dir):
+    """``--kit read_file`` is the kit of that one tool; a kit file of the same name wins."""
+    assert sorted(resolve_kit("read_file", toolbox, kits_dir).tools) == ["read_file"]
+    kits_dir.mkdir(parents=True, exist_ok=True)
+    (kits_dir / "read_file.kit").write_text("read_file\nfind_files\n")
+    assert sorted(resolve_kit("read_file", toolbox, kits_dir).tools) == ["find_files", "read_file"]
 
 
 @pytest.mark.parametrize("alias", ["_x", "open", "1a", "eval", "a-b", ""])

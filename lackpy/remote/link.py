@@ -1,0 +1,317 @@
+"""Remotes: the MCP servers of one service, connected through the SDK's client on one event-loop thread of their own.
+
+Each server keeps one session for the service's life (servers hold state per
+session). A tool call from a program, on whichever thread runs it, waits on
+that loop within the tool's timeout and the run's remaining time. A server
+that fails to start, times out or dies takes only its own tools down: the
+failure is recorded with its reason (never a secret) and the next call
+reconnects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Coroutine
+
+from lackpy.errors import LackpyError, LimitExceeded, ToolError
+from lackpy.kit.call import remaining
+from lackpy.kit.spec import ToolSpec
+from lackpy.remote.enroll import qualified_names, remote_spec, result_value
+from lackpy.remote.settings import ServerSettings
+
+#: How long closing waits for the servers to stop, in seconds.
+CLOSE_S = 5.0
+#: The JSON-RPC error code the SDK's client gives a call whose connection closed.
+CONNECTION_CLOSED = -32000
+
+
+@dataclass
+class Enrollment:
+    """One event of the ledger: a tool joined (``enroll``) or left (``retire``) under its key."""
+
+    op: str
+    server: str
+    tool: str
+    key: str
+    at: float = field(default_factory=time.time)
+
+
+class _Link:
+    """One server's client session, held open by a task on the remotes' loop until closed."""
+
+    def __init__(self, settings: ServerSettings, workspace: Path) -> None:
+        self.settings, self.workspace = settings, workspace
+        self.client: Any = None
+        self.tools: list[Any] = []
+        self._closing: asyncio.Event | None = None
+        self._task: asyncio.Task | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self._task is not None and not self._task.done() and self.client is not None
+
+    async def open(self) -> None:
+        """Start the server (or connect to it) and list its tools; raises what went wrong."""
+        ready: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._closing = asyncio.Event()
+        self._task = asyncio.create_task(self._hold(ready))
+        await ready
+
+    async def _hold(self, ready: asyncio.Future) -> None:
+        from mcp import Client
+
+        try:
+            async with Client(self._target(), raise_exceptions=False) as client:
+                self.tools = await _all_tools(client)
+                self.client = client
+                ready.set_result(None)
+                await self._closing.wait()
+        except BaseException as exc:  # the session ends here: a failed start, a dead server, or closing
+            if not ready.done():
+                ready.set_exception(exc if isinstance(exc, Exception) else ConnectionError("the connection was cancelled"))
+        finally:
+            self.client = None
+
+    def _target(self) -> Any:
+        settings = self.settings
+        if settings.command:
+            from mcp import StdioServerParameters
+
+            return StdioServerParameters(
+                command=settings.command, args=list(settings.args), env=settings.resolved_env() or None, cwd=settings.cwd or str(self.workspace)
+            )
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        http = httpx2.AsyncClient(headers=settings.resolved_headers(), timeout=httpx2.Timeout(30.0, read=settings.timeout_s + 5))
+        return streamable_http_client(settings.url, http_client=http)
+
+    async def close(self) -> None:
+        if self._closing is not None:
+            self._closing.set()
+        if self._task is not None:
+            await asyncio.wait({self._task}, timeout=CLOSE_S)
+            if not self._task.done():
+                self._task.cancel()
+
+
+async def _all_tools(client: Any) -> list[Any]:
+    listing = await client.list_tools()
+    tools, cursor = list(listing.tools), listing.next_cursor
+    while cursor:
+        listing = await client.list_tools(cursor=cursor)
+        tools.extend(listing.tools)
+        cursor = listing.next_cursor
+    return tools
+
+
+class Remotes:
+    """The configured servers: their links, what each offers, and why one failed."""
+
+    def __init__(self, servers: list[ServerSettings], workspace: Path) -> None:
+        self.servers = {settings.name: settings for settings in servers}
+        self.workspace = workspace
+        self.ledger: list[Enrollment] = []
+        self.failures: dict[str, str] = {}
+        self._links: dict[str, _Link] = {}
+        self._keys: dict[str, str] = {}  # qualified name -> key of the enrolled version
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    # -- the loop -------------------------------------------------------------------
+
+    def _submit(self, coroutine: Coroutine, timeout: float) -> Any:
+        """Run ``coroutine`` on the remotes' loop; its result within ``timeout`` seconds (else TimeoutError, the work cancelled)."""
+        loop = self._started()
+        future = asyncio.run_coroutine_threadsafe(coroutine, loop)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise TimeoutError from None
+
+    def _started(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                self._thread = threading.Thread(target=loop.run_forever, name="lackpy-mcp", daemon=True)
+                self._thread.start()
+                self._loop = loop
+            return self._loop
+
+    # -- enrolling -----------------------------------------------------------------
+
+    def enroll(self) -> list[ToolSpec]:
+        """Connect every server (at once) and return the specs of their tools; a server that fails is left out, with its reason."""
+        if not self.servers:
+            return []
+        timeout = max(settings.start_timeout_s for settings in self.servers.values()) + 1.0
+        outcomes = self._submit(self._open_all(), timeout)
+        specs: list[ToolSpec] = []
+        for name, outcome in outcomes.items():
+            if isinstance(outcome, BaseException):
+                self.failures[name] = _reason(outcome, self.servers[name])
+            else:
+                specs.extend(self._specs(name))
+        return specs
+
+    async def _open_all(self) -> dict[str, Any]:
+        names = list(self.servers)
+        results = await asyncio.gather(*(self._open(name) for name in names), return_exceptions=True)
+        return dict(zip(names, results))
+
+    async def _open(self, name: str) -> None:
+        settings = self.servers[name]
+        link = _Link(settings, self.workspace)
+        try:
+            await asyncio.wait_for(link.open(), settings.start_timeout_s)
+        except asyncio.TimeoutError:
+            await link.close()
+            raise TimeoutError(f"it did not start and list its tools within {settings.start_timeout_s:g} s") from None
+        except BaseException:
+            await link.close()
+            raise
+        self._links[name] = link
+        self.failures.pop(name, None)
+
+    def _specs(self, name: str) -> list[ToolSpec]:
+        """The specs of server ``name``'s listed tools, each enrolled in the ledger when it is new or changed."""
+        link, settings = self._links[name], self.servers[name]
+        names = qualified_names(name, [tool.name for tool in link.tools])
+        specs = []
+        for tool in link.tools:
+            try:
+                spec = remote_spec(settings, tool, names[tool.name])
+            except (LackpyError, RecursionError, ValueError, TypeError) as exc:
+                self.failures[f"{name}.{tool.name}"] = f"tool left out: its schema cannot be used ({type(exc).__name__})"
+                continue
+            key = spec.provider_config["key"]
+            if self._keys.get(spec.name) != key:
+                if spec.name in self._keys:
+                    self.ledger.append(Enrollment("retire", name, spec.name, self._keys[spec.name]))
+                self.ledger.append(Enrollment("enroll", name, spec.name, key))
+                self._keys[spec.name] = key
+            specs.append(spec)
+        return specs
+
+    def live(self) -> dict[str, str]:
+        """The tools enrolled now, ``{qualified name: key}``, folded from the ledger."""
+        current: dict[str, str] = {}
+        for event in self.ledger:
+            if event.op == "enroll":
+                current[event.tool] = event.key
+            elif current.get(event.tool) == event.key:
+                del current[event.tool]
+        return current
+
+    # -- calling --------------------------------------------------------------------
+
+    def call(self, spec: ToolSpec, arguments: dict[str, Any]) -> Any:
+        """Call remote tool ``spec`` with ``arguments``; its value, or ToolError saying what failed."""
+        server = spec.provider_config["server"]
+        settings = self.servers[server]
+        left = remaining()
+        timeout = min(settings.timeout_s, left)
+        try:
+            if timeout <= 0:
+                raise TimeoutError
+            result = self._submit(self._call(server, spec.provider_config["tool"], arguments, timeout), timeout)
+        except TimeoutError:
+            if left <= settings.timeout_s:  # the run's time ran out, not the tool's
+                raise LimitExceeded("timeout", None, f"limit exceeded: timeout: the run's time ran out waiting for the MCP server {server}") from None
+            raise ToolError(f"the MCP server {server} did not answer within its timeout_s ({settings.timeout_s:g} s)") from None
+        except LackpyError:
+            raise
+        except Exception as exc:
+            self.failures[server] = _reason(exc, settings)
+            raise ToolError(f"the MCP server {server} failed: {self.failures[server]}; the next call reconnects") from None
+        return result_value(spec, result)
+
+    async def _call(self, server: str, tool: str, arguments: dict[str, Any], timeout: float) -> Any:
+        link = self._links.get(server)
+        if link is None or not link.alive:
+            await self._open(server)
+            link = self._links[server]
+        try:
+            return await link.client.call_tool(tool, arguments, read_timeout_seconds=timeout)
+        except Exception as exc:
+            if _link_lost(exc) or not link.alive:  # the next call starts a new session
+                self._links.pop(server, None)
+                await link.close()
+            raise
+
+    # -- closing -------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close every session (stopping stdio servers) and the loop."""
+        with self._lock:
+            loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
+        if loop is None:
+            return
+        links, self._links = list(self._links.values()), {}
+
+        async def close_all() -> None:
+            await asyncio.gather(*(link.close() for link in links), return_exceptions=True)
+
+        try:
+            asyncio.run_coroutine_threadsafe(close_all(), loop).result(CLOSE_S + 1)
+        except Exception:
+            pass
+        loop.call_soon_threadsafe(loop.stop)
+        if thread is not None:
+            thread.join(CLOSE_S)
+
+    def status(self) -> list[dict]:
+        """Each server: where it is (no secrets), whether it is connected or why not, and its tools."""
+        rows = []
+        for name, settings in self.servers.items():
+            link = self._links.get(name)
+            rows.append(
+                {
+                    "name": name,
+                    "transport": settings.transport,
+                    "where": settings.describe(),
+                    "state": "connected" if link is not None and link.alive else "failed" if name in self.failures else "not connected",
+                    "reason": self.failures.get(name),
+                    "tools": sorted(qualified_names(name, [t.name for t in link.tools]).values()) if link is not None else [],
+                }
+            )
+        return rows
+
+
+def _link_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` means the session is gone (the server died or the connection closed), not one call refused."""
+    from mcp.shared.exceptions import MCPError
+
+    if isinstance(exc, MCPError):
+        return exc.error.code == CONNECTION_CLOSED
+    return True
+
+
+def _reason(exc: BaseException, settings: ServerSettings) -> str:
+    """Why a server failed, in one line, never carrying the values of its env or headers."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    for secret in _secrets(settings):
+        text = text.replace(secret, "***")
+    return f"{type(exc).__name__}: {text}"[:500] if not isinstance(exc, (TimeoutError, LackpyError)) else text[:500]
+
+
+def _secrets(settings: ServerSettings) -> list[str]:
+    values = []
+    for getter in (settings.resolved_env, settings.resolved_headers):
+        try:
+            values.extend(v for v in getter().values() if len(v) >= 4)
+        except LackpyError:
+            pass
+    return values
+
+
+__all__ = ["Enrollment", "Remotes"]

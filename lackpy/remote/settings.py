@@ -1,0 +1,170 @@
+"""The ``[mcp.servers.NAME]`` tables of the config: which MCP servers lackpy connects to, and how.
+
+A stdio server has ``command`` (and ``args``, ``env``, ``cwd``); an HTTP
+server has ``url`` (and ``headers``). Secrets are never written in the
+config: a value may name environment variables as ``${NAME}``, read when the
+server is started. ``grade = [w, d]`` grades its tools (default the highest,
+(3, 3)), ``[mcp.servers.NAME.tools.TOOL] grade`` one tool; ``timeout_s``
+bounds each call (within the run's remaining time); ``trust_annotations =
+true`` lets the server's own read-only hint lower an undeclared grade.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from lackpy.errors import ConfigError
+
+#: How long a call to a remote tool may take when the config says nothing, in seconds.
+CALL_TIMEOUT_S = 60.0
+#: How long a server may take to start and list its tools, in seconds.
+START_TIMEOUT_S = 20.0
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How to reach one MCP server and how to grade its tools."""
+
+    name: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    grade: tuple[int, int] | None = None
+    tool_grades: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    timeout_s: float = CALL_TIMEOUT_S
+    start_timeout_s: float = START_TIMEOUT_S
+    trust_annotations: bool = False
+
+    @property
+    def transport(self) -> str:
+        return "stdio" if self.command else "http"
+
+    def describe(self) -> str:
+        """Where the server is, without any secret: the command and its arguments, or the URL."""
+        if self.command:
+            return " ".join([self.command, *self.args])
+        return str(self.url)
+
+    def resolved_env(self) -> dict[str, str]:
+        """``env`` with ``${NAME}`` taken from lackpy's environment. Raises ConfigError for an unset variable."""
+        return {key: expand(value, f"[mcp.servers.{self.name}] env {key}") for key, value in self.env.items()}
+
+    def resolved_headers(self) -> dict[str, str]:
+        """``headers`` with ``${NAME}`` taken from lackpy's environment. Raises ConfigError for an unset variable."""
+        return {key: expand(value, f"[mcp.servers.{self.name}] headers {key}") for key, value in self.headers.items()}
+
+
+def expand(value: str, where: str) -> str:
+    """``value`` with each ``${NAME}`` replaced by the environment variable NAME."""
+
+    def variable(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in os.environ:
+            raise ConfigError(f"{where}: the environment variable {name} is not set; export it before starting lackpy")
+        return os.environ[name]
+
+    return _VARIABLE.sub(variable, value)
+
+
+def parse_servers(table: Any, where: str = "config") -> list[ServerSettings]:
+    """The servers of an ``[mcp]`` table. Raises ConfigError naming the key that is wrong."""
+    if table is None:
+        return []
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [mcp] must be a table with [mcp.servers.NAME] tables in it")
+    servers = table.get("servers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{where}: [mcp.servers] must hold one table per server, e.g. [mcp.servers.github]")
+    return [_server(name, entry, f"{where} [mcp.servers.{name}]") for name, entry in servers.items()]
+
+
+def _server(name: str, entry: Any, where: str) -> ServerSettings:
+    if not _NAME.match(name) or "__" in name:
+        raise ConfigError(f"{where}: a server name is letters, digits and single '_', starting with a letter (it prefixes its tools: {name}__tool)")
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{where}: must be a table with command = ... or url = ...")
+    known = {"command", "args", "env", "cwd", "url", "headers", "grade", "tools", "timeout_s", "start_timeout_s", "trust_annotations"}
+    unknown = sorted(set(entry) - known)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    command, url = entry.get("command"), entry.get("url")
+    if (command is None) == (url is None):
+        raise ConfigError(f"{where}: give either command = \"...\" (stdio) or url = \"http://...\" (streamable HTTP)")
+    if command is not None and (not isinstance(command, str) or not command.strip()):
+        raise ConfigError(f"{where}: command must be a program name or path")
+    if url is not None and (not isinstance(url, str) or not url.startswith(("http://", "https://"))):
+        raise ConfigError(f"{where}: url must start with http:// or https://")
+    args = entry.get("args", [])
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise ConfigError(f"{where}: args must be a list of strings")
+    env, headers = (_strings(entry.get(key, {}), f"{where} {key}") for key in ("env", "headers"))
+    cwd = entry.get("cwd")
+    if cwd is not None and not isinstance(cwd, str):
+        raise ConfigError(f"{where}: cwd must be a directory path")
+    tools = entry.get("tools", {})
+    if not isinstance(tools, dict) or not all(isinstance(t, dict) for t in tools.values()):
+        raise ConfigError(f"{where}: tools must hold one table per tool, e.g. [mcp.servers.{name}.tools.search] grade = [1, 0]")
+    return ServerSettings(
+        name=name,
+        command=command,
+        args=tuple(args),
+        env=env,
+        cwd=cwd,
+        url=url,
+        headers=headers,
+        grade=_grade(entry.get("grade"), f"{where} grade"),
+        tool_grades={tool: _grade(t.get("grade"), f"{where} tools.{tool}.grade") for tool, t in tools.items() if "grade" in t},
+        timeout_s=_seconds(entry.get("timeout_s", CALL_TIMEOUT_S), f"{where} timeout_s"),
+        start_timeout_s=_seconds(entry.get("start_timeout_s", START_TIMEOUT_S), f"{where} start_timeout_s"),
+        trust_annotations=_flag(entry.get("trust_annotations", False), f"{where} trust_annotations"),
+    )
+
+
+def _strings(value: Any, where: str) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ConfigError(f"{where}: must be a table of strings; write secrets as \"${{VARIABLE}}\", never in the file")
+    return dict(value)
+
+
+def _grade(value: Any, where: str) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 2 or not all(type(v) is int and 0 <= v <= 3 for v in value):
+        raise ConfigError(f"{where}: must be [w, d], two whole numbers from 0 to 3, e.g. [1, 0] for a read-only network tool")
+    return value[0], value[1]
+
+
+def _seconds(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 86400:
+        raise ConfigError(f"{where}: must be a number of seconds above 0")
+    return float(value)
+
+
+def _flag(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: must be true or false")
+    return value
+
+
+def table_text(name: str, table: dict[str, Any]) -> str:
+    """The TOML text of ``[mcp.servers.NAME]`` holding ``table`` (strings, lists of strings or ints, tables of strings)."""
+    lines = [f"[mcp.servers.{name}]"]
+    for key, value in table.items():
+        if isinstance(value, dict):
+            text = "{ " + ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in value.items()) + " }"
+        else:
+            text = json.dumps(value)
+        lines.append(f"{key} = {text}")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["CALL_TIMEOUT_S", "START_TIMEOUT_S", "ServerSettings", "expand", "parse_servers", "table_text"]

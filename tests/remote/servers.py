@@ -1,0 +1,82 @@
+"""Small MCP servers built with the SDK, for the remote-tool tests: ``python servers.py NAME [PORT]``.
+
+``notes`` keeps per-session notes and returns structured and plain results;
+``crashy`` exits on its third call; ``broken`` exits before it serves; with a
+PORT the server speaks streamable HTTP on 127.0.0.1 instead of stdio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+
+def notes() -> MCPServer:
+    server = MCPServer("notes")
+    kept: list[str] = []
+
+    @server.tool()
+    def add_note(text: str) -> int:
+        """Keep a note; returns how many notes the session has."""
+        kept.append(text)
+        return len(kept)
+
+    @server.tool()
+    def list_notes(prefix: str = "") -> list[str]:
+        """The notes kept so far, those starting with prefix."""
+        return [note for note in kept if note.startswith(prefix)]
+
+    @server.tool(name="word-count", structured_output=False)
+    def word_count(text: str) -> str:
+        """Count the words of a text (answers as JSON text)."""
+        return '{"words": %d}' % len(text.split())
+
+    @server.tool()
+    def secret_env(name: str) -> str:
+        """The value of an environment variable of the server."""
+        return os.environ.get(name, "")
+
+    @server.tool()
+    def refuse(reason: str) -> str:
+        """Always fails with the reason."""
+        raise ToolError(f"refused: {reason}")
+
+    @server.tool()
+    async def slow(seconds: float, ctx: Context) -> str:
+        """Wait, reporting progress."""
+        for step in range(4):
+            await ctx.report_progress(step, 4, f"step {step}")
+            await asyncio.sleep(seconds / 4)
+        return "done"
+
+    return server
+
+
+def crashy() -> MCPServer:
+    server = MCPServer("crashy")
+    calls = [0]
+
+    @server.tool()
+    def ping() -> str:
+        """Answers pong, and dies on the third call."""
+        calls[0] += 1
+        if calls[0] == 3:
+            os._exit(3)
+        return f"pong {calls[0]}"
+
+    return server
+
+
+if __name__ == "__main__":
+    name = sys.argv[1]
+    if name == "broken":
+        sys.exit("broken: this server never starts")
+    built = {"notes": notes, "crashy": crashy}[name]()
+    if len(sys.argv) > 2:
+        built.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        built.run("stdio")

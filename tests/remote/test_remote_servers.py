@@ -1,0 +1,221 @@
+"""Remote tools from real MCP servers (built with the SDK in servers.py): over stdio and HTTP, composed with built-in tools."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+SERVERS = Path(__file__).with_name("servers.py")
+SECRET = "sekret-4417-value"
+NOTES_KIT = "notes__add_note,notes__list_notes,notes__word_count,notes__refuse,notes__slow,crashy__ping,find_files,read_file"
+
+
+def server_table(name: str, *extra: str, **options) -> str:
+    lines = [f"[mcp.servers.{name}]", f"command = {json.dumps(sys.executable)}", f"args = {json.dumps([str(SERVERS), *extra])}"]
+    lines += [f"{key} = {value}" for key, value in options.items()]
+    return "\n".join(lines) + "\n"
+
+
+def workspace_with(root: Path, config: str) -> Path:
+    (root / ".lackpy").mkdir(parents=True)
+    (root / ".lackpy" / "config.toml").write_text(config)
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("print('app')\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    from lackpy import LackpyService
+
+    config = (
+        server_table("notes", "notes", grade="[0, 1]", env='{ LACKPY_NOTES_TOKEN = "${LACKPY_T_NOTES_SECRET}" }')
+        + server_table("crashy", "crashy", grade="[0, 0]")
+        + server_table("broken", "broken")
+    )
+    root = workspace_with(tmp_path_factory.mktemp("remote") / "ws", config)
+    os.environ["LACKPY_T_NOTES_SECRET"] = SECRET
+    svc = LackpyService(root, trust=True)
+    try:
+        svc.load()
+        yield svc
+    finally:
+        svc.close()
+        os.environ.pop("LACKPY_T_NOTES_SECRET", None)
+
+
+def run(svc, program: str, kit: str = NOTES_KIT, **options):
+    return asyncio.run(svc.run_program(program, kit=kit, **options))
+
+
+@pytest.mark.parametrize("mode", ["isolated", "inprocess"])
+def test_a_program_composes_two_servers_and_built_in_tools(service, mode):
+    program = (
+        'n = notes__add_note("first " + mode)\n'
+        'pong = crashy__ping()\n'
+        '{"n": n, "mine": notes__list_notes(prefix="first " + mode), "pong": pong[:4], '
+        '"words": notes__word_count(read_file("src/app.py"))["words"], "files": find_files("**/*.py")}'
+    )
+    result = run(service, program, mode=mode, params={"mode": mode})
+    assert result.success, result.error
+    assert result.output["mine"] == [f"first {mode}"] and result.output["pong"] == "pong"
+    assert result.output["words"] == 1 and result.output["files"] == ["src/app.py"]
+    assert [entry.tool for entry in result.trace] == ["notes__add_note", "crashy__ping", "notes__list_notes", "read_file", "notes__word_count", "find_files"]
+
+
+def test_a_server_keeps_one_session_across_runs(service):
+    first = run(service, 'notes__add_note("kept across runs")')
+    later = run(service, 'notes__list_notes(prefix="kept")')
+    assert first.success and later.output == ["kept across runs"]
+
+
+def test_signatures_and_grades_are_the_configs(service):
+    spec = service.toolbox.get("notes__list_notes")
+    assert spec.signature() == "notes__list_notes(prefix: str = '') -> list[str]"
+    assert (spec.grade_w, spec.effects_ceiling) == (0, 1)
+    assert service.resolve_kit("notes__list_notes,crashy__ping").grade.to_dict() == {"w": 0, "d": 1}
+
+
+def test_arguments_are_checked_before_anything_is_sent(service):
+    result = run(service, "notes__add_note(3)")
+    assert result.error_kind == "argument" and "argument 'text' expects a str, got 3 (int)" in result.error
+
+
+def test_an_error_from_the_server_is_a_tool_error_with_its_message(service):
+    result = run(service, 'notes__refuse("not today")')
+    assert result.error_kind == "tool"
+    assert result.error.endswith("ToolError in notes__refuse: Error executing tool refuse: refused: not today")
+
+
+def test_a_server_that_never_starts_is_reported_and_the_rest_serve(service):
+    rows = {row["name"]: row for row in service.remote_status()}
+    assert rows["broken"]["state"] == "failed" and "Connection closed" in rows["broken"]["reason"]
+    assert rows["notes"]["state"] == "connected" and "notes__add_note" in rows["notes"]["tools"]
+    assert any(notice.startswith("MCP server broken is not available") for notice in service.notices)
+    assert "broken__" not in " ".join(spec.name for spec in service.toolbox.list_tools())
+
+
+def test_a_slow_remote_call_ends_with_the_runs_deadline(service):
+    start = time.monotonic()
+    result = run(service, "notes__slow(30)", limits={"timeout_s": 1})
+    took = time.monotonic() - start
+    assert not result.success and took < 5
+    assert result.error_kind == "limit" and result.limit == "timeout", result.error
+    assert run(service, 'notes__list_notes(prefix="zzz")').output == []  # the server still serves
+
+
+def test_a_server_that_dies_fails_that_call_and_the_next_reconnects(tmp_path):
+    from lackpy import LackpyService
+
+    root = workspace_with(tmp_path / "ws", server_table("crashy", "crashy", grade="[0, 0]"))
+    with LackpyService(root, trust=True) as svc:
+        answers = [run(svc, "crashy__ping()", kit="crashy__ping") for _ in range(4)]
+        keys = svc._remotes.live()
+    assert [a.output for a in answers[:2]] == ["pong 1", "pong 2"]
+    assert not answers[2].success and "the MCP server crashy failed" in answers[2].error and "reconnects" in answers[2].error
+    assert answers[3].output == "pong 1"  # a new session
+    assert list(keys) == ["crashy__ping"]  # reconnecting enrolled nothing twice
+
+
+def test_secrets_reach_the_server_but_never_a_trace_an_error_or_the_listing(service, tmp_path):
+    result = run(service, 'notes__secret_env("LACKPY_NOTES_TOKEN")', kit="notes__secret_env")
+    assert result.output == SECRET  # the server got it, through env
+    listing = json.dumps(service.remote_status())
+    assert SECRET not in listing and "${LACKPY_T_NOTES_SECRET}" not in listing
+    assert SECRET not in json.dumps([e.to_dict() for e in run(service, 'notes__refuse("x")').trace])
+
+
+def test_an_untrusted_workspace_starts_no_server(tmp_path):
+    from lackpy import LackpyService
+
+    marker = tmp_path / "started"
+    root = workspace_with(tmp_path / "ws", server_table("notes", "notes") + f'cwd = {json.dumps(str(marker))}\n')
+    with LackpyService(root, trust=False) as svc:
+        svc.load()
+        assert svc.remote_status() == []
+        assert "notes__add_note" not in svc.toolbox
+        assert any("MCP server tables launch commands" in notice for notice in svc.notices)
+
+
+def test_mcp_list_over_the_cli(service):
+    env = dict(os.environ, LACKPY_T_NOTES_SECRET=SECRET)
+    untrusted = subprocess.run([sys.executable, "-m", "lackpy", "mcp", "list", "-w", str(service.workspace)], capture_output=True, text=True, timeout=60, env=env)
+    assert untrusted.returncode == 0 and "no MCP servers configured" in untrusted.stdout
+    assert "MCP server tables launch commands" in untrusted.stderr
+    subprocess.run([sys.executable, "-m", "lackpy", "trust", str(service.workspace)], check=True, capture_output=True, timeout=60, env=env)
+    out = subprocess.run(
+        [sys.executable, "-m", "lackpy", "mcp", "list", "--json", "-w", str(service.workspace)],
+        capture_output=True, text=True, timeout=60, env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    rows = {row["name"]: row for row in json.loads(out.stdout)}
+    assert set(rows) == {"notes", "crashy", "broken"}
+    assert rows["notes"]["transport"] == "stdio" and rows["broken"]["state"] == "failed"
+    assert SECRET not in out.stdout
+
+
+def test_an_http_server(tmp_path):
+    from lackpy import LackpyService
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen([sys.executable, str(SERVERS), "notes", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        config = f'[mcp.servers.web_notes]\nurl = "http://127.0.0.1:{port}/mcp"\nheaders = {{ X-Token = "${{LACKPY_T_HTTP_SECRET}}" }}\ngrade = [1, 1]\n'
+        root = workspace_with(tmp_path / "ws", config)
+        os.environ["LACKPY_T_HTTP_SECRET"] = SECRET
+        with LackpyService(root, trust=True) as svc:
+            added = run(svc, 'web_notes__add_note("over http")\nweb_notes__list_notes()', kit="web_notes__add_note,web_notes__list_notes")
+            rows = svc.remote_status()
+        assert added.output == ["over http"], added.error
+        assert rows[0]["transport"] == "http" and rows[0]["state"] == "connected" and SECRET not in json.dumps(rows)
+    finally:
+        os.environ.pop("LACKPY_T_HTTP_SECRET", None)
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_mcp_add_writes_a_server_table_that_then_serves(tmp_path):
+    from lackpy import LackpyService
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / ".lackpy").mkdir()
+    (root / ".lackpy" / "config.toml").write_text('default_kit = "readonly"\n')
+    env = dict(os.environ)
+
+    def lackpy(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "lackpy", *args], capture_output=True, text=True, timeout=60, env=env, cwd=root)
+
+    subprocess.run([sys.executable, "-m", "lackpy", "trust", str(root)], check=True, capture_output=True, timeout=60, env=env)
+    added = lackpy("mcp", "add", "notes", "--grade", "0,1", "--", sys.executable, str(SERVERS), "notes")
+    assert added.returncode == 0, added.stderr
+    again = lackpy("mcp", "add", "notes", "--", "x")
+    assert again.returncode == 2 and "configured already" in again.stderr and "Traceback" not in again.stderr
+    neither = lackpy("mcp", "add", "other")
+    assert neither.returncode == 2 and 'give either command = "..."' in neither.stderr
+    listed = lackpy("mcp", "list", "--json")
+    assert listed.returncode == 0 and "not trusted" not in listed.stderr  # lackpy's own write kept the trust
+    (row,) = json.loads(listed.stdout)
+    assert row["name"] == "notes" and row["state"] == "connected"
+    with LackpyService(root) as svc:
+        assert svc.config.default_kit == "readonly"  # the rest of the file kept
+        assert (svc.toolbox.get("notes__add_note").grade_w, svc.toolbox.get("notes__add_note").effects_ceiling) == (0, 1)
