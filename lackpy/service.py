@@ -496,7 +496,8 @@ class LackpyService:
         ``keep``, a run that succeeds leaves its plain-data variables there
         for the next (listed in ``kept``). ``on_event`` hears
         ``{"event": "tool", "tool", "calls"}`` as tool calls return, at most
-        every ``PROGRESS_S``.
+        every ``PROGRESS_S``, and what tools report while they work
+        (``{"event": "progress", "tool", "progress", "total", "message"}``).
         """
         if keep and session is None:
             raise ParamError("keep needs a session to keep the variables in; open one with open_session() and pass it")
@@ -553,6 +554,7 @@ class LackpyService:
             notices=self.notices,
             state=session.state if session is not None else None,
             on_call=_tool_events(on_event),
+            on_progress=on_event,
         )
 
     def _run_threads(self) -> ThreadPoolExecutor:

@@ -27,6 +27,8 @@ _AWAITABLES = frozenset({types.CoroutineType})
 
 #: The monotonic time the current run must end by, or None outside a run.
 DEADLINE: ContextVar[float | None] = ContextVar("lackpy_deadline", default=None)
+#: Where a tool reports its progress during a run (``{"event": "progress", "tool", "progress", "total", "message"}``), if anywhere.
+PROGRESS: ContextVar[Callable[[dict], None] | None] = ContextVar("lackpy_progress", default=None)
 
 
 def checked(spec: ToolSpec, impl: Callable[..., Any]) -> Callable[..., Any]:
@@ -108,4 +110,4 @@ def _in_thread(make: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
         return pool.submit(lambda: asyncio.run(make())).result()
 
 
-__all__ = ["DEADLINE", "awaited", "checked", "remaining"]
+__all__ = ["DEADLINE", "PROGRESS", "awaited", "checked", "remaining"]

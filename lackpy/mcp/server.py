@@ -271,6 +271,10 @@ class _Progress:
         elif event.get("event") == "tier":
             kind = "a model" if event.get("model") else "no model"
             self.report(f"trying tier {event.get('tier')} ({kind})")
+        elif event.get("event") == "progress":
+            total = f"/{event['total']:g}" if isinstance(event.get("total"), (int, float)) else ""
+            done = f"{event['progress']:g}{total}" if isinstance(event.get("progress"), (int, float)) else ""
+            self.report(f"{event.get('tool')}: {event.get('message') or done}")
         elif event.get("event") == "attempt":
             self.report(f"tier {event.get('tier')}: attempt {event.get('attempt')}")
         elif event.get("event") == "done":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import threading
 import time
 from dataclasses import dataclass, field
@@ -19,13 +20,18 @@ from pathlib import Path
 from typing import Any, Coroutine
 
 from lackpy.errors import LackpyError, LimitExceeded, ToolError
-from lackpy.kit.call import remaining
+from lackpy.kit.call import PROGRESS, remaining
 from lackpy.kit.spec import ToolSpec
 from lackpy.remote.enroll import qualified_names, remote_spec, result_value
 from lackpy.remote.settings import ServerSettings
+from lackpy.run.execute import value_size
+from lackpy.schema import to_jsonable
+from lackpy.tools.budget import clamp
 
 #: How long closing waits for the servers to stop, in seconds.
 CLOSE_S = 5.0
+#: The most of a remote result a program receives, in bytes (as JSON counts them); more is cut in the middle, with a notice.
+RESULT_BYTES = 1024 * 1024
 #: The JSON-RPC error code the SDK's client gives a call whose connection closed.
 CONNECTION_CLOSED = -32000
 
@@ -221,7 +227,7 @@ class Remotes:
         try:
             if timeout <= 0:
                 raise TimeoutError
-            result = self._submit(self._call(server, spec.provider_config["tool"], arguments, timeout), timeout)
+            result = self._submit(self._call(server, spec.provider_config["tool"], arguments, timeout, _progress_of(spec)), timeout)
         except TimeoutError:
             if left <= settings.timeout_s:  # the run's time ran out, not the tool's
                 raise LimitExceeded("timeout", None, f"limit exceeded: timeout: the run's time ran out waiting for the MCP server {server}") from None
@@ -231,15 +237,15 @@ class Remotes:
         except Exception as exc:
             self.failures[server] = _reason(exc, settings)
             raise ToolError(f"the MCP server {server} failed: {self.failures[server]}; the next call reconnects") from None
-        return result_value(spec, result)
+        return _bounded(result_value(spec, result), spec.name)
 
-    async def _call(self, server: str, tool: str, arguments: dict[str, Any], timeout: float) -> Any:
+    async def _call(self, server: str, tool: str, arguments: dict[str, Any], timeout: float, progress: Any) -> Any:
         link = self._links.get(server)
         if link is None or not link.alive:
             await self._open(server)
             link = self._links[server]
         try:
-            return await link.client.call_tool(tool, arguments, read_timeout_seconds=timeout)
+            return await link.client.call_tool(tool, arguments, read_timeout_seconds=timeout, progress_callback=progress)
         except Exception as exc:
             if _link_lost(exc) or not link.alive:  # the next call starts a new session
                 self._links.pop(server, None)
@@ -283,6 +289,27 @@ class Remotes:
                 }
             )
         return rows
+
+
+def _bounded(value: Any, tool: str) -> Any:
+    """``value``, or its JSON text cut in the middle with a notice when it is over RESULT_BYTES."""
+    if value_size(value, RESULT_BYTES) <= RESULT_BYTES:
+        return value
+    text = value if isinstance(value, str) else json.dumps(to_jsonable(value), ensure_ascii=False)
+    cut, dropped = clamp(text, RESULT_BYTES)
+    return cut if dropped else text
+
+
+def _progress_of(spec: ToolSpec) -> Any:
+    """A progress callback passing the server's progress notifications on to the run's ``PROGRESS`` sink, or None."""
+    sink = PROGRESS.get()
+    if sink is None:
+        return None
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        sink({"event": "progress", "tool": spec.name, "progress": value, "total": total, "message": message})
+
+    return progress
 
 
 def _link_lost(exc: BaseException) -> bool:

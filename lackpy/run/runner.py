@@ -17,7 +17,7 @@ from time import perf_counter
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from lackpy.errors import ConflictError, ErrorKind, LackpyError, ParamError
-from lackpy.kit.call import DEADLINE
+from lackpy.kit.call import DEADLINE, PROGRESS
 from lackpy.kit.context import ToolContext
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.grammar import ALLOWED_BUILTINS, FORBIDDEN_NAMES
@@ -50,6 +50,7 @@ def run_program(
     notices: Sequence[str] = (),
     state: dict | None = None,
     on_call: Callable[[str, int], None] | None = None,
+    on_progress: Callable[[dict], None] | None = None,
 ) -> ExecutionResult:
     """Validate (cached), compile (cached) and run ``program`` with ``kit``'s tools.
 
@@ -61,7 +62,8 @@ def run_program(
     stop the run: it then raises ``Cancelled`` and nothing is written.
     ``state`` is the session state the tools keep between runs (checklist,
     processes), the toolbox's own when None; ``on_call(tool, calls)`` hears
-    of every tool call when it returns, on the thread that made it.
+    of every tool call when it returns, on the thread that made it, and
+    ``on_progress(event)`` what a tool reports while it works (``PROGRESS``).
     """
     start = perf_counter()
     params = dict(params or {})
@@ -84,6 +86,7 @@ def run_program(
     tools = {alias: recorder.wrap(alias, fn) for alias, fn in kit.bind(context, called).items()}
     cancel = cancel or Cancel()
     token = DEADLINE.set(time.monotonic() + limits.timeout_s)
+    progress_token = PROGRESS.set(on_progress)
     try:
         cancel.attach()
         try:
@@ -100,6 +103,7 @@ def run_program(
         writes = _finish_writes(ending, context, dry_run, cancel)
     finally:
         DEADLINE.reset(token)
+        PROGRESS.reset(progress_token)
     return ExecutionResult(
         success=writes.success,
         output=output,

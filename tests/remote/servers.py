@@ -41,6 +41,11 @@ def notes() -> MCPServer:
         return os.environ.get(name, "")
 
     @server.tool()
+    def big(size: int) -> str:
+        """A text of size bytes."""
+        return "x" * size
+
+    @server.tool()
     def refuse(reason: str) -> str:
         """Always fails with the reason."""
         raise ToolError(f"refused: {reason}")

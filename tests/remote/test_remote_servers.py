@@ -219,3 +219,53 @@ def test_mcp_add_writes_a_server_table_that_then_serves(tmp_path):
     with LackpyService(root) as svc:
         assert svc.config.default_kit == "readonly"  # the rest of the file kept
         assert (svc.toolbox.get("notes__add_note").grade_w, svc.toolbox.get("notes__add_note").effects_ceiling) == (0, 1)
+
+
+@pytest.mark.parametrize("mode", ["isolated", "inprocess"])
+def test_a_remote_tools_progress_is_passed_on_apart_from_the_result(service, mode):
+    events = []
+
+    async def main():
+        result = await service.run_program("notes__slow(0.4)", kit="notes__slow", mode=mode, on_event=events.append)
+        await asyncio.sleep(0.1)
+        return result
+
+    result = asyncio.run(main())
+    assert result.success and result.output == "done"
+    progress = [e for e in events if e["event"] == "progress"]
+    assert [e["message"] for e in progress] == ["step 0", "step 1", "step 2", "step 3"]
+    assert all(e["tool"] == "notes__slow" and e["total"] == 4 for e in progress)
+
+
+def test_lackpy_serve_passes_remote_progress_to_its_client(service):
+    from mcp import Client
+
+    from lackpy.mcp.policy import KitPolicy
+    from lackpy.mcp.server import build_server
+
+    received = []
+
+    async def on_progress(progress, total, message):
+        received.append(message)
+
+    async def main():
+        server = build_server(service, KitPolicy.build(service, "notes__slow", ["notes__slow"]))
+        async with Client(server) as client:
+            answer = await client.call_tool("run_program", {"program": "notes__slow(0.4)"}, progress_callback=on_progress)
+            await asyncio.sleep(0.1)
+            return answer
+
+    answer = asyncio.run(main())
+    assert not answer.is_error and answer.structured_content["output"] == "done"
+    assert [m for m in received if m.startswith("notes__slow: ")] == [f"notes__slow: step {i}" for i in range(4)]
+    assert "step" not in answer.content[0].text
+
+
+def test_a_result_over_the_budget_is_cut_with_a_notice(service):
+    from lackpy.remote.link import RESULT_BYTES
+
+    result = run(service, "text = notes__big(3000000)\n[len(text.encode()), text[:3], text[-3:]]", kit="notes__big", limits={"max_output_bytes": 4000000})
+    assert result.success, result.error
+    size, head, tail = result.output
+    assert size <= RESULT_BYTES and head == "xxx" and tail == "xxx"
+    assert "bytes" in run(service, "t = notes__big(3000000)\nt[len(t) // 2 - 200:len(t) // 2 + 200]", kit="notes__big").output
