@@ -161,7 +161,7 @@ class LackpyService:
         from lackpy.remote import RemoteProvider
         from lackpy.remote.link import Remotes
 
-        self._remotes = Remotes(config.mcp, self.workspace)
+        self._remotes = Remotes(config.mcp, self.workspace, on_enroll=lambda specs: [toolbox.register_tool(spec, replace=True) for spec in specs])
         toolbox.register_provider(RemoteProvider(self._remotes))
         for spec in self._remotes.enroll():
             toolbox.register_tool(spec, replace=True)

@@ -17,7 +17,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Coroutine
+from typing import Any, Callable, Coroutine
 
 from lackpy.errors import LackpyError, LimitExceeded, ToolError
 from lackpy.kit.call import PROGRESS, remaining
@@ -119,8 +119,10 @@ async def _all_tools(client: Any) -> list[Any]:
 class Remotes:
     """The configured servers: their links, what each offers, and why one failed."""
 
-    def __init__(self, servers: list[ServerSettings], workspace: Path) -> None:
+    def __init__(self, servers: list[ServerSettings], workspace: Path, on_enroll: Callable[[list[ToolSpec]], None] | None = None) -> None:
+        """``on_enroll(specs)`` hears of the tools a reconnected server lists (changed ones included)."""
         self.servers = {settings.name: settings for settings in servers}
+        self.on_enroll = on_enroll
         self.workspace = workspace
         self.ledger: list[Enrollment] = []
         self.failures: dict[str, str] = {}
@@ -190,6 +192,8 @@ class Remotes:
         """The specs of server ``name``'s listed tools, each enrolled in the ledger when it is new or changed."""
         link, settings = self._links[name], self.servers[name]
         names = qualified_names(name, [tool.name for tool in link.tools])
+        for gone in [tool for tool, event in self._enrolled_by(name).items() if tool not in names.values()]:
+            self.ledger.append(Enrollment("retire", name, gone, self._keys.pop(gone)))
         specs = []
         for tool in link.tools:
             try:
@@ -205,6 +209,9 @@ class Remotes:
                 self._keys[spec.name] = key
             specs.append(spec)
         return specs
+
+    def _enrolled_by(self, server: str) -> dict[str, str]:
+        return {tool: key for tool, key in self.live().items() if tool.startswith(f"{server}__")}
 
     def live(self) -> dict[str, str]:
         """The tools enrolled now, ``{qualified name: key}``, folded from the ledger."""
@@ -244,6 +251,9 @@ class Remotes:
         if link is None or not link.alive:
             await self._open(server)
             link = self._links[server]
+            specs = self._specs(server)  # a server may come back with other tools: the ledger and the toolbox follow
+            if self.on_enroll is not None:
+                self.on_enroll(specs)
         try:
             return await link.client.call_tool(tool, arguments, read_timeout_seconds=timeout, progress_callback=progress)
         except Exception as exc:

@@ -76,11 +76,41 @@ def crashy() -> MCPServer:
     return server
 
 
+def shifty() -> MCPServer:
+    """Its tool's schema changes every time it starts (the start count is kept in $SHIFTY_COUNT_FILE)."""
+    server = MCPServer("shifty")
+    path = os.environ["SHIFTY_COUNT_FILE"]
+    starts = int(open(path).read() or 0) + 1 if os.path.exists(path) else 1
+    with open(path, "w") as handle:
+        handle.write(str(starts))
+
+    if starts % 2:
+
+        @server.tool()
+        def lookup(key: str) -> str:
+            """Look a key up."""
+            return f"{key} (start {starts})"
+
+    else:
+
+        @server.tool()
+        def lookup(key: str, exact: bool = False) -> str:
+            """Look a key up, exactly or not."""
+            return f"{key} exact={exact} (start {starts})"
+
+    @server.tool()
+    def die() -> str:
+        """Exit at once."""
+        os._exit(1)
+
+    return server
+
+
 if __name__ == "__main__":
     name = sys.argv[1]
     if name == "broken":
         sys.exit("broken: this server never starts")
-    built = {"notes": notes, "crashy": crashy}[name]()
+    built = {"notes": notes, "crashy": crashy, "shifty": shifty}[name]()
     if len(sys.argv) > 2:
         built.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:

@@ -269,3 +269,34 @@ def test_a_result_over_the_budget_is_cut_with_a_notice(service):
     size, head, tail = result.output
     assert size <= RESULT_BYTES and head == "xxx" and tail == "xxx"
     assert "bytes" in run(service, "t = notes__big(3000000)\nt[len(t) // 2 - 200:len(t) // 2 + 200]", kit="notes__big").output
+
+
+def test_a_tool_whose_schema_changed_on_reconnect_is_reenrolled_once(tmp_path):
+    from lackpy import LackpyService
+
+    count = tmp_path / "starts"
+    config = server_table("shifty", "shifty", grade="[0, 0]") + f'env = {{ SHIFTY_COUNT_FILE = {json.dumps(str(count))} }}\n'
+    root = workspace_with(tmp_path / "ws", config)
+    with LackpyService(root, trust=True) as svc:
+        first = run(svc, 'shifty__lookup("a")', kit="shifty__lookup")
+        died = run(svc, "shifty__die()", kit="shifty__die")
+        assert svc.toolbox.get("shifty__lookup").signature() == "shifty__lookup(key: str) -> str"
+        second = run(svc, 'shifty__lookup("b")', kit="shifty__lookup")  # reconnects: the tool has a new schema
+        changed = run(svc, 'shifty__lookup("c", exact=True)', kit="shifty__lookup")
+        ledger = [(e.op, e.tool) for e in svc._remotes.ledger]
+        live = svc._remotes.live()
+        signature = svc.toolbox.get("shifty__lookup").signature()
+    assert first.output == "a (start 1)" and not died.success
+    assert second.output == "b exact=False (start 2)"
+    assert changed.output == "c exact=True (start 2)", changed.error
+    assert signature == "shifty__lookup(key: str, exact: bool = False) -> str"
+    assert ledger == [("enroll", "shifty__lookup"), ("enroll", "shifty__die"), ("retire", "shifty__lookup"), ("enroll", "shifty__lookup")]
+    assert sorted(live) == ["shifty__die", "shifty__lookup"]  # one of each, the lookup under its new key
+
+
+def test_what_a_model_sees_of_remote_tools(service):
+    from lackpy.mcp.describe import run_program_description
+
+    text = run_program_description(service.resolve_kit("notes__list_notes,notes__add_note,find_files"), ("readonly",))
+    assert "notes__list_notes(prefix: str = '') -> list[str]" in text
+    assert "notes__add_note(text: str) -> int" in text and "Keep a note" in text
