@@ -503,7 +503,7 @@ def mcp_group() -> None:
 @mcp_group.command(name="list")
 @common
 def mcp_list(json_: bool, service) -> None:
-    """List the configured MCP servers: connected or why not, and their tools."""
+    """List the configured MCP servers: connected or why not, and their tools (also: lackpy mcp status)."""
     rows = service().remote_status()
     if json_:
         return _emit_json(rows)
@@ -515,6 +515,9 @@ def mcp_list(json_: bool, service) -> None:
         click.echo(f"{'':<14} {row['where']}")
         if row["tools"]:
             click.echo(f"{'':<14} {', '.join(row['tools'])}")
+
+
+mcp_group.add_command(click.Command("status", params=mcp_list.params, callback=mcp_list.callback, help="The same as lackpy mcp list."))
 
 
 @mcp_group.command(name="add", context_settings={"ignore_unknown_options": True})

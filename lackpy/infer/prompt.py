@@ -11,10 +11,12 @@ from typing import Any, Mapping
 
 from lackpy.infer.base import Message
 from lackpy.infer.terms import terms
-from lackpy.kit.resolve import ResolvedKit
+from lackpy.kit.resolve import REMOTE_TAG, SEARCH_TOOL, ResolvedKit
 from lackpy.lang.grammar import ALLOWED_BUILTINS
 
 MAX_EXAMPLES = 3
+#: How many tools a prompt lists one by one; a kit of more lists its remote tools by server, to find with search_tools.
+LIST_UP_TO = 30
 CHARS_PER_TOKEN = 4
 
 RULES = (
@@ -26,12 +28,22 @@ RULES = (
 )
 
 
-def tool_lines(kit: ResolvedKit) -> list[str]:
+def tool_lines(kit: ResolvedKit, most: int | None = None) -> list[str]:
+    """Each tool's signature and description; past ``most`` tools (default LIST_UP_TO), remote tools by server only, to find with search_tools."""
+    most = LIST_UP_TO if most is None else most
+    collapse = len(kit.tools) > most and SEARCH_TOOL in kit.tools
     lines = []
+    servers: dict[str, list[str]] = {}
     for alias, spec in kit.tools.items():
+        if collapse and REMOTE_TAG in spec.tags:
+            servers.setdefault(spec.tags[1] if len(spec.tags) > 1 else "remote", []).append(alias)
+            continue
         lines.append(f"  {spec.signature(alias)}")
         if spec.description:
             lines.append(f"      {spec.description}")
+    for server, names in servers.items():
+        shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+        lines.append(f"  {len(names)} tools of the MCP server {server} ({shown}): get their signatures with search_tools(\"{server} <words>\") first")
     return lines
 
 

@@ -23,10 +23,10 @@ class ToolContext:
     (every program run stages, so its writes are all-or-nothing).
     ``session`` is state that outlives a run (processes, checklists) and
     ``settings`` the tool settings from the service's config; both are shared
-    by the contexts ``fresh`` makes.
+    by the contexts ``fresh`` makes. ``kit`` is the run's tools by alias.
     """
 
-    __slots__ = ("root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "session", "settings")
+    __slots__ = ("root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "session", "settings", "kit")
 
     def __init__(
         self,
@@ -44,6 +44,8 @@ class ToolContext:
         self.files_modified: dict[str, None] = {}
         self.session: dict = {}
         self.settings: dict = dict(settings or {})
+        #: The run's tools by the names its program calls them (set by the runner; empty outside a run).
+        self.kit: dict = {}
 
     @property
     def workspace(self) -> Path:
@@ -68,6 +70,7 @@ class ToolContext:
         context.files_modified = {}
         context.session = self.session if session is None else session
         context.settings = self.settings
+        context.kit = {}
         return context
 
     def note_read(self, path: str) -> None:

@@ -55,6 +55,11 @@ class ResolvedKit:
         return {alias: spec.name for alias, spec in self.tools.items()}
 
 
+#: The tool that finds a kit's tools by words; every kit holding a remote tool (tagged REMOTE_TAG) holds it too.
+SEARCH_TOOL = "search_tools"
+REMOTE_TAG = "mcp"
+
+
 def _is_kit(name: str, kits_dir: Path | None) -> bool:
     try:
         find_kit(name, kits_dir)
@@ -130,6 +135,8 @@ def resolve_kit(
             raise KitError(f"duplicate alias '{tool}': the kit maps it to '{current}', extra tools to '{tool}'")
 
     specs = {alias: toolbox.get(tool) for alias, tool in aliases.items()}
+    if SEARCH_TOOL not in specs and SEARCH_TOOL in toolbox and any(REMOTE_TAG in spec.tags for spec in specs.values()):
+        specs[SEARCH_TOOL] = toolbox.get(SEARCH_TOOL)  # a kit of remote tools can always look their signatures up
     impls = {alias: toolbox.resolve(spec.name) for alias, spec in specs.items()}
     grade = compute_grade({a: {"grade_w": s.grade_w, "effects_ceiling": s.effects_ceiling} for a, s in specs.items()})
     for spec in specs.values():

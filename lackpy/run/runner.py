@@ -81,6 +81,7 @@ def run_program(
         return _failed(start, kit, f"invalid program: {errors[0]}", ErrorKind.VALIDATION, diagnostics=list(errors), notices=notices)
 
     context = context or (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes, session=state)
+    context.kit = kit.tools
     recorder = Recorder(limits.max_tool_calls, on_call)
     called = [alias for alias in prepared.validation.calls if alias in names]  # validation proved it calls no other tool
     tools = {alias: recorder.wrap(alias, fn) for alias, fn in kit.bind(context, called).items()}

@@ -184,9 +184,9 @@ OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 def test_the_suite_is_every_builtin_tool():
-    """SUITE_SPECS holds the fifteen tools lackpy ships, once each."""
+    """SUITE_SPECS holds the sixteen tools lackpy ships, once each."""
     assert SUITE_NAMES == sorted(
-        ["read_file", "find_files", "write_file", "edit_file", "list_dir", "grep", "run_command", "start_process",
+        ["read_file", "find_files", "write_file", "edit_file", "list_dir", "grep", "run_command", "search_tools", "start_process",
          "poll_process", "stop_process", "list_processes", "todo_set", "todo_read", "fetch_url", "web_search"]
     )
     assert len(SUITE_SPECS) == len(SUITE)

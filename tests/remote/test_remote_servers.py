@@ -300,3 +300,22 @@ def test_what_a_model_sees_of_remote_tools(service):
     text = run_program_description(service.resolve_kit("notes__list_notes,notes__add_note,find_files"), ("readonly",))
     assert "notes__list_notes(prefix: str = '') -> list[str]" in text
     assert "notes__add_note(text: str) -> int" in text and "Keep a note" in text
+
+
+def test_a_kit_of_remote_tools_holds_search_tools_and_long_lists_collapse(service):
+    from lackpy.infer.prompt import tool_lines
+
+    kit = service.resolve_kit("notes__add_note,notes__list_notes,notes__big,notes__refuse,notes__slow,notes__word_count,read_file")
+    assert "search_tools" in kit.tools and "search_tools" not in service.resolve_kit("read_file,grep").tools
+    full, short = "\n".join(tool_lines(kit)), "\n".join(tool_lines(kit, most=4))
+    assert "notes__list_notes(prefix: str = '') -> list[str]" in full
+    assert "notes__list_notes(prefix" not in short and "read_file(path: str" in short
+    assert "6 tools of the MCP server notes (notes__add_note, notes__list_notes, notes__big, notes__refuse, ...)" in short
+    found = run(service, 'search_tools("list notes", limit=2)', kit="notes__add_note,notes__list_notes,read_file")
+    assert found.output[0] == {
+        "name": "notes__list_notes",
+        "signature": "notes__list_notes(prefix: str = '') -> list[str]",
+        "description": "The notes kept so far, those starting with prefix.",
+    }
+    assert len(found.output) == 2 and {t["name"] for t in found.output} <= {"notes__list_notes", "notes__add_note", "read_file"}
+    assert run(service, 'search_tools("")', kit="notes__add_note").error_kind == "tool"
