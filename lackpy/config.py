@@ -65,6 +65,8 @@ class Config:
     inference: InferenceSettings = field(default_factory=InferenceSettings)
     mcp: list = field(default_factory=list)
     """The MCP servers whose tools join the toolbox (``[mcp.servers.NAME]``; ``lackpy.remote.settings``)."""
+    list_tools_up_to: int = 30
+    """``[mcp] list_tools_up_to``: past this many tools, prompts list remote tools by server (search_tools finds them)."""
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     ignored: list[str] = field(default_factory=list)
@@ -104,9 +106,10 @@ class Config:
         if not isinstance(deny, list) or not all(isinstance(p, str) for p in deny):
             raise ConfigError(f"{where}: [tools] deny must be a list of globs such as \".git/**\"")
         inference = InferenceSettings.from_dict(data.pop("inference", None), where)
-        from lackpy.remote.settings import parse_servers
+        from lackpy.remote.settings import list_up_to, parse_servers
 
-        mcp = parse_servers(data.pop("mcp", None), where)
+        mcp_table = data.pop("mcp", None)
+        mcp = parse_servers(mcp_table, where)
         return cls(
             default_kit=default_kit,
             checks=checks,
@@ -117,6 +120,7 @@ class Config:
             tools=tools,
             inference=inference,
             mcp=mcp,
+            list_tools_up_to=list_up_to(mcp_table, where),
             extra=data,
             path=path,
         )

@@ -136,6 +136,7 @@ class LackpyService:
                 config = load_config(self.workspace, trusted=trusted)
             toolbox = Toolbox(str(self.workspace), settings=config.tools)
             toolbox.config_limits = config.limits
+            toolbox.list_up_to = config.list_tools_up_to
             populate(toolbox)
             if config.mcp:
                 self._enroll_remote(config, toolbox)

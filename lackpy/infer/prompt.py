@@ -15,8 +15,6 @@ from lackpy.kit.resolve import REMOTE_TAG, SEARCH_TOOL, ResolvedKit
 from lackpy.lang.grammar import ALLOWED_BUILTINS
 
 MAX_EXAMPLES = 3
-#: How many tools a prompt lists one by one; a kit of more lists its remote tools by server, to find with search_tools.
-LIST_UP_TO = 30
 CHARS_PER_TOKEN = 4
 
 RULES = (
@@ -29,8 +27,8 @@ RULES = (
 
 
 def tool_lines(kit: ResolvedKit, most: int | None = None) -> list[str]:
-    """Each tool's signature and description; past ``most`` tools (default LIST_UP_TO), remote tools by server only, to find with search_tools."""
-    most = LIST_UP_TO if most is None else most
+    """Each tool's signature and description; past ``most`` tools (default the kit's ``list_up_to``), remote tools by server only, to find with search_tools."""
+    most = kit.list_up_to if most is None else most
     collapse = len(kit.tools) > most and SEARCH_TOOL in kit.tools
     lines = []
     servers: dict[str, list[str]] = {}

@@ -39,6 +39,8 @@ class ResolvedKit:
     limits: dict[str, Any] | None = None
     config_limits: Any = None
     path: Path | None = None
+    list_up_to: int = 30
+    """How many tools a prompt lists one by one; past it, remote tools by server (``tool_lines``)."""
 
     def __post_init__(self) -> None:
         self.names = frozenset(self.tools)
@@ -155,6 +157,7 @@ def resolve_kit(
         context=toolbox.context,
         limits=limits,
         config_limits=toolbox.config_limits,
+        list_up_to=toolbox.list_up_to,
         path=kit_path,
     )
     resolved.callables = resolved.bind(toolbox.context)

@@ -53,6 +53,8 @@ class Toolbox:
         self.version = 0
         #: The configured ``[limits]`` every kit of this toolbox runs under (set by the service).
         self.config_limits: Any = None
+        #: How many tools a prompt lists one by one (``[mcp] list_tools_up_to``, set by the service).
+        self.list_up_to = 30
 
     # -- registration ----------------------------------------------------
 

@@ -75,12 +75,27 @@ def expand(value: str, where: str) -> str:
     return _VARIABLE.sub(variable, value)
 
 
+#: How many tools a prompt lists one by one when ``[mcp] list_tools_up_to`` says nothing.
+LIST_UP_TO = 30
+
+
+def list_up_to(table: Any, where: str = "config") -> int:
+    """``[mcp] list_tools_up_to``: past this many tools, a prompt lists remote tools by server. Raises ConfigError."""
+    value = table.get("list_tools_up_to", LIST_UP_TO) if isinstance(table, dict) else LIST_UP_TO
+    if type(value) is not int or value < 1:
+        raise ConfigError(f"{where}: [mcp] list_tools_up_to must be a whole number of tools, at least 1")
+    return value
+
+
 def parse_servers(table: Any, where: str = "config") -> list[ServerSettings]:
     """The servers of an ``[mcp]`` table. Raises ConfigError naming the key that is wrong."""
     if table is None:
         return []
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: [mcp] must be a table with [mcp.servers.NAME] tables in it")
+    unknown = sorted(set(table) - {"servers", "list_tools_up_to"})
+    if unknown:
+        raise ConfigError(f"{where}: [mcp] has unknown key(s) {', '.join(unknown)}; it holds list_tools_up_to and [mcp.servers.NAME] tables")
     servers = table.get("servers", {})
     if not isinstance(servers, dict):
         raise ConfigError(f"{where}: [mcp.servers] must hold one table per server, e.g. [mcp.servers.github]")
@@ -167,4 +182,4 @@ def table_text(name: str, table: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["CALL_TIMEOUT_S", "START_TIMEOUT_S", "ServerSettings", "expand", "parse_servers", "table_text"]
+__all__ = ["CALL_TIMEOUT_S", "LIST_UP_TO", "START_TIMEOUT_S", "ServerSettings", "expand", "list_up_to", "parse_servers", "table_text"]

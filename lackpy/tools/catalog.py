@@ -1,6 +1,6 @@
 """search_tools: find the run's own tools by words, so a kit of many remote tools need not list every signature up front.
 
-A kit with more tools than a prompt should hold (``LIST_UP_TO`` in the
+A kit with more tools than a prompt should hold (``[mcp] list_tools_up_to`` in the
 prompt) lists its servers instead, and a program asks ``search_tools`` for the
 signatures it needs. The search covers only the tools the run's kit holds,
 under the names the program calls them by.

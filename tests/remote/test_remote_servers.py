@@ -307,6 +307,7 @@ def test_a_kit_of_remote_tools_holds_search_tools_and_long_lists_collapse(servic
 
     kit = service.resolve_kit("notes__add_note,notes__list_notes,notes__big,notes__refuse,notes__slow,notes__word_count,read_file")
     assert "search_tools" in kit.tools and "search_tools" not in service.resolve_kit("read_file,grep").tools
+    assert kit.list_up_to == 30  # [mcp] list_tools_up_to, unset
     full, short = "\n".join(tool_lines(kit)), "\n".join(tool_lines(kit, most=4))
     assert "notes__list_notes(prefix: str = '') -> list[str]" in full
     assert "notes__list_notes(prefix" not in short and "read_file(path: str" in short

@@ -157,3 +157,14 @@ def test_an_error_result_is_a_tool_error_with_the_servers_message():
     result = types.CallToolResult(content=[types.TextContent(type="text", text="no such\nrepository")], is_error=True)
     with pytest.raises(ToolError, match="^no such repository$"):
         result_value(spec_of(), result)
+
+
+def test_list_tools_up_to():
+    from lackpy.config import Config
+
+    assert Config.from_dict({}).list_tools_up_to == 30
+    assert Config.from_dict({"mcp": {"list_tools_up_to": 5}}).list_tools_up_to == 5
+    with pytest.raises(ConfigError, match="list_tools_up_to must be a whole number"):
+        Config.from_dict({"mcp": {"list_tools_up_to": 0}})
+    with pytest.raises(ConfigError, match=r"\[mcp\] has unknown key\(s\) server"):
+        Config.from_dict({"mcp": {"server": {}}})
