@@ -98,12 +98,17 @@ class _Link:
         return streamable_http_client(settings.url, http_client=http)
 
     async def close(self) -> None:
-        if self._closing is not None:
+        """End the session: politely when it is open (the SDK stops a stdio server), at once when it never started."""
+        if self._task is None:
+            return
+        if self.client is None:
+            self._task.cancel()
+        elif self._closing is not None:
             self._closing.set()
-        if self._task is not None:
+        await asyncio.wait({self._task}, timeout=CLOSE_S)
+        if not self._task.done():
+            self._task.cancel()
             await asyncio.wait({self._task}, timeout=CLOSE_S)
-            if not self._task.done():
-                self._task.cancel()
 
 
 async def _all_tools(client: Any) -> list[Any]:
@@ -159,8 +164,11 @@ class Remotes:
         """Connect every server (at once) and return the specs of their tools; a server that fails is left out, with its reason."""
         if not self.servers:
             return []
-        timeout = max(settings.start_timeout_s for settings in self.servers.values()) + 1.0
-        outcomes = self._submit(self._open_all(), timeout)
+        timeout = max(settings.start_timeout_s for settings in self.servers.values()) + 2 * CLOSE_S + 1.0
+        try:
+            outcomes = self._submit(self._open_all(), timeout)
+        except TimeoutError:  # a server that would not even stop: none of them is trusted to serve
+            outcomes = {name: TimeoutError(f"it did not start within {timeout:g} s") for name in self.servers}
         specs: list[ToolSpec] = []
         for name, outcome in outcomes.items():
             if isinstance(outcome, BaseException):

@@ -1,7 +1,9 @@
 """Small MCP servers built with the SDK, for the remote-tool tests: ``python servers.py NAME [PORT]``.
 
 ``notes`` keeps per-session notes and returns structured and plain results;
-``crashy`` exits on its third call; ``broken`` exits before it serves; with a
+``crashy`` exits on its third call; ``broken`` exits before it serves;
+``garbage`` answers with what is not JSON-RPC; ``shifty`` changes its schema
+every start; with a
 PORT the server speaks streamable HTTP on 127.0.0.1 instead of stdio.
 """
 
@@ -110,6 +112,11 @@ if __name__ == "__main__":
     name = sys.argv[1]
     if name == "broken":
         sys.exit("broken: this server never starts")
+    if name == "garbage":  # answers every line with something that is not JSON-RPC
+        for line in sys.stdin:
+            print("<html>not a protocol</html>", flush=True)
+            print('{"jsonrpc": "2.0", "id": "x", "result": 5, "error": 1}', flush=True)
+        sys.exit(0)
     built = {"notes": notes, "crashy": crashy, "shifty": shifty}[name]()
     if len(sys.argv) > 2:
         built.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))

@@ -320,3 +320,17 @@ def test_a_kit_of_remote_tools_holds_search_tools_and_long_lists_collapse(servic
     }
     assert len(found.output) == 2 and {t["name"] for t in found.output} <= {"notes__list_notes", "notes__add_note", "read_file"}
     assert run(service, 'search_tools("")', kit="notes__add_note").error_kind == "tool"
+
+
+def test_a_server_whose_traffic_is_not_mcp_is_reported_and_the_rest_serve(tmp_path):
+    from lackpy import LackpyService
+
+    config = server_table("garbage", "garbage", start_timeout_s="3") + server_table("notes", "notes", grade="[0, 1]")
+    root = workspace_with(tmp_path / "ws", config)
+    start = time.monotonic()
+    with LackpyService(root, trust=True) as svc:
+        rows = {row["name"]: row for row in svc.remote_status()}
+        works = run(svc, 'notes__add_note("still here")', kit="notes__add_note")
+    assert time.monotonic() - start < 15
+    assert rows["garbage"]["state"] == "failed" and rows["garbage"]["reason"] == "it did not start and list its tools within 3 s"
+    assert rows["notes"]["state"] == "connected" and works.output == 1
