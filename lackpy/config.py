@@ -141,21 +141,54 @@ class Config:
 
 
 def load_config(workspace: Path, *, trusted: bool = True) -> Config:
-    """The workspace's config; from an untrusted workspace without the keys that raise privileges."""
+    """The workspace's config; from an untrusted workspace without the keys that raise privileges.
+
+    MCP servers of the user's own config (``user_config_path()``, outside every
+    workspace, so trusted) come first; a trusted workspace's servers of the
+    same name replace them.
+    """
     path = Path(workspace) / CONFIG_PATH
-    if not path.is_file():
+    data = _read(path) if path.is_file() else {}
+    ignored = [] if trusted else _withhold(data)
+    user = user_config_path()
+    if user.is_file():
+        data["mcp"] = _merged_mcp(_read(user).get("mcp"), data.get("mcp"), user)
+    if not path.is_file() and not user.is_file():
         return Config()
+    config = Config.from_dict(data, path if path.is_file() else None)
+    config.ignored = ignored
+    return config
+
+
+def user_config_path() -> Path:
+    """The user's own config, outside every workspace: ``$XDG_CONFIG_HOME/lackpy/config.toml``."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "lackpy" / "config.toml"
+
+
+def _read(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
-            data = tomllib.load(handle)
+            return tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}; fix the file or remove it") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
-    ignored = [] if trusted else _withhold(data)
-    config = Config.from_dict(data, path)
-    config.ignored = ignored
-    return config
+
+
+def _merged_mcp(user: Any, workspace: Any, user_path: Path) -> Any:
+    """The user's ``[mcp]`` under the workspace's: servers by name, the workspace's winning."""
+    if user is None:
+        return workspace
+    if not isinstance(user, dict):
+        raise ConfigError(f"{user_path}: [mcp] must be a table with [mcp.servers.NAME] tables in it")
+    if not isinstance(workspace, dict):
+        return user
+    merged = {**user, **workspace}
+    user_servers, own = user.get("servers", {}), workspace.get("servers", {})
+    if isinstance(user_servers, dict) and isinstance(own, dict):
+        merged["servers"] = {**user_servers, **own}
+    return merged
 
 
 def _withhold(data: dict[str, Any]) -> list[str]:

@@ -334,3 +334,21 @@ def test_a_server_whose_traffic_is_not_mcp_is_reported_and_the_rest_serve(tmp_pa
     assert time.monotonic() - start < 15
     assert rows["garbage"]["state"] == "failed" and rows["garbage"]["reason"] == "it did not start and list its tools within 3 s"
     assert rows["notes"]["state"] == "connected" and works.output == 1
+
+
+def test_the_users_own_servers_serve_in_any_workspace_and_a_trusted_one_may_replace_them(tmp_path):
+    from lackpy import LackpyService
+    from lackpy.config import user_config_path
+
+    user = user_config_path()
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text('default_kit = "coding"\n' + server_table("notes", "notes", grade="[0, 1]"))
+    try:
+        root = workspace_with(tmp_path / "ws", server_table("notes", "crashy", grade="[0, 0]"))
+        with LackpyService(root, trust=False) as untrusted:
+            assert "notes__add_note" in untrusted.toolbox and untrusted.config.default_kit == "readonly"
+            assert any("MCP server tables launch commands" in n for n in untrusted.notices)  # the workspace's own table
+        with LackpyService(root, trust=True) as trusted:
+            assert "notes__ping" in trusted.toolbox and "notes__add_note" not in trusted.toolbox
+    finally:
+        user.unlink()
