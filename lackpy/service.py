@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence, TypeVar
 import yaml
 
 from lackpy.config import Config, load_config
-from lackpy.errors import ConfigError, KitError, LackpyError, ParamError, UnknownKitError, WorkspaceError
+from lackpy.errors import ConfigError, KitError, LackpyError, ParamError, UnknownKitError, UnknownToolError, WorkspaceError
 from lackpy.infer.base import Request, Tier
 from lackpy.infer.dispatch import Dispatcher, OnEvent, Outcome
 from lackpy.infer.result import DelegateResult, GenerationResult
@@ -162,12 +162,27 @@ class LackpyService:
         from lackpy.remote import RemoteProvider
         from lackpy.remote.link import Remotes
 
-        self._remotes = Remotes(config.mcp, self.workspace, on_enroll=lambda specs: [toolbox.register_tool(spec, replace=True) for spec in specs])
-        toolbox.register_provider(RemoteProvider(self._remotes))
-        for spec in self._remotes.enroll():
-            toolbox.register_tool(spec, replace=True)
-        for name, reason in self._remotes.failures.items():
-            self.notices.append(f"MCP server {name} is not available: {reason}; see lackpy mcp list")
+        def register(specs: list) -> None:
+            for spec in specs:
+                toolbox.register_tool(spec, replace=True)
+
+        remotes = self._remotes = Remotes(config.mcp, self.workspace, on_enroll=register)
+        toolbox.register_provider(RemoteProvider(remotes))
+
+        def on_missing(name: str | None) -> None:
+            """Start a server on the first use of one of its tools (every server, when all tools are listed)."""
+            server = None if name is None else name.partition("__")[0]
+            if name is not None and (not name.partition("__")[2] or server not in remotes.servers):
+                return
+            failed = set(remotes.failures)
+            register(remotes.enroll(None if server is None else [server]))
+            for late, reason in remotes.failures.items():
+                if late not in failed and "." not in late:
+                    self.notices.append(f"MCP server {late} is not available: {reason}; see lackpy mcp list")
+            if server is not None and server in remotes.failures:
+                raise UnknownToolError(f"unknown tool '{name}': the MCP server {server} is not available ({remotes.failures[server]}); see lackpy mcp list")
+
+        toolbox.on_missing = on_missing
 
     def mcp_add(self, name: str, table: Mapping[str, Any]) -> Path:
         """Add ``[mcp.servers.NAME]`` with ``table`` to the workspace's config; the config's path.
@@ -196,7 +211,7 @@ class LackpyService:
 
     def remote_status(self) -> list[dict]:
         """Each configured MCP server: where it is, connected or why not, and its tools."""
-        self.load()
+        self.toolbox.list_tools()  # every server started, so the status is what it is
         return self._remotes.status() if self._remotes is not None else [
             {"name": s.name, "transport": s.transport, "where": s.describe(), "state": "not connected", "reason": None, "tools": []} for s in self.config.mcp
         ]

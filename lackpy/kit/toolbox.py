@@ -55,6 +55,9 @@ class Toolbox:
         self.config_limits: Any = None
         #: How many tools a prompt lists one by one (``[mcp] list_tools_up_to``, set by the service).
         self.list_up_to = 30
+        #: ``on_missing(name)`` runs before the toolbox says it has no tool ``name`` (``None``: before listing
+        #: every tool), so tools that join on first use (a remote server's) can join; it may raise UnknownToolError.
+        self.on_missing: Callable[[str | None], None] | None = None
 
     # -- registration ----------------------------------------------------
 
@@ -100,15 +103,28 @@ class Toolbox:
     # -- lookup ----------------------------------------------------------
 
     def __contains__(self, name: object) -> bool:
+        if name in self._tools:
+            return True
+        if self.on_missing is None or not isinstance(name, str):
+            return False
+        try:
+            self.on_missing(name)
+        except UnknownToolError:
+            return False
         return name in self._tools
 
     def get(self, name: str) -> ToolSpec:
-        try:
-            return self._tools[name]
-        except (KeyError, TypeError):
-            raise UnknownToolError(f"unknown tool '{name}'{closest(str(name), self._tools)}") from None
+        spec = self._tools.get(name) if isinstance(name, str) else None
+        if spec is None and self.on_missing is not None and isinstance(name, str):
+            self.on_missing(name)
+            spec = self._tools.get(name)
+        if spec is None:
+            raise UnknownToolError(f"unknown tool '{name}'{closest(str(name), self._tools)}")
+        return spec
 
     def list_tools(self) -> list[ToolSpec]:
+        if self.on_missing is not None:
+            self.on_missing(None)
         return [self._tools[n] for n in sorted(self._tools)]
 
     def providers(self) -> list[str]:

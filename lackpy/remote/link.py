@@ -1,7 +1,9 @@
 """Remotes: the MCP servers of one service, connected through the SDK's client on one event-loop thread of their own.
 
-Each server keeps one session for the service's life (servers hold state per
-session). A tool call from a program, on whichever thread runs it, waits on
+A server starts on the first use of its tools (``enroll``, which the
+service's toolbox asks for when a name it does not know is one of a
+server's) and keeps one session for the service's life (servers hold state
+per session). A tool call from a program, on whichever thread runs it, waits on
 that loop within the tool's timeout and the run's remaining time. A server
 that fails to start, times out or dies takes only its own tools down: the
 failure is recorded with its reason (never a secret) and the next call
@@ -136,6 +138,9 @@ class Remotes:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        #: The servers already started once (or tried): each is enrolled on its first use.
+        self.tried: set[str] = set()
+        self._enrolling = threading.Lock()
 
     # -- the loop -------------------------------------------------------------------
 
@@ -160,25 +165,30 @@ class Remotes:
 
     # -- enrolling -----------------------------------------------------------------
 
-    def enroll(self) -> list[ToolSpec]:
-        """Connect every server (at once) and return the specs of their tools; a server that fails is left out, with its reason."""
-        if not self.servers:
-            return []
-        timeout = max(settings.start_timeout_s for settings in self.servers.values()) + 2 * CLOSE_S + 1.0
-        try:
-            outcomes = self._submit(self._open_all(), timeout)
-        except TimeoutError:  # a server that would not even stop: none of them is trusted to serve
-            outcomes = {name: TimeoutError(f"it did not start within {timeout:g} s") for name in self.servers}
-        specs: list[ToolSpec] = []
-        for name, outcome in outcomes.items():
-            if isinstance(outcome, BaseException):
-                self.failures[name] = _reason(outcome, self.servers[name])
-            else:
-                specs.extend(self._specs(name))
-        return specs
+    def enroll(self, names: list[str] | None = None) -> list[ToolSpec]:
+        """Connect the servers ``names`` (default: all) not tried yet, at once; the specs of their tools.
 
-    async def _open_all(self) -> dict[str, Any]:
-        names = list(self.servers)
+        A server is tried once (a call reconnects it later); one that fails is left out, with its reason in ``failures``.
+        """
+        with self._enrolling:
+            wanted = [name for name in (self.servers if names is None else names) if name in self.servers and name not in self.tried]
+            if not wanted:
+                return []
+            timeout = max(self.servers[name].start_timeout_s for name in wanted) + 2 * CLOSE_S + 1.0
+            try:
+                outcomes = self._submit(self._open_all(wanted), timeout)
+            except TimeoutError:  # a server that would not even stop: none of these is trusted to serve
+                outcomes = {name: TimeoutError(f"it did not start within {timeout:g} s") for name in wanted}
+            self.tried.update(wanted)
+            specs: list[ToolSpec] = []
+            for name, outcome in outcomes.items():
+                if isinstance(outcome, BaseException):
+                    self.failures[name] = _reason(outcome, self.servers[name])
+                else:
+                    specs.extend(self._specs(name))
+            return specs
+
+    async def _open_all(self, names: list[str]) -> dict[str, Any]:
         results = await asyncio.gather(*(self._open(name) for name in names), return_exceptions=True)
         return dict(zip(names, results))
 

@@ -352,3 +352,22 @@ def test_the_users_own_servers_serve_in_any_workspace_and_a_trusted_one_may_repl
             assert "notes__ping" in trusted.toolbox and "notes__add_note" not in trusted.toolbox
     finally:
         user.unlink()
+
+
+def test_a_server_starts_on_the_first_use_of_its_tools_only(tmp_path):
+    from lackpy import LackpyService
+
+    count = tmp_path / "starts"
+    config = server_table("shifty", "shifty", grade="[0, 0]") + f'env = {{ SHIFTY_COUNT_FILE = {json.dumps(str(count))} }}\n' + server_table("broken", "broken")
+    root = workspace_with(tmp_path / "ws", config)
+    with LackpyService(root, trust=True) as svc:
+        assert run(svc, "1 + 1", kit="readonly").output == 2
+        assert not count.exists()  # nothing asked for its tools: it never started
+        assert run(svc, 'shifty__lookup("k")', kit="shifty__lookup").output == "k (start 1)"
+        assert count.read_text() == "1"
+        from lackpy.errors import UnknownToolError
+
+        with pytest.raises(UnknownToolError, match=r"unknown tool 'broken__anything': the MCP server broken is not available \(.*Connection closed\); see lackpy mcp list"):
+            run(svc, "broken__anything()", kit="broken__anything,read_file")
+        assert any(n.startswith("MCP server broken is not available") for n in svc.notices)
+    assert count.read_text() == "1"  # started once
