@@ -115,12 +115,16 @@ def common(fn: Callable) -> Callable:
                 made[0].load()  # now, so what an untrusted workspace did not get is said first
                 for notice in made[0].notices:
                     click.echo(f"lackpy: {notice}", err=True)
+                click.get_current_context().meta["lackpy.printed"] = list(made[0].notices)
             return made[0]
 
         try:
             return fn(*args, service=service, **kwargs)
         finally:
             if made:
+                printed = len(click.get_current_context().meta.get("lackpy.printed", ()))
+                for notice in made[0].notices[printed:]:  # what became known while the command ran (a server that failed to start)
+                    click.echo(f"lackpy: {notice}", err=True)
                 made[0].close()
 
     return wrapper
@@ -234,9 +238,15 @@ def run(
     parsed = _parse_params(params)
     limits = _parse_limits(limit_items, timeout_s)
     svc = service()
-    result = asyncio.run(
-        svc.run_program(text, kit=kit, params=parsed, extra_tools=_split(tools), mode=mode, limits=limits, dry_run=dry_run)
-    )
+    spinner = Spinner()
+    try:
+        result = asyncio.run(
+            svc.run_program(
+                text, kit=kit, params=parsed, extra_tools=_split(tools), mode=mode, limits=limits, dry_run=dry_run, on_event=None if json_ else spinner
+            )
+        )
+    finally:
+        spinner.close()
     sys.exit(_report_run(result, json_=json_, show_trace=show_trace, dry_run=dry_run))
 
 
@@ -288,44 +298,55 @@ def _echo_value(value: Any) -> None:
 
 
 class Spinner:
-    """A spinner on stderr while a model tier writes; silent when stderr is not a terminal."""
+    """A spinner on stderr while a model tier writes or a remote tool reports progress; silent when stderr is not a terminal."""
 
     FRAMES = "|/-\\"
 
     def __init__(self, stream=None) -> None:
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty()
+        self.label = ""
         self._stop = None
         self._thread = None
 
     def __call__(self, event: dict) -> None:
         if not self.enabled:
             return
-        if event.get("event") == "tier" and event.get("model"):
-            self._start(f"{event['tier']}: writing a program")
-        elif event.get("event") == "done":
-            self._end()
+        kind = event.get("event")
+        if kind == "tier" and event.get("model"):
+            self._show(f"{event['tier']}: writing a program")
+        elif kind == "progress":
+            done = f"{event.get('progress')}" + (f"/{event['total']}" if event.get("total") is not None else "")
+            self._show(f"{event.get('tool')}: {event.get('message') or done}")
+        elif kind == "done":
+            self.close()
 
-    def _start(self, label: str) -> None:
+    def _show(self, label: str) -> None:
         import itertools
         import threading
 
-        self._end()
+        self.label = label
+        if self._thread is not None:
+            return
         self._stop = threading.Event()
 
         def spin(stop=self._stop) -> None:
+            widest = 0
             for frame in itertools.cycle(self.FRAMES):
-                self.stream.write(f"\r{frame} {label}")
+                line = f"{frame} {self.label}"
+                widest = max(widest, len(line))
+                self.stream.write("\r" + line.ljust(widest))
                 self.stream.flush()
                 if stop.wait(0.1):
                     break
-            self.stream.write("\r" + " " * (len(label) + 2) + "\r")
+            self.stream.write("\r" + " " * widest + "\r")
             self.stream.flush()
 
         self._thread = threading.Thread(target=spin, daemon=True)
         self._thread.start()
 
-    def _end(self) -> None:
+    def close(self) -> None:
+        """Stop and wipe the line."""
         if self._thread is not None:
             self._stop.set()
             self._thread.join()

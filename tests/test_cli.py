@@ -376,6 +376,17 @@ def test_the_spinner_draws_only_on_a_terminal_and_only_for_models():
     assert "ollama: writing a program" in frames
     assert terminal.text[-1].startswith("\r ") and terminal.text[-1].endswith("\r")  # the line is wiped
 
+    remote = _Terminal(tty=True)
+    spinner = Spinner(remote)
+    spinner({"event": "progress", "tool": "notes__slow", "progress": 1, "total": 4, "message": "step 1"})
+    time.sleep(0.15)
+    spinner({"event": "progress", "tool": "notes__slow", "progress": 2, "total": 4, "message": None})
+    time.sleep(0.15)
+    spinner.close()
+    drawn = "".join(remote.text)
+    assert "notes__slow: step 1" in drawn and "notes__slow: 2/4" in drawn
+    assert remote.text[-1].startswith("\r ") and remote.text[-1].endswith("\r")
+
     pipe = _Terminal(tty=False)
     quiet = Spinner(pipe)
     quiet({"event": "tier", "tier": "ollama", "model": True})

@@ -302,7 +302,7 @@ class Remotes:
             thread.join(CLOSE_S)
 
     def status(self) -> list[dict]:
-        """Each server: where it is (no secrets), whether it is connected or why not, and its tools."""
+        """Each server: where it is (no secrets), connected or why not, its tools, and the ledger's events of its tools."""
         rows = []
         for name, settings in self.servers.items():
             link = self._links.get(name)
@@ -314,6 +314,7 @@ class Remotes:
                     "state": "connected" if link is not None and link.alive else "failed" if name in self.failures else "not connected",
                     "reason": self.failures.get(name),
                     "tools": sorted(qualified_names(name, [t.name for t in link.tools]).values()) if link is not None else [],
+                    "joined_and_left": [{"op": e.op, "tool": e.tool, "key": e.key} for e in self.ledger if e.server == name],
                 }
             )
         return rows

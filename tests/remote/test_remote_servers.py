@@ -130,6 +130,7 @@ def test_a_server_that_dies_fails_that_call_and_the_next_reconnects(tmp_path):
 def test_secrets_reach_the_server_but_never_a_trace_an_error_or_the_listing(service, tmp_path):
     result = run(service, 'notes__secret_env("LACKPY_NOTES_TOKEN")', kit="notes__secret_env")
     assert result.output == SECRET  # the server got it, through env
+    assert run(service, 'notes__secret_env("LACKPY_T_NOTES_SECRET")', kit="notes__secret_env").output == ""  # nothing the config does not name
     listing = json.dumps(service.remote_status())
     assert SECRET not in listing and "${LACKPY_T_NOTES_SECRET}" not in listing
     assert SECRET not in json.dumps([e.to_dict() for e in run(service, 'notes__refuse("x")').trace])
@@ -286,11 +287,13 @@ def test_a_tool_whose_schema_changed_on_reconnect_is_reenrolled_once(tmp_path):
         ledger = [(e.op, e.tool) for e in svc._remotes.ledger]
         live = svc._remotes.live()
         signature = svc.toolbox.get("shifty__lookup").signature()
+        status = svc.remote_status()
     assert first.output == "a (start 1)" and not died.success
     assert second.output == "b exact=False (start 2)"
     assert changed.output == "c exact=True (start 2)", changed.error
     assert signature == "shifty__lookup(key: str, exact: bool = False) -> str"
     assert ledger == [("enroll", "shifty__lookup"), ("enroll", "shifty__die"), ("retire", "shifty__lookup"), ("enroll", "shifty__lookup")]
+    assert [(e["op"], e["tool"]) for e in status[0]["joined_and_left"]] == ledger
     assert sorted(live) == ["shifty__die", "shifty__lookup"]  # one of each, the lookup under its new key
 
 
@@ -371,3 +374,30 @@ def test_a_server_starts_on_the_first_use_of_its_tools_only(tmp_path):
             run(svc, "broken__anything()", kit="broken__anything,read_file")
         assert any(n.startswith("MCP server broken is not available") for n in svc.notices)
     assert count.read_text() == "1"  # started once
+
+
+def test_lackpy_run_shows_remote_progress_on_a_terminal(tmp_path):
+    import pty
+
+    root = workspace_with(tmp_path / "ws", server_table("notes", "notes", grade="[0, 0]"))
+    (root / "slow.py").write_text("notes__slow(0.8)\n")
+    subprocess.run([sys.executable, "-m", "lackpy", "trust", str(root)], check=True, capture_output=True, timeout=60)
+    primary, secondary = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lackpy", "run", "--kit", "notes__slow", "slow.py"], cwd=root, stdout=subprocess.PIPE, stderr=secondary, stdin=subprocess.DEVNULL
+    )
+    os.close(secondary)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    out, _ = process.communicate(timeout=60)
+    os.close(primary)
+    assert process.returncode == 0 and out.decode().strip() == "done"
+    text = drawn.decode(errors="replace")
+    assert "notes__slow: step 1" in text and text.rstrip(" ").endswith("\r")  # drawn, then wiped
