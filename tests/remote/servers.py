@@ -4,7 +4,8 @@
 ``crashy`` exits on its third call; ``broken`` exits before it serves;
 ``garbage`` answers with what is not JSON-RPC; ``shifty`` changes its schema
 every start; with a
-PORT the server speaks streamable HTTP on 127.0.0.1 instead of stdio.
+PORT the server speaks streamable HTTP on 127.0.0.1 instead of stdio (any
+other third argument only marks the process, for the tests to find it).
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ if __name__ == "__main__":
             print('{"jsonrpc": "2.0", "id": "x", "result": 5, "error": 1}', flush=True)
         sys.exit(0)
     built = {"notes": notes, "crashy": crashy, "shifty": shifty}[name]()
-    if len(sys.argv) > 2:
+    if len(sys.argv) > 2 and sys.argv[2].isdigit():
         built.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         built.run("stdio")

@@ -401,3 +401,30 @@ def test_lackpy_run_shows_remote_progress_on_a_terminal(tmp_path):
     assert process.returncode == 0 and out.decode().strip() == "done"
     text = drawn.decode(errors="replace")
     assert "notes__slow: step 1" in text and text.rstrip(" ").endswith("\r")  # drawn, then wiped
+
+
+def test_kit_files_name_remote_tools_and_closing_the_service_stops_its_servers(tmp_path):
+    import uuid
+
+    from lackpy import LackpyService
+    from test_service_async import running_commands, wait_gone
+
+    marker = f"marker-{uuid.uuid4().hex[:12]}"
+    root = workspace_with(tmp_path / "ws", server_table("notes", "notes", marker, grade="[0, 1]"))
+    (root / ".lackpy" / "kits").mkdir()
+    (root / ".lackpy" / "kits" / "notebook.kit").write_text("---\nname: notebook\ndescription: Notes and files\n---\nnotes__add_note\nnotes__list_notes\nread_file\n")
+
+    async def main() -> tuple:
+        async with LackpyService(root, trust=True) as svc:
+            info = svc.kit_info("notebook")
+            result = await svc.run_program('notes__add_note("from a kit file")\nnotes__list_notes()', kit="notebook")
+            extra = await svc.run_program("notes__list_notes()", kit="readonly", extra_tools=["notes__list_notes"])
+            assert running_commands(marker)
+            return info, result, extra
+
+    info, result, extra = asyncio.run(main())
+    signatures = {tool["name"]: tool["signature"] for tool in info["tools"]}
+    assert signatures["notes__add_note"] == "notes__add_note(text: str) -> int" and "search_tools" in signatures
+    assert info["grade"] == {"w": 1, "d": 1}
+    assert result.output == ["from a kit file"] and extra.output == ["from a kit file"]
+    assert wait_gone(marker) == []  # aclose stopped the server
