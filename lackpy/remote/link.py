@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from lackpy.errors import LackpyError, LimitExceeded, ToolError
 from lackpy.kit.call import PROGRESS, remaining
 from lackpy.kit.spec import ToolSpec
 from lackpy.remote.enroll import qualified_names, remote_spec, result_value
-from lackpy.remote.settings import ServerSettings
+from lackpy.remote.settings import VARIABLE, ServerSettings, expand
 from lackpy.run.execute import value_size
 from lackpy.schema import to_jsonable
 from lackpy.tools.budget import clamp
@@ -262,7 +263,10 @@ class Remotes:
         except Exception as exc:
             self.failures[server] = _reason(exc, settings)
             raise ToolError(f"the MCP server {server} failed: {self.failures[server]}; the next call reconnects") from None
-        return _bounded(result_value(spec, result), spec.name)
+        try:
+            return _bounded(result_value(spec, result), spec.name)
+        except ToolError as exc:  # the server's own message: it may echo what it was given
+            raise ToolError(_masked(str(exc), settings)) from None
 
     async def _call(self, server: str, tool: str, arguments: dict[str, Any], timeout: float, progress: Any) -> Any:
         link = self._links.get(server)
@@ -354,20 +358,28 @@ def _reason(exc: BaseException, settings: ServerSettings) -> str:
     """Why a server failed, in one line, never carrying the values of its env or headers."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    for secret in _secrets(settings):
-        text = text.replace(secret, "***")
+    text = _masked(" ".join(str(exc).split()) or type(exc).__name__, settings)
     return f"{type(exc).__name__}: {text}"[:500] if not isinstance(exc, (TimeoutError, LackpyError)) else text[:500]
 
 
+def _masked(text: str, settings: ServerSettings) -> str:
+    """``text`` with every secret of the server's env and headers as ``***``."""
+    for secret in _secrets(settings):
+        text = text.replace(secret, "***")
+    return text
+
+
 def _secrets(settings: ServerSettings) -> list[str]:
-    values = []
-    for getter in (settings.resolved_env, settings.resolved_headers):
+    """The values a server's env and headers take from the environment, and the whole values they make; longest first."""
+    values = set()
+    for template in [*settings.env.values(), *settings.headers.values()]:
+        for name in VARIABLE.findall(template):
+            values.add(os.environ.get(name, ""))
         try:
-            values.extend(v for v in getter().values() if len(v) >= 4)
+            values.add(expand(template, "secret"))
         except LackpyError:
             pass
-    return values
+    return sorted((v for v in values if len(v) >= 4 and v not in ("Bearer", "Basic")), key=len, reverse=True)
 
 
 __all__ = ["Enrollment", "Remotes"]

@@ -24,7 +24,8 @@ CALL_TIMEOUT_S = 60.0
 #: How long a server may take to start and list its tools, in seconds.
 START_TIMEOUT_S = 20.0
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+#: A reference to an environment variable in a config value: ``${NAME}``.
+VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ def expand(value: str, where: str) -> str:
             raise ConfigError(f"{where}: the environment variable {name} is not set; export it before starting lackpy")
         return os.environ[name]
 
-    return _VARIABLE.sub(variable, value)
+    return VARIABLE.sub(variable, value)
 
 
 #: How many tools a prompt lists one by one when ``[mcp] list_tools_up_to`` says nothing.
@@ -182,4 +183,4 @@ def table_text(name: str, table: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["CALL_TIMEOUT_S", "LIST_UP_TO", "START_TIMEOUT_S", "ServerSettings", "expand", "list_up_to", "parse_servers", "table_text"]
+__all__ = ["CALL_TIMEOUT_S", "LIST_UP_TO", "START_TIMEOUT_S", "VARIABLE", "ServerSettings", "expand", "list_up_to", "parse_servers", "table_text"]

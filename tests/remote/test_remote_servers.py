@@ -428,3 +428,8 @@ def test_kit_files_name_remote_tools_and_closing_the_service_stops_its_servers(t
     assert info["grade"] == {"w": 1, "d": 1}
     assert result.output == ["from a kit file"] and extra.output == ["from a kit file"]
     assert wait_gone(marker) == []  # aclose stopped the server
+
+
+def test_a_servers_error_message_never_carries_its_secrets(service):
+    result = run(service, 'notes__refuse("the token is " + notes__secret_env("LACKPY_NOTES_TOKEN"))', kit="notes__refuse,notes__secret_env")
+    assert result.error_kind == "tool" and SECRET not in result.error and "the token is ***" in result.error

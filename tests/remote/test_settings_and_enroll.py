@@ -168,3 +168,12 @@ def test_list_tools_up_to():
         Config.from_dict({"mcp": {"list_tools_up_to": 0}})
     with pytest.raises(ConfigError, match=r"\[mcp\] has unknown key\(s\) server"):
         Config.from_dict({"mcp": {"server": {}}})
+
+
+def test_a_failure_reason_never_carries_a_secret(monkeypatch):
+    from lackpy.remote.link import _reason
+
+    monkeypatch.setenv("LACKPY_T_REASON_SECRET", "tok-998877")
+    (server,) = servers(s={"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${LACKPY_T_REASON_SECRET}"}})
+    assert _reason(ConnectionError("refused: header Authorization: Bearer tok-998877"), server) == "ConnectionError: refused: header Authorization: ***"
+    assert _reason(ConnectionError("token tok-998877 rejected"), server) == "ConnectionError: token *** rejected"
