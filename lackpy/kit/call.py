@@ -27,6 +27,8 @@ _AWAITABLES = frozenset({types.CoroutineType})
 
 #: The monotonic time the current run must end by, or None outside a run.
 DEADLINE: ContextVar[float | None] = ContextVar("lackpy_deadline", default=None)
+#: The most of one result the run takes in, in bytes (its ``max_output_bytes``; set by the runner).
+RESULT_BUDGET: ContextVar[int | None] = ContextVar("lackpy_result_budget", default=None)
 #: Where a tool reports its progress during a run (``{"event": "progress", "tool", "progress", "total", "message"}``), if anywhere.
 PROGRESS: ContextVar[Callable[[dict], None] | None] = ContextVar("lackpy_progress", default=None)
 
@@ -110,4 +112,4 @@ def _in_thread(make: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
         return pool.submit(lambda: asyncio.run(make())).result()
 
 
-__all__ = ["DEADLINE", "PROGRESS", "awaited", "checked", "remaining"]
+__all__ = ["DEADLINE", "PROGRESS", "RESULT_BUDGET", "awaited", "checked", "remaining"]

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Coroutine
 
 from lackpy.errors import LackpyError, LimitExceeded, ToolError
-from lackpy.kit.call import PROGRESS, remaining
+from lackpy.kit.call import PROGRESS, RESULT_BUDGET, remaining
 from lackpy.kit.spec import ToolSpec
 from lackpy.remote.enroll import qualified_names, remote_spec, result_value
 from lackpy.remote.settings import VARIABLE, ServerSettings, expand
@@ -33,7 +33,7 @@ from lackpy.tools.budget import clamp
 
 #: How long closing waits for the servers to stop, in seconds.
 CLOSE_S = 5.0
-#: The most of a remote result a program receives, in bytes (as JSON counts them); more is cut in the middle, with a notice.
+#: The most of a remote result a program receives outside a run, in bytes (as JSON counts them); in a run, its max_output_bytes.
 RESULT_BYTES = 1024 * 1024
 #: The JSON-RPC error code the SDK's client gives a call whose connection closed.
 CONNECTION_CLOSED = -32000
@@ -325,11 +325,12 @@ class Remotes:
 
 
 def _bounded(value: Any, tool: str) -> Any:
-    """``value``, or its JSON text cut in the middle with a notice when it is over RESULT_BYTES."""
-    if value_size(value, RESULT_BYTES) <= RESULT_BYTES:
+    """``value``, or its JSON text cut in the middle with a notice when it is over the run's output budget (RESULT_BYTES outside a run)."""
+    budget = RESULT_BUDGET.get() or RESULT_BYTES
+    if value_size(value, budget) <= budget:
         return value
     text = value if isinstance(value, str) else json.dumps(to_jsonable(value), ensure_ascii=False)
-    cut, dropped = clamp(text, RESULT_BYTES)
+    cut, dropped = clamp(text, budget)
     return cut if dropped else text
 
 

@@ -17,7 +17,7 @@ from time import perf_counter
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from lackpy.errors import ConflictError, ErrorKind, LackpyError, ParamError
-from lackpy.kit.call import DEADLINE, PROGRESS
+from lackpy.kit.call import DEADLINE, PROGRESS, RESULT_BUDGET
 from lackpy.kit.context import ToolContext
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.grammar import ALLOWED_BUILTINS, FORBIDDEN_NAMES
@@ -88,6 +88,7 @@ def run_program(
     cancel = cancel or Cancel()
     token = DEADLINE.set(time.monotonic() + limits.timeout_s)
     progress_token = PROGRESS.set(on_progress)
+    budget_token = RESULT_BUDGET.set(limits.max_output_bytes)
     try:
         cancel.attach()
         try:
@@ -105,6 +106,7 @@ def run_program(
     finally:
         DEADLINE.reset(token)
         PROGRESS.reset(progress_token)
+        RESULT_BUDGET.reset(budget_token)
     return ExecutionResult(
         success=writes.success,
         output=output,

@@ -262,14 +262,15 @@ def test_lackpy_serve_passes_remote_progress_to_its_client(service):
     assert "step" not in answer.content[0].text
 
 
-def test_a_result_over_the_budget_is_cut_with_a_notice(service):
-    from lackpy.remote.link import RESULT_BYTES
-
-    result = run(service, "text = notes__big(3000000)\n[len(text.encode()), text[:3], text[-3:]]", kit="notes__big", limits={"max_output_bytes": 4000000})
-    assert result.success, result.error
-    size, head, tail = result.output
-    assert size <= RESULT_BYTES and head == "xxx" and tail == "xxx"
-    assert "bytes" in run(service, "t = notes__big(3000000)\nt[len(t) // 2 - 200:len(t) // 2 + 200]", kit="notes__big").output
+def test_a_result_over_the_runs_output_budget_is_cut_with_a_notice(service):
+    program = "text = notes__big(size)\n[len(text.encode()), text[:3], text[-3:], text[len(text) // 2 - 300:len(text) // 2 + 300]]"
+    for budget in (200_000, 1_000_000):
+        result = run(service, program, kit="notes__big", params={"size": 3_000_000}, limits={"max_output_bytes": budget})
+        assert result.success, result.error
+        size, head, tail, middle = result.output
+        assert budget - 1000 < size <= budget and head == "xxx" and tail == "xxx" and "bytes" in middle
+    whole = run(service, program, kit="notes__big", params={"size": 100_000}, limits={"max_output_bytes": 200_000})
+    assert whole.output[0] == 100_000
 
 
 def test_a_tool_whose_schema_changed_on_reconnect_is_reenrolled_once(tmp_path):
