@@ -249,15 +249,16 @@ class Remotes:
         server = spec.provider_config["server"]
         settings = self.servers[server]
         left = remaining()
-        timeout = min(settings.timeout_s, left)
+        allowed = settings.timeout_for(spec.provider_config["tool"])
+        timeout = min(allowed, left)
         try:
             if timeout <= 0:
                 raise TimeoutError
             result = self._submit(self._call(server, spec.provider_config["tool"], arguments, timeout, _progress_of(spec)), timeout)
         except TimeoutError:
-            if left <= settings.timeout_s:  # the run's time ran out, not the tool's
+            if left <= allowed:  # the run's time ran out, not the tool's
                 raise LimitExceeded("timeout", None, f"limit exceeded: timeout: the run's time ran out waiting for the MCP server {server}") from None
-            raise ToolError(f"the MCP server {server} did not answer within its timeout_s ({settings.timeout_s:g} s)") from None
+            raise ToolError(f"the MCP server {server} did not answer within the tool's timeout_s ({allowed:g} s)") from None
         except LackpyError:
             raise
         except Exception as exc:

@@ -5,7 +5,8 @@ server has ``url`` (and ``headers``). Secrets are never written in the
 config: a value may name environment variables as ``${NAME}``, read when the
 server is started. ``grade = [w, d]`` grades its tools (default the highest,
 (3, 3)), ``[mcp.servers.NAME.tools.TOOL] grade`` one tool; ``timeout_s``
-bounds each call (within the run's remaining time); ``trust_annotations =
+bounds each call (within the run's remaining time), and a tool's own
+``timeout_s`` its calls; ``trust_annotations =
 true`` lets the server's own read-only hint lower an undeclared grade.
 """
 
@@ -41,6 +42,7 @@ class ServerSettings:
     headers: Mapping[str, str] = field(default_factory=dict)
     grade: tuple[int, int] | None = None
     tool_grades: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    tool_timeouts: Mapping[str, float] = field(default_factory=dict)
     timeout_s: float = CALL_TIMEOUT_S
     start_timeout_s: float = START_TIMEOUT_S
     trust_annotations: bool = False
@@ -48,6 +50,10 @@ class ServerSettings:
     @property
     def transport(self) -> str:
         return "stdio" if self.command else "http"
+
+    def timeout_for(self, tool: str) -> float:
+        """How long one call of ``tool`` may take: its own ``timeout_s``, else the server's."""
+        return self.tool_timeouts.get(tool, self.timeout_s)
 
     def describe(self) -> str:
         """Where the server is, without any secret: the command and its arguments, or the URL."""
@@ -139,6 +145,7 @@ def _server(name: str, entry: Any, where: str) -> ServerSettings:
         headers=headers,
         grade=_grade(entry.get("grade"), f"{where} grade"),
         tool_grades={tool: _grade(t.get("grade"), f"{where} tools.{tool}.grade") for tool, t in tools.items() if "grade" in t},
+        tool_timeouts={tool: _seconds(t["timeout_s"], f"{where} tools.{tool}.timeout_s") for tool, t in tools.items() if "timeout_s" in t},
         timeout_s=_seconds(entry.get("timeout_s", CALL_TIMEOUT_S), f"{where} timeout_s"),
         start_timeout_s=_seconds(entry.get("start_timeout_s", START_TIMEOUT_S), f"{where} start_timeout_s"),
         trust_annotations=_flag(entry.get("trust_annotations", False), f"{where} trust_annotations"),

@@ -434,3 +434,15 @@ def test_kit_files_name_remote_tools_and_closing_the_service_stops_its_servers(t
 def test_a_servers_error_message_never_carries_its_secrets(service):
     result = run(service, 'notes__refuse("the token is " + notes__secret_env("LACKPY_NOTES_TOKEN"))', kit="notes__refuse,notes__secret_env")
     assert result.error_kind == "tool" and SECRET not in result.error and "the token is ***" in result.error
+
+
+def test_a_tools_own_timeout_fails_the_call_not_the_run(tmp_path):
+    from lackpy import LackpyService
+
+    config = server_table("notes", "notes", grade="[0, 0]") + "[mcp.servers.notes.tools.slow]\ntimeout_s = 0.5\n"
+    root = workspace_with(tmp_path / "ws", config)
+    with LackpyService(root, trust=True) as svc:
+        slow = run(svc, "notes__slow(5)", kit="notes__slow", limits={"timeout_s": 30})
+        fine = run(svc, "notes__add_note('after')", kit="notes__add_note")
+    assert slow.error_kind == "tool" and "did not answer within the tool's timeout_s (0.5 s)" in slow.error
+    assert fine.output == 1

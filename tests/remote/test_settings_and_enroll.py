@@ -177,3 +177,19 @@ def test_a_failure_reason_never_carries_a_secret(monkeypatch):
     (server,) = servers(s={"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${LACKPY_T_REASON_SECRET}"}})
     assert _reason(ConnectionError("refused: header Authorization: Bearer tok-998877"), server) == "ConnectionError: refused: header Authorization: ***"
     assert _reason(ConnectionError("token tok-998877 rejected"), server) == "ConnectionError: token *** rejected"
+
+
+def test_a_tool_may_have_its_own_timeout():
+    (server,) = servers(s={"command": "x", "timeout_s": 30, "tools": {"slow": {"timeout_s": 2}}})
+    assert server.timeout_for("slow") == 2.0 and server.timeout_for("other") == 30.0
+    with pytest.raises(ConfigError, match=r"tools.slow.timeout_s: must be a number of seconds"):
+        servers(s={"command": "x", "tools": {"slow": {"timeout_s": "soon"}}})
+
+
+def test_a_tool_without_an_input_schema_or_with_every_argument_optional():
+    (settings,) = servers(s={"command": "x"})
+    bare = remote_spec(settings, tool(schema={}), "s__bare")
+    assert bare.signature() == "s__bare() -> Any" and bare.args == []
+    optional = remote_spec(settings, tool(schema={"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer", "default": 3}}}), "s__opt")
+    assert optional.signature() == "s__opt(a: str = None, b: int = 3) -> Any"
+    optional.check_arguments((), {})
