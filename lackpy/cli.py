@@ -217,9 +217,11 @@ def cli() -> None:
 @click.argument("program", metavar="FILE|-")
 @kit_options
 @run_options
+@click.option("--ceiling", default=None, metavar="KIT|W,D", help="Refuse, before it runs, a program whose own grade is above this (a kit's grade, or w,d).")
 @common
 def run(
     program: str,
+    ceiling: str | None,
     kit: str | None,
     tools: tuple[str, ...],
     params: tuple[str, ...],
@@ -242,7 +244,8 @@ def run(
     try:
         result = asyncio.run(
             svc.run_program(
-                text, kit=kit, params=parsed, extra_tools=_split(tools), mode=mode, limits=limits, dry_run=dry_run, on_event=None if json_ else spinner
+                text, kit=kit, params=parsed, extra_tools=_split(tools), mode=mode, limits=limits, dry_run=dry_run,
+                on_event=None if json_ else spinner, ceiling=ceiling,
             )
         )
     finally:
@@ -251,10 +254,10 @@ def run(
 
 
 def exit_status(result) -> int:
-    """0 for success, 2 for a program that never ran (invalid, bad parameters), 1 for a failed run."""
+    """0 for success, 2 for a program that never ran (invalid, denied, bad parameters), 1 for a failed run."""
     if result.success:
         return EXIT_OK
-    never_ran = result.error_kind == "validation" or (result.error_kind == "param" and result.error_line is None)
+    never_ran = result.error_kind == "validation" or (result.error_kind in ("param", "denied") and result.error_line is None)
     return EXIT_USAGE if never_ran else EXIT_FAILED
 
 
@@ -685,14 +688,19 @@ def docs_show(target: str, json_: bool, service) -> None:
 
 @cli.command()
 @click.option("--format", "format_", type=click.Choice(["openai", "anthropic", "mcp"]), default=None, help="Print the tools' schemas in this shape (JSON).")
+@click.option("--risk", type=click.Choice(["safe", "sensitive", "critical"]), default=None, help="Only the tools on this rung of the trust ladder.")
 @kit_options
 @common
-def tools(format_: str | None, kit: str | None, tools: tuple[str, ...], json_: bool, service) -> None:
+def tools(format_: str | None, risk: str | None, kit: str | None, tools: tuple[str, ...], json_: bool, service) -> None:
     """List every tool (or a kit's) with its grade, or print their schemas with --format."""
     svc = service()
     if format_:
         return _emit_json(svc.tool_schemas(format_, kit, _split(tools)))
     listing = svc.toolbox_list() if kit is None and not tools else svc.kit_info(kit or "none", _split(tools))["tools"]
+    if risk is not None:
+        from lackpy.lang.grade import Grade
+
+        listing = [tool for tool in listing if Grade(tool["grade"]["w"], tool["grade"]["d"]).risk == risk]
     if json_:
         return _emit_json(listing)
     for tool in listing:
@@ -775,7 +783,10 @@ def spec(json_: bool) -> None:
 @click.option("--http", "http", default=None, metavar="[HOST:]PORT", help="Serve streamable HTTP at /mcp (host default 127.0.0.1) instead of stdio.")
 @click.option("--token-env", "token_env", default=None, metavar="NAME", help="With --http: require 'Authorization: Bearer <token>', the token read from $NAME.")
 @click.option("--expose-tools", "expose_tools", is_flag=True, help="Also serve each tool of the --kit kit as its own MCP tool.")
-def serve(workspace: str | None, kit: str, allow_kits: str | None, trust: bool, http: str | None, token_env: str | None, expose_tools: bool) -> None:
+@click.option("--ceiling", default=None, metavar="KIT|W,D", help="Refuse every program whose own grade is above this, before it runs.")
+def serve(
+    workspace: str | None, kit: str, allow_kits: str | None, trust: bool, http: str | None, token_env: str | None, expose_tools: bool, ceiling: str | None
+) -> None:
     """Serve this workspace's lackpy as an MCP server (stdio, or --http)."""
     from lackpy.errors import UsageError
 
@@ -788,7 +799,7 @@ def serve(workspace: str | None, kit: str, allow_kits: str | None, trust: bool, 
     from lackpy.mcp.serve import serve as run_server
 
     allowed = _split((allow_kits,)) if allow_kits is not None else None
-    run_server(workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env, expose_tools=expose_tools)
+    run_server(workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env, expose_tools=expose_tools, ceiling=ceiling)
 
 
 def main() -> None:

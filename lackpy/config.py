@@ -65,6 +65,8 @@ class Config:
     inference: InferenceSettings = field(default_factory=InferenceSettings)
     mcp: list = field(default_factory=list)
     """The MCP servers whose tools join the toolbox (``[mcp.servers.NAME]``; ``lackpy.remote.settings``)."""
+    ceiling: Any = None
+    """The grade no program may exceed: a kit name or [w, d] (None: no ceiling beyond the kit's)."""
     list_tools_up_to: int = 30
     """``[mcp] list_tools_up_to``: past this many tools, prompts list remote tools by server (search_tools finds them)."""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -106,6 +108,11 @@ class Config:
         if not isinstance(deny, list) or not all(isinstance(p, str) for p in deny):
             raise ConfigError(f"{where}: [tools] deny must be a list of globs such as \".git/**\"")
         inference = InferenceSettings.from_dict(data.pop("inference", None), where)
+        ceiling = data.pop("ceiling", None)
+        if ceiling is not None and not (isinstance(ceiling, str) and ceiling.strip()) and not (
+            isinstance(ceiling, list) and len(ceiling) == 2 and all(type(v) is int and 0 <= v <= 3 for v in ceiling)
+        ):
+            raise ConfigError(f"{where}: ceiling must be a kit name such as \"readonly\" or [w, d] such as [1, 0]")
         from lackpy.remote.settings import list_up_to, parse_servers
 
         mcp_table = data.pop("mcp", None)
@@ -120,6 +127,7 @@ class Config:
             tools=tools,
             inference=inference,
             mcp=mcp,
+            ceiling=ceiling,
             list_tools_up_to=list_up_to(mcp_table, where),
             extra=data,
             path=path,

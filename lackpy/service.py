@@ -16,6 +16,7 @@ import contextvars
 import dataclasses
 import functools
 import os
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -484,7 +485,8 @@ class LackpyService:
         names = tuple(sorted(params or ()))
         check_params(dict.fromkeys(names), resolved.names)
         result = prepare(program, resolved.names, names, self.checks(checks)).validation
-        return dataclasses.replace(result, notices=list(self.notices)) if self.notices else result
+        own = resolved.grade_of(result.calls) if result.valid else None
+        return dataclasses.replace(result, notices=list(self.notices), grade=own, risk=own.risk if own is not None else None)
 
     async def run_program(
         self,
@@ -500,6 +502,7 @@ class LackpyService:
         session: Session | None = None,
         keep: bool = False,
         on_event: OnEvent | None = None,
+        ceiling: CeilingSpec = None,
     ) -> ExecutionResult:
         """Validate and run ``program``.
 
@@ -514,6 +517,9 @@ class LackpyService:
         ``{"event": "tool", "tool", "calls"}`` as tool calls return, at most
         every ``PROGRESS_S``, and what tools report while they work
         (``{"event": "progress", "tool", "progress", "total", "message"}``).
+        A program whose own grade (of the tools it calls) is above
+        ``ceiling`` (a kit name, a Grade or (w, d); default the config's
+        ``ceiling``, else none) is refused before it runs: ``denied``.
         """
         if keep and session is None:
             raise ParamError("keep needs a session to keep the variables in; open one with open_session() and pass it")
@@ -525,7 +531,7 @@ class LackpyService:
             """The run, and its result already when the program is invalid (answered at once, never queued for a run thread)."""
             resolved = self.resolve_kit(kit, extra_tools)
             inputs = session.inputs(params, resolved.names) if session is not None else params
-            run = self._runner(resolved, inputs, checks, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=events)
+            run = self._runner(resolved, inputs, checks, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=events, ceiling=ceiling)
             if run.keywords["mode"] == "inprocess":
                 return run, None
             prepared = prepare(program, resolved.names, tuple(sorted(inputs or ())), tuple(run.keywords["checks"]))
@@ -556,8 +562,9 @@ class LackpyService:
         dry_run: bool,
         session: Session | None = None,
         on_event: OnEvent | None = None,
+        ceiling: CeilingSpec = None,
     ) -> functools.partial[ExecutionResult]:
-        """``run(program, cancel=...)`` with everything else of a call settled: kit, params, checks, limits, mode, session."""
+        """``run(program, cancel=...)`` with everything else of a call settled: kit, params, checks, limits, mode, session, ceiling."""
         return functools.partial(
             run_program,
             kit=resolved,
@@ -571,7 +578,13 @@ class LackpyService:
             state=session.state if session is not None else None,
             on_call=_tool_events(on_event),
             on_progress=on_event,
+            ceiling=self._run_ceiling(ceiling),
         )
+
+    def _run_ceiling(self, ceiling: CeilingSpec) -> Grade | None:
+        """The grade a program may reach: ``ceiling``, else the config's ``ceiling``, else no ceiling."""
+        given = ceiling if ceiling is not None else self.config.ceiling
+        return None if given is None else self._ceiling(given)
 
     def _run_threads(self) -> ThreadPoolExecutor:
         """The threads runs go on: ``max_concurrent_runs`` at once, the rest wait their turn.
@@ -655,6 +668,8 @@ class LackpyService:
             return self.read_only_grade
         if isinstance(ceiling, Grade):
             return ceiling
+        if isinstance(ceiling, str) and re.fullmatch(r"\s*[0-3]\s*,\s*[0-3]\s*", ceiling):
+            ceiling = ceiling.split(",")
         if isinstance(ceiling, (tuple, list)) and len(ceiling) == 2:
             return Grade(*map(int, ceiling))
         return self.resolve_kit(ceiling).grade
@@ -708,7 +723,7 @@ class LackpyService:
 
         def work(cancel: Cancel) -> DelegateResult:
             request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
-            run = self._runner(request.kit, request.params, None, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=events)
+            run = self._runner(request.kit, request.params, None, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=events, ceiling=ceiling)
             outcome = self._dispatcher(events).dispatch(request, lambda program: _in_session(run(program, cancel=cancel), session, False))
             execution = outcome.execution
             return DelegateResult(

@@ -100,7 +100,8 @@ def test_validate(invoke, program):
     bad = invoke("validate", "-k", "readonly", "--json", program("while x:\n    pass"))
     assert bad.exit_code == 2
     data = json.loads(bad.stdout)
-    assert data["valid"] is False and set(data) == {"valid", "errors", "calls", "variables", "notices"}
+    assert data["valid"] is False and set(data) == {"valid", "errors", "calls", "variables", "notices", "grade", "risk"}
+    assert data["grade"] is None and data["risk"] is None  # an invalid program has no grade of its own
     assert set(data["errors"][0]) == {"code", "message", "line", "col", "hint"}
     assert data["errors"][0]["code"] == "forbidden-node" and data["errors"][0]["line"] == 1
 

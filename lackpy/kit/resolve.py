@@ -45,6 +45,19 @@ class ResolvedKit:
     def __post_init__(self) -> None:
         self.names = frozenset(self.tools)
 
+    def grade_of(self, aliases: Iterable[str]) -> Grade:
+        """The grade of the kit's tools ``aliases`` (a program's own grade, from the tools it calls)."""
+        return compute_grade({a: {"grade_w": self.tools[a].grade_w, "effects_ceiling": self.tools[a].effects_ceiling} for a in aliases if a in self.tools})
+
+    def above(self, aliases: Iterable[str], ceiling: Grade) -> list[str]:
+        """Which of ``aliases`` reach above ``ceiling``, each with its grade: ``['run_command (w=3 d=3)']``."""
+        out = []
+        for alias in aliases:
+            spec = self.tools.get(alias)
+            if spec is not None and not Grade(spec.grade_w, spec.effects_ceiling).within(ceiling):
+                out.append(f"{alias} ({Grade(spec.grade_w, spec.effects_ceiling)})")
+        return out
+
     def bind(self, context: ToolContext, only: Iterable[str] | None = None) -> dict[str, Callable[..., Any]]:
         """The callables (or ``only`` those named) with every context-taking tool bound to ``context``."""
         impls = self.impls

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from lackpy.schema import Contract
+from lackpy.lang.grade import Grade
 
 
 @dataclass(frozen=True)
@@ -43,3 +44,7 @@ class ValidationResult(Contract):
     variables: list[str] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     """What lackpy wants the user to know about this workspace (e.g. what an untrusted one did not get)."""
+    grade: Grade | None = None
+    """The program's own grade: the highest of the tools it calls (not of the whole kit); set when a kit is known."""
+    risk: str | None = None
+    """That grade's rung of the trust ladder: safe, sensitive or critical."""

@@ -17,6 +17,14 @@ class Grade(NamedTuple):
     def __str__(self) -> str:
         return f"w={self.w} d={self.d}"
 
+    @property
+    def risk(self) -> str:
+        """The trust ladder's rung: ``safe`` (reads the workspace, keeps session state at most), ``sensitive``
+        (reaches the network, changes nothing) or ``critical`` (changes files or processes, or runs commands)."""
+        if self.d >= 2 or self.w >= 3:
+            return "critical"
+        return "sensitive" if self.w >= 2 else "safe"
+
     def within(self, ceiling: "Grade") -> bool:
         """Whether this grade reaches no further than ``ceiling`` on either axis."""
         return self.w <= ceiling.w and self.d <= ceiling.d
@@ -25,6 +33,10 @@ class Grade(NamedTuple):
     def __json_schema__() -> dict:
         level = {"type": "integer", "minimum": 0, "maximum": 3}
         return {"type": "object", "properties": {"w": level, "d": level}, "required": ["w", "d"], "additionalProperties": False}
+
+
+#: The rungs of the trust ladder, lowest first (``Grade.risk``).
+RISKS = ("safe", "sensitive", "critical")
 
 
 def compute_grade(tools: Mapping[str, Mapping[str, int]]) -> Grade:

@@ -18,6 +18,7 @@ def serve(
     http: str | None = None,
     token_env: str | None = None,
     expose_tools: bool = False,
+    ceiling: str | None = None,
 ) -> None:
     """Serve lackpy over MCP until the client (stdio) or a signal (HTTP) ends it."""
     from lackpy.mcp.http import parse_address, serve_http
@@ -34,7 +35,7 @@ def serve(
         print(f"lackpy: {notice}", file=sys.stderr)
     try:
         policy = KitPolicy.build(service, kit, allow_kits)
-        server = build_server(service, policy, one_client=address is None, expose_tools=expose_tools)
+        server = build_server(service, policy, one_client=address is None, expose_tools=expose_tools, ceiling=ceiling)
         if address is None:
             server.run("stdio")
             return

@@ -60,14 +60,18 @@ _SESSION_KEY = "lackpy.session"
 EXPIRE_EVERY_S = 30.0
 
 
-def build_server(service: LackpyService, policy: KitPolicy, *, one_client: bool = False, expose_tools: bool = False) -> MCPServer:
+def build_server(
+    service: LackpyService, policy: KitPolicy, *, one_client: bool = False, expose_tools: bool = False, ceiling: str | None = None
+) -> MCPServer:
     """The MCP server over ``service``: eight tools and the kit, doc and spec resources.
 
     ``one_client`` says the transport serves one client for the server's
     life (stdio): its calls share one session. ``expose_tools`` also serves
-    each tool of the default kit as its own MCP tool.
+    each tool of the default kit as its own MCP tool. ``ceiling`` (a kit
+    name or "w,d") refuses every program whose own grade is above it.
     """
     tools = _Tools(service, policy, service.open_session(pinned=True) if one_client else None)
+    tools.ceiling = ceiling
     default = service.resolve_kit(policy.default_kit)
     runs = _annotations(policy.read_only, policy.destructive, policy.open_world, idempotent=False)
     writes_programs = _annotations(True, False, _models_reach_out(service), idempotent=False)
@@ -96,6 +100,7 @@ class _Tools:
 
     def __init__(self, service: LackpyService, policy: KitPolicy, main: Session | None = None) -> None:
         self.service, self.policy, self.main = service, policy, main
+        self.ceiling: str | None = None
 
     async def _call(self, work: Callable[[], Awaitable[CallToolResult]]) -> CallToolResult:
         try:
@@ -145,7 +150,7 @@ class _Tools:
             async with _Progress(ctx) as progress:
                 progress.report(f"running the program with kit {chosen}")
                 result = await self.service.run_program(
-                    program, kit=chosen, params=params, limits=limits, dry_run=dry_run, session=state, keep=keep, on_event=progress.on_event
+                    program, kit=chosen, params=params, limits=limits, dry_run=dry_run, session=state, keep=keep, on_event=progress.on_event, ceiling=self.ceiling
                 )
                 progress.report(f"done: {_calls(len(result.trace))}")
             return results.of_run(result.to_dict())
@@ -159,7 +164,7 @@ class _Tools:
             given = dict(arguments or {})
             program = _one_call(spec.name, given)
             state = await self._session(ctx, None)
-            result = await self.service.run_program(program, kit=[spec.name], params=given, session=state)
+            result = await self.service.run_program(program, kit=[spec.name], params=given, session=state, ceiling=self.ceiling)
             if not result.success:
                 error = (result.error or "no result").removeprefix("line 1: ")
                 return results.failure(f"{result.error_kind or 'runtime'} error: {error}", result.to_dict())
@@ -190,7 +195,9 @@ class _Tools:
             state = await self._session(ctx, session)
             async with _Progress(ctx) as progress:
                 progress.report("writing a program for the intent")
-                result = await self.service.delegate(intent, kit=chosen, params=params, dry_run=dry_run, on_event=progress.on_event, session=state)
+                result = await self.service.delegate(
+                    intent, kit=chosen, params=params, dry_run=dry_run, on_event=progress.on_event, session=state, ceiling=self.ceiling
+                )
                 progress.report("done")
             return results.of_run(result.to_dict())
 

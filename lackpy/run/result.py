@@ -51,6 +51,11 @@ class ExecutionResult(Contract):
     diff: str | None = None
     mode: str | None = None
     grade: Grade | None = None
+    """The kit's grade: the highest of all its tools."""
+    program_grade: Grade | None = None
+    """The program's own grade: the highest of the tools it can call, known before it runs."""
+    risk: str | None = None
+    """The program grade's rung of the trust ladder: safe, sensitive or critical."""
     printed: str = ""
     output_truncated: bool = False
     printed_truncated: bool = False

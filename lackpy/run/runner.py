@@ -20,6 +20,7 @@ from lackpy.errors import ConflictError, ErrorKind, LackpyError, ParamError
 from lackpy.kit.call import DEADLINE, PROGRESS, RESULT_BUDGET
 from lackpy.kit.context import ToolContext
 from lackpy.kit.resolve import ResolvedKit
+from lackpy.lang.grade import Grade
 from lackpy.lang.grammar import ALLOWED_BUILTINS, FORBIDDEN_NAMES
 from lackpy.lang.validator import Check
 from lackpy.run.cancel import Cancel
@@ -51,6 +52,7 @@ def run_program(
     state: dict | None = None,
     on_call: Callable[[str, int], None] | None = None,
     on_progress: Callable[[dict], None] | None = None,
+    ceiling: Grade | None = None,
 ) -> ExecutionResult:
     """Validate (cached), compile (cached) and run ``program`` with ``kit``'s tools.
 
@@ -64,6 +66,8 @@ def run_program(
     processes), the toolbox's own when None; ``on_call(tool, calls)`` hears
     of every tool call when it returns, on the thread that made it, and
     ``on_progress(event)`` what a tool reports while it works (``PROGRESS``).
+    A program whose own grade (of the tools it calls) is above ``ceiling``
+    is refused before it runs, with ``error_kind`` ``denied``.
     """
     start = perf_counter()
     params = dict(params or {})
@@ -80,10 +84,15 @@ def run_program(
         errors = prepared.validation.errors
         return _failed(start, kit, f"invalid program: {errors[0]}", ErrorKind.VALIDATION, diagnostics=list(errors), notices=notices)
 
+    called = [alias for alias in prepared.validation.calls if alias in names]  # validation proved it calls no other tool
+    own = kit.grade_of(called)
+    if ceiling is not None and not own.within(ceiling):
+        above = ", ".join(kit.above(called, ceiling))
+        message = f"denied: the program calls {above}, above the ceiling {ceiling}; run it under a higher ceiling (--ceiling KIT or W,D) if you mean it"
+        return _failed(start, kit, message, ErrorKind.DENIED, notices=notices, program_grade=own)
     context = context or (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes, session=state)
     context.kit = kit.tools
     recorder = Recorder(limits.max_tool_calls, on_call)
-    called = [alias for alias in prepared.validation.calls if alias in names]  # validation proved it calls no other tool
     tools = {alias: recorder.wrap(alias, fn) for alias, fn in kit.bind(context, called).items()}
     cancel = cancel or Cancel()
     token = DEADLINE.set(time.monotonic() + limits.timeout_s)
@@ -124,6 +133,8 @@ def run_program(
         diff=writes.diff,
         mode=mode,
         grade=kit.grade,
+        program_grade=own,
+        risk=own.risk,
         printed=printed,
         output_truncated=output_cut,
         printed_truncated=printed_cut,
@@ -207,7 +218,13 @@ def check_params(params: Mapping[str, Any], tools: frozenset[str]) -> None:
 
 
 def _failed(
-    start: float, kit: ResolvedKit, error: str, kind: ErrorKind, diagnostics: list | None = None, notices: Sequence[str] = ()
+    start: float,
+    kit: ResolvedKit,
+    error: str,
+    kind: ErrorKind,
+    diagnostics: list | None = None,
+    notices: Sequence[str] = (),
+    program_grade: Grade | None = None,
 ) -> ExecutionResult:
     return ExecutionResult(
         success=False,
@@ -216,6 +233,8 @@ def _failed(
         error_line=(diagnostics[0].line or None) if diagnostics else None,
         diagnostics=list(diagnostics or []),
         grade=kit.grade,
+        program_grade=program_grade,
+        risk=program_grade.risk if program_grade is not None else None,
         duration_ms=round((perf_counter() - start) * 1000, 4),
         notices=list(notices),
     )

@@ -79,7 +79,7 @@ def test_diagnostic_is_frozen():
 def test_validation_result_to_dict_keys():
     """ValidationResult.to_dict has exactly valid, errors, calls and variables."""
     data = validate("y = len(xs)\nopen(y)", params=["xs"]).to_dict()
-    assert set(data) == {"valid", "errors", "calls", "variables", "notices"}
+    assert set(data) == {"valid", "errors", "calls", "variables", "notices", "grade", "risk"}
     assert data["valid"] is False
     assert data["calls"] == ["len"]
     assert data["variables"] == ["y"]
@@ -116,4 +116,4 @@ def test_validation_result_is_frozen():
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(result, name, value)
     assert result.valid is False and [e.code for e in result.errors] == ["forbidden-node"]
-    assert list(result.to_dict()) == ["valid", "errors", "calls", "variables", "notices"]
+    assert list(result.to_dict()) == ["valid", "errors", "calls", "variables", "notices", "grade", "risk"]

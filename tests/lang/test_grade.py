@@ -66,3 +66,14 @@ def test_compute_grade_ignores_order():
     forward = {"a": READ_FILE, "b": WRITE_FILE, "c": DELETE_LOCAL}
     backward = dict(reversed(list(forward.items())))
     assert compute_grade(forward) == compute_grade(backward) == Grade(3, 3)
+
+
+@pytest.mark.parametrize("grade, risk", [
+    ((0, 0), "safe"), ((1, 0), "safe"), ((1, 1), "safe"), ((0, 1), "safe"),
+    ((2, 0), "sensitive"), ((2, 1), "sensitive"),
+    ((1, 2), "critical"), ((3, 0), "critical"), ((2, 3), "critical"), ((3, 3), "critical"),
+])
+def test_the_trust_ladder(grade, risk):
+    from lackpy.lang.grade import RISKS, Grade
+
+    assert Grade(*grade).risk == risk and risk in RISKS

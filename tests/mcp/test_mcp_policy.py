@@ -66,3 +66,21 @@ def test_allowing_coding_changes_the_hints_and_lets_it_run(svc):
 def test_the_coding_description_stays_small(svc):
     description = run_program_description(svc.resolve_kit("coding"), ("coding",))
     assert "run_command(" in description and estimate_tokens(description) <= CODING_DESCRIPTION_TOKENS
+
+
+def test_a_servers_ceiling_refuses_a_program_above_it_before_it_runs(svc, workspace):
+    from mcp import Client
+
+    server = build_server(svc, KitPolicy.build(svc, "coding", ["coding"]), ceiling="readonly")
+
+    async def session():
+        async with Client(server) as client:
+            refused = await client.call_tool("run_program", {"program": 'run_command("touch canary.txt")'})
+            allowed = await client.call_tool("run_program", {"program": 'len(find_files("**/*"))'})
+            return refused, allowed
+
+    refused, allowed = run(session())
+    assert refused.is_error and refused.structured_content["error_kind"] == "denied"
+    assert "denied: the program calls run_command (w=3 d=3), above the ceiling w=1 d=0" in refused.content[0].text
+    assert not (workspace / "canary.txt").exists()
+    assert not allowed.is_error and allowed.structured_content["risk"] == "safe"
