@@ -111,7 +111,7 @@ def resolve_kit(
             aliases: dict[str, str] = {}
             name = "none"
         elif "," in text:
-            aliases = _from_list([t.strip() for t in text.split(",") if t.strip()])
+            aliases = _from_list([toolbox.canonical(t.strip()) for t in text.split(",") if t.strip()])
         elif text in toolbox and not _is_kit(text, kits_dir):
             aliases = _from_list([text])  # one tool's name, and no kit has it: that tool alone
         else:
@@ -136,13 +136,14 @@ def resolve_kit(
                 raise KitError(f"kit entry '{alias}' must name a tool: {{'{alias}': 'tool'}} or {{'{alias}': {{'tool': 'tool'}}}}")
             aliases[_alias(alias)] = target
     elif isinstance(kit, Iterable):
-        aliases = _from_list(list(kit))
+        aliases = _from_list([toolbox.canonical(tool) for tool in kit])
     else:
         raise KitError(f"a kit is a name, a list of tool names or an alias dict, not {type(kit).__name__}")
 
     for tool in extra_tools or ():
         if not isinstance(tool, str):
             raise KitError(f"extra tool names must be strings, not {type(tool).__name__}")
+        tool = toolbox.canonical(tool)
         current = aliases.get(tool)
         if current is None:
             aliases[_alias(tool)] = tool

@@ -122,6 +122,14 @@ class Toolbox:
             raise UnknownToolError(f"unknown tool '{name}'{closest(str(name), self._tools)}")
         return spec
 
+    def canonical(self, name: str) -> str:
+        """The tool ``name`` means: itself, else the one tool whose name matches it ignoring case, '_' and '-' (else ``name``)."""
+        if not isinstance(name, str) or name in self._tools:
+            return name
+        key = _loose(name)
+        found = [tool for tool in self._tools if _loose(tool) == key]
+        return found[0] if len(found) == 1 else name
+
     def list_tools(self) -> list[ToolSpec]:
         if self.on_missing is not None:
             self.on_missing(None)
@@ -200,6 +208,10 @@ class Toolbox:
                 line += f": {spec.description}"
             lines.append(line)
         return "\n".join(lines)
+
+
+def _loose(name: str) -> str:
+    return name.lower().replace("_", "").replace("-", "")
 
 
 def _masks(name: str) -> str:

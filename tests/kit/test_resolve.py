@@ -261,3 +261,15 @@ def test_named_kit_defaults_to_the_toolbox_workspace(workspace):
     box = Toolbox(str(workspace))
     populate(box)
     assert list(resolve_kit("mine", box).tools) == ["read_file"]
+
+
+@pytest.mark.parametrize("given", ["Read-File,GREP", ["READ_FILE", "grep"], "read-file,grep"])
+def test_tool_lists_match_names_ignoring_case_and_dashes(toolbox, kits_dir, given):
+    """``--tools Read-File,GREP`` is read_file and grep, under the names programs call them."""
+    assert sorted(resolve_kit(given, toolbox, kits_dir).tools) == ["grep", "read_file"]
+    assert sorted(resolve_kit("none", toolbox, kits_dir, extra_tools=["Find-Files"]).tools) == ["find_files"]
+
+
+def test_an_unknown_tool_in_a_list_names_the_closest(toolbox, kits_dir):
+    with pytest.raises(UnknownToolError, match=r"unknown tool 'read_fle' \(did you mean: read_file"):
+        resolve_kit("read_fle,grep", toolbox, kits_dir)
