@@ -65,6 +65,8 @@ class Config:
     inference: InferenceSettings = field(default_factory=InferenceSettings)
     mcp: list = field(default_factory=list)
     """The MCP servers whose tools join the toolbox (``[mcp.servers.NAME]``; ``lackpy.remote.settings``)."""
+    guardrails: dict = field(default_factory=dict)
+    """``[guardrails]``: ``redact_keys = true`` and ``allow_hosts = [...]`` turn on the shipped guardrails."""
     ceiling: Any = None
     """The grade no program may exceed: a kit name or [w, d] (None: no ceiling beyond the kit's)."""
     list_tools_up_to: int = 30
@@ -108,6 +110,14 @@ class Config:
         if not isinstance(deny, list) or not all(isinstance(p, str) for p in deny):
             raise ConfigError(f"{where}: [tools] deny must be a list of globs such as \".git/**\"")
         inference = InferenceSettings.from_dict(data.pop("inference", None), where)
+        guardrails = data.pop("guardrails", {})
+        if not isinstance(guardrails, dict) or set(guardrails) - {"redact_keys", "allow_hosts"}:
+            raise ConfigError(f"{where}: [guardrails] takes redact_keys = true and allow_hosts = [\"example.com\", ...]")
+        if not isinstance(guardrails.get("redact_keys", False), bool):
+            raise ConfigError(f"{where}: [guardrails] redact_keys must be true or false")
+        hosts = guardrails.get("allow_hosts", [])
+        if not isinstance(hosts, list) or not all(isinstance(h, str) and h.strip() for h in hosts):
+            raise ConfigError(f"{where}: [guardrails] allow_hosts must be a list of host names such as \"docs.python.org\"")
         ceiling = data.pop("ceiling", None)
         if ceiling is not None and not (isinstance(ceiling, str) and ceiling.strip()) and not (
             isinstance(ceiling, list) and len(ceiling) == 2 and all(type(v) is int and 0 <= v <= 3 for v in ceiling)
@@ -127,6 +137,7 @@ class Config:
             tools=tools,
             inference=inference,
             mcp=mcp,
+            guardrails=guardrails,
             ceiling=ceiling,
             list_tools_up_to=list_up_to(mcp_table, where),
             extra=data,

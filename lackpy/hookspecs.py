@@ -27,3 +27,20 @@ def register_inference_providers(register):
     ``factory(settings, workspace)`` builds the tier from its
     ``[inference.NAME]`` table; it should import heavy packages only when called.
     """
+
+
+@hookspec
+def before_tool_call(call):
+    """See a tool call before it runs (a guardrail).
+
+    ``call`` is a ``lackpy.run.guardrails.ToolCall``: ``tool`` (the name the
+    program called), ``name`` (the tool's own) and ``arguments`` (by parameter
+    name). Return None to let it pass, ``Deny("why")`` to refuse it (the
+    program gets a ``denied`` error and nothing of the call happens), or a
+    dict of arguments to run it with instead.
+    """
+
+
+@hookspec
+def after_tool_call(call, result):
+    """See a tool's result (a guardrail): return None to pass it on, or the value the program gets instead (redacted, say)."""

@@ -104,6 +104,7 @@ class LackpyService:
         #: The sessions of this service's clients (``open_session``); closing the service closes them.
         self.sessions = Sessions()
         self._remotes: Any = None
+        self._guardrails: Any = None
 
     # -- what is loaded on first use (off the event loop in async calls) -------------
 
@@ -579,7 +580,41 @@ class LackpyService:
             on_call=_tool_events(on_event),
             on_progress=on_event,
             ceiling=self._run_ceiling(ceiling),
+            guardrails=self._guardrail_hooks(),
         )
+
+    def add_guardrail(self, plugin: Any) -> None:
+        """Put every tool call of this service's programs through ``plugin``'s ``before_tool_call`` / ``after_tool_call``."""
+        self._guardrail_manager().register(plugin)
+
+    def _guardrail_manager(self) -> Any:
+        """The guardrails of this service: the config's ``[guardrails]``, the plugins that implement the hooks, and ``add_guardrail``'s."""
+        if self._guardrails is None:
+            import pluggy
+
+            from lackpy import hookspecs
+            from lackpy.plugins import get_plugin_manager
+            from lackpy.run.guardrails import AllowHosts, RedactKeys
+
+            manager = pluggy.PluginManager("lackpy")
+            manager.add_hookspecs(hookspecs)
+            for plugin in get_plugin_manager().get_plugins():
+                if any(hasattr(plugin, hook) for hook in ("before_tool_call", "after_tool_call")):
+                    manager.register(plugin)
+            settings = self.config.guardrails
+            if settings.get("redact_keys"):
+                manager.register(RedactKeys())
+            if settings.get("allow_hosts") is not None:
+                manager.register(AllowHosts(settings["allow_hosts"]))
+            self._guardrails = manager
+        return self._guardrails
+
+    def _guardrail_hooks(self) -> tuple[Any, Any] | None:
+        """The (before, after) hook callers, or None when no guardrail is registered (calls go straight through)."""
+        hook = self._guardrail_manager().hook
+        if not hook.before_tool_call.get_hookimpls() and not hook.after_tool_call.get_hookimpls():
+            return None
+        return hook.before_tool_call, hook.after_tool_call
 
     def _run_ceiling(self, ceiling: CeilingSpec) -> Grade | None:
         """The grade a program may reach: ``ceiling``, else the config's ``ceiling``, else no ceiling."""

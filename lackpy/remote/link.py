@@ -278,7 +278,8 @@ class Remotes:
             if self.on_enroll is not None:
                 self.on_enroll(specs)
         try:
-            return await link.client.call_tool(tool, arguments, read_timeout_seconds=timeout, progress_callback=progress)
+            # The SDK's own read timeout is a second later than ours, so a slow call always ends the same way (ours).
+            return await link.client.call_tool(tool, arguments, read_timeout_seconds=timeout + 1.0, progress_callback=progress)
         except Exception as exc:
             if _link_lost(exc) or not link.alive:  # the next call starts a new session
                 self._links.pop(server, None)

@@ -28,6 +28,7 @@ from lackpy.run.compiler import prepare
 from lackpy.run.execute import MAX_RESULT_DEPTH, Ending, execute, nesting, plain_variables, thread_deadline, value_size
 from lackpy.run.limits import Limits, layered
 from lackpy.run.result import ExecutionResult
+from lackpy.run.guardrails import guarded
 from lackpy.run.trace import Recorder
 from lackpy.schema import to_jsonable
 from lackpy.tools import workspace
@@ -53,6 +54,7 @@ def run_program(
     on_call: Callable[[str, int], None] | None = None,
     on_progress: Callable[[dict], None] | None = None,
     ceiling: Grade | None = None,
+    guardrails: tuple[Any, Any] | None = None,
 ) -> ExecutionResult:
     """Validate (cached), compile (cached) and run ``program`` with ``kit``'s tools.
 
@@ -68,6 +70,8 @@ def run_program(
     ``on_progress(event)`` what a tool reports while it works (``PROGRESS``).
     A program whose own grade (of the tools it calls) is above ``ceiling``
     is refused before it runs, with ``error_kind`` ``denied``.
+    ``guardrails`` is the (before, after) pair of hook callers every tool
+    call goes through (``lackpy.run.guardrails``).
     """
     start = perf_counter()
     params = dict(params or {})
@@ -93,7 +97,10 @@ def run_program(
     context = context or (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes, session=state)
     context.kit = kit.tools
     recorder = Recorder(limits.max_tool_calls, on_call)
-    tools = {alias: recorder.wrap(alias, fn) for alias, fn in kit.bind(context, called).items()}
+    bound = kit.bind(context, called)
+    if guardrails is not None:
+        bound = {alias: guarded(alias, kit.tools[alias], fn, *guardrails) for alias, fn in bound.items()}
+    tools = {alias: recorder.wrap(alias, fn) for alias, fn in bound.items()}
     cancel = cancel or Cancel()
     token = DEADLINE.set(time.monotonic() + limits.timeout_s)
     progress_token = PROGRESS.set(on_progress)

@@ -26,8 +26,8 @@ HOOKS = sorted(hookspec_functions())
 
 
 def test_hookspecs_found():
-    """The hookspecs module declares the three registration hooks."""
-    assert HOOKS == ["register_inference_providers", "register_tool_providers", "register_tools"]
+    """The hookspecs module declares the three registration hooks and the two guardrail hooks."""
+    assert HOOKS == ["after_tool_call", "before_tool_call", "register_inference_providers", "register_tool_providers", "register_tools"]
 
 
 def test_manager_knows_every_hookspec():
@@ -42,7 +42,7 @@ def test_hookspec_has_docstring(name):
     """Each hookspec explains what an implementation should do."""
     doc = inspect.getdoc(hookspec_functions()[name])
     assert doc and doc.strip()
-    assert "register(" in doc
+    assert ("register(" in doc) if name.startswith("register_") else ("Return" in doc or "return" in doc)
 
 
 @pytest.mark.parametrize("name", HOOKS)
