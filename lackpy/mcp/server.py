@@ -344,17 +344,19 @@ def exposed_tools(tools: _Tools, kit: ResolvedKit, taken: set[str]) -> list[Tool
         if spec.name in taken:
             raise UsageError(f"--expose-tools: the kit's tool '{spec.name}' has the name of a lackpy serve tool; serve a kit without it")
         declared = spec.to_mcp()
-
-        async def call(arguments: dict[str, Any], ctx: Context, spec: ToolSpec = spec) -> CallToolResult:
-            return await tools.call_tool(spec, arguments, ctx)
-
-        async def placeholder(ctx: Context) -> CallToolResult:  # gives the SDK a signature; ``call`` does the work
-            raise NotImplementedError
-
         hints = _annotations(spec.effects_ceiling == 0, spec.effects_ceiling >= 3, spec.grade_w >= 2, idempotent=False)
-        tool = _ExposedTool.from_function(placeholder, name=spec.name, description=declared["description"], annotations=hints)
-        exposed.append(tool.model_copy(update={"fn": call, "parameters": declared["inputSchema"]}))
+        tool = _ExposedTool.from_function(_caller(tools, spec), name=spec.name, description=declared["description"], annotations=hints)
+        exposed.append(tool.model_copy(update={"parameters": declared["inputSchema"]}))  # the tool's own schema, not the caller's
     return exposed
+
+
+def _caller(tools: _Tools, spec: ToolSpec) -> Callable[[dict[str, Any], Context], Awaitable[CallToolResult]]:
+    """``call(arguments, ctx)``: one call of kit tool ``spec`` through ``tools``."""
+
+    async def call(arguments: dict[str, Any], ctx: Context) -> CallToolResult:
+        return await tools.call_tool(spec, arguments, ctx)
+
+    return call
 
 
 def _one_call(tool: str, arguments: dict[str, Any]) -> str:
