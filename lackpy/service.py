@@ -46,7 +46,7 @@ from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.limits import Limits
 from lackpy.run.result import ExecutionResult
-from lackpy.run.runner import check_params, run_program
+from lackpy.run.runner import check_params, prepared_for, run_program
 from lackpy.session import Session, Sessions
 from lackpy import trust as trust_store
 from lackpy.trust import is_trusted
@@ -535,8 +535,8 @@ class LackpyService:
             run = self._runner(resolved, inputs, checks, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=events, ceiling=ceiling)
             if run.keywords["mode"] == "inprocess":
                 return run, None
-            prepared = prepare(program, resolved.names, tuple(sorted(inputs or ())), tuple(run.keywords["checks"]))
-            return run, None if prepared.code is not None else run(program)
+            valid = prepared_for(program, resolved, inputs, run.keywords["checks"]).code is not None
+            return run, None if valid else run(program)
 
         run, result = settle() if on_loop else await self._off_loop(settle)
         if result is None and run.keywords["mode"] == "inprocess":

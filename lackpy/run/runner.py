@@ -83,7 +83,7 @@ def run_program(
         check_params(params, names)
     except LackpyError as exc:
         return _failed(start, kit, str(exc), ErrorKind.parse(exc.kind), notices=notices)
-    prepared = prepare(program, names, tuple(sorted(params)), tuple(checks))
+    prepared = prepared_for(program, kit, params, checks)
     if prepared.code is None:
         errors = prepared.validation.errors
         return _failed(start, kit, f"invalid program: {errors[0]}", ErrorKind.VALIDATION, diagnostics=list(errors), notices=notices)
@@ -210,6 +210,11 @@ def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: 
         except OSError as exc:
             return unchanged._replace(success=False, error=f"could not write the changes: {exc}", error_kind=ErrorKind.COMMIT)
     return unchanged._replace(created=planned.created, modified=planned.modified, deleted=planned.deleted, diff=diff)
+
+
+def prepared_for(program: str, kit: ResolvedKit, params: Mapping[str, Any] | None, checks: Sequence[Check]) -> Any:
+    """``program`` validated and compiled for ``kit`` and ``params`` (cached: what a run of it uses)."""
+    return prepare(program, kit.names, tuple(sorted(params or ())), tuple(checks))
 
 
 def check_params(params: Mapping[str, Any], tools: frozenset[str]) -> None:
