@@ -265,7 +265,7 @@ class Remotes:
             self.failures[server] = _reason(exc, settings)
             raise ToolError(f"the MCP server {server} failed: {self.failures[server]}; the next call reconnects") from None
         try:
-            return _bounded(result_value(spec, result), spec.name)
+            return _bounded(result_value(spec, result))
         except ToolError as exc:  # the server's own message: it may echo what it was given
             raise ToolError(_masked(str(exc), settings)) from None
 
@@ -326,7 +326,7 @@ class Remotes:
         return rows
 
 
-def _bounded(value: Any, tool: str) -> Any:
+def _bounded(value: Any) -> Any:
     """``value``, or its JSON text cut in the middle with a notice when it is over the run's output budget (RESULT_BYTES outside a run)."""
     budget = RESULT_BUDGET.get() or RESULT_BYTES
     if value_size(value, budget) <= budget:
