@@ -29,6 +29,7 @@ _EXPORTS = {
     "ToolSpec": "lackpy.kit.spec",
     "ArgSpec": "lackpy.kit.spec",
     "Toolbox": "lackpy.kit.toolbox",
+    "ToolMatch": "lackpy.kit.search",
     "ToolProvider": "lackpy.kit.toolbox",
     "LackpyWarning": "lackpy.kit.toolbox",
     "ToolContext": "lackpy.kit.context",
@@ -41,6 +42,14 @@ _EXPORTS = {
     "Cancel": "lackpy.run.cancel",
     "ExecutionResult": "lackpy.run.result",
     "TraceEntry": "lackpy.run.trace",
+    # approvals and guardrails
+    "Approval": "lackpy.run.trace",
+    "ApprovalRequest": "lackpy.run.approvals",
+    "ApprovalPolicy": "lackpy.run.approvals",
+    "Decision": "lackpy.run.approvals",
+    "Unattended": "lackpy.approve",
+    "ToolCall": "lackpy.run.guardrails",
+    "Deny": "lackpy.run.guardrails",
     # plugins
     "hookimpl": "lackpy.hookspecs",
     # inference: intents to programs

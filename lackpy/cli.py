@@ -144,6 +144,13 @@ def run_options(fn: Callable) -> Callable:
         click.option("--dry-run", "dry_run", is_flag=True, help="Apply no writes; print the diff of what would change."),
         click.option("--timeout", "timeout_s", type=float, default=None, help="Wall-clock limit in seconds."),
         click.option("--limit", "limit_items", multiple=True, help="Any limit as name=value, e.g. max_tool_calls=100."),
+        click.option("--yes", "-y", "yes", is_flag=True, help="Approve everything this command would ask about (commands, web requests, the writes)."),
+        click.option(
+            "--approval",
+            default=None,
+            metavar="MODE",
+            help="Ask about every gate this way: block, auto, notify or none (default from config: commands and writes block).",
+        ),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -230,10 +237,16 @@ def run(
     dry_run: bool,
     timeout_s: float | None,
     limit_items: tuple[str, ...],
+    yes: bool,
+    approval: str | None,
     json_: bool,
     service,
 ) -> None:
-    """Validate and run the program in FILE (or - for standard input)."""
+    """Validate and run the program in FILE (or - for standard input).
+
+    What the program would do that needs a yes (a command, a web request, the
+    writes it leaves) is asked on the terminal; --yes approves it all.
+    """
     import asyncio
 
     text = _read_program(program)
@@ -245,7 +258,7 @@ def run(
         result = asyncio.run(
             svc.run_program(
                 text, kit=kit, params=parsed, extra_tools=_split(tools), mode=mode, limits=limits, dry_run=dry_run,
-                on_event=None if json_ else spinner, ceiling=ceiling,
+                on_event=None if json_ else spinner, ceiling=ceiling, approve=_approver(yes, spinner), approval=approval,
             )
         )
     finally:
@@ -253,11 +266,22 @@ def run(
     sys.exit(_report_run(result, json_=json_, show_trace=show_trace, dry_run=dry_run))
 
 
+def _approver(yes: bool, spinner: "Spinner | None" = None) -> Any:
+    """Who answers this command's approvals: --yes, the terminal, or nobody (a blocking gate then says to pass --yes)."""
+    if yes:
+        return True
+    from lackpy.prompt import NO_TERMINAL, terminal
+
+    return terminal(spinner.close if spinner is not None else None) or NO_TERMINAL
+
+
 def exit_status(result) -> int:
     """0 for success, 2 for a program that never ran (invalid, denied, bad parameters), 1 for a failed run."""
     if result.success:
         return EXIT_OK
-    never_ran = result.error_kind == "validation" or (result.error_kind in ("param", "denied") and result.error_line is None)
+    execution = getattr(result, "execution", None) or result
+    called = bool(getattr(execution, "trace", None))  # a refused commit comes after the program ran
+    never_ran = result.error_kind == "validation" or (result.error_kind in ("param", "denied") and result.error_line is None and not called)
     return EXIT_USAGE if never_ran else EXIT_FAILED
 
 
@@ -385,6 +409,8 @@ def delegate(
     dry_run: bool,
     timeout_s: float | None,
     limit_items: tuple[str, ...],
+    yes: bool,
+    approval: str | None,
     show_program: bool,
     save_as: str | None,
     pattern: str | None,
@@ -402,19 +428,25 @@ def delegate(
     if pattern is not None and save_as is None:
         raise click.UsageError("--pattern goes with --save-as NAME")
     svc = service()
-    result = asyncio.run(
-        svc.delegate(
-            intent,
-            kit=kit,
-            params=_parse_params(params),
-            extra_tools=_split(tools),
-            dry_run=dry_run,
-            mode=mode,
-            limits=_parse_limits(limit_items, timeout_s),
-            ceiling=ceiling,
-            on_event=None if json_ else Spinner(),
+    spinner = Spinner()
+    try:
+        result = asyncio.run(
+            svc.delegate(
+                intent,
+                kit=kit,
+                params=_parse_params(params),
+                extra_tools=_split(tools),
+                dry_run=dry_run,
+                mode=mode,
+                limits=_parse_limits(limit_items, timeout_s),
+                ceiling=ceiling,
+                on_event=None if json_ else spinner,
+                approve=_approver(yes, spinner),
+                approval=approval,
+            )
         )
-    )
+    finally:
+        spinner.close()
     if show_program and not json_:
         click.echo(f"lackpy: program by {result.provider} ({result.detail or 'no detail'}):", err=True)
         click.echo(result.program, err=True)
@@ -686,13 +718,22 @@ def docs_show(target: str, json_: bool, service) -> None:
     click.echo(text, nl=not text.endswith("\n"))
 
 
-@cli.command()
+@cli.group(cls=LackpyGroup, invoke_without_command=True)
 @click.option("--format", "format_", type=click.Choice(["openai", "anthropic", "mcp"]), default=None, help="Print the tools' schemas in this shape (JSON).")
 @click.option("--risk", type=click.Choice(["safe", "sensitive", "critical"]), default=None, help="Only the tools on this rung of the trust ladder.")
 @kit_options
 @common
 def tools(format_: str | None, risk: str | None, kit: str | None, tools: tuple[str, ...], json_: bool, service) -> None:
-    """List every tool (or a kit's) with its grade, or print their schemas with --format."""
+    """List every tool (or a kit's) with its grade and category, or print their schemas with --format.
+
+    'lackpy tools search WORDS' finds tools by what they do instead.
+    """
+    ctx = click.get_current_context()
+    if ctx.invoked_subcommand is not None:  # options before the subcommand would be lost: say where they go
+        given = [p.opts[0] for p in ctx.command.params if ctx.get_parameter_source(p.name) is click.core.ParameterSource.COMMANDLINE]
+        if given:
+            raise click.UsageError(f"write {', '.join(given)} after '{ctx.invoked_subcommand}', e.g. lackpy tools {ctx.invoked_subcommand} WORDS {given[0]} ...")
+        return
     svc = service()
     if format_:
         return _emit_json(svc.tool_schemas(format_, kit, _split(tools)))
@@ -704,7 +745,37 @@ def tools(format_: str | None, risk: str | None, kit: str | None, tools: tuple[s
     if json_:
         return _emit_json(listing)
     for tool in listing:
-        click.echo(f"{tool['signature']:<55} w={tool['grade']['w']} d={tool['grade']['d']}  {tool['description']}")
+        asks = "asks" if tool["approval"] != "none" else "    "  # approved before each call unless configured otherwise
+        click.echo(f"{tool['signature']:<55} w={tool['grade']['w']} d={tool['grade']['d']} {asks} {tool['category'] or '-':<21}  {tool['description']}")
+    from lackpy.tools.confine import status as command_status  # how run_command/start_process are confined here
+
+    click.echo(command_status(svc.config.tools))
+
+
+@tools.command(name="search")
+@click.argument("query", nargs=-1, required=True)
+@click.option("--limit", "-n", type=click.IntRange(1, 100), default=5, show_default=True, help="How many tools at most.")
+@kit_options
+@common
+def tools_search(query: tuple[str, ...], limit: int, kit: str | None, tools: tuple[str, ...], json_: bool, service) -> None:
+    """Find tools by words, best first: lackpy tools search send a notification.
+
+    Words match a tool's name, tags, category and description (plurals and
+    endings aside: 'notification' finds a 'notify' tag); each line says the
+    score and what matched. --kit searches a kit's tools under its names.
+    """
+    text = " ".join(query)
+    svc = service()
+    names = None if kit is None and not tools else {alias: spec.name for alias, spec in svc.resolve_kit(kit or "none", _split(tools)).tools.items()}
+    found = svc.toolbox.search(text, limit=limit, tools=names)
+    if json_:
+        return _emit_json([match.to_dict() for match in found])
+    if not found:
+        click.echo(f"lackpy: no tool matches {text!r}; try other words, or 'lackpy tools' to list them all", err=True)
+    for match in found:
+        click.echo(f"{match.name:<24} {match.category or '-':<21} {match.score:>3}  {match.why()}")
+        signature = match.spec.signature(match.name)
+        click.echo(f"    {signature}: {match.spec.description}" if match.spec.description else f"    {signature}")
 
 
 @cli.command(name="trust")
@@ -784,10 +855,29 @@ def spec(json_: bool) -> None:
 @click.option("--token-env", "token_env", default=None, metavar="NAME", help="With --http: require 'Authorization: Bearer <token>', the token read from $NAME.")
 @click.option("--expose-tools", "expose_tools", is_flag=True, help="Also serve each tool of the --kit kit as its own MCP tool.")
 @click.option("--ceiling", default=None, metavar="KIT|W,D", help="Refuse every program whose own grade is above this, before it runs.")
+@click.option(
+    "--approval",
+    default=None,
+    metavar="MODE",
+    help="Ask about every gate this way: block, auto, notify or none (default: the config's; clients are asked by elicitation).",
+)
 def serve(
-    workspace: str | None, kit: str, allow_kits: str | None, trust: bool, http: str | None, token_env: str | None, expose_tools: bool, ceiling: str | None
+    workspace: str | None,
+    kit: str,
+    allow_kits: str | None,
+    trust: bool,
+    http: str | None,
+    token_env: str | None,
+    expose_tools: bool,
+    ceiling: str | None,
+    approval: str | None,
 ) -> None:
-    """Serve this workspace's lackpy as an MCP server (stdio, or --http)."""
+    """Serve this workspace's lackpy as an MCP server (stdio, or --http).
+
+    What a program would do that needs a yes is asked of the client through
+    elicitation; a client that cannot answer is refused unless --approval
+    says to go on (auto, notify or none).
+    """
     from lackpy.errors import UsageError
 
     try:
@@ -799,7 +889,9 @@ def serve(
     from lackpy.mcp.serve import serve as run_server
 
     allowed = _split((allow_kits,)) if allow_kits is not None else None
-    run_server(workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env, expose_tools=expose_tools, ceiling=ceiling)
+    run_server(
+        workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env, expose_tools=expose_tools, ceiling=ceiling, approval=approval
+    )
 
 
 def main() -> None:

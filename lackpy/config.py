@@ -7,6 +7,13 @@
     mode = "isolated"                       # or "inprocess" for trusted programs
     max_concurrent_runs = 8                 # runs at once per service (default: twice the cores, at least 4)
     sandbox = true                          # Landlock/seccomp in the worker, where available
+    approve = "program"                     # also ask about each whole program up front
+    approval_timeout_s = 120                # how long a person has to answer
+    audit = true                            # append every approval decision to .lackpy/audit.jsonl
+
+    [approvals]                             # block, auto, notify or none (block:30 / auto:30 wait 30 s)
+    commit = "block"                        # staged writes, with their diff (the default)
+    run_command = "block"                   # a tool, before each call (commands, processes, web: block)
 
     [limits]                                # any field of lackpy.Limits
     timeout_s = 10
@@ -26,6 +33,7 @@ See ``lackpy.infer.settings`` for every inference key.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 import tomllib
@@ -38,6 +46,8 @@ from lackpy.infer.settings import InferenceSettings
 from lackpy.run.limits import Limits
 
 CONFIG_PATH = Path(".lackpy") / "config.toml"
+#: The keys that say how programs are asked about (``lackpy.run.approvals.policy_from``).
+APPROVAL_KEYS = ("approve", "approval_timeout_s", "approvals")
 #: The most runs one service may run at once.
 MAX_CONCURRENT_RUNS = 256
 
@@ -69,6 +79,10 @@ class Config:
     """``[guardrails]``: ``redact_keys = true`` and ``allow_hosts = [...]`` turn on the shipped guardrails."""
     ceiling: Any = None
     """The grade no program may exceed: a kit name or [w, d] (None: no ceiling beyond the kit's)."""
+    approvals: Any = field(default_factory=lambda: _default_approvals())
+    """How programs are asked about (``approve``, ``approval_timeout_s``, ``[approvals]``): a ``lackpy.run.approvals.ApprovalPolicy``."""
+    audit: bool = False
+    """``audit = true``: every approval decision is appended to ``.lackpy/audit.jsonl``."""
     list_tools_up_to: int = 30
     """``[mcp] list_tools_up_to``: past this many tools, prompts list remote tools by server (search_tools finds them)."""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -124,6 +138,12 @@ class Config:
         ):
             raise ConfigError(f"{where}: ceiling must be a kit name such as \"readonly\" or [w, d] such as [1, 0]")
         from lackpy.remote.settings import list_up_to, parse_servers
+        from lackpy.run.approvals import policy_from
+
+        approvals = policy_from({key: data.pop(key) for key in APPROVAL_KEYS if key in data}, where)
+        audit = data.pop("audit", False)
+        if not isinstance(audit, bool):
+            raise ConfigError(f"{where}: audit must be true or false")
 
         mcp_table = data.pop("mcp", None)
         mcp = parse_servers(mcp_table, where)
@@ -139,6 +159,8 @@ class Config:
             mcp=mcp,
             guardrails=guardrails,
             ceiling=ceiling,
+            approvals=approvals,
+            audit=audit,
             list_tools_up_to=list_up_to(mcp_table, where),
             extra=data,
             path=path,
@@ -159,6 +181,12 @@ class Config:
         return loaded
 
 
+def _default_approvals() -> Any:
+    from lackpy.run.approvals import ApprovalPolicy
+
+    return ApprovalPolicy()
+
+
 def load_config(workspace: Path, *, trusted: bool = True) -> Config:
     """The workspace's config; from an untrusted workspace without the keys that raise privileges.
 
@@ -170,11 +198,19 @@ def load_config(workspace: Path, *, trusted: bool = True) -> Config:
     data = _read(path) if path.is_file() else {}
     ignored = [] if trusted else _withhold(data)
     user = user_config_path()
+    mine: dict[str, Any] = {}
     if user.is_file():
-        data["mcp"] = _merged_mcp(_read(user).get("mcp"), data.get("mcp"), user)
+        mine = _read(user)
+        data["mcp"] = _merged_mcp(mine.get("mcp"), data.get("mcp"), user)
     if not path.is_file() and not user.is_file():
         return Config()
-    config = Config.from_dict(data, path if path.is_file() else None)
+    own = {key: mine[key] for key in APPROVAL_KEYS if key in mine}
+    asked = {} if trusted else {key: data.pop(key) for key in APPROVAL_KEYS if key in data}
+    config = Config.from_dict({**own, **data}, path if path.is_file() else None)
+    if asked:  # an untrusted workspace may ask more than the user's own settings, never less
+        from lackpy.run.approvals import policy_from
+
+        config.approvals = dataclasses.replace(config.approvals, floor=policy_from(asked, str(path), defaults=False))
     config.ignored = ignored
     return config
 

@@ -42,6 +42,8 @@ from lackpy.lang.grade import Grade
 from lackpy.lang.grammar import language_spec
 from lackpy.lang.validator import Check
 from lackpy.plugins import populate
+from lackpy.approve import ApproveSpec, Audit, approver_for, asks_on_loop
+from lackpy.run.approvals import Gatekeeper, Mode
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.limits import Limits
@@ -78,9 +80,11 @@ class LackpyService:
         config: Config | Mapping[str, Any] | None = None,
         *,
         trust: bool | None = None,
+        approve: ApproveSpec = None,
     ) -> None:
         """``trust``: None asks the trust record (``lackpy trust``); True trusts the workspace for
-        this service only (what ``lackpy serve --trust`` does); False never trusts it."""
+        this service only (what ``lackpy serve --trust`` does); False never trusts it.
+        ``approve`` answers approvals for calls that pass none (see ``run_program``)."""
         root = Path(workspace) if workspace is not None else Path.cwd()
         if not root.is_dir():
             raise WorkspaceError(f"workspace does not exist or is not a directory: {root}")
@@ -105,6 +109,8 @@ class LackpyService:
         self.sessions = Sessions()
         self._remotes: Any = None
         self._guardrails: Any = None
+        self.approve = approve
+        self._audit: Audit | None = None
 
     # -- what is loaded on first use (off the event loop in async calls) -------------
 
@@ -385,6 +391,8 @@ class LackpyService:
                     "description": spec.description,
                     "provider": spec.provider,
                     "grade": {"w": spec.grade_w, "d": spec.effects_ceiling},
+                    "category": spec.category,
+                    "approval": str(self.config.approvals.for_call(spec)),
                     "docs": spec.docs,
                 }
                 for alias, spec in resolved.tools.items()
@@ -446,6 +454,8 @@ class LackpyService:
                 "description": spec.description,
                 "provider": spec.provider,
                 "grade": {"w": spec.grade_w, "d": spec.effects_ceiling},
+                "category": spec.category,
+                "approval": str(self.config.approvals.for_call(spec)),
                 "docs": spec.docs,
             }
             for spec in self.toolbox.list_tools()
@@ -504,6 +514,8 @@ class LackpyService:
         keep: bool = False,
         on_event: OnEvent | None = None,
         ceiling: CeilingSpec = None,
+        approve: ApproveSpec = None,
+        approval: str | None = None,
     ) -> ExecutionResult:
         """Validate and run ``program``.
 
@@ -521,26 +533,38 @@ class LackpyService:
         A program whose own grade (of the tools it calls) is above
         ``ceiling`` (a kit name, a Grade or (w, d); default the config's
         ``ceiling``, else none) is refused before it runs: ``denied``.
+        ``approve`` answers what the approval gates ask (``lackpy.run.approvals``:
+        the program up front when configured, commands, processes, web
+        requests and destructive remote tools before each call, staged writes
+        before they are applied): an async callback given an
+        ``ApprovalRequest`` and returning True, False or a ``Decision``;
+        True approves everything; None (and no service-wide ``approve``)
+        means nobody can be asked, so a blocking gate denies. ``approval``
+        (a mode: block, auto, notify, none) replaces every gate's mode.
         """
         if keep and session is None:
             raise ParamError("keep needs a session to keep the variables in; open one with open_session() and pass it")
         mode = mode or (self._config.mode if self._config is not None else None)
-        on_loop = mode == "inprocess" and self._toolbox is not None and self._config_checks is not None  # nothing left to load
+        approve = approve if approve is not None else self.approve
+        on_loop = mode == "inprocess" and self._toolbox is not None and self._config_checks is not None and not asks_on_loop(approve)
         events = _on_loop(on_event)
+        asking = (approve, approval, asyncio.get_running_loop())
 
         def settle() -> tuple[functools.partial[ExecutionResult], ExecutionResult | None]:
             """The run, and its result already when the program is invalid (answered at once, never queued for a run thread)."""
             resolved = self.resolve_kit(kit, extra_tools)
             inputs = session.inputs(params, resolved.names) if session is not None else params
-            run = self._runner(resolved, inputs, checks, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=events, ceiling=ceiling)
+            run = self._runner(
+                resolved, inputs, checks, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=events, ceiling=ceiling, asking=asking
+            )
             if run.keywords["mode"] == "inprocess":
                 return run, None
             valid = prepared_for(program, resolved, inputs, run.keywords["checks"]).code is not None
             return run, None if valid else run(program)
 
         run, result = settle() if on_loop else await self._off_loop(settle)
-        if result is None and run.keywords["mode"] == "inprocess":
-            result = run(program)
+        if result is None and run.keywords["mode"] == "inprocess" and not asks_on_loop(approve):
+            result = run(program)  # on the loop: nothing here waits for it
         elif result is None:
             result = await self._cancellable(lambda cancel: run(program, cancel=cancel))
         return _in_session(result, session, keep)
@@ -564,8 +588,10 @@ class LackpyService:
         session: Session | None = None,
         on_event: OnEvent | None = None,
         ceiling: CeilingSpec = None,
+        asking: tuple[ApproveSpec, str | None, asyncio.AbstractEventLoop | None] = (None, None, None),
     ) -> functools.partial[ExecutionResult]:
-        """``run(program, cancel=...)`` with everything else of a call settled: kit, params, checks, limits, mode, session, ceiling."""
+        """``run(program, cancel=...)`` with everything else of a call settled: kit, params, checks, limits, mode, session, ceiling,
+        and who answers approvals (``asking``: approve, a mode for every gate, the caller's loop)."""
         return functools.partial(
             run_program,
             kit=resolved,
@@ -581,7 +607,21 @@ class LackpyService:
             on_progress=on_event,
             ceiling=self._run_ceiling(ceiling),
             guardrails=self._guardrail_hooks(),
+            approvals=self._gatekeeper(*asking),
         )
+
+    def _gatekeeper(self, approve: ApproveSpec, approval: str | None, loop: asyncio.AbstractEventLoop | None) -> Gatekeeper:
+        """The approval gates of a call: the config's policy (every gate ``approval`` when given), answered by ``approve``."""
+        policy = self.config.approvals
+        if approval is not None:
+            try:
+                policy = dataclasses.replace(policy, every=Mode.parse(approval, "approval"))
+            except ConfigError as exc:
+                raise ParamError(str(exc)) from None
+        approver, nobody = approver_for(approve if approve is not None else self.approve, loop)
+        if self.config.audit and self._audit is None:
+            self._audit = Audit(self.workspace)
+        return Gatekeeper(policy, approver, nobody=nobody, record=self._audit if self.config.audit else None, workspace=str(self.workspace))
 
     def add_guardrail(self, plugin: Any) -> None:
         """Put every tool call of this service's programs through ``plugin``'s ``before_tool_call`` / ``after_tool_call``."""
@@ -745,6 +785,8 @@ class LackpyService:
         ceiling: CeilingSpec = None,
         on_event: OnEvent | None = None,
         session: Session | None = None,
+        approve: ApproveSpec = None,
+        approval: str | None = None,
     ) -> DelegateResult:
         """Write a program for ``intent`` (templates, rules, then model tiers), validate, repair and run it.
 
@@ -752,13 +794,17 @@ class LackpyService:
         read-only grade unless ``ceiling`` (a kit name, a Grade or (w, d))
         raises it. ``session`` gives the program that session's checklist
         and processes. Raises GenerationError, with the attempt log, when no
-        tier can write a valid program.
+        tier can write a valid program. ``approve`` and ``approval`` are
+        ``run_program``'s: a person approves what the written program does.
         """
         events = _on_loop(on_event)
+        asking = (approve, approval, asyncio.get_running_loop())
 
         def work(cancel: Cancel) -> DelegateResult:
             request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
-            run = self._runner(request.kit, request.params, None, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=events, ceiling=ceiling)
+            run = self._runner(
+                request.kit, request.params, None, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=events, ceiling=ceiling, asking=asking
+            )
             outcome = self._dispatcher(events).dispatch(request, lambda program: _in_session(run(program, cancel=cancel), session, False))
             execution = outcome.execution
             return DelegateResult(

@@ -39,6 +39,7 @@ PRIVILEGED_KEYS = {
 PRIVILEGED_TOOL_SETTINGS = {
     "allow_private_addresses": "lets the web tools reach the local network",
     "web_search_url": "sends search queries to another server",
+    "command_network": "lets shell commands reach the network",
 }
 
 

@@ -54,6 +54,7 @@ def outside(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def service(workspace: Path):
+    """A service over ``workspace`` that approves what its gates ask (tests/run/test_approvals.py asks for real)."""
     from lackpy import LackpyService
 
-    return LackpyService(workspace)
+    return LackpyService(workspace, approve=True)

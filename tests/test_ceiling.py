@@ -51,7 +51,7 @@ def test_a_ceiling_refuses_before_anything_runs(svc, tmp_path, ceiling):
 
 def test_the_config_sets_a_ceiling_and_an_argument_replaces_it(tmp_path):
     (tmp_path / "a.txt").write_text("alpha\n")
-    with LackpyService(tmp_path, {"ceiling": "readonly"}) as svc:
+    with LackpyService(tmp_path, {"ceiling": "readonly"}, approve=True) as svc:
         assert run(svc, CANARY, kit="coding").error_kind == "denied"
         assert not (tmp_path / "canary.txt").exists()
         assert run(svc, CANARY, kit="coding", ceiling="coding").success

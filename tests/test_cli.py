@@ -65,7 +65,7 @@ def test_run_reads_stdin_and_params(invoke):
 
 def test_run_with_extra_tools(invoke, program, workspace):
     """--tools adds tools to the kit and raises the grade."""
-    result = invoke("run", "-k", "readonly", "--tools", "write_file", "--json", program('write_file("out.txt", "x")'))
+    result = invoke("run", "--yes", "-k", "readonly", "--tools", "write_file", "--json", program('write_file("out.txt", "x")'))
     assert result.exit_code == 0 and json.loads(result.stdout)["grade"] == {"w": 3, "d": 3}
     assert (workspace / "out.txt").read_text() == "x"
 

@@ -140,7 +140,7 @@ def test_tool_settings_come_from_config(workspace: Path):
 
 def test_close_stops_background_processes(workspace: Path):
     """Closing the service stops the processes its programs started."""
-    with LackpyService(workspace) as svc:
+    with LackpyService(workspace, approve=True) as svc:
         started = asyncio.run(svc.run_program('start_process("sleep 30")', kit="coding", mode="inprocess"))
         assert started.output == "p1"
         listed = asyncio.run(svc.run_program("list_processes()", kit="coding", mode="inprocess"))

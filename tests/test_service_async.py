@@ -77,7 +77,7 @@ def test_cancelling_a_delegate_stops_its_program(tmp_path: Path):
 
 
 def test_a_run_that_was_not_cancelled_still_writes(tmp_path: Path):
-    result = asyncio.run(LackpyService(tmp_path).run_program("write_file('out.txt', 'ok')", "filesystem"))
+    result = asyncio.run(LackpyService(tmp_path, approve=True).run_program("write_file('out.txt', 'ok')", "filesystem"))
     assert result.success and (tmp_path / "out.txt").read_text() == "ok"
 
 
@@ -127,7 +127,7 @@ def test_async_with_stops_background_processes(tmp_path: Path):
     marker = "61.4142"
 
     async def main() -> None:
-        async with LackpyService(tmp_path) as svc:
+        async with LackpyService(tmp_path, approve=True) as svc:
             result = await svc.run_program(f'start_process("sleep {marker}")', "coding")
             assert result.success
             assert running_commands(marker)
@@ -143,7 +143,7 @@ def test_the_cli_stops_the_processes_its_program_started(tmp_path: Path, mode: s
     program = tmp_path / "start.py"
     program.write_text(f'start_process("sleep {marker}")\n')
     done = subprocess.run(
-        [sys.executable, "-m", "lackpy", "run", "--kit", "coding", "--mode", mode, "-w", str(tmp_path), str(program)],
+        [sys.executable, "-m", "lackpy", "run", "--yes", "--kit", "coding", "--mode", mode, "-w", str(tmp_path), str(program)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -158,7 +158,7 @@ def test_the_cli_stops_processes_when_it_is_terminated(tmp_path: Path):
     program = tmp_path / "start.py"
     program.write_text(f'start_process("sleep {marker}")\nrun_command("sleep 30")\n')
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lackpy", "run", "--kit", "coding", "--timeout", "60", "-w", str(tmp_path), str(program)],
+        [sys.executable, "-m", "lackpy", "run", "--yes", "--kit", "coding", "--timeout", "60", "-w", str(tmp_path), str(program)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

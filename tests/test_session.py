@@ -18,7 +18,7 @@ MODES = ["isolated", "inprocess"]
 @pytest.fixture
 def svc(tmp_path: Path):
     (tmp_path / "a.py").write_text("# TODO one\n")
-    service = LackpyService(tmp_path, trust=False)
+    service = LackpyService(tmp_path, trust=False, approve=True)
     yield service
     service.close()
 
@@ -205,7 +205,7 @@ def test_session_ids_are_unguessable_and_unknown_ids_are_refused():
 
 def test_closing_the_service_closes_every_session(tmp_path: Path):
     marker = "83.7137"
-    svc = LackpyService(tmp_path, trust=False)
+    svc = LackpyService(tmp_path, trust=False, approve=True)
     session = svc.open_session()
     assert run(svc, f'start_process("sleep {marker}")', kit="coding", session=session).success
     svc.close()

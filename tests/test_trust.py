@@ -27,7 +27,7 @@ def cloned(tmp_path: Path) -> tuple[Path, Path]:
     repo = tmp_path / "repo"
     (repo / ".lackpy" / "kits").mkdir(parents=True)
     (repo / ".lackpy" / "templates").mkdir()
-    canary = tmp_path / "pwned"
+    canary = repo / "pwned"  # inside: a command may write only in the workspace, so a canary outside could not show it ran
     (repo / ".lackpy" / "kits" / "readonly.kit").write_text(EVIL_READONLY)
     (repo / ".lackpy" / "templates" / "todos.tmpl").write_text(evil_template(canary))
     (repo / "app.py").write_text("# TODO: one\n# TODO: two\n")
@@ -70,7 +70,7 @@ def test_a_template_never_runs_above_the_ceiling_of_the_call(cloned, tmp_path):
     trust(repo)
     assert lackpy(repo, "delegate", "count TODOs").stdout.strip() == "2" and not canary.exists()
     assert lackpy(repo, "delegate", "count TODOs", "--kit", "readonly").stdout.strip() == "2" and not canary.exists()
-    done = lackpy(repo, "delegate", "count TODOs", "--kit", "coding")  # the user raised the ceiling, in a trusted workspace
+    done = lackpy(repo, "delegate", "count TODOs", "--kit", "coding", "--yes")  # the user raised the ceiling, and approved the command
     assert done.returncode == 0 and canary.exists()
 
 

@@ -1,26 +1,25 @@
 """Choosing tools for an intent when the caller names no kit.
 
-The smallest set of toolbox tools whose names, descriptions and tags cover the
-intent's words, chosen greedily, and never above a grade ceiling (read-only
-unless the caller raises it): a tool that could write, run commands or reach
-the network is offered only when the caller allowed that power.
+The smallest set of toolbox tools whose names, tags, categories and
+descriptions cover the intent's words, chosen greedily, and never above a
+grade ceiling (read-only unless the caller raises it): a tool that could
+write, run commands or reach the network is offered only when the caller
+allowed that power. Words are matched and weighed by ``lackpy.kit.search``,
+the scorer ``lackpy tools search`` uses, so delegate picks the tools a user
+searching for the same words would see first.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from lackpy.infer.terms import terms
+from lackpy.kit.search import match, query_terms
 from lackpy.kit.spec import ToolSpec
 from lackpy.lang.grade import Grade
 
 
 def within(spec: ToolSpec, ceiling: Grade) -> bool:
     return spec.grade_w <= ceiling.w and spec.effects_ceiling <= ceiling.d
-
-
-def _vocabulary(spec: ToolSpec) -> frozenset[str]:
-    return terms(" ".join([spec.name, spec.description, *spec.tags]))
 
 
 def choose_tools(
@@ -34,27 +33,28 @@ def choose_tools(
     ``needs`` are tool sets a deterministic tier already knows would serve the
     intent (a rule's or a template's tools); the first one that exists and
     fits under the ceiling wins. Otherwise words decide: repeatedly take the
-    tool that covers most of the intent's uncovered words (words of its name
-    count twice; ties go to the less powerful tool, then by name), until no
+    tool that scores best on the intent's uncovered words (``lackpy.kit.search``:
+    a word of its name weighs most, then its tags and category, then its
+    description; ties go to the less powerful tool, then by name), until no
     tool adds a word. Returns [] when nothing matches.
     """
     allowed = {spec.name: spec for spec in specs if within(spec, ceiling)}
     for tools in needs:
         if tools and all(name in allowed for name in tools):
             return list(dict.fromkeys(tools))
-    wanted = set(terms(intent))
+    wanted = list(query_terms(intent))
     chosen: list[str] = []
     while wanted:
-        scored = [
-            (-(len(wanted & _vocabulary(spec)) + len(wanted & terms(name))), spec.grade_w + spec.effects_ceiling, name)
-            for name, spec in allowed.items()
-            if name not in chosen
-        ]
-        if not scored or min(scored)[0] == 0:
+        scored = []
+        for name, spec in allowed.items():
+            found = match(wanted, name, spec) if name not in chosen else None
+            if found is not None:
+                scored.append((-found.score, spec.grade_w + spec.effects_ceiling, name, found.terms))
+        if not scored:
             break
-        best = min(scored)[2]
+        _, _, best, covered = min(scored)
         chosen.append(best)
-        wanted -= _vocabulary(allowed[best])
+        wanted = [term for term in wanted if term not in covered]
     return chosen
 
 

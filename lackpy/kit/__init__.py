@@ -6,16 +6,19 @@ from lackpy.kit.docs import resolve_doc
 from lackpy.kit.kitfile import KitFile, parse_kit
 from lackpy.kit.providers import PythonProvider
 from lackpy.kit.resolve import ResolvedKit, resolve_kit
-from lackpy.kit.spec import ArgSpec, ToolSpec
+from lackpy.kit.search import ToolMatch
+from lackpy.kit.spec import CATEGORIES, ArgSpec, ToolSpec
 from lackpy.kit.toolbox import LackpyWarning, Toolbox, ToolProvider
 
 __all__ = [
     "ArgSpec",
+    "CATEGORIES",
     "KitFile",
     "LackpyWarning",
     "PythonProvider",
     "ResolvedKit",
     "ToolContext",
+    "ToolMatch",
     "ToolProvider",
     "ToolSpec",
     "Toolbox",

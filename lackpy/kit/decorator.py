@@ -14,6 +14,11 @@ decorator arguments::
             path: File path, relative to the workspace.
         \"\"\"
 
+``tags`` are words a user might search for that the name and description
+lack (``tags=["notify", "email"]``), and ``category`` where the tool belongs
+(``category="communication"``; see ``lackpy.kit.spec.CATEGORIES``); both rank
+``Toolbox.search``.
+
 A first parameter annotated ``ToolContext`` receives the run's context (the
 workspace, its files) and is not an argument of the tool. The function stays
 callable as it was; its ToolSpec is ``fn.lackpy_tool``, and
@@ -52,6 +57,8 @@ def tool(
     docs: str | None = None,
     examples: Iterable[str] = (),
     tags: Iterable[str] = (),
+    category: str = "",
+    approval: str | None = None,
     provider: str | None = None,
 ) -> Any:
     """Build the ToolSpec of ``fn`` and attach it as ``fn.lackpy_tool``; usable bare or with arguments.
@@ -69,7 +76,9 @@ def tool(
             grade=grade,
             docs=docs,
             examples=list(examples),
-            tags=list(tags),
+            tags=_tag_list(tags),
+            category=category,
+            approval=approval,
             provider=provider,
         )
         function.lackpy_tool = spec  # type: ignore[attr-defined]
@@ -93,6 +102,8 @@ def spec_of_function(
     docs: str | None = None,
     examples: list[str] | None = None,
     tags: list[str] | None = None,
+    category: str = "",
+    approval: str | None = None,
     provider: str | None = None,
 ) -> ToolSpec:
     """The ToolSpec of a plain function (what ``@tool`` attaches)."""
@@ -128,8 +139,17 @@ def spec_of_function(
         effects_ceiling=d,
         docs=docs,
         examples=list(examples or ()),
-        tags=list(tags or ()),
+        tags=_tag_list(tags or ()),
+        category=category,
+        approval=approval,
     )
+
+
+def _tag_list(tags: Iterable[str]) -> list[str]:
+    """``tags`` as a list; one string would otherwise become a tag per letter."""
+    if isinstance(tags, str):
+        raise SpecError(f"tags must be a list of words, e.g. tags=[{tags!r}], not one string")
+    return list(tags)
 
 
 def _argument(tool_name: str, param: inspect.Parameter, hints: dict, doc: str) -> ArgSpec:

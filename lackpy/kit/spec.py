@@ -9,12 +9,49 @@ OpenAI, Anthropic and MCP.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any, Callable
 
 from lackpy.errors import ArgumentError, SpecError
 from lackpy.schema import compile_check, shown, text_schema
+
+
+#: The categories lackpy's own tools use, for browsing and for ranking a search. A tool may use
+#: another, in the same shape (lower-case words, ``/`` for a subcategory, e.g. ``finance/billing``).
+CATEGORIES = (
+    "system",
+    "communication",
+    "data",
+    "data/visualization",
+    "data/exploration",
+    "data/management",
+    "development",
+    "development/execution",
+    "development/project",
+    "research",
+    "creative",
+    "media",
+    "productivity",
+)
+_CATEGORY = re.compile(r"[a-z][a-z0-9_-]*(/[a-z][a-z0-9_-]*)*\Z")
+
+
+def category_problem(value: Any) -> str | None:
+    """Why ``value`` is not a category (None when it is one, or ``""``: no category).
+
+    One rule for every way a category is declared (``@tool``, a hand-written
+    ToolSpec, a server's config), so the same value is accepted everywhere.
+    """
+    if not isinstance(value, str):
+        return f"must be a string such as 'communication', not {type(value).__name__}"
+    if value and not _CATEGORY.match(value):
+        return (
+            f"{value!r} is not a category: lower-case words with '/' between levels, "
+            f"e.g. {', '.join(repr(c) for c in CATEGORIES[:4])}"
+        )
+    return None
 
 
 @dataclass
@@ -59,6 +96,10 @@ class ToolSpec:
     ``grade_w`` is world coupling (0-3) and ``effects_ceiling`` the worst
     effect (0-3). ``docs`` is a path, relative to the workspace or the package,
     to a markdown file read only when asked. ``examples`` are short programs.
+    ``tags`` are words a user might search for (synonyms the name and
+    description lack); ``category`` is where the tool belongs (one of
+    ``CATEGORIES`` or another lower-case path; ``""``: none said). Both feed
+    ``Toolbox.search``.
     """
 
     name: str
@@ -72,9 +113,20 @@ class ToolSpec:
     docs: str | None = None
     examples: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
+    category: str = ""
+    approval: str | None = None
+    """``"call"``: each call is approved before it runs unless configured otherwise (a command, a process, a web request)."""
 
     def __post_init__(self) -> None:
         self.args = [a if isinstance(a, ArgSpec) else ArgSpec(**a) for a in self.args]
+        if not isinstance(self.tags, (list, tuple)) or not all(isinstance(t, str) and t.strip() for t in self.tags):
+            raise SpecError(f"tool {self.name!r}: tags must be a list of words, e.g. ['notify', 'email'], not {self.tags!r}")
+        self.tags = list(self.tags)
+        if self.approval not in (None, "call"):
+            raise SpecError(f"tool {self.name!r}: approval must be \"call\" (approve each call before it runs) or left out, not {self.approval!r}")
+        problem = category_problem(self.category)
+        if problem:
+            raise SpecError(f"tool {self.name!r}: category {problem}")
         for label in ("grade_w", "effects_ceiling"):
             value = getattr(self, label)
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 3:

@@ -16,6 +16,7 @@ from lackpy.errors import ProviderError, ToolboxError, UnknownToolError, closest
 from lackpy.kit.call import checked
 from lackpy.kit.context import ToolContext, bind
 from lackpy.kit.decorator import spec_of, spec_of_function
+from lackpy.kit.search import ToolMatch, rank
 from lackpy.kit.spec import ArgSpec, ToolSpec
 from lackpy.lang.grammar import FORBIDDEN_NAMES
 
@@ -137,6 +138,24 @@ class Toolbox:
 
     def providers(self) -> list[str]:
         return sorted(self._providers)
+
+    def search(
+        self, query: str, limit: int | None = 5, tools: Iterable[str] | Mapping[str, str] | None = None
+    ) -> list[ToolMatch]:
+        """The tools that match ``query`` (words a user would type), best first, each with its score and hits.
+
+        ``tools`` narrows the search to a list of names or an ``{alias: tool}``
+        mapping (a kit's tools under the names its programs call); default:
+        every tool. The scoring is ``lackpy.kit.search``'s, the one every tool
+        search in lackpy uses.
+        """
+        if tools is None:
+            specs = {spec.name: spec for spec in self.list_tools()}
+        elif isinstance(tools, Mapping):
+            specs = {alias: self.get(name) for alias, name in tools.items()}
+        else:
+            specs = {name: self.get(name) for name in tools}
+        return rank(query, specs, limit)
 
     def resolve(self, name: str) -> Callable[..., Any]:
         """The tool ``name`` as programs call it: its implementation behind its argument check.

@@ -19,6 +19,7 @@ def serve(
     token_env: str | None = None,
     expose_tools: bool = False,
     ceiling: str | None = None,
+    approval: str | None = None,
 ) -> None:
     """Serve lackpy over MCP until the client (stdio) or a signal (HTTP) ends it."""
     from lackpy.mcp.http import parse_address, serve_http
@@ -28,6 +29,10 @@ def serve(
 
     address = parse_address(http) if http is not None else None
     token = _token(token_env) if token_env is not None else None
+    if approval is not None:
+        from lackpy.run.approvals import Mode
+
+        Mode.parse(approval, "--approval")  # a bad mode is said before the server starts
     if token_env is not None and address is None:
         raise UsageError("--token-env goes with --http [HOST:]PORT; over stdio the client that starts lackpy is trusted")
     service = LackpyService(workspace, trust=True if trust else None).load()
@@ -35,7 +40,7 @@ def serve(
         print(f"lackpy: {notice}", file=sys.stderr)
     try:
         policy = KitPolicy.build(service, kit, allow_kits)
-        server = build_server(service, policy, one_client=address is None, expose_tools=expose_tools, ceiling=ceiling)
+        server = build_server(service, policy, one_client=address is None, expose_tools=expose_tools, ceiling=ceiling, approval=approval)
         if address is None:
             server.run("stdio")
             return

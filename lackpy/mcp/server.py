@@ -27,6 +27,7 @@ from lackpy.kit.resolve import ResolvedKit
 from lackpy.kit.spec import ToolSpec
 from lackpy.lang.diagnostics import ValidationResult
 from lackpy.mcp import results
+from lackpy.mcp.approvals import Asking
 from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
 from lackpy.mcp.policy import KitPolicy
 from lackpy.run.result import ExecutionResult
@@ -61,7 +62,13 @@ EXPIRE_EVERY_S = 30.0
 
 
 def build_server(
-    service: LackpyService, policy: KitPolicy, *, one_client: bool = False, expose_tools: bool = False, ceiling: str | None = None
+    service: LackpyService,
+    policy: KitPolicy,
+    *,
+    one_client: bool = False,
+    expose_tools: bool = False,
+    ceiling: str | None = None,
+    approval: str | None = None,
 ) -> MCPServer:
     """The MCP server over ``service``: eight tools and the kit, doc and spec resources.
 
@@ -69,9 +76,11 @@ def build_server(
     life (stdio): its calls share one session. ``expose_tools`` also serves
     each tool of the default kit as its own MCP tool. ``ceiling`` (a kit
     name or "w,d") refuses every program whose own grade is above it.
+    Approvals are asked of the client (``lackpy.mcp.approvals``);
+    ``approval`` (block, auto, notify, none) replaces every gate's mode.
     """
     tools = _Tools(service, policy, service.open_session(pinned=True) if one_client else None)
-    tools.ceiling = ceiling
+    tools.ceiling, tools.approval = ceiling, approval
     default = service.resolve_kit(policy.default_kit)
     runs = _annotations(policy.read_only, policy.destructive, policy.open_world, idempotent=False)
     writes_programs = _annotations(True, False, _models_reach_out(service), idempotent=False)
@@ -101,12 +110,22 @@ class _Tools:
     def __init__(self, service: LackpyService, policy: KitPolicy, main: Session | None = None) -> None:
         self.service, self.policy, self.main = service, policy, main
         self.ceiling: str | None = None
+        self.approval: str | None = None
+        self.asking = Asking()
 
     async def _call(self, work: Callable[[], Awaitable[CallToolResult]]) -> CallToolResult:
         try:
             return await work()
         except LackpyError as exc:
             return results.of_error(exc, self.service.notices)
+
+    async def _asking(self, ctx: Context | None, work: Callable[[Any], Awaitable[CallToolResult]]) -> Any:
+        """``work(approve)``, its approvals asked of ``ctx``'s client; a LackpyError is a tool error."""
+
+        async def guarded(approve: Any) -> CallToolResult:
+            return await self._call(lambda: work(approve))
+
+        return await self.asking.serve(ctx, guarded)
 
     async def _kit(self, kit: str | None) -> str:
         """The kit a call runs with; only a kit the policy does not name outright is resolved (off the loop)."""
@@ -142,7 +161,7 @@ class _Tools:
         reset: Reset = False,
         ctx: Context | None = None,
     ) -> CallToolResult:
-        async def work() -> CallToolResult:
+        async def work(approve: Any) -> CallToolResult:
             chosen = await self._kit(kit)
             state = await self._session(ctx, session)
             if reset:
@@ -150,21 +169,24 @@ class _Tools:
             async with _Progress(ctx) as progress:
                 progress.report(f"running the program with kit {chosen}")
                 result = await self.service.run_program(
-                    program, kit=chosen, params=params, limits=limits, dry_run=dry_run, session=state, keep=keep, on_event=progress.on_event, ceiling=self.ceiling
+                    program, kit=chosen, params=params, limits=limits, dry_run=dry_run, session=state, keep=keep, on_event=progress.on_event,
+                    ceiling=self.ceiling, approve=approve, approval=self.approval,
                 )
                 progress.report(f"done: {_calls(len(result.trace))}")
             return results.of_run(result.to_dict())
 
-        return await self._call(work)
+        return await self._asking(ctx, work)
 
     async def call_tool(self, spec: ToolSpec, arguments: dict[str, Any], ctx: Context | None) -> CallToolResult:
         """One tool of the default kit called on its own (``--expose-tools``): a one-call program, its output as the answer."""
 
-        async def work() -> CallToolResult:
+        async def work(approve: Any) -> CallToolResult:
             given = dict(arguments or {})
             program = _one_call(spec.name, given)
             state = await self._session(ctx, None)
-            result = await self.service.run_program(program, kit=[spec.name], params=given, session=state, ceiling=self.ceiling)
+            result = await self.service.run_program(
+                program, kit=[spec.name], params=given, session=state, ceiling=self.ceiling, approve=approve, approval=self.approval
+            )
             if not result.success:
                 error = (result.error or "no result").removeprefix("line 1: ")
                 return results.failure(f"{result.error_kind or 'runtime'} error: {error}", result.to_dict())
@@ -173,7 +195,7 @@ class _Tools:
                 answer["truncated"] = True
             return results.success(answer, _answer_text(result.output))
 
-        return await self._call(work)
+        return await self._asking(ctx, work)
 
     async def validate(self, program: Program, kit: Kit = None) -> CallToolResult:
         async def work() -> CallToolResult:
@@ -190,18 +212,19 @@ class _Tools:
     async def delegate(
         self, intent: Intent, kit: Kit = None, params: Params = None, dry_run: DryRun = False, session: SessionId = None, ctx: Context | None = None
     ) -> CallToolResult:
-        async def work() -> CallToolResult:
+        async def work(approve: Any) -> CallToolResult:
             chosen = await self._kit(kit)
             state = await self._session(ctx, session)
             async with _Progress(ctx) as progress:
                 progress.report("writing a program for the intent")
                 result = await self.service.delegate(
-                    intent, kit=chosen, params=params, dry_run=dry_run, on_event=progress.on_event, session=state, ceiling=self.ceiling
+                    intent, kit=chosen, params=params, dry_run=dry_run, on_event=progress.on_event, session=state, ceiling=self.ceiling,
+                    approve=approve, approval=self.approval,
                 )
                 progress.report("done")
             return results.of_run(result.to_dict())
 
-        return await self._call(work)
+        return await self._asking(ctx, work)
 
     async def generate(self, intent: Intent, kit: Kit = None) -> CallToolResult:
         async def work() -> CallToolResult:

@@ -6,7 +6,8 @@ a name that is not an identifier is mangled the same way every time
 a short hash of its own name). The input schema becomes the arguments, so
 lackpy's argument check runs before anything is sent. What a server says of
 its tools (annotations, descriptions) are hints: the grade comes from the
-config, never from the server, unless the user trusts its annotations.
+config, never from the server, unless the user trusts its annotations;
+so does its category (``category`` of the server or the tool; else none).
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ def remote_spec(settings: ServerSettings, tool: Any, qualified: str) -> ToolSpec
         grade_w=w,
         effects_ceiling=d,
         tags=["mcp", settings.name],
+        category=settings.category_for(tool.name),
     )
 
 

@@ -8,6 +8,10 @@ server is started. ``grade = [w, d]`` grades its tools (default the highest,
 bounds each call (within the run's remaining time), and a tool's own
 ``timeout_s`` its calls; ``trust_annotations =
 true`` lets the server's own read-only hint lower an undeclared grade.
+``category = "communication"`` files its tools under a category for
+``lackpy tools search`` (a tool's own ``category`` wins); without one they
+have none (``""``), since a server's tools can be anything, and are still
+found by the server's name, which is one of their tags.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from lackpy.errors import ConfigError
+from lackpy.kit.spec import category_problem
 
 #: How long a call to a remote tool may take when the config says nothing, in seconds.
 CALL_TIMEOUT_S = 60.0
@@ -46,6 +51,8 @@ class ServerSettings:
     timeout_s: float = CALL_TIMEOUT_S
     start_timeout_s: float = START_TIMEOUT_S
     trust_annotations: bool = False
+    category: str = ""
+    tool_categories: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def transport(self) -> str:
@@ -54,6 +61,10 @@ class ServerSettings:
     def timeout_for(self, tool: str) -> float:
         """How long one call of ``tool`` may take: its own ``timeout_s``, else the server's."""
         return self.tool_timeouts.get(tool, self.timeout_s)
+
+    def category_for(self, tool: str) -> str:
+        """The category of ``tool``: its own ``category``, else the server's (``""``: none)."""
+        return self.tool_categories.get(tool, self.category)
 
     def describe(self) -> str:
         """Where the server is, without any secret: the command and its arguments, or the URL."""
@@ -114,7 +125,7 @@ def _server(name: str, entry: Any, where: str) -> ServerSettings:
         raise ConfigError(f"{where}: a server name is letters, digits and single '_', starting with a letter (it prefixes its tools: {name}__tool)")
     if not isinstance(entry, dict):
         raise ConfigError(f"{where}: must be a table with command = ... or url = ...")
-    known = {"command", "args", "env", "cwd", "url", "headers", "grade", "tools", "timeout_s", "start_timeout_s", "trust_annotations"}
+    known = {"command", "args", "env", "cwd", "url", "headers", "grade", "tools", "timeout_s", "start_timeout_s", "trust_annotations", "category"}
     unknown = sorted(set(entry) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
@@ -149,6 +160,8 @@ def _server(name: str, entry: Any, where: str) -> ServerSettings:
         timeout_s=_seconds(entry.get("timeout_s", CALL_TIMEOUT_S), f"{where} timeout_s"),
         start_timeout_s=_seconds(entry.get("start_timeout_s", START_TIMEOUT_S), f"{where} start_timeout_s"),
         trust_annotations=_flag(entry.get("trust_annotations", False), f"{where} trust_annotations"),
+        category=_category(entry.get("category", ""), f"{where} category"),
+        tool_categories={tool: _category(t["category"], f"{where} tools.{tool}.category") for tool, t in tools.items() if "category" in t},
     )
 
 
@@ -170,6 +183,13 @@ def _seconds(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 86400:
         raise ConfigError(f"{where}: must be a number of seconds above 0")
     return float(value)
+
+
+def _category(value: Any, where: str) -> str:
+    problem = category_problem(value)
+    if problem:
+        raise ConfigError(f"{where}: {problem}")
+    return value
 
 
 def _flag(value: Any, where: str) -> bool:

@@ -11,15 +11,18 @@ from __future__ import annotations
 import ctypes
 import functools
 import heapq
+import math
 import signal
 import threading
 import time
 import types
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
 from lackpy.errors import ErrorKind, LackpyError, LimitExceeded
+from lackpy.kit.call import DEADLINE
 from lackpy.lang.grammar import PROGRAM_FILENAME
 from lackpy.run.guards import BASE_GLOBALS, operation_guards
 from lackpy.run.limits import Limits
@@ -260,6 +263,7 @@ class _Watchdog:
         self.active: dict[int, int] = {}  # token -> thread id
         self.kinds: dict[int, type[BaseException]] = {}  # token -> what to raise
         self.fired: set[int] = set()
+        self.dues: dict[int, float] = {}  # token -> when it fires; an entry of the heap with another time is stale
         self.counter = 0
         self.thread: threading.Thread | None = None
 
@@ -272,6 +276,7 @@ class _Watchdog:
             self.kinds[token] = exc_type
             due = time.monotonic() + seconds
             earliest = self.heap[0][0] if self.heap else None
+            self.dues[token] = due
             heapq.heappush(self.heap, (due, token, thread_id))
             if self.thread is None:
                 self.thread = threading.Thread(target=self.loop, name="lackpy-watchdog", daemon=True)
@@ -284,6 +289,7 @@ class _Watchdog:
         with self.lock:
             thread_id = self.active.pop(token, None)
             self.kinds.pop(token, None)
+            self.dues.pop(token, None)
             thread_id = thread_id or threading.get_ident()
             if token in self.fired:  # clear an exception that has not been raised yet
                 self.fired.discard(token)
@@ -292,8 +298,8 @@ class _Watchdog:
     def loop(self) -> None:
         with self.lock:
             while True:
-                while self.heap and self.heap[0][1] not in self.active:
-                    heapq.heappop(self.heap)
+                while self.heap and self.dues.get(self.heap[0][1]) != self.heap[0][0]:
+                    heapq.heappop(self.heap)  # disarmed, held or moved
                 if not self.heap:
                     self.lock.wait()
                     continue
@@ -308,9 +314,32 @@ class _Watchdog:
                     exc_type = self.kinds[token]
                     _set_async_exc(thread_id, exc_type)
                     if exc_type is DeadlineReached:
-                        heapq.heappush(self.heap, (time.monotonic() + self.REFIRE_S, token, thread_id))
+                        self.dues[token] = again = time.monotonic() + self.REFIRE_S
+                        heapq.heappush(self.heap, (again, token, thread_id))
                     else:
                         self.active.pop(token, None)
+                        self.dues.pop(token, None)
+
+    def hold(self, thread_id: int) -> dict[int, float]:
+        """Stop the clocks of ``thread_id``'s deadlines; returns each one's time left, for ``release``."""
+        with self.lock:
+            now = time.monotonic()
+            held = {}
+            for token, owner in self.active.items():
+                if owner == thread_id and token not in self.fired and token in self.dues:
+                    held[token] = max(self.dues[token] - now, 0.0)
+                    self.dues[token] = math.inf
+            return held
+
+    def release(self, held: dict[int, float]) -> None:
+        """Start the held clocks again, each with the time it had left."""
+        with self.lock:
+            now = time.monotonic()
+            for token, left in held.items():
+                if token in self.active:
+                    self.dues[token] = due = now + left
+                    heapq.heappush(self.heap, (due, token, self.active[token]))
+            self.lock.notify()
 
 
 def _set_async_exc(thread_id: int, exc_type: type | None) -> None:
@@ -318,6 +347,32 @@ def _set_async_exc(thread_id: int, exc_type: type | None) -> None:
 
 
 _watchdog = _Watchdog()
+
+
+#: What else keeps time for the current run and must be told of a pause (``paused``): callables taking the seconds waited.
+PAUSE_HOOKS: ContextVar[tuple[Callable[[float], None], ...]] = ContextVar("lackpy_pause_hooks", default=())
+
+
+@contextmanager
+def paused() -> Iterator[None]:
+    """Give the time spent in the block (waiting for a person) back to the current run.
+
+    The in-process deadlines of this thread stop while it waits; afterwards
+    the tools' ``DEADLINE`` moves by the time waited and ``PAUSE_HOOKS`` hear
+    it (an isolated run moves its own deadline and tells its worker).
+    """
+    held = _watchdog.hold(threading.get_ident())
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        waited = time.monotonic() - start
+        _watchdog.release(held)
+        deadline = DEADLINE.get()
+        if deadline is not None:
+            DEADLINE.set(deadline + waited)
+        for hook in PAUSE_HOOKS.get():
+            hook(waited)
 
 
 @contextmanager

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, WorkerError
 from lackpy.run import wire
 from lackpy.run.cancel import Cancel
-from lackpy.run.execute import DeadlineReached, Ending, thread_deadline
+from lackpy.run.execute import PAUSE_HOOKS, DeadlineReached, Ending, thread_deadline
 from lackpy.run.forkserver import start_worker
 from lackpy.run.limits import Limits
 from lackpy.run.trace import Summary, describe_exception
@@ -50,7 +50,8 @@ def run_isolated(
         cancel.on_cancel(lambda: server.kill(pid))
     max_frame = max(16 * 1024 * 1024, 2 * limits.max_output_bytes + 1024 * 1024, limits.max_write_bytes + 1024 * 1024)
     reply_frame = max(max_frame, limits.memory_bytes)  # the worker accepts replies up to its memory
-    deadline = time.monotonic() + limits.timeout_s + GRACE_S
+    clock = _Clock(time.monotonic() + limits.timeout_s + GRACE_S)
+    hooks = PAUSE_HOOKS.set(PAUSE_HOOKS.get() + (clock.pause,))
     try:
         job = {
             "t": "job",
@@ -63,31 +64,44 @@ def run_isolated(
         }
         channel.setblocking(False)  # every wait on the channel is bounded by the run's deadline
         try:
-            wire.send(channel, job, deadline=deadline)
+            wire.send(channel, job, deadline=clock.at)
         except wire.NotPlainData as exc:
             return Ending(False, error=f"parameters must be plain data: {exc}", error_kind=ErrorKind.PARAM)
         # The watchdog also stops a tool that runs past the deadline here in the host.
-        with thread_deadline(max(deadline - time.monotonic(), 0.001)):
-            return _serve(channel, tools, deadline, max_frame, reply_frame)
+        with thread_deadline(max(clock.at - time.monotonic(), 0.001)):
+            return _serve(channel, tools, clock, max_frame, reply_frame)
     except (socket.timeout, DeadlineReached):
         return _timed_out(limits, f"ran longer than {limits.timeout_s:g} s")
     except (WorkerError, OSError) as exc:
         return _crashed(server, pid, exc)
     finally:
+        PAUSE_HOOKS.reset(hooks)
         server.kill(pid)
         channel.close()
+
+
+class _Clock:
+    """An isolated run's deadline, moved by the time spent waiting for a person, which the worker is owed too."""
+
+    def __init__(self, at: float) -> None:
+        self.at = at
+        self.owed = 0.0
+
+    def pause(self, waited: float) -> None:
+        self.at += waited
+        self.owed += waited
 
 
 def _timed_out(limits: Limits, what: str) -> Ending:
     return Ending(False, error=f"limit exceeded: timeout: {what}", error_kind=ErrorKind.LIMIT, limit="timeout", limit_value=limits.timeout_s)
 
 
-def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], deadline: float, max_frame: int, reply_frame: int) -> Ending:
+def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], clock: _Clock, max_frame: int, reply_frame: int) -> Ending:
     # Non-blocking, so reads can poll briefly before waiting (a socket with a
     # timeout would wait in poll first); every wait is bounded by the deadline.
     channel.setblocking(False)
     while True:
-        message = wire.recv(channel, max_frame, deadline)
+        message = wire.recv(channel, max_frame, clock.at)
         if message is None:
             raise WorkerError("the worker exited without a result")
         kind = message["t"]
@@ -96,7 +110,9 @@ def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], dead
             if len(reply) > reply_frame:
                 reply = wire.encode(_too_large(len(reply), reply_frame))
             try:
-                wire.send_bytes(channel, reply, deadline)
+                if clock.owed:  # the call waited for a person: the worker's own timer gets that time back first
+                    _hand_back(channel, clock, max_frame)
+                wire.send_bytes(channel, reply, clock.at)
             except (BrokenPipeError, ConnectionResetError):
                 # The worker stopped while the tool ran (its own timer): read its report.
                 final = wire.recv(channel, max_frame, time.monotonic() + 0.5)
@@ -107,6 +123,15 @@ def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], dead
             return _ending(message.get("outcome"))
         else:
             raise WorkerError(f"the worker sent an unknown message {kind!r}")
+
+
+def _hand_back(channel: socket.socket, clock: _Clock, max_frame: int) -> None:
+    """Tell the worker how long the call waited for a person, and hear it moved its timer (one frame each way, never two at once)."""
+    wire.send(channel, {"t": "paused", "s": clock.owed}, deadline=clock.at)
+    clock.owed = 0.0
+    answer = wire.recv(channel, max_frame, clock.at)
+    if answer is None or answer.get("t") != "resumed":
+        raise WorkerError("the worker did not take back the time a call waited for approval")
 
 
 def _call(message: dict, tools: Mapping[str, Callable[..., Any]]) -> bytes:

@@ -13,7 +13,7 @@ from typing import Any
 from lackpy.errors import ErrorKind
 from lackpy.lang.diagnostics import Diagnostic
 from lackpy.lang.grade import Grade
-from lackpy.run.trace import TraceEntry
+from lackpy.run.trace import Approval, TraceEntry
 from lackpy.schema import Contract, to_jsonable
 
 _PRIVATE = {"json": False}
@@ -28,7 +28,7 @@ class ExecutionResult(Contract):
     message when ``success`` is false, and ``error_kind`` says which kind of
     failure it was (an ``ErrorKind``: ``validation`` with ``diagnostics``,
     ``param``, ``argument``, ``tool``, ``guard``, ``runtime``, ``limit`` with
-    ``limit`` and ``limit_value``, ``conflict``, ``commit`` or ``crash``).
+    ``limit`` and ``limit_value``, ``denied``, ``conflict``, ``commit`` or ``crash``).
     Writes are committed only on success and listed in ``files_created``,
     ``files_modified`` and ``files_deleted``; a dry run lists them and puts
     their unified ``diff`` here instead.
@@ -68,6 +68,8 @@ class ExecutionResult(Contract):
     """The variables the session keeps for its next run (runs with ``keep``)."""
     not_kept: dict[str, str] = field(default_factory=dict)
     """Variables of a ``keep`` run that the session did not keep, each with the reason."""
+    approvals: list[Approval] = field(default_factory=list)
+    """Every approval asked for and its answer, in order (program, calls, commit)."""
     variables: dict[str, Any] = field(default_factory=dict, metadata=_PRIVATE)
     limits: Any = field(default=None, metadata=_PRIVATE)
 

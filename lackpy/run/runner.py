@@ -23,6 +23,7 @@ from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.grade import Grade
 from lackpy.lang.grammar import ALLOWED_BUILTINS, FORBIDDEN_NAMES
 from lackpy.lang.validator import Check
+from lackpy.run.approvals import Gatekeeper
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.execute import MAX_RESULT_DEPTH, Ending, execute, nesting, plain_variables, thread_deadline, value_size
@@ -55,6 +56,7 @@ def run_program(
     on_progress: Callable[[dict], None] | None = None,
     ceiling: Grade | None = None,
     guardrails: tuple[Any, Any] | None = None,
+    approvals: Gatekeeper | None = None,
 ) -> ExecutionResult:
     """Validate (cached), compile (cached) and run ``program`` with ``kit``'s tools.
 
@@ -71,7 +73,9 @@ def run_program(
     A program whose own grade (of the tools it calls) is above ``ceiling``
     is refused before it runs, with ``error_kind`` ``denied``.
     ``guardrails`` is the (before, after) pair of hook callers every tool
-    call goes through (``lackpy.run.guardrails``).
+    call goes through (``lackpy.run.guardrails``). ``approvals`` asks a
+    person at the program, call and commit gates (``lackpy.run.approvals``);
+    a refusal is ``denied``, and a refused commit writes nothing.
     """
     start = perf_counter()
     params = dict(params or {})
@@ -94,10 +98,19 @@ def run_program(
         above = ", ".join(kit.above(called, ceiling))
         message = f"denied: the program calls {above}, above the ceiling {ceiling}; run it under a higher ceiling (--ceiling KIT or W,D) if you mean it"
         return _failed(start, kit, message, ErrorKind.DENIED, notices=notices, program_grade=own)
+    if approvals is not None:
+        approvals = approvals.fresh()  # a run's own decisions (a delegate runs several programs)
+        answer = approvals.program(program, own, called)
+        if answer is not None and not answer.approved:
+            message = f"denied: the program was not approved ({answer.by}): {answer.reason}"
+            return _failed(start, kit, message, ErrorKind.DENIED, notices=notices, program_grade=own, approvals=approvals.decisions)
     context = context or (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes, session=state)
     context.kit = kit.tools
     recorder = Recorder(limits.max_tool_calls, on_call)
     bound = kit.bind(context, called)
+    if approvals is not None:
+        approvals.steps = lambda: len(recorder.calls)
+        bound = {alias: approvals.gate(alias, kit.tools[alias], fn) for alias, fn in bound.items()}
     if guardrails is not None:
         bound = {alias: guarded(alias, kit.tools[alias], fn, *guardrails) for alias, fn in bound.items()}
     tools = {alias: recorder.wrap(alias, fn) for alias, fn in bound.items()}
@@ -118,7 +131,7 @@ def run_program(
         finally:
             cancel.detach()
         output, output_cut, printed, printed_cut = _budgeted(ending, limits.budget_bytes)
-        writes = _finish_writes(ending, context, dry_run, cancel)
+        writes = _finish_writes(ending, context, dry_run, cancel, approvals)
     finally:
         DEADLINE.reset(token)
         PROGRESS.reset(progress_token)
@@ -129,7 +142,7 @@ def run_program(
         error=writes.error,
         error_kind=writes.error_kind,
         error_line=ending.error_line,
-        trace=recorder.entries(kit.tools),
+        trace=recorder.entries(kit.tools, approvals.decisions if approvals is not None else ()),
         limit=ending.limit,
         limit_value=ending.limit_value,
         files_read=list(context.files_read),
@@ -149,6 +162,7 @@ def run_program(
         notices=list(notices),
         variables=ending.variables,
         limits=limits,
+        approvals=list(approvals.decisions) if approvals is not None else [],
     )
 
 
@@ -180,8 +194,8 @@ class _Writes(NamedTuple):
     diff: str | None
 
 
-def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: Cancel) -> _Writes:
-    """Commit the staged writes of a successful run, or describe them for a dry run.
+def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: Cancel, approvals: Gatekeeper | None = None) -> _Writes:
+    """Commit the staged writes of a successful run (once approved), or describe them for a dry run.
 
     A cancelled run raises Cancelled here, before anything is written.
     """
@@ -202,6 +216,10 @@ def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: 
     elif not ending.success:
         return unchanged  # a failed run changes nothing, and reports nothing as changed
     else:
+        answer = approvals.commit(planned.created + planned.modified + planned.deleted, store.diff) if approvals is not None else None
+        if answer is not None and not answer.approved:
+            error = f"denied: the changes were not approved ({answer.by}): {answer.reason}; nothing was written"
+            return unchanged._replace(success=False, error=error, error_kind=ErrorKind.DENIED)
         cancel.commit_or_raise()
         try:
             store.commit()
@@ -237,6 +255,7 @@ def _failed(
     diagnostics: list | None = None,
     notices: Sequence[str] = (),
     program_grade: Grade | None = None,
+    approvals: Sequence[Any] = (),
 ) -> ExecutionResult:
     return ExecutionResult(
         success=False,
@@ -249,4 +268,5 @@ def _failed(
         risk=program_grade.risk if program_grade is not None else None,
         duration_ms=round((perf_counter() - start) * 1000, 4),
         notices=list(notices),
+        approvals=list(approvals),
     )

@@ -5,7 +5,8 @@ every real I/O. So once the child is set up it needs no paths, no new sockets,
 no exec and no new processes or threads. :func:`confine` takes those away with
 what the kernel offers:
 
-* **Landlock** (Linux >= 5.13, raw syscalls through ctypes): a ruleset that
+* **Landlock** (Linux >= 5.13, raw syscalls through ctypes, in
+  ``lackpy.tools.landlock``): a ruleset that
   handles every filesystem right the kernel knows and grants none, so every
   path-based access is denied; on ABI >= 4 all TCP bind/connect too, and on
   ABI >= 6 abstract UNIX sockets and signals outside the sandbox. File
@@ -30,27 +31,27 @@ import sys
 
 from lackpy.errors import SandboxUnavailable
 
-# (landlock_create_ruleset, landlock_add_rule, landlock_restrict_self) per machine.
-LANDLOCK_SYSCALLS = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}
-# landlock_create_ruleset flag: return the ABI version instead of a ruleset.
-LANDLOCK_CREATE_RULESET_VERSION = 1 << 0
-# prctl option that Landlock (and unprivileged seccomp) requires first.
-PR_SET_NO_NEW_PRIVS = 38
-# prctl option and mode that install a seccomp BPF filter.
-PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
-
-# ABI 1: the 13 base rights (EXECUTE ... MAKE_SYM, bits 0..12).
-ACCESS_FS_ABI1 = (1 << 13) - 1
-# ABI 2: LANDLOCK_ACCESS_FS_REFER (link/rename across directories).
-ACCESS_FS_REFER = 1 << 13
-# ABI 3: LANDLOCK_ACCESS_FS_TRUNCATE.
-ACCESS_FS_TRUNCATE = 1 << 14
-# ABI 5: LANDLOCK_ACCESS_FS_IOCTL_DEV (ioctl on device files).
-ACCESS_FS_IOCTL_DEV = 1 << 15
-# ABI 4: LANDLOCK_ACCESS_NET_BIND_TCP | LANDLOCK_ACCESS_NET_CONNECT_TCP.
-ACCESS_NET_TCP = (1 << 0) | (1 << 1)
-# ABI 6: LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL.
-SCOPE_ALL = (1 << 0) | (1 << 1)
+# The Landlock primitives live in the tools layer, which confines shell commands
+# with them too; these names stay importable from here.
+from lackpy.tools.landlock import (  # noqa: F401 - re-exported
+    ACCESS_FS_ABI1,
+    ACCESS_FS_IOCTL_DEV,
+    ACCESS_FS_REFER,
+    ACCESS_FS_TRUNCATE,
+    ACCESS_NET_TCP,
+    LANDLOCK_CREATE_RULESET_VERSION,
+    LANDLOCK_SYSCALLS,
+    PR_SET_NO_NEW_PRIVS,
+    PR_SET_SECCOMP,
+    SCOPE_ALL,
+    SECCOMP_MODE_FILTER,
+    attr_size,
+    handled_access,
+)
+from lackpy.tools.landlock import landlock_abi as _landlock_abi
+from lackpy.tools.landlock import RulesetAttr as _RulesetAttr
+from lackpy.tools.landlock import libc as _libc
+from lackpy.tools.landlock import oserror as _oserror
 
 # Syscalls the filter fails with EPERM; names this libseccomp lacks are skipped.
 DENIED_SYSCALLS = (
@@ -74,55 +75,17 @@ TIOCSTI, TIOCLINUX = 0x5412, 0x541C
 INSTALL_HINT = "pip install 'lackpy[sandbox]'"
 
 
-
-class _RulesetAttr(ctypes.Structure):
-    """struct landlock_ruleset_attr (the kernel reads only the size we pass)."""
-
-    _fields_ = [
-        ("handled_access_fs", ctypes.c_uint64),
-        ("handled_access_net", ctypes.c_uint64),
-        ("scoped", ctypes.c_uint64),
-    ]
-
-
-@functools.lru_cache(maxsize=1)
-def _libc() -> ctypes.CDLL:
-    """The C library of this process, with errno captured and a long ``syscall``."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    return libc
-
-
-def _oserror(what: str) -> OSError:
-    """An OSError for the errno the last ctypes call left behind."""
-    code = ctypes.get_errno()
-    return OSError(code, f"{what}: {os.strerror(code)}")
-
-
 def landlock_abi() -> int:
-    """Return the kernel's Landlock ABI version, or 0 when Landlock is unavailable."""
-    numbers = LANDLOCK_SYSCALLS.get(platform.machine())
-    if not sys.platform.startswith("linux") or numbers is None:
+    """Return the kernel's Landlock ABI version, or 0 when Landlock is unavailable (or this machine unknown)."""
+    if platform.machine() not in LANDLOCK_SYSCALLS:
         return 0
-    version = _libc().syscall(
-        ctypes.c_long(numbers[0]), None, ctypes.c_size_t(0),
-        ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION),
-    )
-    # ENOSYS: kernel too old; EOPNOTSUPP: built but disabled at boot; any other
-    # error (e.g. EPERM from a seccomp filter) also means we cannot use it.
-    return max(int(version), 0)
+    return _landlock_abi()
 
 
 def _ruleset_attr(abi: int) -> tuple[_RulesetAttr, int]:
     """The ruleset that handles every right ``abi`` knows, and its size for that ABI."""
-    fs = ACCESS_FS_ABI1
-    fs |= ACCESS_FS_REFER if abi >= 2 else 0
-    fs |= ACCESS_FS_TRUNCATE if abi >= 3 else 0
-    fs |= ACCESS_FS_IOCTL_DEV if abi >= 5 else 0
-    net = ACCESS_NET_TCP if abi >= 4 else 0
-    scoped = SCOPE_ALL if abi >= 6 else 0
-    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
-    return _RulesetAttr(fs, net, scoped), size
+    fs, net, scoped = handled_access(abi)
+    return _RulesetAttr(fs, net, scoped), attr_size(abi)
 
 
 def deny_filesystem() -> None:

@@ -8,13 +8,13 @@ when the run ends.
 from __future__ import annotations
 
 import reprlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Callable
 
 from lackpy.errors import LimitExceeded
 from lackpy.kit.spec import ToolSpec
-from lackpy.schema import as_dict
+from lackpy.schema import Contract, as_dict
 
 SUMMARY_CHARS = 200
 
@@ -29,6 +29,26 @@ _repr.maxlevel = 3
 _KEEP = frozenset({type(None), bool, int, float})
 
 
+@dataclass(frozen=True)
+class Approval(Contract):
+    """One decision, as the result, its trace and the audit file keep it."""
+
+    gate: str
+    mode: str
+    approved: bool
+    by: str
+    reason: str = ""
+    tool: str | None = None
+    arguments: dict[str, str] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    step: int | None = None
+    """The trace step of the call it gated."""
+    asked_at: str = ""
+    """When it was asked (UTC, ISO 8601)."""
+    waited_ms: float = 0.0
+
+
+
 @dataclass(slots=True)
 class TraceEntry:
     """One tool call: its arguments by parameter name and a bounded result summary."""
@@ -40,6 +60,8 @@ class TraceEntry:
     duration_ms: float
     success: bool
     error: str | None = None
+    approval: Approval | None = None
+    """The approval asked for before this call ran, if one was."""
 
     def to_dict(self) -> dict:
         return as_dict(self)
@@ -138,9 +160,11 @@ class Recorder:
 
         return announced
 
-    def entries(self, tools: dict[str, ToolSpec]) -> list[TraceEntry]:
+    def entries(self, tools: dict[str, ToolSpec], approvals: Any = ()) -> list[TraceEntry]:
+        """The trace: one entry per call, with the approval asked for before it (``approvals`` name their step)."""
         if not self.calls:
             return []
+        asked = {approval.step: approval for approval in approvals if approval.step is not None}
         params = {alias: [a.name for a in spec.args] for alias, spec in tools.items()}
         out = []
         append = out.append
@@ -157,9 +181,9 @@ class Recorder:
                     mapped[key] = summarize(value)
             if error is None:
                 summary = "None" if result is None else summarize(result)
-                append(TraceEntry(step, alias, mapped, summary, round((end - start) * 1000.0, 4), True, None))
+                append(TraceEntry(step, alias, mapped, summary, round((end - start) * 1000.0, 4), True, None, asked.get(step)))
             else:
-                append(TraceEntry(step, alias, mapped, "", round((end - start) * 1000.0, 4), False, describe_exception(error)))
+                append(TraceEntry(step, alias, mapped, "", round((end - start) * 1000.0, 4), False, describe_exception(error), asked.get(step)))
         return out
 
 

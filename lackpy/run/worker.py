@@ -179,6 +179,10 @@ def _proxy(alias: str, channel: socket.socket, max_frame: int, reply_frame: int,
         try:
             wire.send_bytes(channel, frame)
             reply = wire.recv(channel, reply_frame)
+            while reply is not None and reply.get("t") == "paused":
+                _postpone_alarm(reply.get("s"))
+                wire.send(channel, {"t": "resumed"})
+                reply = wire.recv(channel, reply_frame)
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, _ALARM)
         if reply is None:  # the host is gone
@@ -189,6 +193,20 @@ def _proxy(alias: str, channel: socket.socket, max_frame: int, reply_frame: int,
 
     call.__name__ = call.__qualname__ = alias
     return call
+
+
+def _postpone_alarm(seconds: Any) -> None:
+    """Move the deadline's timer by the time the host spent waiting for a person (SIGALRM is held back here).
+
+    A timer that ran out meanwhile has its signal pending: it is taken back,
+    and the timer set to the time waited.
+    """
+    if type(seconds) not in (int, float) or not 0 < seconds < 1e7:
+        return
+    left = signal.getitimer(signal.ITIMER_REAL)[0]
+    if left == 0.0 and signal.SIGALRM in signal.sigpending():
+        signal.sigtimedwait(_ALARM, 0)
+    signal.setitimer(signal.ITIMER_REAL, left + seconds)
 
 
 def _close_other_fds(keep: int) -> None:

@@ -23,7 +23,8 @@ from lackpy.tools.regex import compile_lines
     grade=(1, 0),
     docs="docs/tools/read_file.md",
     examples=['text = read_file("README.md")\nlen(text.splitlines())'],
-    tags=["file", "read", "text", "content"],
+    tags=["file", "read", "text", "content", "open", "cat", "view", "load", "display"],
+    category="system",
 )
 def read_file(ctx: ToolContext, path: str, offset: int | None = None, limit: int | None = None) -> str:
     """Read a text file in the workspace and return its contents.
@@ -57,7 +58,8 @@ FIND_KINDS = {None: frozenset({"file"}), "file": frozenset({"file"}), "dir": fro
     grade=(1, 0),
     docs="docs/tools/find_files.md",
     examples=['files = find_files("**/*.py")\nlen(files)'],
-    tags=["file", "find", "glob", "list", "search"],
+    tags=["file", "find", "glob", "list", "search", "locate", "path", "pattern"],
+    category="system",
 )
 def find_files(ctx: ToolContext, pattern: str, kind: Literal["file", "dir", "any", "text"] | None = None) -> list[str]:
     """List workspace files matching a glob pattern such as '**/*.py'.
@@ -82,7 +84,8 @@ def _text_file(ctx: ToolContext, path: str) -> bool:
     grade=(1, 0),
     docs="docs/tools/list_dir.md",
     examples=['[e["name"] for e in list_dir("src") if e["kind"] == "dir"]'],
-    tags=["directory", "list", "ls", "files"],
+    tags=["directory", "list", "ls", "files", "dir", "folder", "browse", "entries"],
+    category="system",
 )
 def list_dir(ctx: ToolContext, path: str = ".") -> list[dict]:
     """List a workspace directory: name, kind ('file', 'dir', 'other') and size of each entry.
@@ -102,7 +105,8 @@ GREP_MAX_FILE_BYTES = 16 * 1024 * 1024
     grade=(1, 0),
     docs="docs/tools/grep.md",
     examples=['hits = grep(r"^import |^from ", glob="**/*.py")\nsorted({h["path"] for h in hits})'],
-    tags=["search", "grep", "regex", "content", "find"],
+    tags=["search", "grep", "regex", "content", "find", "text", "contains", "mention", "lines", "code"],
+    category="system",
 )
 def grep(ctx: ToolContext, pattern: str, glob: str = "**/*", ignore_case: bool = False, max_hits: int = GREP_MAX_HITS) -> list[dict]:
     """Search file contents with a regex: [{'path', 'line', 'text'}] for each matching line.
@@ -144,7 +148,8 @@ def grep(ctx: ToolContext, pattern: str, glob: str = "**/*", ignore_case: bool =
     grade=(3, 3),
     docs="docs/tools/write_file.md",
     examples=['write_file("notes/summary.txt", "done\\n")'],
-    tags=["file", "write", "create"],
+    tags=["file", "write", "create", "save", "store", "overwrite", "new"],
+    category="system",
 )
 def write_file(ctx: ToolContext, path: str, content: str) -> str:
     """Create or overwrite a workspace file with the given text.
@@ -163,7 +168,8 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
     grade=(3, 3),
     docs="docs/tools/edit_file.md",
     examples=['edit_file("README.md", "Status: draft", "Status: final")'],
-    tags=["file", "edit", "replace", "modify"],
+    tags=["file", "edit", "replace", "modify", "change", "patch", "update", "substitute"],
+    category="system",
 )
 def edit_file(ctx: ToolContext, path: str, old_str: str, new_str: str, replace_all: bool = False) -> str:
     """Replace old_str with new_str in a file (exact, else ignoring whitespace); returns the diff.

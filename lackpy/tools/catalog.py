@@ -3,33 +3,30 @@
 A kit with more tools than a prompt should hold (``[mcp] list_tools_up_to`` in the
 prompt) lists its servers instead, and a program asks ``search_tools`` for the
 signatures it needs. The search covers only the tools the run's kit holds,
-under the names the program calls them by.
+under the names the program calls them by. It ranks with
+``lackpy.kit.search``, the scorer ``lackpy tools search`` and
+``Toolbox.search`` use, so a program finds what a user would.
 """
 
 from __future__ import annotations
 
-import re
-
 from lackpy.errors import ToolError
 from lackpy.kit.context import ToolContext
+from lackpy.kit.search import query_terms, rank
 from lackpy.tools import shipped
 
 MAX_RESULTS = 50
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def _words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower().replace("_", " ")))
 
 
 @shipped(
     grade=(0, 0),
     docs="docs/tools/search_tools.md",
     examples=['[t["signature"] for t in search_tools("issues")]'],
-    tags=["tools", "search", "find", "signature", "help"],
+    tags=["tools", "search", "find", "signature", "help", "discover", "lookup", "catalog", "capability"],
+    category="system",
 )
 def search_tools(ctx: ToolContext, query: str, limit: int = 8) -> list[dict]:
-    """Find this kit's tools by words of their name, description or tags: [{name, signature, description}], best first.
+    """Find this kit's tools by words of their name, tags, category or description: [{name, signature, description}], best first.
 
     Args:
         query: Words to look for, e.g. "list issues" or a server's name.
@@ -37,19 +34,13 @@ def search_tools(ctx: ToolContext, query: str, limit: int = 8) -> list[dict]:
     """
     if not 1 <= limit <= MAX_RESULTS:
         raise ToolError(f"search_tools: limit must be from 1 to {MAX_RESULTS}, got {limit}")
-    wanted = _words(query)
-    if not wanted:
+    if not query_terms(query):
         raise ToolError('search_tools: give words to look for, e.g. search_tools("issues")')
-    scored = []
-    for alias, spec in ctx.kit.items():
-        if alias == "search_tools":
-            continue
-        name, tags, text = _words(alias), _words(" ".join(spec.tags)), _words(spec.description)
-        score = 3 * len(wanted & name) + 2 * len(wanted & tags) + len(wanted & text)
-        if score:
-            scored.append((-score, alias, spec))
-    scored.sort(key=lambda item: item[:2])
-    return [{"name": alias, "signature": spec.signature(alias), "description": spec.description} for _, alias, spec in scored[:limit]]
+    others = {alias: spec for alias, spec in ctx.kit.items() if alias != "search_tools"}
+    return [
+        {"name": found.name, "signature": found.spec.signature(found.name), "description": found.spec.description}
+        for found in rank(query, others, limit)
+    ]
 
 
 TOOLS = [search_tools]

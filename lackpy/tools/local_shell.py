@@ -15,6 +15,17 @@ kernel refuses the prctl, no Python interpreter to run the supervisor) lackpy
 warns once and only kills the command's process group, when it times out and
 when its shell exits; the shell is not reaped until its group has been killed,
 so the group id cannot have been reused by an unrelated process.
+
+Given a ``Confinement`` (the tools always give one), a command runs confined
+to the workspace where the kernel allows it (``lackpy.tools.confine``): lackpy
+builds the Landlock ruleset and the command's private TMPDIR, and the child
+applies the ruleset before the shell runs. The supervisor applies it itself;
+without a supervisor, a ``preexec_fn`` does, which only makes system calls
+through functions resolved before the fork (``landlock.warm``), the safe
+subset of what may run in a child forked from a threaded process. A command
+that cannot be confined as it must be does not run (``confine.ConfinementError``);
+where the kernel has no Landlock it runs and its result says
+``"unconfined": why``.
 """
 
 from __future__ import annotations
@@ -29,7 +40,9 @@ import sys
 import threading
 import time
 import warnings
-from typing import Any
+from typing import Any, Callable
+
+from lackpy.tools.confine import Confinement, Prepared, failed, prepare
 
 # After a kill, how long output still in the pipes is drained before giving up
 # on processes that keep the pipes open (only untracked ones can outlive a kill).
@@ -147,10 +160,18 @@ def _why_untracked() -> str | None:
     return None
 
 
-def _popen(argv: list[str], cwd: str, pass_fds: tuple[int, ...] = ()) -> subprocess.Popen:
+def _popen(
+    argv: list[str],
+    cwd: str,
+    pass_fds: tuple[int, ...] = (),
+    env: dict[str, str] | None = None,
+    preexec_fn: Callable[[], None] | None = None,
+) -> subprocess.Popen:
     return subprocess.Popen(
         argv,
         cwd=cwd,
+        env=env,
+        preexec_fn=preexec_fn,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -217,11 +238,13 @@ def _supervisor_argv(fd: int, command: str) -> list[str]:
     return [sys.executable, "-I", "-S", "-c", _BOOT, SUPERVISOR, str(fd), command]
 
 
-def _supervised(command: str, cwd: str) -> _Started | None:
-    """The command started under a supervisor; None when the supervisor cannot run here."""
+def _supervised(command: str, cwd: str, confined: Prepared | None = None) -> _Started | None:
+    """The command started under a supervisor (which confines itself first); None when the supervisor cannot run here."""
     ours, theirs = socket.socketpair()
+    env = confined.supervisor_env() if confined else None
+    extra = confined.pass_fds() if confined else ()
     try:
-        popen = _popen(_supervisor_argv(theirs.fileno(), command), cwd, pass_fds=(theirs.fileno(),))
+        popen = _popen(_supervisor_argv(theirs.fileno(), command), cwd, pass_fds=(theirs.fileno(), *extra), env=env)
     except BaseException:
         ours.close()
         raise
@@ -230,7 +253,7 @@ def _supervised(command: str, cwd: str) -> _Started | None:
     answer = b""
     try:
         ours.settimeout(START_TIMEOUT_S)
-        answer = ours.recv(64)
+        answer = ours.recv(512)
     except OSError:  # the timeout included
         pass
     except BaseException:
@@ -246,11 +269,18 @@ def _supervised(command: str, cwd: str) -> _Started | None:
     _abandon(popen, ours)
     popen.stdout.close()
     popen.stderr.close()
+    if answer.startswith(b"C"):  # it could not confine itself, and ran nothing
+        raise failed(_why(answer[1:]))
     if answer.startswith(b"E") and answer[1:].isdigit():
         code = int(answer[1:])
         raise OSError(code, os.strerror(code))
     _untracked(f"its supervisor ({sys.executable} -I -S, {SUPERVISOR}) did not start (exit status {popen.returncode})")
     return None
+
+
+def _why(answer: bytes) -> str:
+    code, _, text = answer.decode(errors="replace").partition(" ")
+    return text or (os.strerror(int(code)) if code.isdigit() else "no reason given")
 
 
 def _abandon(popen: subprocess.Popen, lifeline: socket.socket) -> None:
@@ -262,23 +292,43 @@ def _abandon(popen: subprocess.Popen, lifeline: socket.socket) -> None:
         _kill_group(popen)
 
 
-def _start(command: str, cwd: str) -> _Started:
-    if _tracking:
-        reason = _why_untracked()
-        if reason:
-            _untracked(reason)
-        else:
-            started = _supervised(command, cwd)
-            if started is not None:
-                return started
-    return _Started(_popen(["/bin/sh", "-c", command], cwd))
+def _start(command: str, cwd: str, confined: Prepared | None = None) -> _Started:
+    try:
+        if _tracking:
+            reason = _why_untracked()
+            if reason:
+                _untracked(reason)
+            else:
+                started = _supervised(command, cwd, confined)
+                if started is not None:
+                    return started
+        if confined is None:
+            return _Started(_popen(["/bin/sh", "-c", command], cwd))
+        try:
+            popen = _popen(["/bin/sh", "-c", command], cwd, env=confined.env(), preexec_fn=confined.preexec())
+        except subprocess.SubprocessError:  # what preexec_fn raised: Popen keeps only that it raised
+            raise failed("applying it in the child failed") from None
+        return _Started(popen)
+    finally:
+        if confined is not None:
+            confined.started()
 
 
 class Process:
     """A background command: bounded output buffers filled by reader threads."""
 
-    def __init__(self, started: _Started, command: str, cwd: str, max_buffer_bytes: int) -> None:
+    def __init__(
+        self,
+        started: _Started,
+        command: str,
+        cwd: str,
+        max_buffer_bytes: int,
+        confined: Prepared | None = None,
+    ) -> None:
         self.started = started
+        self.confined = confined
+        #: Why the command runs unconfined (the kernel cannot), or None.
+        self.unconfined = confined.unconfined if confined else None
         self.pid = started.pid
         popen = started.popen
         self.command = command
@@ -315,6 +365,8 @@ class Process:
         self.started.stop()  # leftovers of an exited shell too
         self.code = self.started.popen.returncode
         self.finished = True
+        if self.confined is not None:
+            self.confined.cleanup()  # its TMPDIR: nothing of the command is left to use it
         deadline = time.monotonic() + DRAIN_GRACE_S
         for reader in self._readers:
             reader.join(max(0.0, deadline - time.monotonic()))
@@ -344,10 +396,23 @@ class Process:
 
 
 class LocalShell:
-    """Runs commands with /bin/sh on this machine."""
+    """Runs commands with /bin/sh on this machine, confined when given a ``Confinement``."""
 
-    def run(self, command: str, cwd: str, timeout_s: float, max_output_bytes: int) -> dict:
-        started = _start(command, cwd)
+    def run(
+        self, command: str, cwd: str, timeout_s: float, max_output_bytes: int, confinement: Confinement | None = None
+    ) -> dict:
+        confined = prepare(confinement) if confinement is not None else None
+        try:
+            result = self._run(_start(command, cwd, confined), timeout_s, max_output_bytes)
+        finally:
+            if confined is not None:
+                confined.cleanup()
+        if confined is not None and confined.unconfined:
+            result["unconfined"] = confined.unconfined
+        return result
+
+    @staticmethod
+    def _run(started: _Started, timeout_s: float, max_output_bytes: int) -> dict:
         popen = started.popen
         out, err = _HeadTail(max_output_bytes), _HeadTail(max_output_bytes)
         sinks = {popen.stdout: out, popen.stderr: err}
@@ -393,8 +458,15 @@ class LocalShell:
             "timed_out": timed_out,
         }
 
-    def spawn(self, command: str, cwd: str, max_buffer_bytes: int) -> Process:
-        return Process(_start(command, cwd), command, cwd, max_buffer_bytes)
+    def spawn(self, command: str, cwd: str, max_buffer_bytes: int, confinement: Confinement | None = None) -> Process:
+        confined = prepare(confinement) if confinement is not None else None
+        try:
+            started = _start(command, cwd, confined)
+        except BaseException:
+            if confined is not None:
+                confined.cleanup()
+            raise
+        return Process(started, command, cwd, max_buffer_bytes, confined)
 
 
 DEFAULT_SHELL = LocalShell()

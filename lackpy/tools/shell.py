@@ -12,6 +12,14 @@ each command under a supervisor that tracks them); elsewhere, its process group.
 
 Commands touch the real disk: writes they make are not staged with the run's
 file edits, and they do not see the run's staged (uncommitted) writes.
+
+Through ``LocalShell`` they run confined where the kernel has Landlock
+(``lackpy.tools.confine``): they read the system but not the ``[tools] deny``
+paths, write only in the workspace and a private TMPDIR, and reach no network
+unless ``[tools] command_network = true``. Where the kernel cannot confine
+them, run_command's result and poll_process/stop_process's state carry
+``"unconfined": why`` (the key is absent when confined, so existing keys and
+results are unchanged); where confining fails, the command does not run.
 """
 
 from __future__ import annotations
@@ -22,7 +30,8 @@ from typing import Any
 
 from lackpy.errors import ToolError
 from lackpy.kit.context import ToolContext
-from lackpy.tools import shipped, workspace
+from lackpy.tools import confine, shipped, workspace
+from lackpy.tools.confine import ConfinementError
 from lackpy.tools.local_shell import DEFAULT_SHELL, LocalShell, Process
 
 __all__ = ["DEFAULT_SHELL", "LocalShell", "Process", "TOOLS", "stop_all"]
@@ -37,6 +46,11 @@ DEFAULT_MAX_PROCESSES = 16
 
 def _shell(ctx: ToolContext) -> Any:
     return ctx.session.get("shell") or DEFAULT_SHELL
+
+
+def _confined(ctx: ToolContext, shell: Any) -> dict:
+    """The confinement argument for the local backend; another backend (a session's own) confines as it does."""
+    return {"confinement": confine.from_context(ctx)} if isinstance(shell, LocalShell) else {}
 
 
 def _command(tool: str, command: str) -> str:
@@ -75,7 +89,9 @@ _TAGS = ["shell", "process", "command"]
     grade=(3, 3),
     docs="docs/tools/run_command.md",
     examples=['result = run_command("python -m pytest -q", timeout=300)\nresult["code"] == 0'],
-    tags=_TAGS + ["run", "execute", "test", "build"],
+    tags=_TAGS + ["run", "execute", "exec", "terminal", "bash", "script", "cli", "test", "build"],
+    category="development/execution",
+    approval="call",
 )
 def run_command(ctx: ToolContext, command: str, timeout: float = DEFAULT_TIMEOUT_S, cwd: str = ".") -> dict:
     """Run a shell command (/bin/sh -c) in the workspace and wait for it; returns {code, stdout, stderr, timed_out}. The timeout is capped at 600 s; output is truncated in the middle.
@@ -89,8 +105,11 @@ def run_command(ctx: ToolContext, command: str, timeout: float = DEFAULT_TIMEOUT
     seconds = _timeout(timeout)
     real = _directory(ctx, cwd)
     limit = _setting(ctx, "command_output_bytes", DEFAULT_COMMAND_OUTPUT_BYTES)
+    shell = _shell(ctx)
     try:
-        return _shell(ctx).run(command, real, seconds, limit)
+        return shell.run(command, real, seconds, limit, **_confined(ctx, shell))
+    except ConfinementError as exc:
+        raise ToolError(f"run_command: {exc}") from None
     except OSError as exc:
         raise _start_error("run_command", exc) from None
 
@@ -113,7 +132,9 @@ def _lookup(ctx: ToolContext, tool: str, id: object) -> Any:
     grade=(3, 3),
     docs="docs/tools/start_process.md",
     examples=['server = start_process("python -m http.server 8000")\npoll_process(server)["running"]'],
-    tags=_TAGS + ["background", "start", "server", "spawn"],
+    tags=_TAGS + ["background", "start", "server", "spawn", "launch", "daemon", "service", "watch"],
+    category="development/execution",
+    approval="call",
 )
 def start_process(ctx: ToolContext, command: str, cwd: str = ".") -> str:
     """Start a shell command in the background (e.g. a server or a watcher); returns its id.
@@ -134,8 +155,11 @@ def start_process(ctx: ToolContext, command: str, cwd: str = ".") -> str:
             "stop one with stop_process first"
         )
     counter = ctx.session.setdefault("process_ids", itertools.count(1))
+    shell = _shell(ctx)
     try:
-        process = _shell(ctx).spawn(command, real, limit)
+        process = shell.spawn(command, real, limit, **_confined(ctx, shell))
+    except ConfinementError as exc:
+        raise ToolError(f"start_process: {exc}") from None
     except OSError as exc:
         raise _start_error("start_process", exc) from None
     id = f"p{next(counter)}"
@@ -146,14 +170,19 @@ def start_process(ctx: ToolContext, command: str, cwd: str = ".") -> str:
 def _state(process: Any) -> dict:
     code = process.poll()
     stdout, stderr = process.read_new()
-    return {"running": code is None, "code": code, "stdout": stdout, "stderr": stderr}
+    state = {"running": code is None, "code": code, "stdout": stdout, "stderr": stderr}
+    unconfined = getattr(process, "unconfined", None)
+    if unconfined:
+        state["unconfined"] = unconfined
+    return state
 
 
 @shipped(
     grade=(3, 1),
     docs="docs/tools/poll_process.md",
     examples=['state = poll_process("p1")\nstate["stdout"]'],
-    tags=_TAGS + ["background", "poll", "status", "output"],
+    tags=_TAGS + ["background", "poll", "status", "output", "check", "logs"],
+    category="development/execution",
 )
 def poll_process(ctx: ToolContext, id: str) -> dict:
     """Check a background process: {running, code, stdout, stderr} with only the output since the last poll.
@@ -168,7 +197,8 @@ def poll_process(ctx: ToolContext, id: str) -> dict:
     grade=(3, 2),
     docs="docs/tools/stop_process.md",
     examples=['final = stop_process("p1")\nfinal["code"]'],
-    tags=_TAGS + ["background", "stop", "kill"],
+    tags=_TAGS + ["background", "stop", "kill", "terminate", "end"],
+    category="development/execution",
 )
 def stop_process(ctx: ToolContext, id: str) -> dict:
     """Kill a background process and everything it started; returns its final state.
@@ -185,7 +215,8 @@ def stop_process(ctx: ToolContext, id: str) -> dict:
     grade=(3, 0),
     docs="docs/tools/list_processes.md",
     examples=['[p["id"] for p in list_processes() if p["running"]]'],
-    tags=_TAGS + ["background", "list", "status"],
+    tags=_TAGS + ["background", "list", "status", "running", "jobs"],
+    category="development/execution",
 )
 def list_processes(ctx: ToolContext) -> list[dict]:
     """List this session's background processes: [{id, command, running, code}]."""

@@ -33,7 +33,8 @@ def _item(index: int, value: object) -> dict:
     grade=(0, 1),
     docs="docs/tools/todo_set.md",
     examples=['todo_set(["read the config", {"text": "fix the test", "status": "active"}])'],
-    tags=["todo", "checklist", "plan", "tasks"],
+    tags=["todo", "checklist", "plan", "tasks", "track", "progress", "update", "mark", "done"],
+    category="productivity",
 )
 def todo_set(ctx: ToolContext, items: list[str | dict]) -> list[dict]:
     """Replace the session's checklist with items (strings, or {'text', 'status'} with pending/active/done).
@@ -52,7 +53,8 @@ def todo_set(ctx: ToolContext, items: list[str | dict]) -> list[dict]:
     grade=(0, 0),
     docs="docs/tools/todo_read.md",
     examples=['[t["text"] for t in todo_read() if t["status"] != "done"]'],
-    tags=["todo", "checklist", "plan", "tasks"],
+    tags=["todo", "checklist", "plan", "tasks", "track", "progress", "status", "remaining"],
+    category="productivity",
 )
 def todo_read(ctx: ToolContext) -> list[dict]:
     """The session's checklist: [{'id', 'text', 'status'}]."""

@@ -106,7 +106,9 @@ _TAGS = ["web", "internet"]
         'text = fetch_url("https://docs.python.org/3/library/json.html")\ntext.splitlines()[:20]',
         'page = fetch_url(web_search("PEP 8 line length")[0]["url"], max_bytes=100000)\n"79" in page',
     ],
-    tags=_TAGS + ["http", "url", "fetch", "download", "page", "read"],
+    tags=_TAGS + ["http", "https", "url", "fetch", "download", "page", "read", "website", "html", "retrieve"],
+    category="research",
+    approval="call",
 )
 def fetch_url(ctx: ToolContext, url: str, max_bytes: int | None = None) -> str:
     """Fetch an http(s) URL and return its text; HTML pages become Markdown-like text with links as 'text (url)'. Reads at most max_bytes (default 512 KiB, at most 10 MiB).
@@ -129,7 +131,9 @@ def fetch_url(ctx: ToolContext, url: str, max_bytes: int | None = None) -> str:
     grade=(2, 0),
     docs="docs/tools/web_search.md",
     examples=['hits = web_search("python asyncio timeout", limit=3)\n[h["url"] for h in hits]'],
-    tags=_TAGS + ["search", "find", "lookup", "query", "documentation"],
+    tags=_TAGS + ["search", "find", "lookup", "query", "documentation", "google", "research", "results"],
+    category="research",
+    approval="call",
 )
 def web_search(ctx: ToolContext, query: str, limit: int = 5) -> list[dict]:
     """Search the web; returns up to limit (1-20) results as {title, url, snippet}.

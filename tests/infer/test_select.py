@@ -55,3 +55,21 @@ def test_a_deterministic_tiers_needs_win_when_they_fit(specs):
 
 def test_nothing_matches_gives_no_tools(specs):
     assert choose_tools("compose a haiku about autumn", specs, EVERYTHING) == []
+
+
+def test_the_choice_ranks_with_the_tool_search_scorer(tmp_path):
+    """delegate's choice and `lackpy tools search` share lackpy.kit.search: a 'notify' tag covers 'notification'."""
+    from lackpy.kit.decorator import tool
+
+    @tool(grade=(2, 2), tags=["email", "notify"], category="communication")
+    def send_email(to: str, body: str) -> str:
+        """Send an email to a recipient."""
+        return to
+
+    box = Toolbox(str(tmp_path))
+    populate(box)
+    box.register(send_email)
+    assert box.search("send a notification")[0].name == "send_email"
+    assert choose_tools("send a notification", box.list_tools(), EVERYTHING) == ["send_email"]
+    assert choose_tools("send a notification", box.list_tools(), READ_ONLY) == []
+    assert choose_tools("save the notes to a file", box.list_tools(), EVERYTHING) == ["write_file"]

@@ -24,6 +24,8 @@ ALL_FIELDS = {
     "docs",
     "examples",
     "tags",
+    "category",
+    "approval",
 }
 
 

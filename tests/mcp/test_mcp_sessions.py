@@ -31,6 +31,7 @@ def _server(service, *, allow_kits=("readonly", "coding"), **options):
     from lackpy.mcp.policy import KitPolicy
     from lackpy.mcp.server import build_server
 
+    options.setdefault("approval", "none")  # these clients answer no approvals; tests/mcp/test_mcp_approvals.py asks them
     return build_server(service, KitPolicy.build(service, allow_kits=list(allow_kits)), **options)
 
 
@@ -132,7 +133,7 @@ def test_stdio_calls_share_one_session_and_its_processes_end_with_the_server(wor
 
     marker = "97.1601"
     params = StdioServerParameters(
-        command=PYTHON, args=["-m", "lackpy", "serve", "-w", str(workspace), "--allow-kits", "readonly,coding"], env=server_env
+        command=PYTHON, args=["-m", "lackpy", "serve", "-w", str(workspace), "--allow-kits", "readonly,coding", "--approval", "none"], env=server_env
     )
 
     async def main():
@@ -219,7 +220,7 @@ def test_exposed_tools_that_write_say_so_and_write_through_the_same_checks(servi
     from lackpy.mcp.policy import KitPolicy
     from lackpy.mcp.server import build_server
 
-    server = build_server(service, KitPolicy.build(service, "filesystem", ["filesystem"]), expose_tools=True)
+    server = build_server(service, KitPolicy.build(service, "filesystem", ["filesystem"]), expose_tools=True, approval="none")
 
     async def main():
         async with _client(server, "auto") as client:

@@ -73,7 +73,7 @@ def test_the_config_redacts_keys_from_every_result(workspace, mode):
 
 
 def test_allow_hosts_refuses_other_hosts_before_any_request(workspace):
-    with LackpyService(workspace, {"guardrails": {"allow_hosts": ["docs.python.org", "127.0.0.1"]}}) as svc:
+    with LackpyService(workspace, {"guardrails": {"allow_hosts": ["docs.python.org", "127.0.0.1"]}}, approve=True) as svc:
         refused = run(svc, 'fetch_url("http://attacker.example/x")', kit="web")
         passed = run(svc, 'fetch_url("http://127.0.0.1:9/x")', kit="web")
     assert refused.error_kind == "denied" and "attacker.example is not an allowed host (allowed: docs.python.org, 127.0.0.1)" in refused.error

@@ -86,7 +86,7 @@ ERRORS = [
 
 @pytest.fixture
 def service(tmp_path):
-    svc = LackpyService(tmp_path)
+    svc = LackpyService(tmp_path, approve=True)
     svc.toolbox.register(echo)
     svc.toolbox.register(later)
     svc.toolbox.register(stubborn)

@@ -39,3 +39,18 @@ def test_bad_queries_say_what_to_do(ctx, query, limit, message):
 
 def test_outside_a_run_there_is_nothing_to_find(tmp_path):
     assert search_tools(ToolContext(tmp_path), "read") == []
+
+
+def test_it_ranks_with_the_toolbox_scorer_over_tags_and_categories(ctx):
+    """search_tools and Toolbox.search rank alike: 'notification' finds a 'notify' tag, a category word its tools."""
+    from lackpy.kit.search import rank
+    from lackpy.kit.spec import ToolSpec
+
+    ctx.kit["chat__post"] = ToolSpec("chat__post", "mcp", description="Post a message.", tags=["mcp", "chat", "notify"], category="communication")
+    assert [t["name"] for t in search_tools(ctx, "send a notification")] == ["chat__post"]
+    assert [t["name"] for t in search_tools(ctx, "communication")] == ["chat__post"]
+    assert [t["name"] for t in search_tools(ctx, "chat")] == ["chat__post"]  # a server's name is a tag of its tools
+    query = "save text to a file"
+    others = {alias: spec for alias, spec in ctx.kit.items() if alias != "search_tools"}
+    assert [t["name"] for t in search_tools(ctx, query)] == [m.name for m in rank(query, others, 8)]
+    assert [t["name"] for t in search_tools(ctx, query)][0] == "write_file"

@@ -112,7 +112,7 @@ def run_program(svc: LackpyService, program: str):
 
 def test_a_setsid_process_does_not_outlive_run_command(tmp_path: Path) -> None:
     mark = marker(312)
-    with LackpyService(tmp_path) as svc:
+    with LackpyService(tmp_path, approve=True) as svc:
         output = run_program(svc, f'run_command("setsid sleep {mark} >/dev/null 2>&1 & sleep 0.2")')
         assert output == {"code": 0, "stdout": "", "stderr": "", "timed_out": False}
         assert gone(mark)
@@ -120,7 +120,7 @@ def test_a_setsid_process_does_not_outlive_run_command(tmp_path: Path) -> None:
 
 def test_a_setsid_background_process_does_not_outlive_close(tmp_path: Path) -> None:
     mark = marker(303)
-    svc = LackpyService(tmp_path)
+    svc = LackpyService(tmp_path, approve=True)
     try:
         assert run_program(svc, f'start_process("setsid sleep {mark}")') == "p1"
         assert eventually(lambda: sleeping(mark)), "the process never started"
@@ -133,7 +133,7 @@ def test_the_cli_stops_everything_when_it_exits(tmp_path: Path) -> None:
     mark = marker(317)
     program = f'start_process("setsid sleep {mark}")\nrun_command("sleep 0.3")["code"]'
     done = subprocess.run(
-        [sys.executable, "-m", "lackpy", "run", "-", "--kit", "coding", "--workspace", str(tmp_path)],
+        [sys.executable, "-m", "lackpy", "run", "--yes", "-", "--kit", "coding", "--workspace", str(tmp_path)],
         input=program,
         capture_output=True,
         text=True,

@@ -1,0 +1,161 @@
+"""Who answers an approval, and where the answers are written down.
+
+The gates (``lackpy.run.approvals``) ask a plain function on the run's
+thread. Here a caller's ``approve=`` becomes that function: ``True``
+approves everything (``--yes``), an ``Unattended`` means nobody can be asked
+(a blocking gate denies, saying how to allow it), an async callable is asked
+on the caller's event loop and waited for up to the request's ``wait_s``, and
+a plain one is called on the run's thread. ``Audit`` appends every decision to ``.lackpy/audit.jsonl``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Union
+
+from lackpy.run.approvals import Approval, ApprovalRequest, Approver, Decision, approve_all, as_decision
+
+#: What ``approve=`` takes: None (nobody), True (everything), an Unattended, or a callable answering an ApprovalRequest.
+ApproveSpec = Union[None, bool, "Unattended", Callable[[ApprovalRequest], Union[Any, Awaitable[Any]]]]
+
+#: Where decisions are appended when ``audit = true``.
+AUDIT_PATH = Path(".lackpy") / "audit.jsonl"
+
+
+@dataclass(frozen=True)
+class Unattended:
+    """Nobody can be asked; ``how`` tells the person reading the denial how to allow it next time."""
+
+    how: str
+
+
+#: From Python with no ``approve=``.
+PYTHON = Unattended("nobody can be asked: pass approve= (an async callback, or True to approve everything) to the call or to LackpyService")
+
+
+def approver_for(approve: ApproveSpec, loop: asyncio.AbstractEventLoop | None) -> tuple[Approver | None, str]:
+    """The gates' approver for ``approve`` and the sentence a denial with nobody to ask carries."""
+    if approve is None or approve is False:
+        return None, PYTHON.how
+    if isinstance(approve, Unattended):
+        return None, approve.how
+    if approve is True:
+        return approve_all, ""
+    if not callable(approve):
+        raise TypeError(f"approve must be None, True, an Unattended or a callable, not {type(approve).__name__}")
+    if not _is_async(approve):
+        return _Plain(approve), ""
+    return _Callback(approve, loop), ""
+
+
+def asks_on_loop(approve: ApproveSpec) -> bool:
+    """Whether answering needs the caller's event loop free (an async callback; so the run must not be on it)."""
+    return callable(approve) and not isinstance(approve, Unattended) and _is_async(approve)
+
+
+def _is_async(fn: Any) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+
+
+class _Plain:
+    """A plain function as an approver: called on the run's thread; it answers within ``request.wait_s`` (None: no answer)."""
+
+    def __init__(self, fn: Callable[[ApprovalRequest], Any]) -> None:
+        self.fn = fn
+
+    def __call__(self, request: ApprovalRequest) -> Decision | None:
+        try:
+            answer = self.fn(request)
+        except Exception as exc:  # the function's own failure denies; it never ends the run another way
+            return Decision(False, "callback", f"the approve function failed: {type(exc).__name__}: {exc}")
+        return None if answer is None or request.mode == "notify" else as_decision(answer, getattr(self.fn, "by", "callback"))
+
+
+class _Callback:
+    """A caller's callback as an approver: run on its loop when it has one, waited for up to ``wait_s``."""
+
+    def __init__(self, fn: Callable[[ApprovalRequest], Any], loop: asyncio.AbstractEventLoop | None) -> None:
+        self.fn, self.loop = fn, loop
+
+    def __call__(self, request: ApprovalRequest) -> Decision | None:
+        future = self._start(request)
+        if request.mode == "notify":
+            return None  # news only: not waited for
+        try:
+            return as_decision(future.result(timeout=request.wait_s), "callback")
+        except (TimeoutError, concurrent.futures.TimeoutError):
+            future.cancel()
+            return None
+        except concurrent.futures.CancelledError:
+            return Decision(False, "callback", "the approval was cancelled")
+        except Exception as exc:  # the callback's own failure denies; it never ends the run another way
+            return Decision(False, "callback", f"the approve callback failed: {type(exc).__name__}: {exc}")
+
+    def _start(self, request: ApprovalRequest) -> concurrent.futures.Future:
+        if self.loop is not None and not self.loop.is_closed():
+            return asyncio.run_coroutine_threadsafe(_answer(self.fn, request), self.loop)
+        future: concurrent.futures.Future = concurrent.futures.Future()
+
+        def work() -> None:
+            try:
+                future.set_result(asyncio.run(_answer(self.fn, request)))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+        threading.Thread(target=work, name="lackpy-approve", daemon=True).start()
+        return future
+
+
+async def _answer(fn: Callable[[ApprovalRequest], Any], request: ApprovalRequest) -> Any:
+    answer = fn(request)
+    return await answer if inspect.isawaitable(answer) else answer
+
+
+class Audit:
+    """Appends each decision as one JSON line to ``.lackpy/audit.jsonl`` in ``workspace``.
+
+    The file is opened without following links, in a ``.lackpy`` directory
+    that is not a link, so a workspace cannot point the audit at another
+    file; a line is one write, so concurrent runs never interleave.
+    """
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self.failed: str | None = None
+
+    def __call__(self, approval: Approval, request: ApprovalRequest) -> None:
+        entry = {"workspace": str(self.workspace), **approval.to_dict()}
+        if request.gate == "program":
+            entry["program"] = request.program
+            entry["grade"] = request.grade.to_dict() if request.grade is not None else None
+        line = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode()
+        try:
+            self._append(line)
+        except OSError as exc:
+            self.failed = f"could not append to {AUDIT_PATH}: {exc.strerror or exc}"
+
+    def _append(self, line: bytes) -> None:
+        directory = self.workspace / AUDIT_PATH.parent
+        try:
+            os.mkdir(directory, 0o700)
+        except FileExistsError:
+            pass
+        folder = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            fd = os.open(AUDIT_PATH.name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder)
+        finally:
+            os.close(folder)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+
+
+__all__ = ["AUDIT_PATH", "ApproveSpec", "Audit", "PYTHON", "Unattended", "approver_for", "asks_on_loop"]

@@ -1,0 +1,131 @@
+"""lackpy serve asks its client through elicitation: accept, decline and cancel, on both protocol eras, over stdio and HTTP.
+
+A handshake-era connection is asked in the middle of the call; a 2026-07-28
+connection gets an InputRequiredResult and answers on the retry, which the
+SDK client drives. A client that cannot answer is refused unless the server
+was started with an approval mode that goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import mcp_types
+import pytest
+from mcp import Client, StdioServerParameters
+
+from lackpy import LackpyService
+from lackpy.mcp.policy import KitPolicy
+from lackpy.mcp.server import build_server
+from mcp_support import PYTHON, start_http, stop
+
+ERAS = ["legacy", "auto"]  # auto negotiates 2026-07-28 with lackpy's server
+WRITE = "write_file('new.txt', 'n')\nrun_command('touch canary.txt')['code']"
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+class Answering:
+    """An elicitation callback answering each question with the next action, remembering the messages."""
+
+    def __init__(self, *actions: str) -> None:
+        self.actions, self.messages = list(actions), []
+
+    async def __call__(self, context, params):
+        self.messages.append(params.message)
+        action = self.actions.pop(0) if self.actions else "accept"
+        if action == "accept":
+            return mcp_types.ElicitResult(action="accept", content={"approve": True})
+        if action == "no":
+            return mcp_types.ElicitResult(action="accept", content={"approve": False})
+        return mcp_types.ElicitResult(action=action)
+
+
+async def call(server, mode: str, answering, program: str = WRITE, kit: str = "coding") -> dict:
+    async with Client(server, mode=mode, elicitation_callback=answering) as client:
+        result = await client.call_tool("run_program", {"program": program, "kit": kit})
+    return {"error": result.is_error, **(result.structured_content or {})}
+
+
+def stdio(ws: Path, env: dict, *options: str) -> StdioServerParameters:
+    return StdioServerParameters(command=PYTHON, args=["-m", "lackpy", "serve", "-w", str(ws), "--allow-kits", "readonly,coding", *options], env=env)
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_over_stdio_accepting_both_questions_runs_the_command_and_writes(ws, server_env, mode):
+    answering = Answering("accept", "accept")
+    result = asyncio.run(call(stdio(ws, server_env), mode, answering))
+    assert not result["error"] and result["output"] == 0
+    assert (ws / "canary.txt").exists() and (ws / "new.txt").read_text() == "n"
+    assert answering.messages[0].startswith("lackpy: Make this call? run_command(command='touch canary.txt')")
+    assert answering.messages[1].startswith("lackpy: Apply these changes? write 1 file: new.txt") and "+++ b/new.txt" in answering.messages[1]
+    assert [(a["gate"], a["approved"], a["by"]) for a in result["approvals"]] == [("call", True, "client"), ("commit", True, "client")]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("action, reason", [("decline", "the client declined"), ("cancel", "the client cancelled"), ("no", "the client answered no")])
+def test_over_stdio_a_decline_a_cancel_or_a_no_stops_the_call_before_it_runs(ws, server_env, mode, action, reason):
+    result = asyncio.run(call(stdio(ws, server_env), mode, Answering(action)))
+    assert result["error"] and result["error_kind"] == "denied" and reason in result["error"]
+    assert not (ws / "canary.txt").exists() and not (ws / "new.txt").exists()
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_over_http_a_declined_commit_leaves_the_files_as_they_were(ws, server_env, mode):
+    (ws / "keep.txt").write_text("as it was\n")
+    process, port = start_http(ws, server_env, "--allow-kits", "readonly,filesystem")
+    try:
+        answering = Answering("decline")
+        result = asyncio.run(call(f"http://127.0.0.1:{port}/mcp", mode, answering, "write_file('keep.txt', 'changed')", "filesystem"))
+    finally:
+        stop(process)
+    assert result["error_kind"] == "denied" and "nothing was written" in result["error"]
+    assert (ws / "keep.txt").read_text() == "as it was\n" and len(answering.messages) == 1
+
+
+def test_a_client_without_elicitation_is_refused_and_told_how_to_allow_it(ws, server_env):
+    async def main() -> dict:
+        async with Client(stdio(ws, server_env)) as client:  # no elicitation callback: no capability declared
+            result = await client.call_tool("run_program", {"program": WRITE, "kit": "coding"})
+        return result.structured_content
+
+    result = asyncio.run(main())
+    assert result["error_kind"] == "denied" and "cannot answer approvals" in result["error"] and "--approval" in result["error"]
+    assert not (ws / "canary.txt").exists()
+
+
+def test_a_server_started_with_approval_none_goes_on_without_asking(ws, server_env):
+    async def main() -> dict:
+        async with Client(stdio(ws, server_env, "--approval", "none")) as client:
+            result = await client.call_tool("run_program", {"program": WRITE, "kit": "coding"})
+        return result.structured_content
+
+    result = asyncio.run(main())
+    assert result["success"] and result["approvals"] == [] and (ws / "canary.txt").exists()
+
+
+def test_a_bad_approval_mode_stops_the_server_before_it_starts(ws, server_env):
+    import subprocess
+
+    done = subprocess.run([PYTHON, "-m", "lackpy", "serve", "-w", str(ws), "--approval", "later"], env=server_env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "not an approval mode" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_in_process_both_eras_answer_the_same(ws):
+    async def main(mode: str) -> dict:
+        with LackpyService(ws) as svc:
+            server = build_server(svc, KitPolicy.build(svc, "readonly", ["readonly", "coding"]))
+            return await call(server, mode, Answering("accept", "decline"))
+
+    legacy, modern = (asyncio.run(main(mode)) for mode in ERAS)
+    for result in (legacy, modern):
+        assert result["error_kind"] == "denied" and [a["approved"] for a in result["approvals"]] == [True, False]
+    assert not (ws / "new.txt").exists() and (ws / "canary.txt").exists()  # the command ran; the writes were refused
+    shutil.rmtree(ws / ".lackpy", ignore_errors=True)

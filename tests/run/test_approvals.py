@@ -1,0 +1,274 @@
+"""Approvals: the program, call and commit gates, their modes, who answers, the time a person takes, and the record."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from lackpy import LackpyService
+from lackpy.errors import ConfigError, ParamError
+from lackpy.run.approvals import BLOCK, NONE, ApprovalRequest, Decision, Mode, policy_from
+
+MODES = ["isolated", "inprocess"]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    (tmp_path / "keep.txt").write_text("as it was\n")
+    return tmp_path
+
+
+def run(svc: LackpyService, program: str, **options):
+    return asyncio.run(svc.run_program(program, **options))
+
+
+def config(ws: Path, text: str) -> None:
+    (ws / ".lackpy").mkdir(exist_ok=True)
+    (ws / ".lackpy" / "config.toml").write_text(text)
+
+
+class Answers:
+    """An async approve callback that answers from a list and remembers every request."""
+
+    def __init__(self, *answers, delay: float = 0.0) -> None:
+        self.answers, self.delay, self.requests = list(answers), delay, []
+
+    async def __call__(self, request: ApprovalRequest):
+        self.requests.append(request)
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return self.answers.pop(0) if self.answers else True
+
+
+# -- the commit gate: staged writes, with their diff ---------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_writes_wait_for_a_yes_to_the_diff(ws, mode):
+    answers = Answers(True)
+    with LackpyService(ws) as svc:
+        result = run(svc, "write_file('keep.txt', 'changed\\n')\nwrite_file('new.txt', 'n')", kit="filesystem", mode=mode, approve=answers)
+    assert result.success and (ws / "keep.txt").read_text() == "changed\n" and (ws / "new.txt").read_text() == "n"
+    [request] = answers.requests
+    assert request.gate == "commit" and request.mode == "block" and sorted(request.files) == ["keep.txt", "new.txt"]
+    assert "-as it was\n+changed" in request.diff and "+++ b/new.txt" in request.diff
+    [approval] = result.approvals
+    assert (approval.gate, approval.approved, approval.by) == ("commit", True, "callback")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_refused_commit_leaves_every_file_as_it_was(ws, mode):
+    with LackpyService(ws) as svc:
+        result = run(svc, "write_file('keep.txt', 'changed')\nwrite_file('new.txt', 'n')\n7", kit="filesystem", mode=mode, approve=Answers(False))
+    assert not result.success and result.error_kind == "denied"
+    assert "not approved (callback): refused; nothing was written" in result.error
+    assert (ws / "keep.txt").read_text() == "as it was\n" and not (ws / "new.txt").exists()
+    assert result.files_created == [] and result.files_modified == []
+
+
+def test_with_nobody_to_ask_a_commit_is_refused_and_says_how_to_allow_it(ws):
+    with LackpyService(ws) as svc:
+        result = run(svc, "write_file('new.txt', 'n')", kit="filesystem")
+    assert result.error_kind == "denied" and not (ws / "new.txt").exists()
+    assert "pass approve=" in result.error and '[approvals] commit = "none"' in result.error
+
+
+def test_a_dry_run_asks_nothing_and_a_run_that_writes_nothing_asks_nothing(ws):
+    answers = Answers(False)
+    with LackpyService(ws) as svc:
+        assert run(svc, "write_file('new.txt', 'n')", kit="filesystem", dry_run=True, approve=answers).success
+        assert run(svc, "read_file('keep.txt')", kit="filesystem", approve=answers).success
+    assert answers.requests == []
+
+
+def test_true_approves_everything_and_says_so(ws):
+    with LackpyService(ws, approve=True) as svc:
+        result = run(svc, "write_file('new.txt', 'n')", kit="filesystem")
+    assert result.success and [(a.gate, a.by) for a in result.approvals] == [("commit", "yes")]
+
+
+# -- the call gate: commands, processes and web requests, before they run -------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_refused_command_never_runs_and_the_program_stops_denied(ws, mode):
+    answers = Answers(False)
+    with LackpyService(ws) as svc:
+        result = run(svc, "x = 1\nrun_command('touch canary.txt')\nx", kit="coding", mode=mode, approve=answers)
+    assert not (ws / "canary.txt").exists()
+    assert result.error_kind == "denied" and result.error_line == 2 and "run_command: not approved (callback)" in result.error
+    [request] = answers.requests
+    assert request.gate == "call" and request.tool == "run_command" and request.arguments == {"command": "touch canary.txt"}
+    assert "touch canary.txt" in request.summary()
+    [entry] = result.trace
+    assert entry.approval is not None and entry.approval.approved is False and entry.approval.step == 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_approved_command_runs_and_its_trace_entry_says_who_approved_it(ws, mode):
+    with LackpyService(ws) as svc:
+        result = run(svc, "read_file('keep.txt')\nrun_command('echo hi')['stdout']", kit="coding", mode=mode, approve=Answers(True))
+    assert result.success and result.output == "hi\n"
+    first, second = result.trace
+    assert first.approval is None and second.approval.by == "callback" and second.approval.step == 2
+    assert second.approval.arguments == {"command": "'echo hi'"}
+
+
+def test_a_web_request_and_a_process_are_asked_about_too(ws):
+    answers = Answers(False, False)
+    with LackpyService(ws) as svc:
+        run(svc, "fetch_url('http://127.0.0.1:9/x')", kit="all", approve=answers)
+        run(svc, "start_process('sleep 30')", kit="all", approve=answers)
+    assert [r.tool for r in answers.requests] == ["fetch_url", "start_process"]
+
+
+def test_a_refusal_by_a_plain_function_and_its_failure_both_deny(ws):
+    def no(request):
+        return Decision(False, "reviewer", "not today")
+
+    def broken(request):
+        raise RuntimeError("boom")
+
+    with LackpyService(ws) as svc:
+        refused = run(svc, "run_command('touch canary.txt')", kit="coding", approve=no)
+        failed = run(svc, "run_command('touch canary.txt')", kit="coding", approve=broken)
+    assert "not approved (reviewer): not today" in refused.error
+    assert "the approve function failed: RuntimeError: boom" in failed.error and not (ws / "canary.txt").exists()
+
+
+# -- the program gate ---------------------------------------------------------------------------
+
+
+def test_approve_program_asks_once_up_front_with_the_program_its_grade_and_tools(ws):
+    config(ws, 'approve = "program"\n[approvals]\ncommit = "none"\n')
+    answers = Answers(False)
+    with LackpyService(ws, trust=True) as svc:
+        result = run(svc, "run_command('touch canary.txt')\nread_file('keep.txt')", kit="coding", approve=answers)
+    assert not (ws / "canary.txt").exists() and result.error_kind == "denied" and result.trace == []
+    [request] = answers.requests
+    assert request.gate == "program" and request.tools == ["read_file", "run_command"]
+    assert request.grade.to_dict() == {"w": 3, "d": 3} and request.risk == "critical" and "touch canary.txt" in request.program
+
+
+def test_after_the_program_is_approved_the_calls_are_still_asked_about(ws):
+    config(ws, 'approve = "program"\n')
+    answers = Answers(True, True)
+    with LackpyService(ws, trust=True) as svc:
+        result = run(svc, "run_command('echo hi')['code']", kit="coding", approve=answers)
+    assert result.success and [r.gate for r in answers.requests] == ["program", "call"]
+    assert [a.gate for a in result.approvals] == ["program", "call"]
+
+
+# -- modes and time -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_time_spent_waiting_for_a_person_does_not_count_against_the_timeout(ws, mode):
+    with LackpyService(ws) as svc:
+        result = run(svc, "run_command('echo a')\nrun_command('echo b')['stdout']", kit="coding", mode=mode, limits={"timeout_s": 1}, approve=Answers(delay=0.7))
+    assert result.success and result.output == "b\n"
+    assert all(a.waited_ms >= 650 for a in result.approvals)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_timeout_still_stops_a_program_after_an_approval(ws, mode):
+    with LackpyService(ws) as svc:
+        result = run(svc, "run_command('echo a')\nn = 0\nfor i in range(10 ** 6):\n    for j in range(10 ** 6):\n        n += j", kit="coding", mode=mode, limits={"timeout_s": 0.5}, approve=Answers(delay=0.6))
+    assert result.error_kind == "limit" and result.limit == "timeout"
+
+
+def test_block_denies_and_auto_goes_on_when_no_answer_comes_in_time(ws):
+    config(ws, '[approvals]\nrun_command = "block:0.3"\nfetch_url = "auto:0.3"\n')
+    with LackpyService(ws, trust=True) as svc:
+        blocked = run(svc, "run_command('touch canary.txt')", kit="all", approve=Answers(delay=5))
+        auto = run(svc, "run_command('echo x') if False else fetch_url('http://127.0.0.1:9/')", kit="all", approve=Answers(delay=5))
+    assert blocked.error_kind == "denied" and "no answer within 0.3 s" in blocked.error and not (ws / "canary.txt").exists()
+    [approval] = auto.approvals
+    assert approval.approved and approval.by == "timeout" and approval.mode == "auto:0.3"
+    assert auto.error_kind != "denied"  # it went on (and the request itself failed: nothing listens on port 9)
+
+
+def test_notify_tells_and_goes_on_without_waiting(ws):
+    answers = Answers(False, delay=5)
+    with LackpyService(ws) as svc:
+        result = run(svc, "run_command('echo hi')['stdout']", kit="coding", approve=answers, approval="notify")
+    assert result.success and result.output == "hi\n" and result.approvals[0].by == "notify"
+    assert result.approvals[0].waited_ms < 1000
+    assert answers.requests[0].mode == "notify"
+
+
+def test_approval_none_asks_nothing(ws):
+    with LackpyService(ws) as svc:
+        result = run(svc, "run_command('echo hi')\nwrite_file('new.txt', 'n')", kit="coding", approval="none")
+    assert result.success and result.approvals == [] and (ws / "new.txt").exists()
+
+
+def test_a_bad_mode_is_one_clear_error():
+    with pytest.raises(ConfigError, match="is not an approval mode; use block, auto, notify or none"):
+        Mode.parse("sometimes")
+    with pytest.raises(ConfigError, match="from 1 to 86400"):
+        Mode.parse("auto:-3")
+    assert Mode.parse("auto:30") == Mode("auto", 30.0) and str(Mode.parse("BLOCK")) == "block"
+
+
+def test_a_bad_approval_argument_is_a_param_error(ws):
+    with LackpyService(ws) as svc, pytest.raises(ParamError, match="not an approval mode"):
+        run(svc, "1", approval="perhaps")
+
+
+# -- the config, and what an untrusted workspace may say ----------------------------------------
+
+
+def test_the_config_names_modes_per_gate_and_per_tool():
+    policy = policy_from({"approve": "program", "approval_timeout_s": 30, "approvals": {"commit": "notify", "run_command": "none", "*": "auto"}})
+    assert policy.program == BLOCK and policy.commit == Mode("notify") and policy.wait_s == 30
+    assert policy.calls["run_command"] == NONE and policy.calls["*"] == Mode("auto")
+    with pytest.raises(ConfigError, match="approve must be"):
+        policy_from({"approve": "always"})
+
+
+def test_an_untrusted_workspace_may_ask_more_but_never_less(ws):
+    config(ws, '[approvals]\nrun_command = "none"\ncommit = "none"\nread_file = "block"\n')
+    answers = Answers(False, False)
+    with LackpyService(ws, trust=False) as svc:
+        command = run(svc, "run_command('touch canary.txt')", kit="coding", approve=answers)
+        read = run(svc, "read_file('keep.txt')", kit="coding", approve=answers)
+    assert command.error_kind == "denied" and not (ws / "canary.txt").exists()  # "none" did not take the gate away
+    assert read.error_kind == "denied"  # but asking about read_file was added
+    with LackpyService(ws, trust=True) as svc:
+        assert run(svc, "run_command('touch canary.txt')", kit="coding").success  # a trusted workspace may loosen
+
+
+def test_the_users_own_config_loosens_everywhere_and_an_untrusted_workspace_cannot_undo_more(ws, own_trust_record):
+    (own_trust_record / "lackpy").mkdir(exist_ok=True)
+    (own_trust_record / "lackpy" / "config.toml").write_text('[approvals]\nrun_command = "none"\n')
+    with LackpyService(ws, trust=False) as svc:
+        assert run(svc, "run_command('touch canary.txt')", kit="coding").success
+
+
+# -- the record ---------------------------------------------------------------------------------
+
+
+def test_audit_appends_every_decision_to_the_audit_file(ws):
+    config(ws, 'audit = true\napprove = "program"\n')
+    with LackpyService(ws, trust=True) as svc:
+        run(svc, "run_command('echo hi')\nwrite_file('new.txt', 'n')", kit="coding", approve=Answers(True, True, False))
+    lines = [json.loads(line) for line in (ws / ".lackpy" / "audit.jsonl").read_text().splitlines()]
+    assert [(e["gate"], e["approved"], e["by"]) for e in lines] == [("program", True, "callback"), ("call", True, "callback"), ("commit", False, "callback")]
+    assert lines[0]["program"].startswith("run_command") and lines[0]["grade"] == {"w": 3, "d": 3}
+    assert lines[1]["tool"] == "run_command" and lines[1]["arguments"] == {"command": "'echo hi'"} and lines[1]["step"] == 1
+    assert lines[2]["files"] == ["new.txt"] and all(e["workspace"] == str(ws.resolve()) and e["asked_at"].endswith("+00:00") for e in lines)
+
+
+def test_the_audit_file_is_never_written_through_a_link(ws, tmp_path_factory):
+    canary = tmp_path_factory.mktemp("outside") / "canary.txt"
+    canary.write_text("untouched\n")
+    config(ws, "audit = true\n")
+    os.symlink(canary, ws / ".lackpy" / "audit.jsonl")
+    with LackpyService(ws, trust=True) as svc:
+        result = run(svc, "write_file('new.txt', 'n')", kit="filesystem", approve=True)
+    assert result.success and canary.read_text() == "untouched\n"

@@ -1,0 +1,396 @@
+"""Shell commands run confined to the workspace (Landlock): real commands, real kernel, canaries in tmp dirs.
+
+Every command here runs through the tools (``run_command``, ``start_process``)
+with the real supervisor, and again without it (the ``preexec_fn`` path),
+against files in pytest's temporary directories: a denied ``secrets/key`` in
+the workspace, a canary beside the workspace, and a TCP server this test
+starts on 127.0.0.1. Nothing replaces a system call: the tests of what
+lackpy says where the kernel cannot confine replace lackpy's own availability
+check, and the test of failing closed hands the real child an fd that is not
+a ruleset, so the real landlock_restrict_self fails.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from lackpy.errors import ToolError
+from lackpy.kit.context import ToolContext
+from lackpy.tools import confine, local_shell
+from lackpy.tools.landlock import landlock_abi
+from lackpy.tools.shell import poll_process, run_command, start_process, stop_all
+from lackpy.tools.workspace import denied
+
+ABI = landlock_abi()
+needs_landlock = pytest.mark.skipif(ABI == 0, reason="the kernel has no Landlock (ABI 0): commands cannot be confined here")
+
+SECRET = "TOP-SECRET-KEY"
+CLIENT = """\
+import socket, sys
+port = int(sys.argv[1])
+def attempt(what, fn):
+    try:
+        fn()
+        print(what, "ok")
+    except OSError as exc:
+        print(what, "refused", exc.errno)
+def tcp():
+    with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+        s.sendall(b"TCP")
+def fast_open():
+    with socket.socket() as s:
+        s.sendto(b"TFO", socket.MSG_FASTOPEN, ("127.0.0.1", port))
+def udp():
+    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close()
+def bind():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+attempt("tcp", tcp)
+attempt("tfo", fast_open)
+attempt("udp", udp)
+attempt("bind", bind)
+"""
+
+
+@pytest.fixture(params=["supervised", "preexec"])
+def path(request, monkeypatch) -> str:
+    """Each test runs once with the supervisor and once without it (the child confines itself in preexec_fn)."""
+    if request.param == "preexec":
+        monkeypatch.setattr(local_shell, "_tracking", False)
+    return request.param
+
+
+@pytest.fixture
+def make_ctx(workspace: Path):
+    """Contexts over a workspace holding ``secrets/key``; their processes are stopped at teardown."""
+    (workspace / "secrets").mkdir()
+    (workspace / "secrets" / "key").write_text(SECRET + "\n")
+    (workspace / "src" / "pkg" / "id.pem").write_text(SECRET + "\n")
+    made: list[ToolContext] = []
+
+    def make(root: Path = workspace, **settings) -> ToolContext:
+        context = ToolContext(root, settings=settings)
+        made.append(context)
+        return context
+
+    yield make
+    for context in made:
+        stop_all(context.session)
+
+
+@pytest.fixture
+def server():
+    """A TCP server on 127.0.0.1: (port, what each accepted connection sent)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(0.1)
+    received: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(2)
+                try:
+                    received.append(conn.recv(100))
+                except OSError:
+                    received.append(b"")
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield listener.getsockname()[1], received
+    stop.set()
+    thread.join()
+    listener.close()
+
+
+def finished(ctx: ToolContext, id: str, timeout: float = 20.0) -> dict:
+    """Poll a background process until it ends; its whole output."""
+    out, err = [], []
+    deadline = time.monotonic() + timeout
+    while True:
+        state = poll_process(ctx, id)
+        out.append(state["stdout"])
+        err.append(state["stderr"])
+        if not state["running"]:
+            break
+        assert time.monotonic() < deadline, "the process never finished"
+        time.sleep(0.02)
+    tail = poll_process(ctx, id)
+    return {**state, "stdout": "".join(out) + tail["stdout"], "stderr": "".join(err) + tail["stderr"]}
+
+
+# --------------------------------------------------------------------------- deny paths
+
+
+@needs_landlock
+def test_a_denied_file_cannot_be_read(make_ctx, workspace: Path, path: str) -> None:
+    ctx = make_ctx(deny=["secrets/", "*.pem"])
+    (workspace / "src" / "link").symlink_to("../secrets/key")
+    for command in (
+        "cat secrets/key",
+        "cat ./src/../secrets/key",
+        "cat src/link",
+        f"cat {workspace}/secrets/key",
+        "cat src/pkg/id.pem",
+        "cp secrets/key src/copy; cat src/copy",
+        "python3 -c 'print(open(\"secrets/key\").read())'",
+    ):
+        result = run_command(ctx, command)
+        assert SECRET not in result["stdout"], command
+        assert result["code"] != 0, command
+        assert "unconfined" not in result
+    assert "Permission denied" in run_command(ctx, "cat secrets/key")["stderr"]
+    assert run_command(ctx, "cat src/pkg/util.py")["stdout"] == "def f():\n    return 1  # TODO: three\n"
+
+
+@needs_landlock
+def test_a_denied_path_cannot_be_changed(make_ctx, workspace: Path, path: str) -> None:
+    ctx = make_ctx(deny=["secrets/"])
+    for command in ("echo x > secrets/key", "echo x >> secrets/key", "rm -f secrets/key", "mv secrets public",
+                    "rm -rf secrets", "echo x > secrets/new", "ln secrets/key src/hard", "chmod 777 secrets/key"):
+        run_command(ctx, command)
+    assert (workspace / "secrets" / "key").read_text() == SECRET + "\n"
+    assert sorted(os.listdir(workspace / "secrets")) == ["key"]
+    assert not (workspace / "public").exists() and not (workspace / "src" / "hard").exists()
+
+
+@needs_landlock
+def test_paths_matching_no_pattern_stay_readable(make_ctx, workspace: Path, path: str) -> None:
+    """`secrets/` denies directories only: a file named secrets elsewhere is not denied, as for read_file."""
+    (workspace / "src" / "secrets").write_text("not a directory\n")
+    ctx = make_ctx(deny=["secrets/"])
+    assert run_command(ctx, "cat src/secrets")["stdout"] == "not a directory\n"
+
+
+@needs_landlock
+def test_a_workspace_reached_through_a_symlink(make_ctx, workspace: Path, tmp_path: Path, path: str) -> None:
+    link = tmp_path / "link"
+    link.symlink_to(workspace, target_is_directory=True)
+    ctx = make_ctx(root=link, deny=["secrets/"])
+    assert SECRET not in run_command(ctx, "cat secrets/key")["stdout"]
+    assert run_command(ctx, "echo made > src/made.txt")["code"] == 0
+    assert (workspace / "src" / "made.txt").read_text() == "made\n"
+
+
+def test_denied_paths_are_what_the_file_tools_deny(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    for rel in ("a/secrets/k", "a/b/x.pem", "build/out", "src/build/keep", "keep.pem", "docs/a.md", "docs/b.txt",
+                ".env", "deep/er/.env"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x")
+    patterns = ("secrets/", "*.pem", "!keep.pem", "/build", "docs/*.md", ".env")
+    found = sorted(os.path.relpath(p, root) for p in confine.denied_paths(str(root), patterns))
+    assert found == [".env", "a/b/x.pem", "a/secrets", "build", "deep/er/.env", "docs/a.md"]
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            rel = os.path.relpath(os.path.join(dirpath, name), root)
+            hidden = any(rel == f or rel.startswith(f + "/") for f in found)
+            assert denied(rel, patterns, name in dirnames) == hidden, rel
+
+
+# --------------------------------------------------------------------------- writes
+
+
+@needs_landlock
+def test_writes_outside_the_workspace_are_refused(make_ctx, workspace: Path, outside: Path, canary, path: str) -> None:
+    for settings in ({}, {"deny": ["secrets/"]}):
+        ctx = make_ctx(**settings)
+        for command in (
+            f"echo x > {outside.parent}/made.txt",
+            "echo x > ../outside/made.txt",
+            "echo x >> ../outside/canary.txt",
+            "rm -f ../outside/canary.txt",
+            "mkdir ../made",
+            "ln -s /etc/passwd ../outside/link",
+            f"python3 -c 'open(\"{outside.parent}/made.txt\", \"w\")'",
+        ):
+            result = run_command(ctx, command)
+            assert result["code"] != 0, command
+        canary.assert_untouched()
+        assert not (outside.parent / "made.txt").exists()
+        assert not (workspace.parent / "made").exists()
+
+
+@needs_landlock
+def test_writes_inside_the_workspace_and_tmpdir_work(make_ctx, workspace: Path, path: str) -> None:
+    ctx = make_ctx()
+    move = "mv d/e/f d/g" if ABI >= 2 else "mv d/e/f d/e/g && cp d/e/g d/g"  # ABI 1 refuses every move across directories
+    command = (
+        f"echo a > new.txt && mkdir -p d/e && echo b > d/e/f && {move} && rm new.txt"
+        " && echo c > $TMPDIR/t && cat $TMPDIR/t && mktemp && echo $TMPDIR $TMP $TEMP && echo z > /dev/null"
+    )
+    result = run_command(ctx, command)
+    assert result["code"] == 0, result
+    lines = result["stdout"].splitlines()
+    assert lines[0] == "c"
+    tmpdir = lines[2].split()[0]
+    assert lines[2] == f"{tmpdir} {tmpdir} {tmpdir}" and lines[1].startswith(tmpdir + "/")
+    assert not _inside(tmpdir, workspace) and not os.path.exists(tmpdir)  # removed once the command ended
+    assert (workspace / "d" / "g").read_text() == "b\n" and not (workspace / "new.txt").exists()
+
+
+@needs_landlock
+def test_each_command_gets_its_own_tmpdir(make_ctx, path: str) -> None:
+    ctx = make_ctx()
+    first = run_command(ctx, "echo $TMPDIR")["stdout"]
+    assert first != run_command(ctx, "echo $TMPDIR")["stdout"]
+
+
+@needs_landlock
+def test_beside_a_denied_path_only_existing_entries_change(make_ctx, workspace: Path, path: str) -> None:
+    """Landlock cannot grant creating entries in a directory without granting it on the denied entry too."""
+    ctx = make_ctx(deny=["secrets/"])
+    assert run_command(ctx, "echo more >> README.md && echo made > src/new.txt")["code"] == 0
+    assert (workspace / "README.md").read_text().endswith("more\n")
+    assert (workspace / "src" / "new.txt").read_text() == "made\n"
+    assert run_command(ctx, "echo x > at_root.txt")["code"] != 0
+    assert not (workspace / "at_root.txt").exists()
+
+
+# --------------------------------------------------------------------------- network
+
+
+def _client(ctx: ToolContext, workspace: Path, port: int) -> dict[str, str]:
+    (workspace / "src" / "client.py").write_text(CLIENT)
+    result = run_command(ctx, f"{sys.executable} src/client.py {port}")
+    assert result["code"] == 0, result
+    return dict(line.split(" ", 1) for line in result["stdout"].splitlines())
+
+
+@needs_landlock
+def test_no_network_by_default(make_ctx, workspace: Path, server, path: str) -> None:
+    port, received = server
+    outcome = _client(make_ctx(), workspace, port)
+    assert outcome == {"tcp": "refused 13", "tfo": "refused 1", "udp": "refused 1", "bind": "refused 13"} if ABI >= 4 else \
+        all(v.startswith("refused") for v in outcome.values())
+    time.sleep(0.2)
+    assert received == []
+
+
+@needs_landlock
+def test_the_network_when_the_setting_allows_it(make_ctx, workspace: Path, server, path: str) -> None:
+    port, received = server
+    outcome = _client(make_ctx(command_network=True, deny=["secrets/"]), workspace, port)
+    assert outcome["tcp"] == "ok" and outcome["udp"] == "ok" and outcome["bind"] == "ok"
+    deadline = time.monotonic() + 5
+    while b"TCP" not in received and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert b"TCP" in received
+
+
+def test_the_network_setting_must_be_true_or_false(make_ctx) -> None:
+    with pytest.raises(ToolError, match="command_network must be true or false"):
+        run_command(make_ctx(command_network="yes"), "true")
+
+
+# --------------------------------------------------------------------------- background processes
+
+
+@needs_landlock
+def test_start_process_is_confined_the_same_way(make_ctx, workspace: Path, outside: Path, canary, server, path: str) -> None:
+    port, received = server
+    (workspace / "src" / "client.py").write_text(CLIENT)
+    ctx = make_ctx(deny=["secrets/"])
+    id = start_process(ctx, f"cat secrets/key; echo x > ../outside/made.txt; echo y > src/made.txt; "
+                            f"echo $TMPDIR; {sys.executable} src/client.py {port}")
+    state = finished(ctx, id)
+    assert SECRET not in state["stdout"] and "unconfined" not in state
+    tmpdir = state["stdout"].splitlines()[0]
+    assert "tcp refused" in state["stdout"] and "udp refused" in state["stdout"]
+    assert not (outside.parent / "made.txt").exists()
+    canary.assert_untouched()
+    assert (workspace / "src" / "made.txt").read_text() == "y\n"
+    assert not os.path.exists(tmpdir)
+    assert received == []
+
+
+# --------------------------------------------------------------------------- ordinary commands
+
+
+@needs_landlock
+def test_ordinary_commands_still_work(make_ctx, workspace: Path, path: str) -> None:
+    ctx = make_ctx(deny=["secrets/"])
+    assert run_command(ctx, "ls")["stdout"].split() == ["README.md", "secrets", "src"]
+    assert run_command(ctx, "python3 -c 'print(6 * 7)'")["stdout"] == "42\n"
+    assert run_command(ctx, "git --version")["stdout"].startswith("git version")
+    result = run_command(ctx, "pwd; ls; echo oops >&2; echo gone > /dev/stderr", cwd="src/pkg")
+    assert os.path.realpath(result["stdout"].splitlines()[0]) == os.path.realpath(workspace / "src" / "pkg")
+    assert result["stderr"] == "oops\ngone\n"
+    assert run_command(ctx, "git init -q src/repo && git -C src/repo status --short")["code"] == 0
+
+
+# --------------------------------------------------------------------------- failing closed
+
+
+@needs_landlock
+def test_a_ruleset_that_cannot_be_applied_runs_nothing(make_ctx, workspace: Path, monkeypatch, path: str) -> None:
+    """An fd that is no ruleset: landlock_restrict_self fails in the child, which then runs nothing."""
+    monkeypatch.setattr(confine, "build_ruleset", lambda *args: os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
+    ctx = make_ctx()
+    with pytest.raises(ToolError) as info:
+        run_command(ctx, "echo ran > ran.txt")
+    assert str(info.value).startswith("run_command: could not confine the command") and "\n" not in str(info.value)
+    with pytest.raises(ToolError, match="^start_process: could not confine the command"):
+        start_process(ctx, "echo ran > ran.txt")
+    time.sleep(0.2)
+    assert not (workspace / "ran.txt").exists()
+
+
+@needs_landlock
+def test_too_large_a_workspace_fails_closed(make_ctx, workspace: Path, monkeypatch) -> None:
+    monkeypatch.setattr(confine, "MAX_WALK_ENTRIES", 3)
+    with pytest.raises(ToolError) as info:
+        run_command(make_ctx(deny=["secrets/"]), "echo ran > src/ran.txt")
+    message = str(info.value)
+    assert message.startswith("run_command: cannot confine the command: the workspace has more than 3 files") and "\n" not in message
+    assert "deny the large directories" in message
+    assert not (workspace / "src" / "ran.txt").exists()
+    assert run_command(make_ctx(), "echo ran > src/ran.txt")["code"] == 0  # nothing to walk without deny patterns
+
+
+# --------------------------------------------------------------------------- saying what is confined
+
+
+@needs_landlock
+def test_status_says_what_commands_may_do() -> None:
+    line = confine.status()
+    assert line == (
+        f"commands confined (Landlock ABI {ABI}): writes in the workspace and a private TMPDIR only, "
+        "[tools] deny paths unreadable, no network"
+    )
+    assert confine.status({"command_network": True}).endswith("network allowed ([tools] command_network = true)")
+
+
+def test_where_the_kernel_cannot_confine_the_results_say_so(make_ctx, monkeypatch) -> None:
+    monkeypatch.setattr(confine, "unavailable", lambda: "the kernel has no Landlock")
+    assert confine.status() == (
+        "commands NOT confined: the kernel has no Landlock; they can read the [tools] deny paths, "
+        "write anywhere you can and reach the network"
+    )
+    ctx = make_ctx()
+    result = run_command(ctx, "echo hi")
+    assert result["stdout"] == "hi\n" and result["code"] == 0
+    assert result["unconfined"].startswith("not confined: the kernel has no Landlock; this command could read")
+    id = start_process(ctx, "echo hi")
+    assert finished(ctx, id)["unconfined"] == result["unconfined"]
+    with pytest.raises(ToolError, match="^run_command: commands cannot be confined here .*require_command_confinement"):
+        run_command(make_ctx(require_command_confinement=True), "echo hi")
+
+
+def _inside(path: str, root: Path) -> bool:
+    return os.path.realpath(path).startswith(os.path.realpath(root) + "/")
