@@ -20,7 +20,9 @@
     memory_bytes = 536870912
 
     [tools]                                 # settings the tools read
-    deny = [".git/**"]                      # paths no tool may touch
+    deny = [".git/**"]                      # paths no tool (nor command) may touch
+    command_network = false                 # let shell commands reach the network (trusted workspaces only)
+    require_command_confinement = false     # refuse commands where the kernel cannot confine them
     command_output_bytes = 65536
 
     [inference]                             # how delegate writes programs
@@ -118,8 +120,9 @@ class Config:
         tools = data.pop("tools", {})
         if not isinstance(tools, dict):
             raise ConfigError(f"{where}: [tools] must be a table of settings")
-        if not isinstance(tools.get("allow_private_addresses", False), bool):
-            raise ConfigError(f"{where}: [tools] allow_private_addresses must be true or false")
+        for flag in ("allow_private_addresses", "command_network", "require_command_confinement"):
+            if not isinstance(tools.get(flag, False), bool):
+                raise ConfigError(f"{where}: [tools] {flag} must be true or false")
         deny = tools.get("deny", [])
         if not isinstance(deny, list) or not all(isinstance(p, str) for p in deny):
             raise ConfigError(f"{where}: [tools] deny must be a list of globs such as \".git/**\"")

@@ -43,7 +43,7 @@ from lackpy.lang.grammar import language_spec
 from lackpy.lang.validator import Check
 from lackpy.plugins import populate
 from lackpy.approve import ApproveSpec, Audit, approver_for, asks_on_loop
-from lackpy.run.approvals import Gatekeeper, Mode
+from lackpy.run.approvals import Gatekeeper, Mode, with_kit
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.limits import Limits
@@ -607,12 +607,20 @@ class LackpyService:
             on_progress=on_event,
             ceiling=self._run_ceiling(ceiling),
             guardrails=self._guardrail_hooks(),
-            approvals=self._gatekeeper(*asking),
+            approvals=self._gatekeeper(resolved, *asking),
         )
 
-    def _gatekeeper(self, approve: ApproveSpec, approval: str | None, loop: asyncio.AbstractEventLoop | None) -> Gatekeeper:
-        """The approval gates of a call: the config's policy (every gate ``approval`` when given), answered by ``approve``."""
+    def _gatekeeper(self, kit: ResolvedKit, approve: ApproveSpec, approval: str | None, loop: asyncio.AbstractEventLoop | None) -> Gatekeeper:
+        """The approval gates of a call: the config's policy, the kit's ``approvals``, every gate ``approval`` when given;
+        answered by ``approve``."""
         policy = self.config.approvals
+        if kit.extra.get("approvals") is not None:
+            names = {alias: spec.name for alias, spec in kit.tools.items()}
+            own = self.trusted or kit.source != "workspace"  # a kit an untrusted workspace wrote may only ask more
+            try:
+                policy = with_kit(policy, kit.extra["approvals"], names, f"kit '{kit.name}'", only_more=not own)
+            except ConfigError as exc:
+                raise KitError(str(exc)) from None
         if approval is not None:
             try:
                 policy = dataclasses.replace(policy, every=Mode.parse(approval, "approval"))

@@ -24,9 +24,10 @@ def test_the_listing_is_unchanged_but_for_each_tools_category(invoke):
     assert listing.exit_code == 0, listing.output
     tools = {t["name"]: t for t in json.loads(listing.stdout)}
     assert len(tools) == 16 and tools["run_command"]["category"] == "development/execution"
-    assert {"signature", "description", "provider", "grade", "docs", "category"} <= set(tools["grep"])
+    assert {"signature", "description", "provider", "grade", "docs", "category", "approval"} <= set(tools["grep"])
+    assert tools["run_command"]["approval"] == "block" and tools["grep"]["approval"] == "none"
     text = invoke("tools").stdout
-    assert "w=2 d=0  research" in text.splitlines()[1]  # fetch_url, second by name
+    assert "w=2 d=0 asks research" in text.splitlines()[1]  # fetch_url, second by name: approved before each call
     critical = json.loads(invoke("tools", "--risk", "critical", "--json").stdout)
     assert [t["name"] for t in critical] == ["edit_file", "list_processes", "poll_process", "run_command", "start_process", "stop_process", "write_file"]
     kit = json.loads(invoke("tools", "--kit", "read_file", "--json").stdout)

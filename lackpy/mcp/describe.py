@@ -16,6 +16,7 @@ from lackpy.lang.grammar import ALLOWED_BUILTINS
 PROGRAM_RULES = tuple(rule for rule in RULES if "```" not in rule) + (
     "There is no import, def, class, while or try; no name, attribute or keyword starts with _.",
     "Parameters given in params are variables of the program; print() output is returned as printed.",
+    "Commands, web requests and writes may need the user's yes; a no is error_kind 'denied'.",
 )
 
 

@@ -89,7 +89,22 @@ def remote_spec(settings: ServerSettings, tool: Any, qualified: str) -> ToolSpec
         effects_ceiling=d,
         tags=["mcp", settings.name],
         category=settings.category_for(tool.name),
+        approval="call" if _marked_destructive(tool) else None,
     )
+
+
+def _marked_destructive(tool: Any) -> bool:
+    """Whether the server marks the tool destructive: ``destructiveHint`` true, or not read-only and left at MCP's default (true).
+
+    A hint that asks for more care is followed without trusting the server;
+    one that asks for less never lowers what lackpy's own grade asks (an
+    ungraded remote tool is graded as able to do anything, so it is asked
+    about anyway). A tool with no hints at all is left to its grade.
+    """
+    hints = getattr(tool, "annotations", None)
+    if hints is None or getattr(hints, "read_only_hint", None) is True:
+        return False
+    return getattr(hints, "destructive_hint", None) is not False
 
 
 def _grade(settings: ServerSettings, tool: Any) -> tuple[int, int]:

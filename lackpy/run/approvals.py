@@ -18,6 +18,7 @@ to ``record`` (the audit file).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -327,6 +328,22 @@ def policy_from(settings: Mapping[str, Any], where: str = "config", *, defaults:
     return ApprovalPolicy(program=program, commit=commit, calls=calls, wait_s=float(wait), defaults=defaults)
 
 
+def with_kit(policy: ApprovalPolicy, table: Any, names: Mapping[str, str], where: str, *, only_more: bool) -> ApprovalPolicy:
+    """``policy`` with a kit's ``approvals`` (gates and tools, tools by alias or name): the kit's modes replace the
+    config's for what it names, or, ``only_more`` (a kit an untrusted workspace wrote), may only ask more."""
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{where}: approvals must be 'name: mode' lines, e.g. run_command: none")
+    modes = {str(name): Mode.parse(value, f"{where} approvals {name}") for name, value in table.items()}
+    program, commit, every = modes.pop("program", None), modes.pop("commit", None), modes.pop("*", None)
+    calls = {names.get(name, name): mode for name, mode in modes.items()}
+    if every is not None:
+        calls["*"] = every
+    if only_more:
+        return ApprovalPolicy(program or NONE, commit or NONE, calls, policy.wait_s, defaults=False, floor=policy)
+    merged = {**policy.calls, **calls}
+    return dataclasses.replace(policy, program=program or policy.program, commit=commit or policy.commit, calls=merged)
+
+
 __all__ = [
     "AUTO",
     "BLOCK",
@@ -343,4 +360,5 @@ __all__ = [
     "as_decision",
     "default_call_mode",
     "policy_from",
+    "with_kit",
 ]

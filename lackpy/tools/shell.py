@@ -131,7 +131,7 @@ def _lookup(ctx: ToolContext, tool: str, id: object) -> Any:
 @shipped(
     grade=(3, 3),
     docs="docs/tools/start_process.md",
-    examples=['server = start_process("python -m http.server 8000")\npoll_process(server)["running"]'],
+    examples=['tests = start_process("python -m pytest -q")\npoll_process(tests)["running"]'],
     tags=_TAGS + ["background", "start", "server", "spawn", "launch", "daemon", "service", "watch"],
     category="development/execution",
     approval="call",
@@ -140,7 +140,7 @@ def start_process(ctx: ToolContext, command: str, cwd: str = ".") -> str:
     """Start a shell command in the background (e.g. a server or a watcher); returns its id.
 
     Args:
-        command: Shell command line, e.g. 'python -m http.server 8000'.
+        command: Shell command line, e.g. 'python -m pytest -q'.
         cwd: Working directory, relative to the workspace.
     """
     command = _command("start_process", command)

@@ -86,6 +86,8 @@ def test_kit_info_named(service):
             "description": "Read a text file in the workspace and return its contents.",
             "provider": "builtin",
             "grade": {"w": 1, "d": 0},
+            "category": "system",
+            "approval": "none",
             "docs": "docs/tools/read_file.md",
         },
         {
@@ -95,6 +97,8 @@ def test_kit_info_named(service):
             "description": "List workspace files matching a glob pattern such as '**/*.py'.",
             "provider": "builtin",
             "grade": {"w": 1, "d": 0},
+            "category": "system",
+            "approval": "none",
             "docs": "docs/tools/find_files.md",
         },
     ]

@@ -272,3 +272,34 @@ def test_the_audit_file_is_never_written_through_a_link(ws, tmp_path_factory):
     with LackpyService(ws, trust=True) as svc:
         result = run(svc, "write_file('new.txt', 'n')", kit="filesystem", approve=True)
     assert result.success and canary.read_text() == "untouched\n"
+
+
+# -- a kit's own approvals ----------------------------------------------------------------------
+
+
+def kit_file(ws: Path, text: str) -> None:
+    (ws / ".lackpy" / "kits").mkdir(parents=True, exist_ok=True)
+    (ws / ".lackpy" / "kits" / "scripts.kit").write_text(text)
+
+
+def test_a_kit_names_its_own_modes_and_a_trusted_one_may_ask_less(ws):
+    kit_file(ws, "---\nname: scripts\napprovals:\n  run_command: none\n  read_file: block\n---\nrun_command\nread_file\n")
+    answers = Answers(False)
+    with LackpyService(ws, trust=True) as svc:
+        assert run(svc, "run_command('touch canary.txt')['code']", kit="scripts", approve=answers).success
+        refused = run(svc, "read_file('keep.txt')", kit="scripts", approve=answers)
+    assert (ws / "canary.txt").exists() and refused.error_kind == "denied" and [r.tool for r in answers.requests] == ["read_file"]
+
+
+def test_an_untrusted_workspaces_kit_may_only_ask_more(ws):
+    kit_file(ws, "---\nname: scripts\napprovals:\n  read_file: block\n  commit: none\n---\nread_file\n")
+    with LackpyService(ws, trust=False) as svc:
+        result = run(svc, "read_file('keep.txt')", kit="scripts", approve=Answers(False))
+    assert result.error_kind == "denied" and result.approvals[0].tool == "read_file"
+
+
+def test_a_bad_mode_in_a_kit_is_a_kit_error(ws):
+    kit_file(ws, "---\nname: scripts\napprovals:\n  read_file: often\n---\nread_file\n")
+    with LackpyService(ws, trust=True) as svc:
+        with pytest.raises(Exception, match="kit 'scripts' approvals read_file: 'often' is not an approval mode"):
+            run(svc, "read_file('keep.txt')", kit="scripts")
