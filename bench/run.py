@@ -314,6 +314,14 @@ def main() -> None:
     t_traced, t_plain = side_by_side([lambda: run_program(loop, kit, mode="inprocess"), lambda: exec(loop_code, {"noop": noop})], args.repeat)
     print(f"| 10,000 calls of a no-op tool | {fmt(t_traced)} | {fmt(t_plain)} | {fmt((t_traced - t_plain) / 10000)} per call |")
 
+    from lackpy.run.approvals import BLOCK, ApprovalPolicy, Gatekeeper, approve_all
+
+    asked = Gatekeeper(ApprovalPolicy(calls={"noop": BLOCK}), approve_all)  # every call asked about, answered at once
+    t_asked, t_plain = side_by_side(
+        [lambda: run_program(loop, kit, mode="inprocess", approvals=asked), lambda: exec(loop_code, {"noop": noop})], args.repeat
+    )
+    print(f"| 10,000 calls of a no-op tool, each approved (`approve=True`) | {fmt(t_asked)} | {fmt(t_plain)} | {fmt((t_asked - t_plain) / 10000)} per call |")
+
     exe = Path(sys.executable).parent / "lackpy"
     if exe.exists():
         env = {**os.environ, "LACKPY_LOAD_PLUGINS": ""}

@@ -123,11 +123,14 @@ class Audit:
 
     The file is opened without following links, in a ``.lackpy`` directory
     that is not a link, so a workspace cannot point the audit at another
-    file; a line is one write, so concurrent runs never interleave.
+    file; a line is one write, so concurrent runs never interleave. A
+    failure to write is said once in ``notices`` (the run goes on: the
+    decision is still in its result).
     """
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, notices: list[str] | None = None) -> None:
         self.workspace = workspace
+        self.notices = notices if notices is not None else []
         self.failed: str | None = None
 
     def __call__(self, approval: Approval, request: ApprovalRequest) -> None:
@@ -139,7 +142,9 @@ class Audit:
         try:
             self._append(line)
         except OSError as exc:
-            self.failed = f"could not append to {AUDIT_PATH}: {exc.strerror or exc}"
+            if self.failed is None:  # said once, in every later result's notices
+                self.failed = f"audit = true, but lackpy could not append to {AUDIT_PATH}: {exc.strerror or exc}"
+                self.notices.append(self.failed)
 
     def _append(self, line: bytes) -> None:
         directory = self.workspace / AUDIT_PATH.parent

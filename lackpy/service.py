@@ -628,7 +628,7 @@ class LackpyService:
                 raise ParamError(str(exc)) from None
         approver, nobody = approver_for(approve if approve is not None else self.approve, loop)
         if self.config.audit and self._audit is None:
-            self._audit = Audit(self.workspace)
+            self._audit = Audit(self.workspace, self.notices)
         return Gatekeeper(policy, approver, nobody=nobody, record=self._audit if self.config.audit else None, workspace=str(self.workspace))
 
     def add_guardrail(self, plugin: Any) -> None:

@@ -253,9 +253,12 @@ class Gatekeeper:
             if self.approver is not None:
                 self.approver(request)  # news only: the approver does not wait, and its answer does not count
             decision = Decision(True, "notify", "notify mode goes on without waiting")
+        elif self.approver is None or getattr(self.approver, "instant", False):  # nobody to wait for
+            answer = self.approver(request) if self.approver is not None else None
+            decision = answer if answer is not None else self._unanswered(request, mode)
         else:
             with paused():
-                answer = self.approver(request) if self.approver is not None else None
+                answer = self.approver(request)
             decision = answer if answer is not None else self._unanswered(request, mode)
         approval = Approval(
             gate=request.gate,
@@ -299,7 +302,11 @@ def as_decision(answer: Any, by: str) -> Decision:
 
 def approve_all(request: ApprovalRequest) -> Decision:
     """The approver of ``--yes``: everything asked is approved, and recorded as such."""
-    return Decision(True, "yes", "approved in advance (--yes)")
+    return _YES
+
+
+_YES = Decision(True, "yes", "approved in advance (--yes)")
+approve_all.instant = True  # type: ignore[attr-defined]  # answers at once: no run clock to stop
 
 
 def policy_from(settings: Mapping[str, Any], where: str = "config", *, defaults: bool = True) -> ApprovalPolicy:

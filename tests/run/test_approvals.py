@@ -272,6 +272,7 @@ def test_the_audit_file_is_never_written_through_a_link(ws, tmp_path_factory):
     with LackpyService(ws, trust=True) as svc:
         result = run(svc, "write_file('new.txt', 'n')", kit="filesystem", approve=True)
     assert result.success and canary.read_text() == "untouched\n"
+    assert any("could not append to .lackpy/audit.jsonl" in notice for notice in result.notices)
 
 
 # -- a kit's own approvals ----------------------------------------------------------------------
