@@ -61,6 +61,8 @@ PROGRESS_S = 0.1
 #: Formats ``tool_schemas`` exports.
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
 
+#: Gatekeepers kept for reuse (by kit, answerer, mode and loop) before the table starts again.
+MOST_GATEKEEPERS = 64
 #: The kit whose grade is the default ceiling when delegate chooses tools itself.
 READ_ONLY_KIT = "readonly"
 #: A ceiling: a kit name (its grade), a Grade, or (w, d).
@@ -111,6 +113,7 @@ class LackpyService:
         self._guardrails: Any = None
         self.approve = approve
         self._audit: Audit | None = None
+        self._gatekeepers: dict[tuple, tuple[ResolvedKit, Gatekeeper]] = {}
 
     # -- what is loaded on first use (off the event loop in async calls) -------------
 
@@ -612,7 +615,23 @@ class LackpyService:
 
     def _gatekeeper(self, kit: ResolvedKit, approve: ApproveSpec, approval: str | None, loop: asyncio.AbstractEventLoop | None) -> Gatekeeper:
         """The approval gates of a call: the config's policy, the kit's ``approvals``, every gate ``approval`` when given;
-        answered by ``approve``."""
+        answered by ``approve``. Built once per kit, answerer, mode and loop (a run takes its own copy, ``fresh``)."""
+        approve = approve if approve is not None else self.approve
+        try:
+            key = (id(kit), approve, approval, loop)
+            kept = self._gatekeepers.get(key)
+        except TypeError:  # an answerer that cannot be a key: built each time
+            key, kept = None, None
+        if kept is not None and kept[0] is kit:
+            return kept[1]
+        gatekeeper = self._new_gatekeeper(kit, approve, approval, loop)
+        if key is not None:
+            if len(self._gatekeepers) >= MOST_GATEKEEPERS:
+                self._gatekeepers.clear()
+            self._gatekeepers[key] = (kit, gatekeeper)  # the kit is kept too, so its id is never another kit's
+        return gatekeeper
+
+    def _new_gatekeeper(self, kit: ResolvedKit, approve: ApproveSpec, approval: str | None, loop: asyncio.AbstractEventLoop | None) -> Gatekeeper:
         policy = self.config.approvals
         if kit.extra.get("approvals") is not None:
             names = {alias: spec.name for alias, spec in kit.tools.items()}
@@ -626,7 +645,7 @@ class LackpyService:
                 policy = dataclasses.replace(policy, every=Mode.parse(approval, "approval"))
             except ConfigError as exc:
                 raise ParamError(str(exc)) from None
-        approver, nobody = approver_for(approve if approve is not None else self.approve, loop)
+        approver, nobody = approver_for(approve, loop)
         if self.config.audit and self._audit is None:
             self._audit = Audit(self.workspace, self.notices)
         return Gatekeeper(policy, approver, nobody=nobody, record=self._audit if self.config.audit else None, workspace=str(self.workspace))
