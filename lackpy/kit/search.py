@@ -142,8 +142,9 @@ def query_terms(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1))
 
 
+@lru_cache(maxsize=65536)
 def related(a: str, b: str) -> bool:
-    """Whether two normalised words mean the same to a search (see the module docstring)."""
+    """Whether two normalised words mean the same to a search (see the module docstring); kept, as every search asks again."""
     if a == b:
         return True
     short, long = (a, b) if len(a) <= len(b) else (b, a)
