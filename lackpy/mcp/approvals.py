@@ -112,8 +112,11 @@ class Asking:
     def __init__(self) -> None:
         self.waiting: dict[str, _Waiting] = {}
 
-    async def serve(self, ctx: Context | None, work: Work) -> Any:
-        """``work(approve)``'s result, asking ``ctx``'s client what its gates ask; an InputRequiredResult while one waits."""
+    async def serve(self, ctx: Context | None, work: Work, tool: str = "") -> Any:
+        """``work(approve)``'s result, asking ``ctx``'s client what its gates ask; an InputRequiredResult while one waits.
+
+        ``tool`` names the served tool, so a retry's ``request_state`` answers only a run of that tool.
+        """
         if not _can_elicit(ctx):
             return await work(NO_ELICITATION)
         notify = _notifier(ctx)
@@ -122,16 +125,16 @@ class Asking:
         state = ctx.request_state
         if state:
             waiting = self.waiting.get(state)
-            if waiting is None:
+            if waiting is None or waiting.tool != tool:
                 return results.failure("error: this approval is no longer waiting (it timed out, or the server restarted); call the tool again")
             waiting.answer(ctx.input_responses or {})
         else:
-            waiting = self._start(work, notify)
+            waiting = self._start(work, notify, tool)
         return await waiting.next()
 
-    def _start(self, work: Work, notify: Callable[[str], None] | None) -> "_Waiting":
+    def _start(self, work: Work, notify: Callable[[str], None] | None, tool: str) -> "_Waiting":
         token = secrets.token_urlsafe(24)
-        waiting = self.waiting[token] = _Waiting(token, notify)
+        waiting = self.waiting[token] = _Waiting(token, notify, tool)
         waiting.task = asyncio.create_task(work(waiting.ask))
         loop = asyncio.get_running_loop()
         waiting.task.add_done_callback(lambda _: loop.call_later(KEEP_FINISHED_S, self.waiting.pop, token, None))
@@ -141,8 +144,8 @@ class Asking:
 class _Waiting:
     """One run on a 2026-07-28 connection: its questions go out as InputRequiredResults, its answers come back on retries."""
 
-    def __init__(self, token: str, notify: Callable[[str], None] | None) -> None:
-        self.token, self.notify = token, notify
+    def __init__(self, token: str, notify: Callable[[str], None] | None, tool: str) -> None:
+        self.token, self.notify, self.tool = token, notify, tool
         self.task: asyncio.Task | None = None
         self.questions: asyncio.Queue[tuple[str, ApprovalRequest]] = asyncio.Queue()
         self.pending: dict[str, asyncio.Future] = {}

@@ -119,13 +119,13 @@ class _Tools:
         except LackpyError as exc:
             return results.of_error(exc, self.service.notices)
 
-    async def _asking(self, ctx: Context | None, work: Callable[[Any], Awaitable[CallToolResult]]) -> Any:
-        """``work(approve)``, its approvals asked of ``ctx``'s client; a LackpyError is a tool error."""
+    async def _asking(self, ctx: Context | None, tool: str, work: Callable[[Any], Awaitable[CallToolResult]]) -> Any:
+        """``work(approve)`` of served tool ``tool``, its approvals asked of ``ctx``'s client; a LackpyError is a tool error."""
 
         async def guarded(approve: Any) -> CallToolResult:
             return await self._call(lambda: work(approve))
 
-        return await self.asking.serve(ctx, guarded)
+        return await self.asking.serve(ctx, guarded, tool)
 
     async def _kit(self, kit: str | None) -> str:
         """The kit a call runs with; only a kit the policy does not name outright is resolved (off the loop)."""
@@ -175,7 +175,7 @@ class _Tools:
                 progress.report(f"done: {_calls(len(result.trace))}")
             return results.of_run(result.to_dict())
 
-        return await self._asking(ctx, work)
+        return await self._asking(ctx, "run_program", work)
 
     async def call_tool(self, spec: ToolSpec, arguments: dict[str, Any], ctx: Context | None) -> CallToolResult:
         """One tool of the default kit called on its own (``--expose-tools``): a one-call program, its output as the answer."""
@@ -195,7 +195,7 @@ class _Tools:
                 answer["truncated"] = True
             return results.success(answer, _answer_text(result.output))
 
-        return await self._asking(ctx, work)
+        return await self._asking(ctx, spec.name, work)
 
     async def validate(self, program: Program, kit: Kit = None) -> CallToolResult:
         async def work() -> CallToolResult:
@@ -224,7 +224,7 @@ class _Tools:
                 progress.report("done")
             return results.of_run(result.to_dict())
 
-        return await self._asking(ctx, work)
+        return await self._asking(ctx, "delegate", work)
 
     async def generate(self, intent: Intent, kit: Kit = None) -> CallToolResult:
         async def work() -> CallToolResult:
