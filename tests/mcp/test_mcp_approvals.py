@@ -15,6 +15,7 @@ from pathlib import Path
 import mcp_types
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 from lackpy import LackpyService
 from lackpy.mcp.policy import KitPolicy
@@ -129,3 +130,29 @@ def test_in_process_both_eras_answer_the_same(ws):
         assert result["error_kind"] == "denied" and [a["approved"] for a in result["approvals"]] == [True, False]
     assert not (ws / "new.txt").exists() and (ws / "canary.txt").exists()  # the command ran; the writes were refused
     shutil.rmtree(ws / ".lackpy", ignore_errors=True)
+
+
+def test_driving_the_rounds_by_hand_a_state_answers_only_its_own_tools_run(ws):
+    """On 2026-07-28 the question comes back as an InputRequiredResult; its request_state is good for that tool's retry only."""
+
+    async def main() -> tuple:
+        with LackpyService(ws) as svc:
+            server = build_server(svc, KitPolicy.build(svc, "readonly", ["readonly", "coding"]))
+            async with Client(server, elicitation_callback=Answering()) as client:
+                asked = await client.session.call_tool("run_program", {"program": WRITE, "kit": "coding"}, allow_input_required=True)
+                assert isinstance(asked, mcp_types.InputRequiredResult)
+                [(key, request)] = asked.input_requests.items()
+                try:  # the SDK seals request_state to its request; lackpy also checks the tool (and would answer "no longer waiting")
+                    elsewhere = await client.session.call_tool("delegate", {"intent": "count TODOs"}, request_state=asked.request_state, allow_input_required=True)
+                except MCPError as exc:
+                    elsewhere = exc
+                answer = {key: mcp_types.ElicitResult(action="decline")}
+                done = await client.session.call_tool(
+                    "run_program", {"program": WRITE, "kit": "coding"}, input_responses=answer, request_state=asked.request_state, allow_input_required=True
+                )
+                return request, elsewhere, done
+
+    request, elsewhere, done = asyncio.run(main())
+    assert "run_command(command='touch canary.txt')" in request.params.message
+    assert isinstance(elsewhere, MCPError) or (elsewhere.is_error and "no longer waiting" in elsewhere.content[0].text)
+    assert done.structured_content["error_kind"] == "denied" and not (ws / "canary.txt").exists()
