@@ -3,8 +3,48 @@
 Repeating the validator's messages teaches a small model little. Naming the
 kind of mistake (a failure mode), saying what to do instead, and quoting the
 part of the right tool's documentation that answers it does. Each mode maps
-to one instruction (``HINTS``) and to the doc sections worth quoting
-(``SECTIONS``); the tool is inferred from what the program reached for.
+to one instruction (``HINTS``, replaced by a sharper one when the construct
+is known: a ``while`` over a counter, an assigned lambda), to the tool doc
+sections worth quoting (``SECTIONS``) and to the sections of the program
+guide (``docs/guide/answers.md``, ``GUIDE_SECTIONS``); the tool is inferred
+from what the program reached for.
+
+Precedence. An answer can show several modes at once (a transcript that
+imports ``os``, a cut-off ``def main()``); the one reported, and so the hint
+the model gets, is the highest in this table, which is ``MODES``' order:
+
+====  =========================  ===============================================================
+rank  mode                       why it outranks the ones below
+====  =========================  ===============================================================
+1     truncated                  the answer stops mid-way: every other finding is about a
+                                 fragment and may be an artifact of the cut; only a complete
+                                 answer can be judged
+2     jupyter_confusion          prompts, echoed outputs, %magic and !shell lines cause the
+                                 syntax errors below; "write a program, not a session" fixes
+                                 them at their source
+3     syntax_artifact            text that is not code (prose, fences, a 3.12 f-string) hides
+                                 the program, so nothing about its content is reliable yet
+4     stdlib_leak                the program reaches past the kit; the tool's doc that replaces
+                                 the import also removes the helper code built around it
+5     implement_not_orchestrate  def / while / try / lambda / class: the shape is wrong even
+                                 when every name is right; fixing the shape comes before names
+6     unknown_tool               a misspelt tool is one word to fix, once the shape is right
+7     invalid                    any other validator refusal, reported with its own hint
+8     path_prefix                (run) a path or glob that finds nothing explains an empty or
+                                 failed run, so it is named before what it causes
+9     key_hallucination          (run) a key the tool never returns explains None values and
+                                 KeyErrors downstream
+10    wrong_output               (run) no result, or an empty one the tools' data contradicts:
+                                 the symptom, reported when no cause above was found
+11    runtime_error              (run) any other exception
+12    limit                      (run) too much work; the program may be right, only too big
+====  =========================  ===============================================================
+
+Validation modes (1-7) come from the answer and the validator; run modes
+(8-12) from a run, and a run only happens once validation passes, so the two
+groups never compete. Mending (``mend``) fixes many answers of modes 1-7 (and
+a final ``print``, a ``wrong_output``) before they are ever reported;
+``Mended.mode`` still names what was wrong, by the same order.
 """
 
 from __future__ import annotations
@@ -13,44 +53,42 @@ import ast
 import difflib
 import re
 import sys
-from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from lackpy.infer.repairs import parse_quietly
+from lackpy.infer.asttools import parse_quietly
+from lackpy.infer.mend import Mended
+from lackpy.infer.keys import wrong_keys
+from lackpy.infer.modes import (
+    IMPLEMENT_NOT_ORCHESTRATE,
+    INVALID,
+    JUPYTER_CONFUSION,
+    KEY_HALLUCINATION,
+    LIMIT,
+    MODES,
+    PATH_PREFIX,
+    RUNTIME_ERROR,
+    STDLIB_LEAK,
+    SYNTAX_ARTIFACT,
+    TRUNCATED,
+    UNKNOWN_TOOL,
+    WRONG_OUTPUT,
+    Failure,
+)
+from lackpy.infer.suspect import check_success, missing_path
+from lackpy.infer.transcript import leftover_line
+from lackpy.infer.truncation import completable
 from lackpy.kit.docs import doc_sections
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.diagnostics import Diagnostic
 from lackpy.run.result import ExecutionResult
 from lackpy.run.trace import TraceEntry
 
-SYNTAX_ARTIFACT = "syntax_artifact"
-STDLIB_LEAK = "stdlib_leak"
-IMPLEMENT_NOT_ORCHESTRATE = "implement_not_orchestrate"
-UNKNOWN_TOOL = "unknown_tool"
-INVALID = "invalid"
-PATH_PREFIX = "path_prefix"
-KEY_HALLUCINATION = "key_hallucination"
-WRONG_OUTPUT = "wrong_output"
-RUNTIME_ERROR = "runtime_error"
-LIMIT = "limit"
-
-#: Every mode. The validation modes come first, most telling first: when a
-#: program's diagnostics suggest several, the earliest is the one reported.
-MODES = (
-    SYNTAX_ARTIFACT,
-    STDLIB_LEAK,
-    IMPLEMENT_NOT_ORCHESTRATE,
-    UNKNOWN_TOOL,
-    INVALID,
-    PATH_PREFIX,
-    KEY_HALLUCINATION,
-    WRONG_OUTPUT,
-    RUNTIME_ERROR,
-    LIMIT,
-)
-
 #: One instruction per mode, said as what to do.
 HINTS: dict[str, str] = {
+    TRUNCATED: "Your answer was cut off. Reply with a shorter one: the complete program first, every bracket and string closed, "
+    "and nothing after it.",
+    JUPYTER_CONFUSION: "Write the program as a file, not a session: no >>> or In [1]: prompts, no printed outputs, "
+    "no %magic or !shell lines.",
     SYNTAX_ARTIFACT: "Reply with the program alone: plain Python statements inside one ```python block.",
     STDLIB_LEAK: "Call the kit's tools instead of the standard library: every tool is already in scope by its bare name, "
     "so the program needs no imports and no open().",
@@ -63,6 +101,20 @@ HINTS: dict[str, str] = {
     WRONG_OUTPUT: "End the program with an expression whose value is the answer.",
     RUNTIME_ERROR: "Check values with if before using them, so every step gets what it expects.",
     LIMIT: "Do less work: narrow patterns and paths to what the task needs and build smaller values.",
+}
+
+#: The program guide, whose sections explain the modes no tool doc covers.
+GUIDE = "docs/guide/answers.md"
+GUIDE_HEADING = "--- From the program guide ---"
+
+#: The guide sections quoted for each mode (a failure's own ``guide`` replaces them).
+GUIDE_SECTIONS: dict[str, tuple[str, ...]] = {
+    TRUNCATED: ("Complete answers",),
+    JUPYTER_CONFUSION: ("Transcripts",),
+    SYNTAX_ARTIFACT: ("Answer format",),
+    STDLIB_LEAK: ("Imports",),
+    IMPLEMENT_NOT_ORCHESTRATE: ("Functions",),
+    WRONG_OUTPUT: ("Results",),
 }
 
 #: The tool doc sections quoted for each mode.
@@ -91,6 +143,11 @@ STDLIB_TOOLS: dict[str, tuple[str, ...]] = {
     ".read_text": ("read_file",),
     ".write_text": ("write_file",),
     ".iterdir": ("list_dir", "find_files"),
+    "os.path.exists": ("find_files",),
+    "os.path.isfile": ("find_files",),
+    "os.path.isdir": ("find_files",),
+    "os.path.getsize": ("list_dir",),
+    "fnmatch": ("find_files",),
     "re": ("grep",),
     "subprocess": ("run_command",),
     "os.system": ("run_command",),
@@ -105,16 +162,41 @@ LEAK_NAMES = frozenset(sys.stdlib_module_names) | {"open", "__import__"} | {
     key.split(".")[0].split(":")[0] for key in STDLIB_TOOLS if not key.startswith(".")
 }
 
-#: Refused statements (as the validator names them) and the mode they reveal.
-NODE_MODES = {
-    "import": STDLIB_LEAK,
-    "from ... import": STDLIB_LEAK,
-    "def": IMPLEMENT_NOT_ORCHESTRATE,
-    "async def": IMPLEMENT_NOT_ORCHESTRATE,
-    "class": IMPLEMENT_NOT_ORCHESTRATE,
-    "while": IMPLEMENT_NOT_ORCHESTRATE,
-    "try": IMPLEMENT_NOT_ORCHESTRATE,
-    "try/except*": IMPLEMENT_NOT_ORCHESTRATE,
+#: Refused statements (as the validator names them): the mode they reveal, the instruction that fixes them, the guide section.
+NODE_MODES: dict[str, tuple[str, str | None, tuple[str, ...]]] = {
+    "import": (STDLIB_LEAK, None, ("Imports",)),
+    "from ... import": (STDLIB_LEAK, None, ("Imports",)),
+    "def": (IMPLEMENT_NOT_ORCHESTRATE, "Write the function's steps at the top level, or its expression where it is used; define no functions.", ("Functions",)),
+    "async def": (IMPLEMENT_NOT_ORCHESTRATE, "Write the steps at the top level; define no functions.", ("Functions",)),
+    "class": (IMPLEMENT_NOT_ORCHESTRATE, "Use dicts and lists instead of a class, and write the steps at the top level.", ("Functions",)),
+    "while": (
+        IMPLEMENT_NOT_ORCHESTRATE,
+        "Loop with for instead of while: for i in range(start, stop) to count, for item in items over data.",
+        ("Loops",),
+    ),
+    "try": (IMPLEMENT_NOT_ORCHESTRATE, "Drop try/except: check values with if before using them, as in if find_files(p): ...", ("Errors",)),
+    "try/except*": (IMPLEMENT_NOT_ORCHESTRATE, "Drop try/except: check values with if before using them.", ("Errors",)),
+    "global": (IMPLEMENT_NOT_ORCHESTRATE, "Drop global: every name is already shared at the top level.", ("Functions",)),
+    "nonlocal": (IMPLEMENT_NOT_ORCHESTRATE, "Drop nonlocal: every name is already shared at the top level.", ("Functions",)),
+    "return": (IMPLEMENT_NOT_ORCHESTRATE, "End the program with the value as an expression on its last line instead of return.", ("Results",)),
+    "yield": (IMPLEMENT_NOT_ORCHESTRATE, "Build a list instead of yielding.", ("Functions",)),
+    "yield from": (IMPLEMENT_NOT_ORCHESTRATE, "Build a list instead of yielding.", ("Functions",)),
+}
+
+#: Other diagnostics whose construct says exactly what to write instead: (code, quoted name or None) -> as NODE_MODES.
+CONSTRUCT_MODES: dict[tuple[str, str | None], tuple[str, str | None, tuple[str, ...]]] = {
+    ("lambda-position", None): (
+        IMPLEMENT_NOT_ORCHESTRATE,
+        "Write the lambda's expression where it is used, or build the values with a comprehension; "
+        "lambda is allowed only as the key= of sorted, min or max.",
+        ("Functions",),
+    ),
+    ("forbidden-attribute", "format"): (INVALID, 'Build text with an f-string: f"{n} files" instead of "{} files".format(n).', ("Results",)),
+    ("unknown-function", "display"): (JUPYTER_CONFUSION, "End with the value itself instead of display(value).", ("Transcripts",)),
+    ("unknown-function", "get_ipython"): (JUPYTER_CONFUSION, None, ("Transcripts",)),
+    ("undefined-name", "get_ipython"): (JUPYTER_CONFUSION, None, ("Transcripts",)),
+    ("unknown-function", "map"): (IMPLEMENT_NOT_ORCHESTRATE, "Use a comprehension instead of map: [f(x) for x in items].", ("Functions",)),
+    ("unknown-function", "filter"): (IMPLEMENT_NOT_ORCHESTRATE, "Use a comprehension instead of filter: [x for x in items if test].", ("Functions",)),
 }
 
 #: Diagnostic codes whose mode does not depend on the name they report.
@@ -135,6 +217,10 @@ LONG_PROGRAM_LINES = 60
 #: Paths that break the workspace rules: absolute, ./, ~, .., a drive letter.
 BAD_PATH = re.compile(r"^(?:/[^/\s]|\./|~|[A-Za-z]:[\\/])|(?:^|[\\/])\.\.(?:[\\/]|$)")
 
+#: A Python 3.12 f-string on an older Python: its fields reuse the f-string's quote.
+FSTRING_QUOTES = re.compile(r"f-string: (?:unmatched|expecting)")
+FSTRING_HINT = "Inside an f-string, quote with the other quote: f\"{h['path']}\" instead of f\"{h[\"path\"]}\"."
+
 PATH_ERROR = re.compile(r"\b(?:PathError|FileNotFoundError)\b")
 KEY_ERROR = re.compile(
     r"\bKeyError\b|\bTypeError\b.*(?:indices must be|not subscriptable)|\bAttributeError: 'dict' object has no attribute"
@@ -148,33 +234,53 @@ PROGRAM_CHARS = 4000
 DOC_HEADING = "--- From tool documentation ---"
 
 
-@dataclass
-class Failure:
-    """A failed attempt: its ``mode``, a compact ``message``, and the ``tool`` (kit alias) it concerns."""
-
-    mode: str
-    message: str
-    tool: str | None = None
-
-
 def classify_validation(program: str, errors: list[Diagnostic], kit: ResolvedKit) -> Failure:
-    """The failure mode of a program the validator refused with ``errors``."""
-    found = [_diagnostic_mode(d, kit) for d in errors] or [(INVALID, None)]
+    """The failure mode of a program the validator refused with ``errors``, with the instruction for its construct."""
+    found = [_diagnostic_mode(d, kit, program) for d in errors] or [_Found(INVALID)]
     if sum(1 for line in program.splitlines() if line.strip()) > LONG_PROGRAM_LINES:
-        found.append((IMPLEMENT_NOT_ORCHESTRATE, None))
-    mode = min((m for m, _ in found), key=MODES.index)
-    tool = next((t for m, t in found if m == mode and t), None) or _program_tool(program, kit)
+        found.append(_Found(IMPLEMENT_NOT_ORCHESTRATE))
+    mode = min((f.mode for f in found), key=MODES.index)
+    chosen = [f for f in found if f.mode == mode]
+    tool = next((f.tool for f in chosen if f.tool), None) or _program_tool(program, kit)
+    hint = next((f.hint for f in chosen if f.hint), None)
+    guide = next((f.guide for f in chosen if f.guide), ())
+    if mode == STDLIB_LEAK and hint is None:
+        hint = _module_hint(program)
     lines = [str(d) for d in errors[:MAX_DIAGNOSTICS]]
     if len(errors) > MAX_DIAGNOSTICS:
         lines.append(f"(and {len(errors) - MAX_DIAGNOSTICS} more)")
-    return Failure(mode, "\n".join(lines) or "the program is not valid", tool)
+    return Failure(mode, "\n".join(lines) or "the program is not valid", tool, hint, guide)
 
 
-def classify_runtime(program: str, result: ExecutionResult, kit: ResolvedKit) -> Failure | None:
-    """The failure mode of a run, or None when it succeeded with something to show for it."""
+def classify_answer(mended: Mended, errors: list[Diagnostic], kit: ResolvedKit) -> Failure | None:
+    """The failure of a mended answer: cut off, a transcript that cannot be code, or what the validator refused.
+
+    None when the answer is complete and its program valid.
+    """
+    if mended.truncated:
+        return Failure(TRUNCATED, "the answer stops before its end: " + _cut_description(mended.program))
+    if mended.leftover:
+        message = f"the answer is a notebook or REPL session: {mended.leftover!r} is a shell command or magic, which no program can run"
+        return Failure(JUPYTER_CONFUSION, message, _program_tool(mended.program, kit))
+    return classify_validation(mended.program, errors, kit) if errors else None
+
+
+def classify_runtime(
+    program: str, result: ExecutionResult, kit: ResolvedKit, *, intent: str = "", read_doc: Callable[[str], str] | None = None
+) -> Failure | None:
+    """The failure mode of a run, or None when it succeeded with something to show for it.
+
+    A successful run is still checked (``suspect``): a glob that matched
+    nothing where files of its kind exist deeper, a key the tool's doc does
+    not list (with ``read_doc``), an empty answer to a request for files
+    (with ``intent``) when the tools did return data.
+    """
     if result.success:
+        suspect = check_success(program, result, kit, intent=intent, read_doc=read_doc)
+        if suspect is not None and suspect.mode != WRONG_OUTPUT:
+            return suspect
         if result.output is not None or result.printed.strip() or result.files_created or result.files_modified or result.files_deleted:
-            return None
+            return suspect
         last = result.trace[-1].tool if result.trace else None
         return Failure(WRONG_OUTPUT, "the program ran, but its result is None, it printed nothing and it changed no files", last)
     error = result.error or "the program failed without a message"
@@ -185,20 +291,26 @@ def classify_runtime(program: str, result: ExecutionResult, kit: ResolvedKit) ->
     failed = [entry for entry in result.trace if not entry.success]
     named = ERROR_TOOL.match(error)
     tool = named.group(1) if named and named.group(1) in kit.names else (failed[-1].tool if failed else None)
-    if PATH_ERROR.search(error) and any(_is_outside_path(p, kit) for p in _paths_used(program, failed)):
-        return Failure(PATH_PREFIX, error, tool)
+    if PATH_ERROR.search(error):
+        if any(_is_outside_path(p, kit) for p in _paths_used(program, failed)):
+            return Failure(PATH_PREFIX, error, tool)
+        elsewhere = missing_path(error, failed, kit)
+        if elsewhere is not None:
+            return elsewhere
     if KEY_ERROR.search(error) and result.trace:
-        return Failure(KEY_HALLUCINATION, error, tool or result.trace[-1].tool)
+        wrong = wrong_keys(program, kit, read_doc)
+        message = "\n".join([error, *(w.describe() for w in wrong[:3])])
+        return Failure(KEY_HALLUCINATION, message, (wrong[0].tool if wrong else None) or tool or result.trace[-1].tool)
     return Failure(RUNTIME_ERROR, error, tool)
 
 
 def feedback(failure: Failure, program: str, kit: ResolvedKit, read_doc: Callable[[str], str] | None = None) -> str:
-    """The user message asking a model to retry: what failed, what to do, and the tool's doc."""
+    """The user message asking a model to retry: what failed, what to do, the tool's doc and the guide's section."""
     parts = [
         "Your program did not work:",
         _cap(failure.message, MESSAGE_CHARS),
         "",
-        HINTS.get(failure.mode, HINTS[INVALID]),
+        failure.hint or HINTS.get(failure.mode, HINTS[INVALID]),
         "",
         "Your program was:",
         _fenced(_cap(program, PROGRAM_CHARS)),
@@ -206,6 +318,9 @@ def feedback(failure: Failure, program: str, kit: ResolvedKit, read_doc: Callabl
     docs = _doc_lines(failure, kit, read_doc)
     if docs:
         parts += ["", DOC_HEADING, *docs]
+    guide = _guide_lines(failure, read_doc)
+    if guide:
+        parts += ["", GUIDE_HEADING, *guide]
     if kit.names:
         parts += ["", "The kit's tools: " + ", ".join(sorted(kit.names))]
     parts += ["", "Reply with only the corrected program in one ```python block."]
@@ -217,21 +332,79 @@ def feedback(failure: Failure, program: str, kit: ResolvedKit, read_doc: Callabl
 _QUOTED = re.compile(r"'([^']+)'")
 
 
-def _diagnostic_mode(diagnostic: Diagnostic, kit: ResolvedKit) -> tuple[str, str | None]:
-    """The mode one diagnostic suggests, and the tool it names (only for a misspelt tool)."""
+class _Found:
+    """What one diagnostic says: its mode, the tool it names, and the construct's own instruction and guide section."""
+
+    __slots__ = ("mode", "tool", "hint", "guide")
+
+    def __init__(self, mode: str, tool: str | None = None, hint: str | None = None, guide: tuple[str, ...] = ()) -> None:
+        self.mode, self.tool, self.hint, self.guide = mode, tool, hint, guide
+
+
+def _diagnostic_mode(diagnostic: Diagnostic, kit: ResolvedKit, program: str = "") -> _Found:
+    """The mode one diagnostic suggests, the tool it names (only for a misspelt tool), and its construct's hint."""
+    if diagnostic.code == "parse-error":
+        return _parse_error_mode(diagnostic, program)
     if diagnostic.code in CODE_MODES:
-        return CODE_MODES[diagnostic.code], None
+        return _Found(CODE_MODES[diagnostic.code])
     quoted = _QUOTED.search(diagnostic.message)
     name = quoted.group(1) if quoted else ""
     if diagnostic.code == "forbidden-node":
-        return NODE_MODES.get(name, INVALID), None
+        if name not in NODE_MODES:
+            return _Found(INVALID)
+        mode, hint, guide = NODE_MODES[name]
+        return _Found(mode, None, hint, guide)
+    construct = CONSTRUCT_MODES.get((diagnostic.code, name)) or CONSTRUCT_MODES.get((diagnostic.code, None))
+    if construct is not None:
+        return _Found(construct[0], None, construct[1], construct[2])
     if diagnostic.code in ("forbidden-name", "undefined-name", "unknown-function") and name in LEAK_NAMES:
-        return STDLIB_LEAK, None
+        return _Found(STDLIB_LEAK, guide=("Imports",))
     if diagnostic.code in TOOL_CUTOFFS:
         near = _closest_tool(name, kit.names, TOOL_CUTOFFS[diagnostic.code])
         if near:
-            return UNKNOWN_TOOL, near
-    return INVALID, None
+            return _Found(UNKNOWN_TOOL, near)
+    return _Found(INVALID)
+
+
+def _parse_error_mode(diagnostic: Diagnostic, program: str) -> _Found:
+    """A syntax error is a cut-off answer, a transcript, a 3.12 f-string, or some other artifact."""
+    if completable(program):
+        return _Found(TRUNCATED)
+    if leftover_line(program):
+        return _Found(JUPYTER_CONFUSION)
+    if FSTRING_QUOTES.search(diagnostic.message):
+        return _Found(SYNTAX_ARTIFACT, hint=FSTRING_HINT)
+    return _Found(SYNTAX_ARTIFACT)
+
+
+def _cut_description(program: str) -> str:
+    """Where the cut is: inside the program (its unfinished last line), or in the words after it."""
+    last = next((line.strip() for line in reversed(program.splitlines()) if line.strip()), "")
+    if not last:
+        return "it holds no program"
+    if completable(program):
+        return f"its last line {last!r} is unfinished"
+    return "it ends in the middle of a sentence or a word, so more may have been meant to follow"
+
+
+def _module_hint(program: str) -> str | None:
+    """For imports of modules that are not the standard library (numpy, requests, ...): that no module can be imported."""
+    tree = parse_quietly(program)
+    if tree is None:
+        return None
+    modules = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules += [a.name.partition(".")[0] for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            modules.append(node.module.partition(".")[0])
+    unknown = sorted({m for m in modules if m not in sys.stdlib_module_names})
+    if not unknown:
+        return None
+    return (
+        f"No module can be imported, {', '.join(unknown)} included: the kit's tools are already in scope by their bare names, "
+        "and the rest is computed with the builtins."
+    )
 
 
 def _closest_tool(name: str, tools: Iterable[str], cutoff: float) -> str | None:
@@ -364,6 +537,18 @@ def _doc_lines(failure: Failure, kit: ResolvedKit, read_doc: Callable[[str], str
     return lines
 
 
+def _guide_lines(failure: Failure, read_doc: Callable[[str], str] | None) -> list[str]:
+    """The program guide's sections for the failure (its own, else its mode's); none without a readable guide."""
+    wanted = failure.guide or GUIDE_SECTIONS.get(failure.mode, ())
+    if not wanted or read_doc is None:
+        return []
+    try:
+        sections = doc_sections(read_doc(GUIDE))
+    except Exception:  # a missing guide leaves the hint alone
+        return []
+    return [_section(title, sections[title]) for title in wanted if sections.get(title)]
+
+
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
@@ -392,9 +577,13 @@ def _fenced(program: str) -> str:
 __all__ = [
     "DOC_HEADING",
     "Failure",
+    "GUIDE",
+    "GUIDE_HEADING",
+    "GUIDE_SECTIONS",
     "HINTS",
     "IMPLEMENT_NOT_ORCHESTRATE",
     "INVALID",
+    "JUPYTER_CONFUSION",
     "KEY_HALLUCINATION",
     "LIMIT",
     "MODES",
@@ -404,8 +593,10 @@ __all__ = [
     "STDLIB_LEAK",
     "STDLIB_TOOLS",
     "SYNTAX_ARTIFACT",
+    "TRUNCATED",
     "UNKNOWN_TOOL",
     "WRONG_OUTPUT",
+    "classify_answer",
     "classify_runtime",
     "classify_validation",
     "feedback",

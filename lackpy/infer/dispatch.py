@@ -4,14 +4,18 @@ For each tier, cheapest first:
 
 1. An unavailable tier is skipped with its reason.
 2. A deterministic tier proposes at most one program; a model tier answers the
-   prompt, and its answer is sanitized and given the deterministic repairs.
+   prompt, and its answer is mended (``mend``: sanitized, given the
+   deterministic repairs, checked for being cut off or a notebook session).
 3. The program is validated against the kit. A model tier that fails is told
    what failed, with the doc sections of the tool it should have used, and
    asked again, ``max_retries`` times; then the next tier has its turn.
 4. With a runner, a valid program runs. A model's program that fails at run
-   time (or returns nothing) gets ``runtime_repairs`` rounds of the same
-   feedback. A deterministic tier's valid program is final either way: its
-   failure is a fact about the workspace, not a wrong guess.
+   time, or runs but is likely wrong (returns nothing, a glob that found
+   nothing where files exist deeper, a key its tool never returns, an empty
+   answer to "which files"), gets ``runtime_repairs`` rounds of the same
+   feedback; if none does better, the run that succeeded is kept. A
+   deterministic tier's valid program is final either way: its failure is a
+   fact about the workspace, not a wrong guess.
 
 Every step is logged as an Attempt, which is what callers and the final
 error show.
@@ -25,10 +29,9 @@ from typing import Any, Callable, Sequence
 
 from lackpy.errors import GenerationError, LackpyError
 from lackpy.infer.base import Availability, Message, Tier, Request
-from lackpy.infer.classify import Failure, classify_runtime, classify_validation, feedback
+from lackpy.infer.classify import Failure, classify_answer, classify_runtime, classify_validation, feedback
+from lackpy.infer.mend import mend
 from lackpy.infer.prompt import build_messages
-from lackpy.infer.repairs import apply_repairs
-from lackpy.infer.sanitize import sanitize
 from lackpy.infer.settings import MODEL_SNIPPET, InferenceSettings
 from lackpy.lang.diagnostics import Diagnostic
 from lackpy.lang.validator import Check, validate
@@ -149,6 +152,7 @@ class Dispatcher:
         messages: list[Message] = build_messages(request.intent, request.kit, request.params)
         retries, repairs_left = self.settings.max_retries, self.settings.runtime_repairs
         asked = 0
+        kept = None  # (attempt, result) of a run that succeeded but looked wrong: better than no program
         while True:
             started = time.perf_counter()
             asked += 1
@@ -160,13 +164,17 @@ class Dispatcher:
                 if run is None:
                     return clock.outcome(attempt, tier, attempts)
                 result = clock.run(run, attempt.program)
-                failure = classify_runtime(attempt.program, result, request.kit)
+                failure = classify_runtime(attempt.program, result, request.kit, intent=request.intent, read_doc=self.read_doc)
                 attempts.append(_run_attempt(tier.name, attempt.program, result, failure=failure))
+                if result.success and failure is not None and kept is None:
+                    kept = (attempt, result)
                 if failure is None or repairs_left == 0:
+                    if failure is not None and not result.success and kept is not None:
+                        return clock.outcome(kept[0], tier, attempts, kept[1])
                     return clock.outcome(attempt, tier, attempts, result)
                 repairs_left -= 1
             elif retries == 0:
-                return None
+                return clock.outcome(kept[0], tier, attempts, kept[1]) if kept is not None else None
             else:
                 retries -= 1
             note = feedback(failure, attempt.program or answer, request.kit, self.read_doc)
@@ -175,18 +183,26 @@ class Dispatcher:
     def _check(
         self, tier: str, text: str, request: Request, started: float, *, detail: str = "", model: bool = False
     ) -> tuple[Attempt, Failure | None]:
-        """Sanitize and repair a model's answer, then validate and classify what fails.
+        """Mend a model's answer, then validate and classify what fails.
 
         A deterministic program is validated as it is.
         """
-        program, repairs = text, []
-        if model:
-            program, repairs = apply_repairs(sanitize(text), request.kit.names)
+        mended = mend(text, request.kit.names) if model else None
+        program = mended.program if mended else text
         result = validate(program, request.kit.names, self.checks, params=list(request.params))
+        if mended is not None:
+            failure = classify_answer(mended, result.errors, request.kit)
+        else:
+            failure = None if result.valid else classify_validation(program, result.errors, request.kit)
         attempt = Attempt(
-            tier, "validate", ok=result.valid, program=program, detail=detail, diagnostics=result.errors, repairs=repairs
+            tier,
+            "validate",
+            ok=failure is None,
+            program=program,
+            detail=detail,
+            diagnostics=result.errors,
+            repairs=list(mended.repairs) if mended else [],
         )
-        failure = None if result.valid else classify_validation(program, result.errors, request.kit)
         attempt.failure_mode = failure.mode if failure else None
         attempt.duration_ms = _ms(started)
         return attempt, failure

@@ -1,31 +1,48 @@
 """Deterministic repairs: rewrite what models habitually get wrong, before asking them again.
 
 Small models write ordinary Python where a lackpy program calls the kit's
-tools at the top level: ``open(p).read()``, ``glob.glob``, ``def main()``,
-imports, a final ``print``. Each of these has one obvious translation, so it
-is cheaper and surer to rewrite the program than to spend a model round on
-it. Every repair works on the parsed program, applies only when its tool is
-in the kit, and returns the new text or None. Comments are lost when a
-repair applies (the program is unparsed).
+tools at the top level: ``open(p).read()``, ``glob.glob``, ``os.walk``,
+``def main()``, helper functions and assigned lambdas, ``while`` over a
+counter, ``"{}".format(x)``, imports, a final ``print``. Each of these has one
+obvious translation, so it is cheaper and surer to rewrite the program than
+to spend a model round on it. Every repair works on the parsed program,
+applies only when its tool is in the kit and the meaning is kept, and
+returns the new text or None. Comments are lost when a repair applies (the
+program is unparsed).
+
+Each repair names the failure mode it fixes (``Repair.mode``), so an answer
+that was mended still says what was wrong with it. ``TEXT_REPAIRS`` work on
+text that does not parse yet (a Python 3.12 f-string on 3.11).
 """
 
 from __future__ import annotations
 
 import ast
 import copy
-import warnings
+import string
 from typing import Callable, Collection, NamedTuple
+
+from lackpy.infer.fstrings import requote
+from lackpy.infer.asttools import call as _call, is_call as _is_call, parse_quietly, unparsed as _unparsed
+from lackpy.infer.inline import inline_helpers, map_filter_to_comprehension
+from lackpy.infer.loops import while_to_for
+from lackpy.infer.modes import IMPLEMENT_NOT_ORCHESTRATE, INVALID, JUPYTER_CONFUSION, STDLIB_LEAK, SYNTAX_ARTIFACT, WRONG_OUTPUT
+from lackpy.infer.stdlib_calls import stdlib_to_tools
 
 #: Rounds of the whole table; a repair can expose work for another (unwrap_main, then open_to_read_file).
 MAX_ROUNDS = 10
 
 
 class Repair(NamedTuple):
-    """One rewrite: ``apply(tree, names)`` returns the new program, or None when it does not apply."""
+    """One rewrite: ``apply(tree, names)`` returns the new program, or None when it does not apply.
+
+    ``mode`` is the failure mode the rewritten habit belongs to.
+    """
 
     name: str
     description: str
     apply: Callable[[ast.Module, frozenset[str]], "str | None"]
+    mode: str = INVALID
 
 
 def apply_repairs(program: str, names: Collection[str]) -> tuple[str, list[str]]:
@@ -38,7 +55,14 @@ def apply_repairs(program: str, names: Collection[str]) -> tuple[str, list[str]]
     names = frozenset(names)
     applied: list[str] = []
     if parse_quietly(program) is None:
-        return program, applied
+        for repair in TEXT_REPAIRS:
+            new = repair.apply(program)
+            if new is not None and parse_quietly(new) is not None:
+                program = new
+                applied.append(repair.name)
+                break
+        else:
+            return program, applied
     for _ in range(MAX_ROUNDS):
         changed = False
         for repair in REPAIRS:
@@ -53,28 +77,6 @@ def apply_repairs(program: str, names: Collection[str]) -> tuple[str, list[str]]
         if not changed:
             break
     return program, applied
-
-
-def parse_quietly(program: str) -> ast.Module | None:
-    """The program's tree, or None when it does not parse; a model's odd literals warn nobody."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(program)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return None
-
-
-def _unparsed(tree: ast.Module, changed: bool) -> str | None:
-    return ast.unparse(ast.fix_missing_locations(tree)) if changed else None
-
-
-def _call(name: str, *args: ast.expr) -> ast.Call:
-    return ast.Call(ast.Name(name, ast.Load()), list(args), [])
-
-
-def _is_call(node: ast.AST, name: str) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
 
 
 # -- files: open() -> read_file / write_file ---------------------------------------
@@ -197,51 +199,6 @@ def open_to_read_file(tree: ast.Module, names: frozenset[str]) -> str | None:
     return _unparsed(tree, files.changed)
 
 
-# -- glob and os.listdir -> find_files / list_dir ----------------------------------
-
-
-def _entry_names(args: list[ast.expr]) -> ast.expr:
-    """``[e["name"] for e in list_dir(p)]``: the names os.listdir would give."""
-    entry = ast.Subscript(ast.Name("e", ast.Load()), ast.Constant("name"), ast.Load())
-    loop = ast.comprehension(ast.Name("e", ast.Store()), _call("list_dir", *args), [], 0)
-    return ast.ListComp(entry, [loop])
-
-
-#: (module, function) -> (tool, positional arguments allowed, keywords allowed with their value, the tool call).
-LISTINGS: dict[tuple[str, str], tuple[str, range, dict[str, object], Callable[[list[ast.expr]], ast.expr]]] = {
-    ("glob", "glob"): ("find_files", range(1, 2), {"recursive": True}, lambda args: _call("find_files", *args)),
-    ("os", "listdir"): ("list_dir", range(0, 2), {}, _entry_names),
-}
-
-
-class _Listings(ast.NodeTransformer):
-    def __init__(self, names: frozenset[str]) -> None:
-        self.names = names
-        self.changed = False
-
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        func = node.func
-        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
-            return node
-        entry = LISTINGS.get((func.value.id, func.attr))
-        if entry is None or entry[0] not in self.names or len(node.args) not in entry[1]:
-            return node
-        keywords = entry[2]
-        if any(isinstance(a, ast.Starred) for a in node.args) or not all(
-            kw.arg in keywords and isinstance(kw.value, ast.Constant) and kw.value.value == keywords[kw.arg] for kw in node.keywords
-        ):
-            return node
-        self.changed = True
-        return entry[3](node.args)
-
-
-def glob_to_find_files(tree: ast.Module, names: frozenset[str]) -> str | None:
-    listings = _Listings(names)
-    listings.visit(tree)
-    return _unparsed(tree, listings.changed)
-
-
 # -- program shape: imports, def main(), the main guard, a final print --------------
 
 
@@ -289,6 +246,14 @@ def strip_main_guard(tree: ast.Module, names: frozenset[str]) -> str | None:
     return _unparsed(tree, True)
 
 
+def drop_global(tree: ast.Module, names: frozenset[str]) -> str | None:
+    """A ``global x`` statement at the top level declares what is already so: it goes."""
+    kept = [stmt for stmt in tree.body if not isinstance(stmt, ast.Global)]
+    changed = len(kept) != len(tree.body)
+    tree.body = kept
+    return _unparsed(tree, changed)
+
+
 #: Inside main, these make the body mean something else at the top level (a return other than the last too).
 _SCOPED = (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await, ast.Return)
 
@@ -310,20 +275,24 @@ def _main_call(stmt: ast.stmt, name: str) -> tuple[str, list[ast.expr]] | None:
 def unwrap_main(tree: ast.Module, names: frozenset[str]) -> str | None:
     """``def main(): ... return x`` then ``main()`` becomes the body at the top level, ending in ``x``.
 
-    Only a program of (imports,) one parameterless def and its call is
-    unwrapped; any return but the last, and global/nonlocal/yield, refuse.
+    The program is imports and defs, the last def parameterless, then its
+    call (or a main guard holding it). Other defs stay for
+    ``inline_helpers``, unless they read a name main assigns (which would
+    then be shared). ``global`` statements at main's top level go, since its
+    names become global anyway; any return but the last, a nested global,
+    nonlocal and yield refuse.
     """
     body = tree.body
-    start = next((i for i, s in enumerate(body) if not isinstance(s, (ast.Import, ast.ImportFrom))), len(body))
-    if len(body) < start + 2:
+    start = next((i for i, s in enumerate(body) if not isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef))), len(body))
+    if start == 0 or start == len(body):
         return None
-    fn, rest = body[start], body[start + 1:]
+    fn, rest = body[start - 1], body[start:]
     if not isinstance(fn, ast.FunctionDef) or fn.decorator_list or _has_parameters(fn.args):
         return None
     if len(rest) == 1 and _is_main_guard(rest[0]):
         rest = rest[0].body
     call, after = _main_call(rest[0], fn.name), rest[1:]
-    steps = fn.body[1:] if _is_docstring(fn.body[0]) else list(fn.body)
+    steps = [stmt for stmt in (fn.body[1:] if _is_docstring(fn.body[0]) else fn.body) if not isinstance(stmt, ast.Global)]
     final = steps.pop() if steps and isinstance(steps[-1], ast.Return) else None
     if call is None or not (steps or final):
         return None
@@ -331,12 +300,16 @@ def unwrap_main(tree: ast.Module, names: frozenset[str]) -> str | None:
     for node in (n for tree_part in steps + after + returned for n in ast.walk(tree_part)):
         if isinstance(node, _SCOPED) or (isinstance(node, ast.Name) and node.id == fn.name):
             return None
+    others = [s for s in body[: start - 1] if isinstance(s, ast.FunctionDef)]
+    assigned = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    if any(isinstance(n, ast.Name) and (n.id in assigned or n.id == fn.name) for other in others for n in ast.walk(other)):
+        return None
     value = final.value if final else None
     if call[0] == "assign":
         steps.append(ast.Assign(call[1], value or ast.Constant(None)))
     elif value is not None:
         steps.append(ast.Expr(value))
-    tree.body = body[:start] + steps + after
+    tree.body = body[: start - 1] + steps + after
     return _unparsed(tree, True)
 
 
@@ -348,26 +321,181 @@ def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
-def final_print_to_result(tree: ast.Module, names: frozenset[str]) -> str | None:
-    """A last ``print(x)`` becomes ``x``: the answer belongs in the result, not the printed text."""
+# -- results: a final print or display ----------------------------------------------
+
+#: print() keywords that change only how the text looks: sep joins the values, end and flush do not matter for a value.
+PRINT_KEYWORDS = frozenset({"sep", "end", "flush"})
+
+
+def _printed(node: ast.Call) -> ast.expr | None:
+    """The value a print shows: its one argument, or the f-string of several joined by ``sep``."""
+    args = node.args
+    keywords = {kw.arg: kw.value for kw in node.keywords}
+    if not args or any(isinstance(a, ast.Starred) for a in args) or not set(keywords) <= PRINT_KEYWORDS:
+        return None
+    if not all(isinstance(v, ast.Constant) and (isinstance(v.value, str) or k == "flush") for k, v in keywords.items()):
+        return None
+    if len(args) == 1:
+        return args[0]
+    sep = keywords["sep"].value if "sep" in keywords else " "
+    values: list[ast.expr] = []
+    for index, arg in enumerate(args):
+        if index and sep:
+            values.append(ast.Constant(sep))
+        values.append(ast.Constant(arg.value) if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else ast.FormattedValue(arg, -1, None))
+    merged: list[ast.expr] = []
+    for value in values:
+        if merged and isinstance(value, ast.Constant) and isinstance(merged[-1], ast.Constant):
+            merged[-1] = ast.Constant(merged[-1].value + value.value)
+        else:
+            merged.append(value)
+    return ast.JoinedStr(merged)
+
+
+def _final_call_to_result(tree: ast.Module, name: str) -> str | None:
     last = tree.body[-1] if tree.body else None
-    if not (isinstance(last, ast.Expr) and _is_call(last.value, "print")):
+    if not (isinstance(last, ast.Expr) and _is_call(last.value, name)):
         return None
-    call = last.value
-    if len(call.args) != 1 or call.keywords or isinstance(call.args[0], ast.Starred):
+    value = _printed(last.value) if name == "print" else (last.value.args[0] if len(last.value.args) == 1 and not last.value.keywords else None)
+    if value is None or isinstance(value, ast.Starred):
         return None
-    tree.body[-1] = ast.Expr(call.args[0])
+    tree.body[-1] = ast.Expr(value)
     return _unparsed(tree, True)
 
 
-#: The repairs in the order they run each round; drop_imports follows the rewrites that free imports.
-REPAIRS: tuple[Repair, ...] = (
-    Repair("unwrap_main", "a single def main() and its call become top-level statements ending in the returned value", unwrap_main),
-    Repair("strip_main_guard", "an if __name__ == '__main__': block becomes its body", strip_main_guard),
-    Repair("open_to_read_file", "open(p).read() and with open(p) blocks become read_file(p) / write_file(p, s)", open_to_read_file),
-    Repair("glob_to_find_files", "glob.glob(p) becomes find_files(p); os.listdir(p) the names from list_dir(p)", glob_to_find_files),
-    Repair("drop_imports", "imports of kit tools and unused imports are removed", drop_imports),
-    Repair("final_print_to_result", "a final print(x) becomes the result x", final_print_to_result),
+def final_print_to_result(tree: ast.Module, names: frozenset[str]) -> str | None:
+    """A last ``print(x)`` becomes ``x``, ``print("n:", n)`` becomes ``f"n: {n}"``: the answer belongs in the result."""
+    return _final_call_to_result(tree, "print")
+
+
+def final_display_to_result(tree: ast.Module, names: frozenset[str]) -> str | None:
+    """A notebook's last ``display(x)`` becomes ``x``: a program's last expression is what it shows."""
+    return _final_call_to_result(tree, "display")
+
+
+# -- "{}".format(x) -> f"{x}" --------------------------------------------------------
+
+
+def _format_fields(template: str) -> list[tuple[str, str | None, str, str | None]] | None:
+    """``string.Formatter`` fields of a template, or None when one is beyond a plain f-string field."""
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError:
+        return None
+    for _, field, spec, _ in fields:
+        if field is not None and (any(c in field for c in ".[") or (spec and "{" in spec)):
+            return None
+    return fields
+
+
+def _format_call(node: ast.Call) -> ast.expr | None:
+    """``"{} of {n}".format(a, n=b)`` as ``f"{a} of {b}"``, when each argument that is not a name or constant is used once, in order."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "format" and isinstance(func.value, ast.Constant) and isinstance(func.value.value, str)):
+        return None
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords):
+        return None
+    fields = _format_fields(func.value.value)
+    if fields is None:
+        return None
+    keywords = {kw.arg: kw.value for kw in node.keywords}
+    values: list[ast.expr] = []
+    used: list[ast.expr] = []
+    auto = 0
+    for literal, field, spec, conversion in fields:
+        if literal:
+            values.append(ast.Constant(literal))
+        if field is None:
+            continue
+        if field == "":
+            if auto >= len(node.args):
+                return None
+            arg, auto = node.args[auto], auto + 1
+        elif field.isdigit():
+            if int(field) >= len(node.args):
+                return None
+            arg = node.args[int(field)]
+        elif field in keywords:
+            arg = keywords[field]
+        else:
+            return None
+        used.append(arg)
+        spec_node = ast.JoinedStr([ast.Constant(spec)]) if spec else None
+        values.append(ast.FormattedValue(copy.deepcopy(arg), ord(conversion) if conversion else -1, spec_node))
+    given = [*node.args, *keywords.values()]
+    for arg in given:
+        if not isinstance(arg, (ast.Name, ast.Constant)) and sum(1 for u in used if u is arg) != 1:
+            return None
+    order = [a for a in used if not isinstance(a, (ast.Name, ast.Constant))]
+    if order != [a for a in given if not isinstance(a, (ast.Name, ast.Constant))]:
+        return None
+    return ast.JoinedStr(values)
+
+
+class _Formats(ast.NodeTransformer):
+    def __init__(self) -> None:
+        self.changed = False
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        new = _format_call(node)
+        if new is None:
+            return node
+        self.changed = True
+        return new
+
+
+def format_to_fstring(tree: ast.Module, names: frozenset[str]) -> str | None:
+    formats = _Formats()
+    formats.visit(tree)
+    return _unparsed(tree, formats.changed)
+
+
+# -- text repairs: programs that do not parse yet --------------------------------------
+
+
+class TextRepair(NamedTuple):
+    """A rewrite of program text that does not parse; ``apply(text)`` returns the new text or None."""
+
+    name: str
+    description: str
+    apply: Callable[[str], "str | None"]
+    mode: str = SYNTAX_ARTIFACT
+
+
+def fstring_quotes(text: str) -> str | None:
+    """Python 3.12 lets an f-string's fields reuse its quote; earlier versions need the other one."""
+    return requote(text)
+
+
+TEXT_REPAIRS: tuple[TextRepair, ...] = (
+    TextRepair("fstring_quotes", "an f-string field quoting with the f-string's own quote gets the other quote", fstring_quotes),
 )
 
-__all__ = ["MAX_ROUNDS", "REPAIRS", "Repair", "apply_repairs"]
+
+#: The repairs in the order they run each round: the shape first (main, helpers, loops), then the
+#: calls (open, the standard library), drop_imports after the rewrites that free imports, the result last.
+REPAIRS: tuple[Repair, ...] = (
+    Repair("unwrap_main", "a def main() and its call become top-level statements ending in the returned value", unwrap_main, IMPLEMENT_NOT_ORCHESTRATE),
+    Repair("strip_main_guard", "an if __name__ == '__main__': block becomes its body", strip_main_guard, IMPLEMENT_NOT_ORCHESTRATE),
+    Repair("drop_global", "a top-level global statement, which declares nothing, is removed", drop_global, IMPLEMENT_NOT_ORCHESTRATE),
+    Repair("map_filter_to_comprehension", "map(f, xs) and filter(f, xs) become generator expressions", map_filter_to_comprehension, IMPLEMENT_NOT_ORCHESTRATE),
+    Repair("inline_helpers", "one-expression functions and assigned lambdas are written where they are called", inline_helpers, IMPLEMENT_NOT_ORCHESTRATE),
+    Repair("while_to_for", "i = a; while i < b: ...; i += k becomes for i in range(a, b, k)", while_to_for, IMPLEMENT_NOT_ORCHESTRATE),
+    Repair("open_to_read_file", "open(p).read() and with open(p) blocks become read_file(p) / write_file(p, s)", open_to_read_file, STDLIB_LEAK),
+    Repair(
+        "stdlib_to_tools",
+        "glob.glob, os.listdir, os.walk, os.path and pathlib.Path calls, however imported, become the kit's tools",
+        stdlib_to_tools,
+        STDLIB_LEAK,
+    ),
+    Repair("format_to_fstring", "'{}'.format(x) becomes f'{x}'", format_to_fstring, INVALID),
+    Repair("drop_imports", "imports of kit tools and unused imports are removed", drop_imports, STDLIB_LEAK),
+    Repair("final_print_to_result", "a final print(...) becomes the result", final_print_to_result, WRONG_OUTPUT),
+    Repair("final_display_to_result", "a final display(x) becomes the result x", final_display_to_result, JUPYTER_CONFUSION),
+)
+
+#: The failure mode each repair (text repairs included) fixes, by name.
+REPAIR_MODES: dict[str, str] = {r.name: r.mode for r in (*REPAIRS, *TEXT_REPAIRS)}
+
+__all__ = ["MAX_ROUNDS", "REPAIRS", "REPAIR_MODES", "Repair", "TEXT_REPAIRS", "TextRepair", "apply_repairs", "parse_quietly"]

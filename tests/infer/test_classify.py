@@ -12,6 +12,7 @@ from lackpy.infer.classify import (
     HINTS,
     IMPLEMENT_NOT_ORCHESTRATE,
     INVALID,
+    JUPYTER_CONFUSION,
     KEY_HALLUCINATION,
     LIMIT,
     MODES,
@@ -20,9 +21,12 @@ from lackpy.infer.classify import (
     SECTIONS,
     STDLIB_LEAK,
     SYNTAX_ARTIFACT,
+    TRUNCATED,
     UNKNOWN_TOOL,
     WRONG_OUTPUT,
     Failure,
+    GUIDE_HEADING,
+    classify_answer,
     classify_runtime,
     classify_validation,
     feedback,
@@ -91,6 +95,17 @@ def ran(program: str, kit: ResolvedKit) -> Failure | None:
         ("", SYNTAX_ARTIFACT, None),
         ("len(files)", INVALID, None),  # a forgotten variable, not a misspelt find_files
         ('x = eval("1")', INVALID, None),
+        ('files = find_files("*.py")\nlen(files', TRUNCATED, None),
+        ('for f in find_files("*.py"):', TRUNCATED, None),
+        ('>>> x = 1\n>>> x', JUPYTER_CONFUSION, None),
+        ('!ls\nx = 1', JUPYTER_CONFUSION, None),
+        ('x = 1\ndisplay(x)', JUPYTER_CONFUSION, None),
+        ('f = lambda p: read_file(p)\nf = 1', IMPLEMENT_NOT_ORCHESTRATE, "read_file"),
+        ('map(lambda p: p, find_files("*"))', IMPLEMENT_NOT_ORCHESTRATE, "find_files"),
+        ('def f():\n    global x\nx = 1', IMPLEMENT_NOT_ORCHESTRATE, None),
+        ("return 1", IMPLEMENT_NOT_ORCHESTRATE, None),
+        ('import numpy\nnumpy.zeros(3)', STDLIB_LEAK, None),
+        ('"{}".format(1)', INVALID, None),
     ],
 )
 def test_validation_modes(kit, program, mode, tool):
@@ -283,7 +298,8 @@ def test_feedback_stays_compact(kit):
 
 def test_every_mode_has_a_hint_and_modes_are_unique():
     """HINTS covers MODES exactly and SECTIONS only names modes; every hint is one instruction."""
-    assert len(set(MODES)) == len(MODES) == 10
+    assert len(set(MODES)) == len(MODES) == 12
+    assert MODES[:2] == (TRUNCATED, JUPYTER_CONFUSION)
     assert set(HINTS) == set(MODES)
     assert set(SECTIONS) <= set(MODES)
     assert HINTS[PATH_PREFIX] == "Use paths relative to the workspace, such as 'src/app.py'."
@@ -298,3 +314,111 @@ def test_deep_attribute_chain_does_not_break_classification(kit):
     started = time.perf_counter()
     assert invalid(program, kit).mode == INVALID
     assert time.perf_counter() - started < 5
+
+
+# -- constructs, answers and the checks on successful runs ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("program", "hint"),
+    [
+        ("n = 0\nwhile n < 3:\n    n += 1\nn", "Loop with for instead of while: for i in range(start, stop) to count, for item in items over data."),
+        ("f = lambda x: x\nf = 1", "Write the lambda's expression where it is used"),
+        ('try:\n    x = 1\nexcept Exception:\n    x = 2\nx', "Drop try/except"),
+        ("def f():\n    return 1\nf = 2", "define no functions"),
+        ('"{}".format(1)', "f-string"),
+        ('import requests\nrequests.get("u")', "No module can be imported, requests included"),
+    ],
+)
+def test_constructs_get_their_own_instruction(kit, program, hint):
+    """A known construct replaces the mode's general hint with what to write instead."""
+    failure = invalid(program, kit)
+    assert hint in failure.hint
+    assert hint in feedback(failure, program, kit)
+
+
+def test_a_general_hint_stays_for_unknown_constructs(kit):
+    """A diagnostic without a construct of its own keeps the mode's general instruction."""
+    failure = invalid('x = eval("1")', kit)
+    assert failure.hint is None
+    assert HINTS[INVALID] in feedback(failure, 'x = eval("1")', kit)
+
+
+def test_a_312_fstring_gets_the_quote_hint(kit):
+    """A program given to the validator unmended with a Python 3.12 f-string is told how to quote inside one."""
+    import sys
+
+    program = 'd = {"a": 1}\nf"{d["a"]}"'
+    errors = validate(program, kit.names).errors
+    if sys.version_info >= (3, 12):
+        assert not errors
+        return
+    failure = classify_validation(program, errors, kit)
+    assert failure.mode == SYNTAX_ARTIFACT
+    assert "quote with the other quote" in failure.hint
+
+
+@pytest.mark.parametrize(
+    ("program", "mode", "tool"),
+    [
+        ('len(find_files("*.py"))', PATH_PREFIX, "find_files"),
+        ('grep("TODO", glob="*.py")', PATH_PREFIX, "grep"),
+        ('read_file("app.py")', PATH_PREFIX, "read_file"),
+        ('list_dir("pkg")', PATH_PREFIX, "list_dir"),
+        ('files = find_files("*.py") or find_files("**/*.py")\nfiles', None, None),  # tried again and found them
+        ('grep("NOPE", glob="src/*.py")', None, None),  # the glob matched files; nothing in them is no sign
+        ('[h.get("file") for h in grep("TODO")]', KEY_HALLUCINATION, "grep"),
+        ('hits = grep("TODO")\nfirst = hits[0]\nfirst.get("lineno", 0)', KEY_HALLUCINATION, "grep"),
+        ('[e["name"] for e in list_dir("src") if "size" in e]', None, None),
+        ('sorted(list_dir("src"), key=lambda e: e["size"])[0]["name"]', None, None),
+    ],
+)
+def test_successful_and_failed_runs_are_checked(kit, read_doc, program, mode, tool):
+    """A glob or path that missed files deeper in the workspace, or a key the doc does not list, is named."""
+    failure = classify_runtime(program, run_program(program, kit, mode="inprocess"), kit, read_doc=read_doc)
+    assert (failure.mode, failure.tool) == (mode, tool) if mode else failure is None
+
+
+@pytest.mark.parametrize(
+    ("intent", "program", "mode"),
+    [
+        ("which files contain todo", '[f for f in find_files("**/*.py") if "todo" in read_file(f)]', WRONG_OUTPUT),
+        ("list the python files", '[f for f in find_files("**/*.py") if f.endswith(".js")]', WRONG_OUTPUT),
+        ("which files contain todo", '[h["path"] for h in grep("nothing-here")]', None),  # the tools found nothing either
+        ("count the lines", '[f for f in find_files("**/*.py") if "todo" in read_file(f)]', None),  # not a listing request
+        ("which files contain todo", '[f for f in find_files("**/*.py") if "TODO" in read_file(f)]', None),
+    ],
+)
+def test_an_empty_listing_is_wrong_output_only_when_the_tools_had_data(kit, intent, program, mode):
+    """An empty answer to 'which files' is suspect when the tools returned something to choose from."""
+    failure = classify_runtime(program, run_program(program, kit, mode="inprocess"), kit, intent=intent)
+    assert (failure.mode if failure else None) == mode
+
+
+def test_feedback_quotes_the_program_guide(kit, read_doc):
+    """A failure whose mode has guide sections quotes them under their own heading, after the tool doc."""
+    program = "n = 0\nwhile n < 3:\n    n += 1\nn"
+    text = feedback(invalid(program, kit), program, kit, read_doc)
+    guide = text.split(GUIDE_HEADING + "\n", 1)[1]
+    assert guide.startswith("Loops:\nThere is no `while`")
+    assert DOC_HEADING not in guide
+
+
+def test_feedback_without_the_guide_still_has_the_hint(kit):
+    """No read_doc (or an unreadable guide) leaves out the guide's section, never the instruction."""
+    program = "n = 0\nwhile n < 3:\n    n += 1\nn"
+    text = feedback(invalid(program, kit), program, kit, None)
+    assert GUIDE_HEADING not in text and "for i in range(start, stop)" in text
+
+
+def test_classify_answer_refuses_cut_off_and_session_answers(kit):
+    """A truncated answer or a transcript line no program can hold is refused even when what is left validates."""
+    from lackpy.infer.mend import mend
+
+    cut = mend('files = find_files("*.py")\nlen(files)\nThis counts the Python files in', kit.names)
+    assert validate(cut.program, kit.names).valid
+    assert classify_answer(cut, [], kit).mode == TRUNCATED
+    session = mend('!ls\nlen(find_files("*.py"))', kit.names)
+    failure = classify_answer(session, [], kit)
+    assert failure.mode == JUPYTER_CONFUSION and "'!ls'" in failure.message
+    assert classify_answer(mend('len(find_files("*.py"))', kit.names), [], kit) is None

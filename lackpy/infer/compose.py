@@ -1,0 +1,378 @@
+"""From an understood intent to the programs that answer it, one per set of tools that can.
+
+``build(intent)`` returns variants, preferred first: (tools, body, values).
+The body is program text with ``{name}`` placeholders; ``values`` are what
+the user's words became (a search word, a glob, a path, a number), and
+``lackpy.infer.fill.render`` puts each in as one string or int literal. The
+code itself comes only from the structure, so no intent can inject code.
+
+The programs are what a person would write with the kit's tools:
+
+- grep where a question is about matching lines or which files match
+  (one call, the tool's own binary and size rules);
+- find_files and read_file where the answer needs whole texts (counting
+  occurrences, sizes, words, ranking), or the exact file list (filters that
+  say "not");
+- read_file alone for one file, so a missing file is an error, not a 0.
+
+Results are plain data: a count is an int (one per file, with ``each``: a
+dict), a list of files is sorted paths, matching lines are
+``"path:line: text"``, a ranking is ``{"path", measure}`` rows (one row for a
+singular question), a yes/no is a bool, definitions are names.
+"""
+
+from __future__ import annotations
+
+import re
+from textwrap import indent
+
+from lackpy.infer.intent import Filter, Intent
+
+#: How many matching lines a grep that must see every hit asks for before the tool stops.
+GREP_MAX_HITS = 100_000
+
+#: How a definition line starts once stripped, and grep's regex for the same lines.
+DEFINITION_STARTS = {"function": '("def ", "async def ")', "class": '"class "', "any": '("def ", "async def ", "class ")'}
+DEFINITION_REGEX = {"function": r'r"^\s*(async )?def "', "class": r'r"^\s*class "', "any": r'r"^\s*(async def|def|class) "'}
+#: The key a ranking row names its measure by.
+MEASURE_KEYS = {"chars": "chars", "lines": "lines", "words": "words", "matches": "matches"}
+DEFINITION_KEYS = {"function": "functions", "class": "classes", "any": "definitions"}
+
+Variant = tuple[tuple[str, ...], str, dict[str, str | int]]
+
+FIND_READ = ("find_files", "read_file")
+GREP = ("grep",)
+READ = ("read_file",)
+
+
+def escape(word: str) -> str:
+    """``word`` as a regex that matches it literally (grep takes a regex; programs have no ``re``)."""
+    return re.escape(word)
+
+
+class _Program:
+    """The parts every variant of one intent shares: which files, and the filters as conditions."""
+
+    def __init__(self, intent: Intent) -> None:
+        self.intent = intent
+        self.values: dict[str, str | int] = {}
+        globs = intent.files.globs()
+        self.values["glob"] = globs[0]
+        if len(globs) > 1:
+            self.values["glob2"] = globs[1]
+        if intent.files.path:
+            self.values["file"] = intent.files.path
+        if intent.word is not None:
+            self.values["word"] = intent.word.lower() if intent.ignore_case else intent.word
+            self.values["regex"] = escape(intent.word)
+        if intent.n is not None:
+            self.values["n"] = intent.n
+        for index, f in enumerate(intent.filters):
+            self.values[f"w{index}"] = f.word.lower() if intent.ignore_case else f.word
+            self.values[f"r{index}"] = escape(f.word)
+
+    def files(self, kind: str | None = "text") -> str:
+        """The expression listing the files (``kind="text"``: the ones read_file can read)."""
+        arg = f", kind='{kind}'" if kind else ""
+        if "glob2" in self.values:
+            return f"sorted(set(find_files({{glob}}{arg}) + find_files({{glob2}}{arg})))"
+        return f"find_files({{glob}}{arg})"
+
+    def lower(self, text: str) -> str:
+        return text + ".lower()" if self.intent.ignore_case else text
+
+    def condition(self, filters: list[tuple[int, Filter]], text: str) -> str:
+        """``{w0} in text and {w1} not in text``: the filters on one text (a file's or a line's)."""
+        subject = self.lower(text)
+        return " and ".join(f"{{w{i}}} {'not in' if f.negated else 'in'} {subject}" for i, f in filters)
+
+    def grep(self, index: int | None = None, regex: str | None = None, max_hits: int | None = GREP_MAX_HITS) -> str:
+        """A grep call for filter ``index`` (or the intent's word, or a fixed regex) over the files."""
+        pattern = regex or ("{regex}" if index is None else f"{{r{index}}}")
+        glob = "{file}" if self.intent.files.path else "{glob}"
+        args = [pattern, f"glob={glob}"]
+        if self.intent.ignore_case and regex is None:
+            args.append("ignore_case=True")
+        if max_hits is not None:
+            args.append(f"max_hits={max_hits}")
+        return f"grep({', '.join(args)})"
+
+    def variant(self, tools: tuple[str, ...], body: str) -> Variant:
+        used = set(re.findall(r"\{(\w+)\}", body))
+        values = {k: v for k, v in self.values.items() if k in used}
+        return (tools, *_without_dunder_literals(body, values))
+
+
+#: The variable a value is given when it must be built (see ``_without_dunder_literals``).
+VARIABLES = {"word": "word", "regex": "pattern", "glob": "glob", "glob2": "glob2", "file": "file", "dir": "directory"}
+
+
+def _without_dunder_literals(body: str, values: dict[str, str | int]) -> tuple[str, dict[str, str | int]]:
+    """Values containing ``__`` become variables built from pieces: ``word = "_" * 2 + 'init' + "_" * 2``.
+
+    The language refuses a string literal containing ``__`` (it keeps
+    programs away from internals), yet ``__init__`` is an everyday word to
+    search for. As data built at run time it is only text: the guards still
+    refuse any ``__`` attribute. Each piece is still a placeholder, filled by
+    ``render`` as a literal.
+    """
+    prelude = []
+    for key, value in list(values.items()):
+        if not isinstance(value, str) or "__" not in value:
+            continue
+        name = VARIABLES.get(key) or ("word" if key.startswith("w") else "pattern") + key[1:]
+        parts = []
+        for index, piece in enumerate(value.split("__")):
+            if index:
+                parts.append('"_" * 2')
+            if piece:
+                values[f"{key}_{index}"] = piece
+                parts.append(f"{{{key}_{index}}}")
+        prelude.append(f"{name} = {' + '.join(parts)}")
+        body = body.replace(f"{{{key}}}", name)
+        del values[key]
+    return "\n".join(prelude + [body]), values
+
+
+def build(intent: Intent) -> list[Variant]:
+    """Every program that answers ``intent``, preferred first; [] when none can."""
+    p = _Program(intent)
+    builder = {
+        "read": _read, "ls": _ls,
+    }.get(intent.ask) or {
+        "files": _files, "lines": _lines, "matches": _matches, "words": _sizes, "chars": _sizes,
+        "definitions": _definitions, "dirs": _dirs,
+    }[intent.of]
+    if intent.ask == "top":
+        builder = _top
+    return [p.variant(tools, body) for tools, body in builder(p)]
+
+
+# -- one builder per kind of question ----------------------------------------------------------
+
+
+def _read(p: _Program):
+    yield READ, "read_file({file})"
+
+
+def _ls(p: _Program):
+    p.values["dir"] = p.intent.files.dir or "."
+    yield ("list_dir",), '[e["name"] for e in list_dir({dir})]'
+
+
+def _files(p: _Program):
+    i = p.intent
+    filters = list(enumerate(i.filters))
+    if not filters:
+        found = p.files(kind=None)
+        yield ("find_files",), {"count": f"len({found})", "list": found, "exists": f"len({found}) > 0"}[i.ask]
+        return
+    if i.files.path and i.ask in ("exists", "all"):
+        if len(filters) == 1:
+            yield READ, p.condition(filters, "read_file({file})")
+        else:
+            yield READ, f"text = read_file({{file}})\n{p.condition(filters, 'text')}"
+        return
+    positive = len(filters) == 1 and not filters[0][1].negated and "glob2" not in p.values
+    if positive and i.ask != "all":
+        paths = f'{{hit["path"] for hit in {p.grep(0)} if not hit.get("truncated")}}'
+        yield GREP, {
+            "list": f"sorted({paths})",
+            "count": f"len({paths})",
+            "exists": f"len({p.grep(0, max_hits=1)}) > 0",
+        }[i.ask]
+    files = p.files()
+    if len(filters) == 1:
+        keep = p.condition(filters, "read_file(f)")
+        yield FIND_READ, {
+            "list": f"[f for f in {files} if {keep}]",
+            "count": f"len([f for f in {files} if {keep}])",
+            "exists": f"any({keep} for f in {files})",
+            "all": f"all({keep} for f in {files})",
+        }[i.ask]
+        return
+    keep = p.condition(filters, "text")
+    loop = f"found = []\nfor f in files:\n    text = read_file(f)\n    if {keep}:\n        found.append(f)\n"
+    result = {"list": "found", "count": "len(found)", "exists": "len(found) > 0", "all": "len(found) == len(files)"}[i.ask]
+    yield FIND_READ, f"files = {files}\n" + loop + result
+
+
+def _line_filters(p: _Program) -> tuple[list[tuple[int, Filter]], list[tuple[int, Filter]]]:
+    """The intent's filters split into those on each line and those on each file."""
+    on_lines = [(k, f) for k, f in enumerate(p.intent.filters) if f.lines]
+    on_files = [(k, f) for k, f in enumerate(p.intent.filters) if not f.lines]
+    return on_lines, on_files
+
+
+def _lines(p: _Program):
+    i = p.intent
+    on_lines, on_files = _line_filters(p)
+    files = p.files()
+    if i.files.path and not on_files:
+        lines = "read_file({file}).splitlines()"
+        if not on_lines:
+            yield READ, f"len({lines})"
+            return
+        keep = p.condition(on_lines, "line")
+        if i.ask == "list":
+            yield READ, f'path = {{file}}\n[f"{{path}}:{{number}}: {{line}}" for number, line in enumerate(read_file(path).splitlines(), 1) if {keep}]'
+        elif i.ask == "count":
+            yield READ, f"len([line for line in {lines} if {keep}])"
+        else:
+            yield READ, f"any({keep} for line in {lines})"
+        if len(on_lines) == 1 and not on_lines[0][1].negated:
+            yield from _grep_lines(p, on_lines[0][0])
+        return
+    if on_files:
+        keep_file = p.condition(on_files, "text")
+        if on_lines:
+            measure = f"len([line for line in text.splitlines() if {p.condition(on_lines, 'line')}])"
+        else:
+            measure = "len(text.splitlines())"
+        if i.ask != "count" or i.each:
+            return
+        yield FIND_READ, f"total = 0\nfor f in {files}:\n    text = read_file(f)\n    if {keep_file}:\n        total += {measure}\ntotal"
+        return
+    if not on_lines:
+        if i.each:
+            yield FIND_READ, f"{{f: len(read_file(f).splitlines()) for f in {files}}}"
+        elif i.ask == "count":
+            yield FIND_READ, f"sum(len(read_file(f).splitlines()) for f in {files})"
+        return
+    if i.each:
+        return
+    if len(on_lines) == 1 and not on_lines[0][1].negated and "glob2" not in p.values:
+        yield from _grep_lines(p, on_lines[0][0])
+    keep = p.condition(on_lines, "line")
+    yield FIND_READ, {
+        "count": f"len([line for f in {files} for line in read_file(f).splitlines() if {keep}])",
+        "list": f'[f"{{f}}:{{number}}: {{line}}" for f in {files} for number, line in enumerate(read_file(f).splitlines(), 1) if {keep}]',
+        "exists": f"any({keep} for f in {files} for line in read_file(f).splitlines())",
+    }[i.ask]
+
+
+def _grep_lines(p: _Program, index: int):
+    ask = p.intent.ask
+    if ask == "list":
+        hits = p.grep(index, max_hits=None)
+        yield GREP, f'[hit["text"] if hit.get("truncated") else f\'{{hit["path"]}}:{{hit["line"]}}: {{hit["text"]}}\' for hit in {hits}]'
+    elif ask == "count":
+        yield GREP, f'len([hit for hit in {p.grep(index)} if not hit.get("truncated")])'
+    elif ask == "exists":
+        yield GREP, f"len({p.grep(index, max_hits=1)}) > 0"
+
+
+def _each_file(p: _Program, measure: str, body_of_total: str):
+    """One measure per file, or the total; with file filters, a loop."""
+    i = p.intent
+    files = p.files()
+    on_lines, on_files = _line_filters(p)
+    if on_lines or i.ask != "count":
+        return
+    if i.files.path:
+        if not on_files:
+            yield READ, measure.replace("TEXT", "read_file({file})")
+        return
+    if on_files:
+        if i.each:
+            return
+        keep = p.condition(on_files, "text")
+        yield FIND_READ, f"total = 0\nfor f in {files}:\n    text = read_file(f)\n    if {keep}:\n        total += {measure.replace('TEXT', 'text')}\ntotal"
+        return
+    one = measure.replace("TEXT", "read_file(f)")
+    if i.each:
+        yield FIND_READ, f"{{f: {one} for f in {files}}}"
+    else:
+        yield FIND_READ, body_of_total.replace("ONE", one).replace("FILES", files)
+
+
+def _matches(p: _Program):
+    """Occurrences of a word: read_file and str.count (grep sees lines cut at 500 characters)."""
+    yield from _each_file(p, p.lower("TEXT") + ".count({word})", "sum(ONE for f in FILES)")
+
+
+def _sizes(p: _Program):
+    measure = {"words": "len(TEXT.split())", "chars": "len(TEXT)"}[p.intent.of]
+    yield from _each_file(p, measure, "sum(ONE for f in FILES)")
+
+
+def _definitions(p: _Program):
+    i = p.intent
+    kind = i.kind or "function"
+    starts = DEFINITION_STARTS[kind]
+    files = p.files()
+    if i.filters:
+        return
+    lines = "read_file({file}).splitlines()" if i.files.path else "read_file(f).splitlines()"
+    if i.ask == "list":
+        found = {
+            "function": 'names.append(code.split("def ", 1)[1].split("(")[0].strip())',
+            "class": 'names.append(code[6:].split("(")[0].split(":")[0].strip())',
+        }
+        if kind == "any":
+            test = (f'if code.startswith({DEFINITION_STARTS["function"]}):\n    {found["function"]}\n'
+                    f'elif code.startswith("class "):\n    {found["class"]}\n')
+        else:
+            test = f"if code.startswith({starts}):\n    {found[kind]}\n"
+        scan = f"for line in {lines}:\n    code = line.strip()\n" + indent(test, "    ")
+        if not i.files.path:
+            scan = f"for f in {files}:\n" + indent(scan, "    ")
+        yield (READ if i.files.path else FIND_READ), "names = []\n" + scan + "names"
+        return
+    keep = f"line.strip().startswith({starts})"
+    if i.files.path:
+        if i.ask == "count":
+            yield READ, f"len([line for line in {lines} if {keep}])"
+        elif i.ask == "exists":
+            yield READ, f"any({keep} for line in {lines})"
+        return
+    if i.each:
+        yield FIND_READ, f"{{f: len([line for line in read_file(f).splitlines() if {keep}]) for f in {files}}}"
+        return
+    regex = DEFINITION_REGEX[kind]
+    if i.ask == "count":
+        yield FIND_READ, f"len([line for f in {files} for line in read_file(f).splitlines() if {keep}])"
+        if "glob2" not in p.values:
+            yield GREP, f'len([hit for hit in {p.grep(regex=regex)} if not hit.get("truncated")])'
+    elif i.ask == "exists":
+        if "glob2" not in p.values:
+            yield GREP, f"len({p.grep(regex=regex, max_hits=1)}) > 0"
+        yield FIND_READ, f"any({keep} for f in {files} for line in read_file(f).splitlines())"
+
+
+def _dirs(p: _Program):
+    found = p.files(kind="dir")
+    yield ("find_files",), {"count": f"len({found})", "list": found, "exists": f"len({found}) > 0"}[p.intent.ask]
+
+
+def _top(p: _Program):
+    """Files ranked by a measure: the top n rows, or the single first for a singular question."""
+    i = p.intent
+    order = i.order or "chars"
+    if order == "definitions":
+        kind = i.kind or "function"
+        key = DEFINITION_KEYS[kind]
+        measure = f"len([line for line in TEXT.splitlines() if line.strip().startswith({DEFINITION_STARTS[kind]})])"
+    else:
+        key = MEASURE_KEYS[order]
+        measure = {
+            "chars": "len(TEXT)", "lines": "len(TEXT.splitlines())", "words": "len(TEXT.split())",
+            "matches": p.lower("TEXT") + ".count({word})",
+        }[order]
+    files = p.files()
+    _on_lines, on_files = _line_filters(p)
+    if on_files:
+        keep = p.condition(on_files, "text")
+        rows = (f"sizes = []\nfor f in {files}:\n    text = read_file(f)\n    if {keep}:\n"
+                f'        sizes.append({{"path": f, "{key}": {measure.replace("TEXT", "text")}}})\n')
+    else:
+        rows = f'sizes = [{{"path": f, "{key}": {measure.replace("TEXT", "read_file(f)")}}} for f in {files}]\n'
+    if i.single:
+        pick = f'{"max" if i.largest else "min"}(sizes, key=lambda s: s["{key}"])'
+    else:
+        reverse = ", reverse=True" if i.largest else ""
+        pick = f'sorted(sizes, key=lambda s: s["{key}"]{reverse})' + ("[:{n}]" if i.n is not None else "")
+    yield FIND_READ, rows + pick
+
+
+__all__ = ["GREP_MAX_HITS", "Variant", "build", "escape"]

@@ -1,0 +1,445 @@
+"""Understanding an everyday question about files: an intent becomes a small structure, or an honest refusal.
+
+"how many .py files lack TODO?", "count python files without any TODOs" and
+"number of py files that don't mention TODO" are one question. A table of
+whole-sentence patterns cannot keep up with the ways people ask, so the
+intent is read in parts, as a person reads it:
+
+- **what is asked**: a count, a list, a yes/no (any, or all), the top N, a
+  file's text or a directory's entries;
+- **of what**: files, lines, matches of a word, words, characters,
+  definitions (``def``/``class`` lines), directories;
+- **which files**: a type ("python files", ".py", "*.py", "md"), a
+  directory ("in src", "under src/pkg1"), a name ("test files", "files
+  named util*"), one file, or all files;
+- **filters**: containing or not containing a word, line by line or file by
+  file, ignoring case or not;
+- **ordering**: largest, longest, most TODOs, fewest lines, ...
+
+Each part is recognised by a pass that finds its phrases among the words not
+yet understood and claims them. What matters for safety is the end: every
+word must have been claimed or be a word that carries no meaning ("the",
+"please", "there"). A word nobody claimed ("not", "average", "cats"), two
+parts that conflict ("python files and markdown files") or a part the
+programs cannot serve ("functions containing TODO") means the intent is not
+understood, and ``parse`` says what it did understand and what it did not
+instead of guessing: a refusal is better than a wrong answer served with
+confidence.
+
+Words the user searches for stay data: they are kept as written (a quoted
+phrase verbatim) and become string literals in the program (see
+``lackpy.infer.compose``), never code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
+from functools import lru_cache
+
+from lackpy.errors import InferenceError
+from lackpy.infer.phrases import Sentence, State, read
+from lackpy.infer.words import FILLER, KINDS, NOT_SUPPORTED, tokenize
+
+# -- the structure --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Files:
+    """Which files a question is about; all fields empty means every file.
+
+    ``dir`` is a directory as written ("src/pkg1" is anchored at the
+    workspace; a single name such as "src" or "pkg1" is any directory of that
+    name). ``ext`` is the file-name glob of a type ("*.py"); ``names`` are
+    file-name globs of which any may match; ``path`` is one file; ``glob`` a
+    workspace glob the user wrote ("src/**/*.py").
+    """
+
+    dir: str | None = None
+    ext: str | None = None
+    names: tuple[str, ...] = ()
+    path: str | None = None
+    glob: str | None = None
+
+    def globs(self) -> tuple[str, ...]:
+        """The workspace globs whose union is these files."""
+        if self.path:
+            return (self.path,)
+        if self.glob:
+            return (self.glob,)
+        if self.dir is None or self.dir in (".", "./"):
+            prefix = ""
+        elif "/" in self.dir.strip("/") or self.dir.startswith("."):
+            prefix = self.dir.strip("/").removeprefix("./") + "/"
+        else:
+            prefix = "**/" + self.dir.strip("/") + "/"
+        return tuple(prefix + "**/" + _with_ext(name, self.ext) for name in (self.names or ("*",)))
+
+    def describe(self) -> str:
+        if self.path:
+            return self.path
+        what = "files" if not self.ext else f"{self.ext} files"
+        if self.glob:
+            what = f"files matching {self.glob}"
+        if self.names:
+            what += " named " + " or ".join(self.names)
+        if self.dir and self.dir not in (".", "./"):
+            what += f" under {self.dir}"
+        return what
+
+
+def _with_ext(name: str, ext: str | None) -> str:
+    """A file-name glob also required to have the type's extension."""
+    if not ext or name == ext:
+        return name
+    if name == "*":
+        return ext
+    suffix = ext[1:]  # "*.py" -> ".py"
+    if name.endswith(suffix):
+        return name
+    if name.endswith(".*"):
+        return name[:-2] + suffix  # "*_test.*" -> "*_test.py"
+    return name.rstrip("*") + "*" + suffix if name.endswith("*") else name + suffix
+
+
+@dataclass(frozen=True)
+class Filter:
+    """Keep files (or, with ``lines``, lines) that contain ``word``, or with ``negated`` that do not."""
+
+    word: str
+    negated: bool = False
+    lines: bool = False
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What a question asks, as the program builder needs it.
+
+    ``ask``: ``count`` (with ``each``: one count per file), ``list``,
+    ``exists`` (is there any), ``all`` (does every file), ``top`` (ranked by
+    ``order``: the top ``n``, all when ``n`` is None, or with ``single`` the
+    one first file), ``read`` (a file's text) or ``ls`` (a directory's
+    entries).
+
+    ``of``: ``files``, ``lines``, ``matches`` (occurrences of ``word``),
+    ``words``, ``chars``, ``definitions`` (of ``kind``: function, class or
+    any), ``dirs``.
+
+    ``order`` is what files are ranked by: ``chars``, ``lines``, ``words``,
+    ``matches`` (of ``word``) or ``definitions``.
+    """
+
+    ask: str
+    of: str
+    files: Files = field(default_factory=Files)
+    word: str | None = None
+    kind: str | None = None
+    filters: tuple[Filter, ...] = ()
+    ignore_case: bool = False
+    order: str | None = None
+    largest: bool = True
+    n: int | None = None
+    each: bool = False
+    names: bool = False  # definitions: their names, not lines
+    single: bool = False  # top: the single first file (a singular question), not a list
+
+    def describe(self) -> str:
+        """The intent in plain words, for messages."""
+        what = {
+            "files": self.files.describe(), "lines": "lines", "words": "words", "chars": "characters",
+            "dirs": "directories", "matches": f"occurrences of {self.word!r}",
+            "definitions": {"function": "function definitions", "class": "class definitions"}.get(self.kind or "", "definitions"),
+        }.get(self.of, self.of)
+        where = "" if self.of == "files" else f" in {self.files.describe()}"
+        if self.ask == "read":
+            return f"the text of {self.files.path}"
+        if self.ask == "ls":
+            return f"the entries of directory {self.files.dir or '.'}"
+        parts = {
+            "count": f"the number of {what}{where}" + (", per file" if self.each else ""),
+            "list": f"the {what}{where}",
+            "exists": f"whether there are any {what}{where}",
+            "all": f"whether all {what}{where} qualify",
+            "top": f"the {'single' if self.single else self.n or 'all'} {what}{where} with the "
+                   f"{'most' if self.largest else 'fewest'} {self.order if self.order != 'matches' else repr(self.word)}",
+        }
+        text = parts.get(self.ask, self.ask)
+        if self.of == "files" and self.files.path and self.ask in ("exists", "all"):
+            text = f"whether {self.files.path}"
+            for index, f in enumerate(self.filters):
+                text += f"{' and' if index else ''} {'does not contain' if f.negated else 'contains'} {f.word!r}"
+            return text
+        for f in self.filters:
+            text += f", {'not ' if f.negated else ''}containing {f.word!r}" + (" (line by line)" if f.lines else "")
+        if self.ignore_case:
+            text += ", ignoring case"
+        return text
+
+
+class NotUnderstood(InferenceError):
+    """The rules tier understood part of an intent, or none it can serve, and proposes nothing.
+
+    The message says what was understood, what was not, and the closest
+    intents it can serve; it becomes the tier's line in the attempt log.
+    """
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """The outcome of ``parse``: an Intent, or why there is none."""
+
+    intent: Intent | None
+    understood: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    @property
+    def relevant(self) -> bool:
+        """Whether the intent was about files at all (anything beyond a question word was understood)."""
+        return bool(self.understood)
+
+    def explain(self, closest: tuple[str, ...] = ()) -> str:
+        """One line for the attempt log."""
+        parts = []
+        if self.understood:
+            parts.append("understood " + ", ".join(self.understood))
+        if self.unknown:
+            parts.append("did not understand " + ", ".join(repr(w) for w in self.unknown))
+        parts += list(dict.fromkeys(NOT_SUPPORTED[w.lower()] for w in self.unknown if w.lower() in NOT_SUPPORTED))
+        parts += list(self.problems)
+        if any(w.isalpha() and w.lower() not in NOT_SUPPORTED and w.lower() not in FILLER for w in self.unknown):
+            parts.append('a word to search for can be quoted: count "word"')
+        if closest:
+            parts.append("closest intents I can serve: " + "; ".join(repr(c) for c in closest))
+        return "not sure what is asked: " + "; ".join(parts)
+
+
+# -- composing the parts ------------------------------------------------------------------------
+
+
+def _leftovers(s: Sentence, st: State) -> list[str]:
+    """Words nobody claimed that matter."""
+    unknown = []
+    filter_starts = {index for _word, _neg, index in st.filters}
+    for index, (token, role) in enumerate(zip(s.tokens, s.roles)):
+        if role:
+            continue
+        form = token.form
+        if form in ("and", "but") and index + 1 in filter_starts:
+            continue
+        if form in ("contain", "contains", "containing", "have", "has", "with", "having", "defines", "define") and st.orders:
+            continue
+        if form in FILLER and not token.quoted:
+            continue
+        if form in ("contain", "contains", "hold", "holds") and "count" in st.asks and not st.filters \
+                and not any(u == "files" for u, _i, _p in st.units):
+            continue
+        unknown.append(token.raw)
+    return unknown
+
+
+class _Draft:
+    """The Intent the claimed parts make, decided one question at a time; ``problems`` say why there is none."""
+
+    def __init__(self, s: Sentence, st: State) -> None:
+        self.s, self.st = s, st
+        self.problems: list[str] = []
+
+    def one(self, values: list, what: str):
+        """The single value the parts agree on; two different ones is a problem ("python and markdown files")."""
+        distinct = list(dict.fromkeys(values))
+        if len(distinct) > 1:
+            self.problems.append(f"two {what}: {' and '.join(map(str, distinct))}")
+        return distinct[0] if distinct else None
+
+    def files(self) -> Files:
+        st = self.st
+        ext = self.one(st.types, "file types")
+        directory = self.one(st.dirs, "directories")
+        path = self.one(st.paths, "files")
+        glob = self.one(st.globs, "globs")
+        names = self.one(st.names, "name patterns") or ()
+        if directory == ".":
+            directory = None
+        if path and (directory or glob or names):
+            self.problems.append(f"a file ({path}) and other files at once")
+        if glob and (ext or names or directory):
+            self.problems.append(f"a glob ({glob}) and other files at once")
+        if path and ext and not fnmatchcase(path.rsplit("/", 1)[-1], ext):
+            self.problems.append(f"{path} is not a {ext} file")
+        if st.vague and not ext:
+            self.problems.append("which files are code? name a type, e.g. python files")
+        return Files(dir=directory, ext=ext, names=names, path=path, glob=glob)
+
+    def subject(self) -> tuple[str | None, str | None, str | None]:
+        """(of what, the search word, the kind of definition) from the nouns and search words."""
+        st = self.st
+        units = [u for u, _i, _p in st.units]
+        kinds = list(dict.fromkeys(st.kinds))
+        kind = (kinds[0] if len(kinds) == 1 else "any") if kinds else None
+        terms = list(dict.fromkeys([w for w, _how in st.terms] + st.order_terms))
+        if len(terms) > 1:
+            self.problems.append("two words to search for: " + " and ".join(repr(t) for t in terms))
+        word = terms[0] if terms else None
+        if "matches" in units and word is None:
+            self.problems.append("occurrences of what? name the word")
+        nouns = [u for u in dict.fromkeys(units) if u != "matches"]
+        if len(nouns) == 2 and "files" in nouns:
+            # the file of "the file with the most lines" is what is ranked; else the other noun is what is asked about
+            nouns = ["files"] if st.orders else [n for n in nouns if n != "files"]
+        if len(nouns) > 1:
+            self.problems.append("more than one thing to count or list: " + ", ".join(nouns))
+        of = nouns[0] if nouns else "matches" if word is not None or "matches" in units else None
+        return of, word, kind
+
+    def ask(self, of: str | None, word: str | None, files: Files) -> str | None:
+        """What is asked: count, list, exists, all or top (read and ls are decided before)."""
+        asks = self.st.asks
+        if self.st.orders:
+            clash = asks & {"count", "exists", "all", "grep", "where"}
+            if clash:
+                self.problems.append("a ranking and a " + ", ".join(sorted(clash)) + " at once")
+            return "top"
+        if self.st.n:
+            self.problems.append("a number but no ranking: the top N by what?")
+            return "list"
+        if asks & {"exists", "all"}:
+            return "all" if "all" in asks or self.st.each else "exists"
+        if "count" in asks or self.st.each and of not in (None, "files"):
+            return "count"
+        if asks & {"grep", "where"}:
+            return "list"
+        if of in ("chars", "words"):
+            return "count"  # "size of README.md", "words in src": a figure, not a list
+        if "list" in asks or of or self.st.filters or word or files != Files():
+            return "list"
+        self.problems.append("what is asked?")
+        return None
+
+    def ranking(self, kind: str | None) -> dict:
+        """For "top": the measure, direction, how many, and whether one file is wanted."""
+        st = self.st
+        order = self.one([m for m, _l in st.orders if m], "orderings") or "chars"
+        n = self.one(st.n, "numbers")
+        plural = [p for u, _i, p in st.units if u == "files"]
+        single = n is None and not (plural and plural[0])  # "the largest file", "what is the largest?": the one
+        if n is None and not single and not st.sorted_only:
+            n = 10  # "largest files": the top ten; "sorted by size": all of them
+        if order == "definitions" and kind is None:
+            kind = "function"
+        return {"order": order, "largest": all(l for m, l in st.orders if m), "n": n, "single": single, "kind": kind}
+
+    def filters(self, of: str, path: str | None) -> list[Filter]:
+        """The filters; a cue right after a noun for files filters files, else it filters what is asked about."""
+        found = []
+        for word, negated, index in self.st.filters:
+            before = index - 1
+            while before >= 0 and self.s.tokens[before].form in ("that", "which", "who", "do", "does", "not", "to", "and", "but"):
+                before -= 1
+            on_files = before in self.st.file_nouns or of == "files" or path is not None and of != "lines"
+            found.append(Filter(word, negated, lines=of == "lines" and not on_files))
+        return found
+
+    def check(self, ask: str, of: str, files: Files, filters: list[Filter], word: str | None) -> None:
+        """Combinations the programs cannot serve."""
+        st, problems = self.st, self.problems
+        line_filters = [f for f in filters if f.lines]
+        if of in ("definitions", "dirs", "words", "chars") and line_filters:
+            problems.append(f"{of} containing a word: only files and lines can be filtered by a word")
+        if of == "definitions" and filters and ask != "top":
+            problems.append("definitions filtered by a word: only files and lines can be filtered")
+        if of == "dirs" and (filters or files.ext or files.path or files.names):
+            problems.append("directories filtered by content or type: ask for files instead")
+        if of == "lines" and ask == "list" and not line_filters:
+            problems.append("which lines? say lines containing a word, or read the file")
+        if of == "files" and word is not None and ask != "top":
+            problems.append(f"files and the word {word!r}: files containing it? say \"files containing {word}\"")
+        if st.each and (of in ("files", "dirs") or ask not in ("count", "all") or files.path):
+            problems.append("per file: count lines, words, characters, definitions or a word's matches")
+        if st.each and filters:
+            problems.append("per file with a filter")
+        if st.case is not None and not (filters or word):
+            problems.append("ignoring case in what? name the word")
+        if ask == "all" and (of == "matches" or not filters):
+            problems.append("does every file what? say containing a word")
+        if ask == "top" and line_filters:
+            problems.append("ranking files by lines containing a word")
+        if ask == "top" and of not in ("files", None):
+            problems.append(f"ranking {of}: only files can be ranked (by size, lines, words, definitions or a word's matches)")
+        if of == "definitions" and files.ext not in (None, "*.py") and not files.path:
+            problems.append("definitions are understood in Python files only")
+
+    def intent(self) -> Intent | None:
+        st = self.st
+        files = self.files()
+        of, word, kind = self.subject()
+        # "read X", "list src", "show me README.md", "what's in docs": a file's text or a directory's entries
+        the_file = of == "files" and files.path and [(u, p) for u, _i, p in st.units] == [("files", False)]  # "show me the file X"
+        plain = (of is None or the_file) and not (st.filters or word or st.orders or st.each or files.ext or files.glob or files.names)
+        if st.asks & {"read", "ls"} or st.asks <= {"list"} and plain and (files.path or files.dir or st.dirs):
+            if not plain:
+                self.problems.append("reading a file or listing a directory, and another question at once")
+                return None
+            return Intent("read", "text", files) if files.path else Intent("ls", "entries", files)
+        ask = self.ask(of, word, files)
+        if ask is None:
+            return None
+        if st.asks & {"grep", "where"} and of in (None, "matches"):
+            of = "lines"  # "grep X", "where is X used": the lines
+        ranking = self.ranking(kind) if ask == "top" else {}
+        if ask == "top":
+            self.check(ask, of, files, [], word)
+            of, kind = "files", ranking.pop("kind")
+            if ranking["order"] == "matches" and word is None:
+                self.problems.append("the most of what? name the word")
+        if of is None:
+            if ask == "count" and files.path:
+                self.problems.append(f"count what in {files.path}? lines, words, characters, or a word's occurrences")
+                return None
+            if not (st.filters or files != Files() or st.each) or ask == "list" and word:
+                self.problems.append("what to count or list?")
+                return None
+            of = "files"
+        filters = self.filters(of, files.path)
+        # a search word is the lines that contain it (listing, "lines containing"), or for yes/no the files that do
+        if of == "matches" and ask == "list" or of == "lines" and word is not None and not any(f.lines for f in filters):
+            of, filters, word = "lines", [Filter(word, lines=True)] + filters, None
+        if ask == "exists" and of == "matches":
+            of, filters, word = "files", [Filter(word)] + filters, None
+        if of == "definitions" and files.ext is None and not files.path and not files.glob:
+            files = replace(files, ext="*.py")
+        self.check(ask, of, files, filters, word)
+        if self.problems:
+            return None
+        return Intent(
+            ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
+            filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted, **ranking,
+        )
+
+
+#: Longer intents are not the one-line questions this parser is for; skipping them keeps it fast.
+MAX_INTENT_CHARS = 300
+
+
+@lru_cache(maxsize=512)
+def parse(intent: str) -> Parsed:
+    """The structure of ``intent``, or what was understood and what was not."""
+    if len(intent) > MAX_INTENT_CHARS:
+        return Parsed(None, problems=(f"longer than {MAX_INTENT_CHARS} characters",))
+    tokens = tokenize(intent)
+    if not tokens:
+        return Parsed(None)
+    sentence, state = read(tokens)
+    unknown = _leftovers(sentence, state)
+    substantive = [r for r in sentence.roles if r and r not in ("ask",)] or state.asks & {"count", "exists", "all"}
+    understood = tuple(state.understood) if substantive else ()
+    if unknown:
+        return Parsed(None, understood, tuple(unknown))
+    draft = _Draft(sentence, state)
+    intent_ = draft.intent()
+    if intent_ is None:
+        return Parsed(None, understood, (), tuple(dict.fromkeys(draft.problems)))
+    return Parsed(intent_, (intent_.describe(),))
+
+
+__all__ = ["Files", "Filter", "Intent", "KINDS", "NotUnderstood", "Parsed", "parse", "tokenize"]

@@ -1,0 +1,708 @@
+"""Recognising the parts of a question: passes that claim the words they understand.
+
+Each pass looks for its phrases ("how many", "without any X", "in src/pkg1",
+"the 5 longest", "ignoring case") among the words no earlier pass claimed,
+records what they mean in a ``State`` and claims them. Patterns are regexes
+over the words (one space between words, claimed words hidden), so a phrase
+is found wherever it stands in the sentence: "how many TODOs in src" and
+"TODO count for src" claim the same parts. The order of ``PASSES`` settles
+overlaps: "with the most TODOs" is an ordering before "with TODOs" can be a
+filter. What no pass claims is left for ``lackpy.infer.intent`` to judge.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Callable
+
+from lackpy.infer.words import (
+    BOUNDARY, CLAIMED, CODE_STARTS, DIR_PATH, FILLER, LOOSE_TYPES, MAGIC, NUMBER_WORDS, TYPE_WORDS, Token, code_like, is_file,
+    is_path, search_word, type_of,
+)
+
+# -- the sentence: words and who claimed them ------------------------------------------------
+
+
+class Sentence:
+    """The tokens of an intent; a pass claims the tokens whose meaning it understood."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.roles: list[str | None] = [None] * len(tokens)
+
+    def render(self) -> tuple[str, list[int]]:
+        forms = [CLAIMED if role else token.form for token, role in zip(self.tokens, self.roles)]
+        starts, offset = [], 0
+        for form in forms:
+            starts.append(offset)
+            offset += len(form) + 1
+        return " ".join(forms), starts
+
+    def scan(self, pattern: re.Pattern[str], handle: Callable[["Hit"], bool]) -> None:
+        """Give each match of ``pattern`` among unclaimed words to ``handle``; it returns whether it claimed."""
+        position = 0
+        while True:
+            text, starts = self.render()
+            match = pattern.search(text, position)
+            if match is None:
+                return
+            position = 0 if handle(Hit(self, match, starts)) else match.start() + 1
+
+    def free(self, index: int) -> bool:
+        return 0 <= index < len(self.tokens) and self.roles[index] is None
+
+    def first_free(self) -> int:
+        return next((i for i, role in enumerate(self.roles) if role is None), -1)
+
+
+class Hit:
+    """One match of a pass's pattern, in tokens."""
+
+    def __init__(self, sentence: Sentence, match: re.Match[str], starts: list[int]) -> None:
+        self.sentence, self.match, self.starts = sentence, match, starts
+
+    def has(self, group: str) -> bool:
+        return group in self.match.re.groupindex and self.match.group(group) is not None
+
+    def span(self, group: str | int = 0) -> range:
+        start, end = self.match.span(group)
+        return range(bisect_right(self.starts, start) - 1, bisect_right(self.starts, end - 1))
+
+    def form(self, group: str) -> str:
+        return self.match.group(group)
+
+    def token(self, group: str) -> Token:
+        return self.sentence.tokens[self.span(group)[0]]
+
+    def index(self, group: str | int = 0) -> int:
+        return self.span(group)[0]
+
+    def claim(self, role: str, *indices: int) -> bool:
+        for index in indices or self.span(0):
+            self.sentence.roles[index] = role
+        return True
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    """A phrase pattern over the words, aligned to whole words (words are separated by one space)."""
+    return re.compile(r"(?<![^ ])(?:" + pattern + r")(?![^ ])")
+
+
+W = r"[^ \x00]+"  # any word not yet claimed
+NUM = r"\d+|" + "|".join(NUMBER_WORDS)
+TYPE = r"\*?\.[a-z0-9+]+|" + "|".join(re.escape(w) for w in sorted(TYPE_WORDS, key=len, reverse=True))
+FILE_NOUN = r"files?|modules?|scripts?|sources?|source files?|programs?|documents?"
+DIR_NOUN = r"director(?:y|ies)|folders?|dirs?|trees?|subdirector(?:y|ies)|subfolders?|subdirs?"
+DET = r"(?:(?:all of|all|every|each|any|the|these|those|our|my|this) )*"
+INTRO = r"(?:(?:any|a|an|the|some|single) )?(?:(?P<intro>word|string|text|phrase|pattern|keyword|term|token|identifier|marker|literal) )?"
+DESCRIPTOR = r"(?: (?:comments?|markers?|notes?|items?|tags?|entries))?"
+HERE = (r"(?:the |this |our |my |whole |entire )*(?:workspace|repo|repository|project|codebase|code base|code|source tree|tree|"
+        r"(?:current|working|top-level|root) (?:directory|folder|dir)|root)|here|\.|\./|everywhere|anywhere|it|them|there")
+
+# -- the state a parse builds -----------------------------------------------------------------
+
+
+@dataclass
+class State:
+    """What the passes found, before it is judged: every part as often as it was said (two types is a conflict).
+
+    ``asks`` holds count, list, exists, all, read, ls, grep, where; ``units``
+    the nouns of what is asked about; ``terms`` search words given without a
+    filter cue; ``filters`` those given with one; ``understood`` phrases for
+    the message when the intent is refused.
+    """
+
+    asks: set[str] = field(default_factory=set)
+    units: list[tuple[str, int, bool]] = field(default_factory=list)  # (unit, token index, plural)
+    kinds: list[str] = field(default_factory=list)
+    types: list[str] = field(default_factory=list)
+    vague: bool = False  # "code", "sources": which files is not said
+    dirs: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    globs: list[str] = field(default_factory=list)
+    names: list[tuple[str, ...]] = field(default_factory=list)
+    terms: list[tuple[str, str]] = field(default_factory=list)  # (word, how it was given)
+    filters: list[tuple[str, bool, int]] = field(default_factory=list)  # (word, negated, index of the cue)
+    file_nouns: set[int] = field(default_factory=set)  # token indexes of nouns for files
+    case: bool | None = None
+    orders: list[tuple[str | None, bool]] = field(default_factory=list)  # (measure, largest)
+    order_terms: list[str] = field(default_factory=list)
+    n: list[int] = field(default_factory=list)
+    each: bool = False
+    names_wanted: bool = False
+    sorted_only: bool = False  # ordered by "sorted by ..." alone: every file, in order
+    understood: list[str] = field(default_factory=list)
+
+    def note(self, text: str) -> None:
+        if text not in self.understood:
+            self.understood.append(text)
+
+
+def _number(form: str) -> int:
+    return NUMBER_WORDS.get(form) or int(form)
+
+
+# -- passes ---------------------------------------------------------------------------------------
+# Each pass is (pattern, handler); handlers read the match, record meaning in the state, and claim.
+
+_CASE_ON = _rx(
+    r"(?:while |when |but |and )?(?:ignoring|ignore|disregarding|regardless of|irrespective of|without regard to) (?:the )?(?:letter )?case"
+    r"|case-?insensitive(?:ly)?|case insensitive(?:ly)?|in any case|in either case|(?:in )?(?:upper or lower|lower or upper) ?case"
+    r"|no matter (?:the|what) case"
+)
+_CASE_OFF = _rx(r"case-?sensitive(?:ly)?|case sensitive(?:ly)?|(?:with|matching|respecting) (?:the )?(?:exact )?case|exact case")
+_NUMBERED = _rx(r"(?:with|showing|and show|including|plus|and) (?:the )?line numbers|numbered")
+
+
+def _parse_case(s: Sentence, st: State) -> None:
+    def on(hit: Hit) -> bool:
+        st.case = True
+        st.note("ignoring case")
+        return hit.claim("case")
+
+    def off(hit: Hit) -> bool:
+        st.case = False
+        return hit.claim("case")
+
+    s.scan(_CASE_ON, on)
+    s.scan(_CASE_OFF, off)
+    s.scan(_NUMBERED, lambda hit: hit.claim("numbers"))
+
+
+_READ = _rx(
+    r"(?:(?P<verb>read|cat|open|view|dump|ls|list)"
+    r"|(?:(?:show|print|display|give|get|list)(?: me)? )?(?:the )?(?:contents?|text|content|entries) of"
+    r"|what (?:is|are) (?:the (?:contents?|files?|entries) )?(?:in|inside))"
+    r"(?: (?:the )?(?:file |(?:" + DIR_NOUN + r") )?(?P<x>" + W + r")(?: (?:" + DIR_NOUN + r"|file))?)?$"
+)
+_SAYS = _rx(r"what does (?:the )?(?P<x>" + W + r")(?: file)? (?:say|contain)")
+
+
+def _parse_read(s: Sentence, st: State) -> None:
+    """"read X", "cat X", "what's in X", "contents of X", "ls X", "list src", "what does X say": the sentence ends with X."""
+
+    def target(hit: Hit) -> bool:
+        """Place X: a file is read, a directory (a path, or any plain word here) is listed."""
+        if not hit.has("x"):
+            return True
+        token = hit.token("x")
+        if token.form in ("current", "working", "root", "top-level", ".", "./"):
+            st.dirs.append(".")
+            return True
+        if token.quoted or token.form in LEXICON or type_of(token.form):
+            return False
+        if hit.has("verb") and hit.form("verb") not in ("ls", "list") and not is_file(token.raw):
+            return False  # "read the docs": read takes a file
+        if hit.has("verb") and hit.form("verb") == "list" and code_like(token, False) and not is_path(token.raw):
+            return False  # "list the TODOs": a search word, not a directory
+        return _place(st, token.raw, as_dir=not is_file(token.raw))
+
+    def read(hit: Hit) -> bool:
+        verb = hit.form("verb") if hit.has("verb") else None
+        if verb == "list" and not hit.has("x") or not target(hit):
+            return False
+        st.asks.add("ls" if verb in ("ls", "list") else "read")
+        return hit.claim("read")
+
+    def says(hit: Hit) -> bool:
+        if not target(hit):
+            return False
+        st.asks.add("read")
+        return hit.claim("read")
+
+    s.scan(_SAYS, says)
+    s.scan(_READ, read)
+
+
+_COUNT = _rx(
+    r"how many|how much|how often|(?:what is |what are )?(?:the )?(?:total )?(?:number|count|amount|tally|sum) of"
+    r"|(?:the )?total number|(?:the )?totals?|sum(?: up)?|count(?:ing)?(?: up)?|counts|tally(?: up)?|add up"
+)
+_YES_NO = _rx(r"^(?:(?:please|so|and|also|now|ok|okay|hey|quick question) )*(?P<aux>is there|are there|is|are|does|do|did|has|have|any)(?: (?P<q>all(?: of)?(?: the)?|every|each))?")
+_LIST = _rx(r"list|show|find|get|give|display|print|enumerate|locate|fetch|output|which|what|tell")
+_WHERE = _rx(r"where (?:is|are|do|does)")
+
+
+def _parse_ask(s: Sentence, st: State) -> None:
+    def count(hit: Hit) -> bool:
+        st.asks.add("count")
+        st.note("a count")
+        if hit.match[0] == "how often":
+            st.units.append(("matches", hit.index(0), True))
+        return hit.claim("ask")
+
+    def yes_no(hit: Hit) -> bool:
+        if hit.form("aux") == "any" and hit.index("aux") != s.first_free():
+            return False
+        st.asks.add("all" if hit.has("q") else "exists")
+        st.note("a yes/no question")
+        return hit.claim("ask")
+
+    s.scan(_YES_NO, yes_no)
+    s.scan(_COUNT, count)
+    s.scan(_WHERE, lambda hit: st.asks.add("where") or hit.claim("ask"))
+    s.scan(_LIST, lambda hit: st.asks.add("list") or hit.claim("ask"))
+
+
+_TOP_N = _rx(r"(?:the )?(?:top|first) (?P<n>" + NUM + ")")
+_SUPERLATIVE = _rx(
+    r"(?:the )?(?:(?P<n>" + NUM + r") )?(?P<sup>largest|biggest|longest|smallest|shortest|tiniest|heaviest|lightest)(?: (?P<n2>" + NUM + "))?"
+)
+_MOST = _rx(
+    r"(?:the )?(?P<dir>most|fewest|least|(?:highest|largest|greatest|biggest|maximum|max) (?:number|count|amount) of"
+    r"|(?:lowest|smallest|minimum|min) (?:number|count|amount) of)(?: (?:occurrences|mentions|instances) of)? "
+    + INTRO + r"(?P<what>" + W + ")" + DESCRIPTOR
+)
+_BY = _rx(
+    r"(?:(?:sorted|ordered|ranked|sort|order|rank) )?by (?:the )?(?:number of |count of )?(?P<m>size|length|lines?|line count|words?|word count"
+    r"|characters|chars|functions|definitions|defs|classes|lines of code)(?: (?P<dir>ascending|descending|(?:smallest|largest|biggest|fewest|most) first))?"
+)
+_N_BEFORE = _rx(r"(?P<n>" + NUM + r")(?= (?:(?:" + TYPE + r") )?(?:" + FILE_NOUN + r"))")
+SUPERLATIVES = {
+    "largest": ("chars", True), "biggest": ("chars", True), "heaviest": ("chars", True),
+    "smallest": ("chars", False), "tiniest": ("chars", False), "lightest": ("chars", False),
+    "longest": ("lines", True), "shortest": ("lines", False),
+}
+MEASURES = {
+    "lines": "lines", "line": "lines", "length": "lines", "line count": "lines", "lines of code": "lines", "loc": "lines",
+    "words": "words", "word": "words", "word count": "words", "characters": "chars", "chars": "chars", "size": "chars",
+    "functions": "function", "defs": "function", "classes": "class", "definitions": "any",
+}
+
+
+def _parse_order(s: Sentence, st: State) -> None:
+    def top(hit: Hit) -> bool:
+        st.n.append(_number(hit.form("n")))
+        st.orders.append((None, True))
+        return hit.claim("order")
+
+    def superlative(hit: Hit) -> bool:
+        measure, largest = SUPERLATIVES[hit.form("sup")]
+        st.orders.append((measure, largest))
+        for group in ("n", "n2"):
+            if hit.has(group):
+                st.n.append(_number(hit.form(group)))
+        st.note(f"the {hit.form('sup')}")
+        return hit.claim("order")
+
+    def most(hit: Hit) -> bool:
+        largest = not any(w in hit.form("dir") for w in ("fewest", "least", "lowest", "smallest", "minimum", "min"))
+        what = hit.token("what")
+        measure = MEASURES.get(what.form)
+        if measure in ("function", "class", "any"):
+            st.kinds.append(measure)
+            measure = "definitions"
+        elif measure is None:
+            if what.form in LEXICON and not what.quoted or not (code_like(what, False) or what.quoted):
+                return False
+            st.order_terms.append(search_word(what))
+            measure = "matches"
+        st.orders.append((measure, largest))
+        st.note(f"ranked by {'most' if largest else 'fewest'} {what.raw}")
+        return hit.claim("order")
+
+    def by(hit: Hit) -> bool:
+        measure = MEASURES[hit.form("m")]
+        if measure in ("function", "class", "any"):
+            st.kinds.append(measure)
+            measure = "definitions"
+        direction = hit.form("dir") or ""
+        st.orders.append((measure, not any(w in direction for w in ("ascending", "smallest", "fewest"))))
+        return hit.claim("order")
+
+    def only_sorted() -> None:
+        """Did only "sorted by" order the files (no top N, no superlative)? Then all of them are wanted."""
+        st.sorted_only = bool(st.orders) and not st.n and not superlatives
+
+    s.scan(_TOP_N, top)
+    s.scan(_SUPERLATIVE, superlative)
+    s.scan(_MOST, most)
+    superlatives = bool(st.orders)
+    s.scan(_BY, by)
+    only_sorted()
+    if st.orders:
+        s.scan(_N_BEFORE, lambda hit: st.n.append(_number(hit.form("n"))) or hit.claim("n"))
+
+
+_EACH = _rx(
+    r"(?:(?:in|for|of|from|does|do|has|have) )?(?:each|every single) (?:(?P<type>" + TYPE + r") )?(?:file|one|module|document)"
+    r"|(?:per|by) (?:(?P<type2>" + TYPE + r") )?file|file by file|per-file|for each"
+)
+
+
+def _parse_each(s: Sentence, st: State) -> None:
+    def each(hit: Hit) -> bool:
+        st.each = True
+        for group in ("type", "type2"):
+            if hit.has(group):
+                st.types.append(type_of(hit.form(group)))
+        st.note("per file")
+        return hit.claim("each")
+
+    s.scan(_EACH, each)
+
+
+_NAMED = _rx(r"(?:that are |which are )?(?:named|called) (?P<p>" + W + ")")
+_NAME_START = _rx(r"(?:whose |with |that have |having )?(?:file ?)?names? (?:that )?(?:starts?|starting|begins?|beginning) with (?P<p>" + W + ")")
+_NAME_END = _rx(r"(?:whose |with |that have |having )?(?:file ?)?names? (?:that )?(?:ends?|ending) (?:with|in) (?P<p>" + W + ")")
+_NAME_HAS = _rx(
+    r"(?:whose |with |that have |having )?(?:file ?)?names? (?:that )?(?:contains?|containing|including|includes) (?P<p>" + W + ")"
+    r"|with (?P<p2>" + W + r") in (?:the|their|its) (?:file ?)?names?"
+)
+_GLOB_LIKE = _rx(r"(?:that |which )?(?:match(?:es|ing)?|like) (?P<p>" + W + ")")
+_EXTENSION = _rx(
+    r"(?:(?:that |which )?(?:end|ends|ending) (?:with|in)|with (?:the )?(?:extension|suffix)|with (?:the |an? )?) (?P<e>\*?\.[a-z0-9]+)(?: (?:extension|suffix))?"
+)
+_TEST = _rx(r"tests?(?= (?:(?:" + TYPE + r") )?(?:" + FILE_NOUN + r"))")
+
+
+def _parse_names(s: Sentence, st: State) -> None:
+    def pattern(wrap: Callable[[str], str], group: str = "p") -> Callable[[Hit], bool]:
+        def handle(hit: Hit) -> bool:
+            g = group if hit.has(group) else "p2"
+            token = hit.token(g)
+            if token.form in LEXICON and not token.quoted:
+                return False
+            st.names.append((wrap(token.raw),))
+            st.note(f"files named {wrap(token.raw)}")
+            return hit.claim("name")
+        return handle
+
+    def globlike(hit: Hit) -> bool:
+        raw = hit.token("p").raw
+        if not MAGIC.search(raw):
+            return False
+        if "/" in raw:
+            st.globs.append(raw)
+        elif type_of(raw.lower()):
+            st.types.append(type_of(raw.lower()))
+        else:
+            st.names.append((raw,))
+        st.note(f"files matching {raw}")
+        return hit.claim("name")
+
+    def extension(hit: Hit) -> bool:
+        st.types.append(type_of(hit.form("e")))
+        return hit.claim("type")
+
+    def test(hit: Hit) -> bool:
+        st.names.append(("test_*", "*_test.*"))
+        st.note("test files")
+        return hit.claim("name")
+
+    s.scan(_NAMED, pattern(lambda p: p))
+    s.scan(_NAME_START, pattern(lambda p: p + "*"))
+    s.scan(_NAME_END, pattern(lambda p: "*" + p))
+    s.scan(_NAME_HAS, pattern(lambda p: "*" + p + "*"))
+    s.scan(_GLOB_LIKE, globlike)
+    s.scan(_EXTENSION, extension)
+    s.scan(_TEST, test)
+
+
+_AND = r"(?:(?:and|but) )?"
+_REL = r"(?:(?:that|which|who|to) )?"
+_NEG_CUE = _rx(
+    _AND + _REL + r"(?:(?:do|does|did) not (?:contain|mention|include|reference|use|match|have|say)|not (?:containing|mentioning|including|referencing|using|matching|having|with)"
+    r"|without(?: any)?|with no|(?:have|has|having) no|lacking|lacks?|missing|free of|(?<=and |but )not"
+    r"|except (?:for )?(?:those|ones|files) (?:with|containing|mentioning)) " + INTRO + "(?P<t>" + W + ")" + DESCRIPTOR
+)
+_CUE = _rx(
+    _AND + _REL + r"(?P<cue>contains?|containing|mentions?|mentioning|includes?|including|references?|referencing|matching|match(?:es)?"
+    r"|says?|saying|(?P<weak>with|having|has|have|using|uses?)) " + INTRO + "(?P<t>" + W + ")" + DESCRIPTOR
+)
+_GREP = _rx(r"(?P<cue>grep|search|look|hunt|scan)(?: for| through)? " + INTRO + "(?P<t>" + W + ")" + DESCRIPTOR)
+_OCCURRENCES = _rx(r"(?P<unit>occurrences?|instances?|mentions?|appearances?|uses|usages?|hits|matches) of " + INTRO + "(?P<t>" + W + ")")
+_PASSIVE = _rx(
+    r"(?:(?:the )?(?:word|string|text|phrase|keyword|term|token|marker) )?(?P<t>" + W + r") (?:is |are |does |do )?"
+    r"(?:mentioned|used|referenced|written|found|present|appears?|occurs?|shows? up|comes? up)"
+)
+_INTRO_TERM = _rx(r"(?:the )?(?:word|string|text|phrase|keyword|term|token|marker) (?P<t>" + W + ")")
+_BARE = _rx(r"(?P<t>" + W + ")" + DESCRIPTOR)
+
+
+def _take_term(s: Sentence, hit: Hit, strong: bool) -> tuple[str, list[int]] | None:
+    """The search word at group ``t`` (and the words of a code phrase after it), or None if it is not one."""
+    index = hit.index("t")
+    token = s.tokens[index]
+    if not token.quoted:
+        if token.form in STRUCTURE or token.form in NUMBERISH and not strong:
+            return None
+        if not strong and not code_like(token, index == 0):
+            return None
+    taken = [index]
+    if not token.quoted and token.form in CODE_STARTS:
+        following = index + 1
+        while s.free(following) and not s.tokens[following].quoted and s.tokens[following].form not in BOUNDARY | LEXICON:
+            taken.append(following)
+            following += 1
+        if len(taken) > 1:
+            return " ".join(s.tokens[i].raw for i in taken), taken
+    return search_word(token), taken
+
+
+def _parse_filters(s: Sentence, st: State) -> None:
+    def cue(negated: bool) -> Callable[[Hit], bool]:
+        def handle(hit: Hit) -> bool:
+            strong = negated or not hit.has("weak") or hit.has("intro")
+            taken = _take_term(s, hit, strong)
+            if taken is None:
+                return False
+            word, indexes = taken
+            st.filters.append((word, negated, hit.index(0)))
+            st.note(f"{'not ' if negated else ''}containing {word!r}")
+            return hit.claim("filter", *hit.span(0), *indexes)
+        return handle
+
+    def term(how: str) -> Callable[[Hit], bool]:
+        def handle(hit: Hit) -> bool:
+            taken = _take_term(s, hit, strong=True)
+            if taken is None:
+                return False
+            word, indexes = taken
+            st.terms.append((word, how))
+            if how == "grep":
+                st.asks.add("grep")
+            if how in ("occurrences", "passive"):
+                st.units.append(("matches", hit.index(0), True))
+            st.note(repr(word))
+            return hit.claim("term", *hit.span(0), *indexes)
+        return handle
+
+    s.scan(_NEG_CUE, cue(True))
+    s.scan(_GREP, term("grep"))
+    s.scan(_OCCURRENCES, term("occurrences"))
+    s.scan(_CUE, cue(False))
+    s.scan(_PASSIVE, term("passive"))
+    s.scan(_INTRO_TERM, term("intro"))
+
+
+_SCOPE_PREP = r"in|under|inside|within|below|beneath|from|across|throughout|among"
+_SCOPE = _rx(
+    r"(?P<prep>" + _SCOPE_PREP + r"|of|for|on) " + DET + r"(?:"
+    r"(?P<here>" + HERE + r")"
+    r"|(?P<test>tests? )?(?:(?P<type>" + TYPE + r") )?(?P<noun>" + FILE_NOUN + r"|code|source code)"
+    r"|(?P<type2>" + TYPE + r")(?: (?P<noun2>" + FILE_NOUN + r"|code))?"
+    r"|(?P<path>" + W + r")(?: (?P<pathnoun>" + DIR_NOUN + r"|file))?"
+    r")"
+)
+_DIR_NAMED = _rx(r"(?:the )?(?P<dir>" + W + r") (?:" + DIR_NOUN + r"|package)")
+_SUBJECT_DIR = _rx(r"(?:does|do) (?P<dir>" + W + r")(?= (?:have|contain|define|hold|include)s?)")
+_PATH = _rx(r"(?P<path>" + W + r")(?: (?P<noun>file|" + DIR_NOUN + "))?")
+_HERE_ALONE = _rx(r"(?:the |this )?(?:current|working|top-level|root) (?:directory|folder|dir)")
+
+
+def _place(st: State, raw: str, as_dir: bool = False) -> bool:
+    """Record a path-like word as one file, a glob, a type or a directory; False when it is none of these."""
+    lower = raw.lower()
+    if type_of(lower) and "/" not in raw:
+        st.types.append(type_of(lower))
+    elif MAGIC.search(raw):
+        if "/" in raw:
+            st.globs.append(raw)
+        else:
+            st.names.append((raw,))
+    elif is_file(raw) and not as_dir:
+        st.paths.append(raw)
+    elif as_dir or "/" in raw or raw in (".", "./"):
+        if not DIR_PATH.fullmatch(raw):
+            return False
+        st.dirs.append(raw.rstrip("/") or raw)
+    else:
+        return False
+    st.note(f"in {raw}")
+    return True
+
+
+def _parse_scope(s: Sentence, st: State) -> None:
+    def scope(hit: Hit) -> bool:
+        prep = hit.form("prep")
+        if hit.has("here"):
+            if prep in ("of", "for", "on") or hit.form("here") == "code" and prep != "in":
+                return False
+            st.note("in all files")
+        elif hit.has("noun") or hit.has("type2"):
+            noun = hit.form("noun") or hit.form("noun2") or ""
+            kind = hit.form("type") or hit.form("type2")
+            if kind and (type_of(kind) is None or kind in LOOSE_TYPES and not noun):
+                return False
+            if kind:
+                st.types.append(type_of(kind))
+            if hit.has("test"):
+                st.names.append(("test_*", "*_test.*"))
+            if noun in ("code", "source code", "sources", "source", "source file", "source files") and not kind:
+                st.vague = True
+            if noun:
+                st.file_nouns.add(hit.index("noun") if hit.has("noun") else hit.index("noun2"))
+            st.note(f"in {kind + ' ' if kind else ''}{noun or 'files'}")
+        else:
+            token = hit.token("path")
+            noun = hit.form("pathnoun") or ""
+            if token.quoted or token.form in LEXICON:
+                return False
+            is_dir = bool(noun) and noun != "file"
+            if not is_path(token.raw) and not type_of(token.form):
+                if prep not in _SCOPE_PREP.split("|") and not noun or noun == "file" or not DIR_PATH.fullmatch(token.raw):
+                    return False
+                is_dir = True
+            if not _place(st, token.raw, as_dir=is_dir):
+                return False
+            if noun == "file":
+                st.file_nouns.add(hit.index("pathnoun"))
+        if re.search(r"\beach\b", hit.match[0]):
+            st.each = True
+        return hit.claim("scope")
+
+    def named_dir(hit: Hit) -> bool:
+        token = hit.token("dir")
+        if token.quoted or token.form in LEXICON and token.form not in ("current", "working", "root"):
+            return False
+        if token.form in ("current", "working", "root", "top-level"):
+            st.dirs.append(".")
+        elif not _place(st, token.raw, as_dir=True):
+            return False
+        return hit.claim("scope")
+
+    def subject(hit: Hit) -> bool:
+        token = hit.token("dir")
+        if token.quoted or token.form in LEXICON or type_of(token.form) or not _place(st, token.raw, as_dir=not is_file(token.raw)):
+            return False
+        return hit.claim("scope", hit.index("dir"))
+
+    def path(hit: Hit) -> bool:
+        token = hit.token("path")
+        if token.quoted or token.form in LEXICON or not (is_path(token.raw) or token.raw in (".", "./")):
+            return False
+        noun = hit.form("noun") or ""
+        if not _place(st, token.raw, as_dir=bool(noun) and noun != "file"):
+            return False
+        if noun == "file":
+            st.file_nouns.add(hit.index("noun"))
+        return hit.claim("scope")
+
+    s.scan(_HERE_ALONE, lambda hit: st.dirs.append(".") or hit.claim("scope"))
+    s.scan(_SCOPE, scope)
+    s.scan(_DIR_NAMED, named_dir)
+    s.scan(_SUBJECT_DIR, subject)
+    s.scan(_PATH, path)
+
+
+_UNITS = {
+    **{w: "files" for w in ("file", "files", "document", "documents")},
+    **{w: "files?" for w in ("module", "modules", "script", "scripts", "source", "sources", "program", "programs")},
+    **{w: "lines" for w in ("line", "lines", "loc")},
+    **{w: "words" for w in ("word", "words")},
+    **{w: "chars" for w in ("character", "characters", "char", "chars", "size", "sizes", "letters")},
+    **{w: "function" for w in ("function", "functions", "defs", "function definitions", "function defs", "function definition")},
+    **{w: "class" for w in ("classes", "class definitions", "class definition", "class defs")},
+    **{w: "any" for w in ("definition", "definitions")},
+    **{w: "dirs" for w in ("directory", "directories", "dir", "dirs", "folder", "folders", "subdirectory", "subdirectories",
+                           "subdir", "subdirs", "subfolder", "subfolders", "sub-directories")},
+    **{w: "matches" for w in ("occurrence", "occurrences", "match", "matches", "instance", "instances", "times", "mentions",
+                              "hits", "appearances", "usages")},
+    "names": "names", "code": "code", "source code": "code", "lines of code": "lines+code",
+}
+_UNIT = _rx(
+    r"(?:(?P<type>" + TYPE + r") )?(?P<u>lines of code|source code|function definitions?|function defs|class definitions?|class defs|"
+    + "|".join(sorted((re.escape(w) for w in _UNITS if " " not in w), key=len, reverse=True)) + ")"
+)
+_DEFINE_VERB = _rx(r"defined|define|defines|declared|declare|declares")
+
+
+def _parse_units(s: Sentence, st: State) -> None:
+    def unit(hit: Hit) -> bool:
+        form, index = hit.form("u"), hit.index("u")
+        meaning = _UNITS[form]
+        kind = hit.form("type")
+        if kind:
+            if type_of(kind) is None:
+                return False
+            st.types.append(type_of(kind))
+        plural = form.endswith("s") or form in ("loc", "code", "source code")
+        if meaning in ("files", "files?"):
+            if meaning == "files?" and not kind and not st.types:
+                return False  # "modules", "scripts": of which language?
+            st.units.append(("files", index, plural))
+            st.file_nouns.add(index)
+        elif meaning in ("function", "class", "any"):
+            st.kinds.append(meaning)
+            st.units.append(("definitions", index, plural))
+        elif meaning == "names":
+            st.names_wanted = True
+        elif meaning == "code":
+            if not kind:
+                st.vague = True
+        elif meaning == "lines+code":
+            st.units.append(("lines", index, True))
+            if not kind:
+                st.vague = True
+        else:
+            st.units.append((meaning, index, plural))
+        st.note((kind + " " if kind else "") + form)
+        return hit.claim("unit")
+
+    s.scan(_UNIT, unit)
+    if any(u == "definitions" for u, _, _ in st.units) or any(o == "definitions" for o, _ in st.orders):
+        s.scan(_DEFINE_VERB, lambda hit: hit.claim("unit"))
+
+
+def _parse_types(s: Sentence, st: State) -> None:
+    for index, token in enumerate(s.tokens):
+        if s.free(index) and not token.quoted and type_of(token.form):
+            following = s.tokens[index + 1].form if index + 1 < len(s.tokens) else ""
+            if token.form in LOOSE_TYPES and following not in _UNITS:
+                continue
+            st.types.append(type_of(token.form))
+            st.note(f"{token.raw} files")
+            s.roles[index] = "type"
+
+
+def _parse_bare_terms(s: Sentence, st: State) -> None:
+    """Words left that read as code or markers are what to count or find: "count TODOs", "any FIXMEs?"."""
+
+    def bare(hit: Hit) -> bool:
+        index = hit.index("t")
+        token = s.tokens[index]
+        if token.form in STRUCTURE and not token.quoted or token.form in NUMBERISH:
+            return False
+        # a plain word is a search word only when the sentence says it is text ("ignoring case")
+        if not (code_like(token, index == 0) or st.case is not None):
+            return False
+        if is_path(token.raw) and not token.quoted:
+            return False
+        word = search_word(token)
+        st.terms.append((word, "bare"))
+        st.note(repr(word))
+        return hit.claim("term")
+
+    s.scan(_BARE, bare)
+
+
+PASSES = (_parse_case, _parse_read, _parse_order, _parse_ask, _parse_each, _parse_names, _parse_filters,
+          _parse_scope, _parse_units, _parse_types, _parse_bare_terms)
+
+#: Words with a meaning of their own to some pass: never a directory's or a search word's name by accident.
+LEXICON = frozenset(
+    set(FILLER) | set(_UNITS) | set(TYPE_WORDS) | set(NUMBER_WORDS) | set(SUPERLATIVES)
+    | set("how many much often count number total sum most fewest least top first by per each every not no without and or but "
+          "with contain contains containing mention mentions mentioning include includes including named called match matching "
+          "where grep search read cat open ls contents what which list show find lines files word words test tests".split())
+)
+#: Words that cannot be searched for without quotes: they are the sentence's own structure.
+STRUCTURE = frozenset(
+    "the a an any some all every each of in under inside within below from to for with without and or but not no that which "
+    "who whose is are do does there here it them files file lines line words directories folders".split()
+)
+NUMBERISH = frozenset(NUMBER_WORDS)
+
+
+def read(tokens: list[Token]) -> tuple["Sentence", "State"]:
+    """Run every pass over ``tokens``: the sentence (who claimed each word) and what the claims mean."""
+    sentence, state = Sentence(tokens), State()
+    for step in PASSES:
+        step(sentence, state)
+    return sentence, state
+
+
+__all__ = ["LEXICON", "PASSES", "STRUCTURE", "Sentence", "State", "read"]
