@@ -666,8 +666,9 @@ def _parse_bare_terms(s: Sentence, st: State) -> None:
         token = s.tokens[index]
         if token.form in STRUCTURE and not token.quoted or token.form in NUMBERISH:
             return False
-        # a plain word is a search word only when the sentence says it is text ("ignoring case")
-        if not (code_like(token, index == 0) or st.case is not None):
+        # a plain word is a search word only when the sentence says it is text ("ignoring case");
+        # a keyword of code ("count lambda in python files") is text to search for by itself
+        if not (code_like(token, index == 0) or st.case is not None or token.form in KEYWORD_TERMS):
             return False
         if is_path(token.raw) and not token.quoted:
             return False
@@ -695,6 +696,8 @@ STRUCTURE = frozenset(
     "who whose is are do does there here it them files file lines line words directories folders".split()
 )
 NUMBERISH = frozenset(NUMBER_WORDS)
+#: Python keywords that are never English structure, so a bare one is searched for ("count import", "which files use lambda").
+KEYWORD_TERMS = CODE_STARTS - {"from"}
 
 
 def read(tokens: list[Token]) -> tuple["Sentence", "State"]:

@@ -297,6 +297,8 @@ TABLE: tuple[Question, ...] = (
       "does any file contain lambda?", "is lambda used anywhere?"),
     Q("class as a word", lambda o: o.occurrences("class", list(o.files)),
       "count 'class'", "how many times does class appear", 'how many times does "class" occur?'),
+    Q("a bare keyword", lambda o: o.occurrences("return", o.select(**PY)),
+      "count return in python files", "how many return in .py files?", "number of return in python files"),
     Q("a dunder name", lambda o: o.having("__init__", list(o.files)),
       "which files contain __init__", "list files mentioning __init__"),
     Q("a dunder count", lambda o: o.occurrences("__name__", list(o.files)),
