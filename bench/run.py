@@ -27,6 +27,9 @@ from lackpy import ToolSpec, Toolbox, resolve_kit, run_program, validate  # noqa
 from lackpy.plugins import populate  # noqa: E402
 from lackpy.run import compiler  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from commit import table as commit_table  # noqa: E402  (bench/commit.py: what a commit costs)
+
 TOOLS = ["read_file", "find_files", "edit_file"]
 
 
@@ -338,6 +341,7 @@ def main() -> None:
     isolation_table(kit, ws, programs_dir, restore, args.repeat)
     tools_table(toolbox, ws, args.repeat)
     delegate_table(ws, args.repeat)
+    commit_table(ws, programs_dir, max(5, args.repeat // 2))
 
     shutil.rmtree(tmp)
 

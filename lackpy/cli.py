@@ -827,6 +827,40 @@ def trust_cmd(ctx: click.Context, directory: str | None, list_: bool, revoke: bo
 
 
 @cli.command()
+@click.option("--rollback", is_flag=True, help="Put back what the interrupted commit had written, instead of completing it.")
+@click.option("--discard", is_flag=True, help="Drop the commit journal and write nothing (a record lackpy cannot verify, or files you fixed yourself).")
+@workspace_option
+@click.option("json_", "--json", is_flag=True, is_eager=True, help="Print one JSON document.")
+@click.pass_context
+def doctor(ctx: click.Context, rollback: bool, discard: bool, workspace: str | None, json_: bool) -> None:
+    """Find a commit an interrupted lackpy left unfinished in the workspace, and finish it.
+
+    Every lackpy command finishes it on start when it can; doctor says what
+    it found and did. It completes the commit (every new content was saved
+    first) unless a file it names was changed by someone else since: then it
+    stops and names the files, and --rollback puts back what the commit had
+    written. A record this user's lackpy did not sign (a cloned repository
+    can ship one) is never applied; --discard removes it. Exit status 0 when
+    the workspace is consistent, 1 when something is left to decide.
+    """
+    from lackpy.errors import UsageError
+    from lackpy.service import LackpyService
+
+    ctx.meta["lackpy.json"] = json_
+    if rollback and discard:
+        raise UsageError("--rollback and --discard exclude each other; pick one")
+    report = LackpyService(workspace).doctor("rollback" if rollback else "discard" if discard else "auto")
+    unsettled = report.action in ("stopped", "busy")
+    if json_:
+        _emit_json(report.to_dict())
+    elif unsettled:
+        click.echo(f"lackpy: {report.error_kind or 'error'}: {report.message}", err=True)
+    else:
+        click.echo(f"{report.message} in {report.workspace}" if report.action == "none" else report.message)
+    sys.exit(EXIT_FAILED if unsettled else EXIT_OK)
+
+
+@cli.command()
 @click.argument("name", type=click.Choice(["result", "delegate", "generate", "validate", "error"]))
 @click.option("json_", "--json", is_flag=True, help="Accepted for symmetry; schemas are always JSON.")
 def schema(name: str, json_: bool) -> None:

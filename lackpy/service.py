@@ -50,6 +50,7 @@ from lackpy.run.limits import Limits
 from lackpy.run.result import ExecutionResult
 from lackpy.run.runner import check_params, prepared_for, run_program
 from lackpy.session import Session, Sessions
+from lackpy.tools import journal
 from lackpy import trust as trust_store
 from lackpy.trust import is_trusted
 
@@ -114,6 +115,8 @@ class LackpyService:
         self.approve = approve
         self._audit: Audit | None = None
         self._gatekeepers: dict[tuple, tuple[ResolvedKit, Gatekeeper]] = {}
+        #: What the load found of a commit an earlier process left unfinished, and did (``journal.Report``), if anything.
+        self.recovery: journal.Report | None = None
 
     # -- what is loaded on first use (off the event loop in async calls) -------------
 
@@ -137,6 +140,7 @@ class LackpyService:
         with self._load_lock:
             if self._toolbox is not None:
                 return
+            self._recover_commit()
             given = self._config_given
             trusted = self._trust if self._trust is not None else is_trusted(self.workspace)
             if isinstance(given, Config):
@@ -162,6 +166,41 @@ class LackpyService:
                     f"if you trust it, run: lackpy trust {self.workspace}"
                 )
             self._config, self._toolbox = config, toolbox
+
+    def _recover_commit(self) -> None:
+        """Finish a commit an earlier lackpy process left unfinished here, before anything reads the workspace.
+
+        No trust is needed: recovery acts only on a record this user's lackpy
+        signed for this workspace (``lackpy.tools.journal``). What it did, or
+        why it stopped (a conflict, a record that does not verify), becomes a
+        notice; a stopped journal also stops the next commit here, until
+        ``lackpy doctor`` resolves it. One directory read when there is nothing.
+        """
+        if not journal.pending(self.workspace):
+            return
+        try:
+            report = journal.recover(self.workspace)
+        except Exception as exc:  # a recovery that breaks must not take every command down with it; said, not hidden
+            self.notices.append(f"commit: lackpy could not check the unfinished commit in {journal.STATE_DIR}: {type(exc).__name__}: {exc}; run lackpy doctor")
+            return
+        if report.action in ("none", "busy", "cleaned"):
+            return
+        self.recovery = report
+        if report.stopped:
+            self.notices.append(f"{report.error_kind}: {report.message}")
+        else:
+            self.notices.append(f"lackpy {report.message}")
+
+    def doctor(self, action: str = "auto") -> journal.Report:
+        """Find and resolve a commit an interrupted lackpy left unfinished here (``lackpy doctor``).
+
+        ``auto`` completes it (or finishes its undo) unless a file it names was
+        changed by someone else; ``rollback`` puts back what it had written;
+        ``discard`` drops the journal and writes nothing (the only way out for
+        a record this user's lackpy did not sign). Waits for a commit another
+        process is making here. The report says what was found and done.
+        """
+        return journal.recover(self.workspace, action, wait=journal.LOCK_WAIT_S)
 
     def _enroll_remote(self, config: Config, toolbox: Toolbox) -> None:
         """Connect the configured MCP servers and add their tools; a server that fails is left out, with its reason."""

@@ -16,7 +16,7 @@ import time
 from time import perf_counter
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
-from lackpy.errors import ConflictError, ErrorKind, LackpyError, ParamError
+from lackpy.errors import CommitError, ConflictError, ErrorKind, LackpyError, ParamError
 from lackpy.kit.call import DEADLINE, PROGRESS, RESULT_BUDGET
 from lackpy.kit.context import ToolContext
 from lackpy.kit.resolve import ResolvedKit
@@ -197,7 +197,9 @@ class _Writes(NamedTuple):
 def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: Cancel, approvals: Gatekeeper | None = None) -> _Writes:
     """Commit the staged writes of a successful run (once approved), or describe them for a dry run.
 
-    A cancelled run raises Cancelled here, before anything is written.
+    A cancelled run raises Cancelled here, before anything is written. A
+    commit that cannot be made (a conflict, a disk that refuses) writes
+    nothing and fails the run with ``conflict`` or ``commit``.
     """
     unchanged = _Writes(ending.success, ending.error, ending.error_kind, [], [], [], False, None)
     if not context.staging:
@@ -222,11 +224,11 @@ def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: 
             return unchanged._replace(success=False, error=error, error_kind=ErrorKind.DENIED)
         cancel.commit_or_raise()
         try:
-            store.commit()
-        except ConflictError as exc:
-            return unchanged._replace(success=False, error=str(exc), error_kind=ErrorKind.CONFLICT)
+            store.commit()  # all or nothing, crash-consistent (lackpy.tools.journal)
+        except (ConflictError, CommitError) as exc:
+            return unchanged._replace(success=False, error=str(exc), error_kind=ErrorKind.parse(exc.kind))
         except OSError as exc:
-            return unchanged._replace(success=False, error=f"could not write the changes: {exc}", error_kind=ErrorKind.COMMIT)
+            return unchanged._replace(success=False, error=f"could not write the changes: {exc}; nothing was written", error_kind=ErrorKind.COMMIT)
     return unchanged._replace(created=planned.created, modified=planned.modified, deleted=planned.deleted, diff=diff)
 
 

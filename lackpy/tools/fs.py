@@ -5,7 +5,9 @@ checked by the path policy (``lackpy.tools.workspace``); ``"."`` is the
 workspace itself. ``LocalFilesystem`` is the only code here that touches the
 operating system. ``MemoryFilesystem`` keeps files in a dict (tests, hosts
 without a disk). ``StagedFilesystem`` wraps another backend: writes wait in
-memory, reads see them, and ``commit`` applies them all or none.
+memory, reads see them, and ``commit`` applies them all or none; on the local
+disk through the commit journal (``lackpy.tools.journal``), so that holds
+even if lackpy dies in the middle.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from __future__ import annotations
 import difflib
 import os
 import stat as _stat
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-from lackpy.errors import ConflictError, LimitExceeded, PathError
+from lackpy.errors import CommitError, ConflictError, LimitExceeded, PathError
+from lackpy.tools import journal
+from lackpy.tools.journal import Baseline, Change
 
 
 class Entry(NamedTuple):
@@ -116,30 +119,31 @@ class LocalFilesystem(_Text):
             raise _os_error(rel, exc) from None
         return data, (info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode)
 
-    def write(self, rel: str, data: bytes) -> None:
-        """Replace the file atomically: a new temp file (``mkstemp``) in its directory, fsync, rename."""
-        real = self.os_path(rel)
-        directory = os.path.dirname(real)
+    def identity(self, rel: str) -> Baseline | None:
+        """The file's content identity now (size and SHA-256), None when absent (``journal.identify``)."""
         try:
-            os.makedirs(directory, exist_ok=True)
-            if not _inside(os.path.realpath(directory), self.root):
-                raise PathError(f"symlink leads outside the workspace: {rel}")
-            if os.path.isdir(real):
-                raise PathError(f"is a directory, not a file: {rel}")
-            fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.", suffix=".lackpy-tmp", dir=directory)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                mode = _stat.S_IMODE(os.stat(real).st_mode) if os.path.exists(real) else 0o666 & ~_umask()
-                os.chmod(tmp, mode)
-                os.replace(tmp, real)
-            except BaseException:
-                os.unlink(tmp)
-                raise
+            return journal.identify(self.os_path(rel))
         except OSError as exc:
             raise _os_error(rel, exc) from None
+
+    def write(self, rel: str, data: bytes) -> None:
+        """Replace the file atomically, as a one-file commit through the journal.
+
+        The new content waits in ``.lackpy/commit/``, never beside the file, so
+        no temp file of lackpy's is left among the user's whatever moment the
+        process dies at; the file keeps its permission bits.
+        """
+        if reserved_path(rel):
+            raise PathError(f"{rel} is lackpy's commit journal; programs cannot write there")
+        real = self.os_path(rel)
+        if os.path.isdir(real):
+            raise PathError(f"is a directory, not a file: {rel}")
+        if not _inside(os.path.realpath(os.path.dirname(real)), self.root):
+            raise PathError(f"symlink leads outside the workspace: {rel}")
+        try:
+            journal.commit(self.root, [Change(rel, bytes(data), journal.ANY)])
+        except (ConflictError, CommitError) as exc:
+            raise PathError(f"cannot write {rel}: {exc}") from None
 
     def stat(self, rel: str) -> Stat | None:
         try:
@@ -187,10 +191,9 @@ class LocalFilesystem(_Text):
         return os.path.lexists(self.os_path(rel))
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def reserved_path(rel: str) -> bool:
+    """Whether a path is lackpy's own commit journal, which no program may write or delete."""
+    return journal.reserved(rel)
 
 
 def _os_error(path: str, exc: OSError) -> PathError:
@@ -226,6 +229,12 @@ class MemoryFilesystem(_Text):
     def read_with_fingerprint(self, rel: str, max_bytes: int | None = None) -> tuple[bytes, Any]:
         data = self.read_bytes(rel, max_bytes)
         return data, self.stat(rel).fingerprint
+
+    def identity(self, rel: str) -> Baseline | None:
+        """The file's content identity (None when absent; a directory is ``journal.OTHER``)."""
+        if rel in self.files:
+            return Baseline.of(self.files[rel])
+        return journal.OTHER if rel in self.dirs else None
 
     def read_bytes(self, rel: str, max_bytes: int | None = None) -> bytes:
         if rel in self.dirs:
@@ -294,25 +303,36 @@ class Changes:
 class StagedFilesystem(_Text):
     """Another backend with writes held back until ``commit`` (all or nothing).
 
-    Reads see the staged writes. ``baseline`` remembers how each file looked
-    in the base when the run first touched it; ``commit`` refuses, writing
-    nothing, if any file changed there since.
+    Reads see the staged writes. ``baseline`` remembers the content identity
+    (``journal.Baseline``: size and SHA-256, or None for absent) of each path
+    when the run first touched it: the bytes a read returned, or, for a blind
+    write or a delete, the file as it was when that was staged. ``commit``
+    refuses, writing nothing, if any path it would change is no longer its
+    baseline, checking each again just before it is replaced.
     """
 
     def __init__(self, base: Filesystem, max_write_bytes: int = 64 * 1024 * 1024) -> None:
         self.base = base
         self.max_write_bytes = max_write_bytes
         self.staged: dict[str, bytes | None] = {}
-        self.baseline: dict[str, Any] = {}
+        self.baseline: dict[str, Baseline | None] = {}
         self.staged_bytes = 0
 
     def __getattr__(self, name: str) -> Any:  # os_path and other backend extras
         return getattr(self.base, name)
 
+    def _identity(self, rel: str) -> Baseline | None:
+        identity = getattr(self.base, "identity", None)
+        if identity is not None:
+            return identity(rel)
+        info = self.base.stat(rel)
+        if info is None:
+            return None
+        return Baseline.of(self.base.read_bytes(rel)) if info.kind == "file" else journal.OTHER
+
     def _remember(self, rel: str) -> None:
         if rel not in self.baseline:
-            info = self.base.stat(rel)
-            self.baseline[rel] = info.fingerprint if info else None
+            self.baseline[rel] = self._identity(rel)
 
     def resolve(self, rel: str) -> str:
         return self.base.resolve(rel)
@@ -323,18 +343,25 @@ class StagedFilesystem(_Text):
             if data is None:
                 raise PathError(f"no such file: {rel}")
             return data
-        reader = getattr(self.base, "read_with_fingerprint", None)
-        if reader is None or rel in self.baseline:
-            self._remember(rel)
-            return self.base.read_bytes(rel, max_bytes)
-        data, fingerprint = reader(rel, max_bytes)
-        self.baseline[rel] = fingerprint
+        data = self.base.read_bytes(rel, max_bytes)
+        if rel not in self.baseline:
+            self.baseline[rel] = Baseline.of(data)  # what the program saw, exactly
         return data
 
     def write(self, rel: str, data: bytes) -> None:
+        if reserved_path(rel):
+            raise PathError(f"{rel} is lackpy's commit journal; programs cannot write there")
         info = self.stat(rel)
         if info is not None and info.kind == "dir":
             raise PathError(f"is a directory, not a file: {rel}")
+        parent = _parent(rel)
+        while parent != ".":  # said now, at the program's line, not at the commit
+            above = self.stat(parent)
+            if above is not None:
+                if above.kind != "dir":
+                    raise PathError(f"a parent of {rel} is not a directory")
+                break
+            parent = _parent(parent)
         self._remember(rel)
         previous = self.staged.get(rel)
         self.staged_bytes += len(data) - (len(previous) if previous else 0)
@@ -375,8 +402,13 @@ class StagedFilesystem(_Text):
         self.base.mkdir(rel)
 
     def remove(self, rel: str) -> None:
+        if reserved_path(rel):
+            raise PathError(f"{rel} is lackpy's commit journal; programs cannot delete it")
         if not self.exists(rel):
             raise PathError(f"no such file: {rel}")
+        info = self.stat(rel)
+        if info is not None and info.kind != "file":
+            raise PathError(f"not a file: {rel} (only files can be deleted)")
         self._remember(rel)
         self.staged[rel] = None
 
@@ -417,17 +449,42 @@ class StagedFilesystem(_Text):
         return "".join(chunks)
 
     def commit(self) -> Changes:
-        """Apply every staged change, or none if any file changed in the base since the run read it."""
+        """Apply every staged change, or none if any path changed in the base since the run first touched it.
+
+        On the local disk the commit goes through the journal
+        (``lackpy.tools.journal``): crash-consistent, serialized with other
+        processes, undone on a failure partway (ConflictError, CommitError).
+        Other backends are checked, then written, and put back on a failure.
+        """
         done = self.changes()
-        for rel in sorted(self.staged):
-            info = self.base.stat(rel)
-            if (info.fingerprint if info else None) != self.baseline.get(rel):
-                raise ConflictError(f"{rel} changed on disk while the program ran; nothing was written (run the program again)")
-        for rel in sorted(self.staged):
-            data = self.staged[rel]
-            if data is None:
-                self.base.remove(rel)
-            else:
-                self.base.write(rel, data)
+        changes = [Change(rel, self.staged[rel], self.baseline.get(rel)) for rel in sorted(self.staged)]
+        if isinstance(self.base, LocalFilesystem):
+            journal.commit(self.base.root, changes)
+        else:
+            self._commit_over(self.base, changes)
         self.staged.clear()
         return done
+
+    def _commit_over(self, base: Filesystem, changes: list[Change]) -> None:
+        """Check every baseline, then apply; a failure puts back what was applied."""
+        for change in changes:
+            if self._identity(change.path) != change.baseline:
+                raise ConflictError(f"{change.path} changed on disk while the program ran; nothing was written (run the program again)")
+        applied: list[tuple[str, bytes | None]] = []
+        try:
+            for change in changes:
+                if change.data is None and change.baseline is None:
+                    continue  # made and deleted in one run: nothing to do
+                before = base.read_bytes(change.path) if change.baseline is not None else None
+                if change.data is None:
+                    base.remove(change.path)
+                else:
+                    base.write(change.path, change.data)
+                applied.append((change.path, before))
+        except (PathError, OSError) as exc:
+            for rel, before in reversed(applied):
+                try:
+                    base.write(rel, before) if before is not None else base.remove(rel)
+                except (PathError, OSError):
+                    pass
+            raise CommitError(f"could not write the changes: {exc}; nothing was written") from None

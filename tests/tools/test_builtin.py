@@ -186,13 +186,17 @@ def test_write_file_replaces_atomically(toolbox, workspace):
 
 
 def test_write_file_leaves_no_temp_files(toolbox, workspace):
-    """After writes the directory holds only the written files, no temporary leftovers."""
+    """After writes the directory holds only the written files, no temporary leftovers.
+
+    lackpy's own state (the commit journal) lives in .lackpy/, and is empty once a commit is done.
+    """
     write = toolbox.bound("write_file")
     write("README.md", "a")
     write("src/new.py", "b")
     write("src/new.py", "c")
-    assert sorted(os.listdir(workspace)) == ["README.md", "src"]
+    assert sorted(os.listdir(workspace)) == [".lackpy", "README.md", "src"]
     assert sorted(os.listdir(workspace / "src")) == ["app.py", "new.py", "pkg"]
+    assert os.listdir(workspace / ".lackpy" / "commit") == [".gitignore"]
 
 
 def test_write_file_keeps_permission_bits(toolbox, workspace):
@@ -286,7 +290,8 @@ def test_write_file_concurrent_writers(toolbox, workspace):
         t.join()
     assert errors == []
     assert (workspace / "shared.txt").read_text() in ("a" * 1000, "b" * 1000)
-    assert sorted(os.listdir(workspace)) == ["README.md", "shared.txt", "src"]
+    assert sorted(os.listdir(workspace)) == [".lackpy", "README.md", "shared.txt", "src"]
+    assert os.listdir(workspace / ".lackpy" / "commit") == [".gitignore"]
 
 
 def test_write_file_in_program(service, workspace):
