@@ -8,6 +8,7 @@ read and modified are recorded per run.
 from __future__ import annotations
 
 import os
+import time
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -26,7 +27,7 @@ class ToolContext:
     by the contexts ``fresh`` makes. ``kit`` is the run's tools by alias.
     """
 
-    __slots__ = ("root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "session", "settings", "kit")
+    __slots__ = ("root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "session", "settings", "kit", "started_ns")
 
     def __init__(
         self,
@@ -44,6 +45,8 @@ class ToolContext:
         self.files_modified: dict[str, None] = {}
         self.session: dict = {}
         self.settings: dict = dict(settings or {})
+        #: When the run began (``time.time_ns()``): staged writes refuse files changed since that they never read.
+        self.started_ns = time.time_ns()
         #: The run's tools by the names its program calls them (set by the runner; empty outside a run).
         self.kit: dict = {}
 
@@ -59,13 +62,14 @@ class ToolContext:
         """
         context = ToolContext.__new__(ToolContext)
         context.root = self.root
+        context.started_ns = time.time_ns()
         context.staging = staging
         context.max_write_bytes = max_write_bytes
         context.fs = None
         if self.fs is not None:
             from lackpy.tools.fs import StagedFilesystem  # the backends live in the tools layer
 
-            context.fs = StagedFilesystem(self.fs, max_write_bytes) if staging else self.fs
+            context.fs = StagedFilesystem(self.fs, max_write_bytes, context.started_ns) if staging else self.fs
         context.files_read = {}
         context.files_modified = {}
         context.session = self.session if session is None else session

@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import os
 import stat as _stat
+import time
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
@@ -125,6 +126,13 @@ class LocalFilesystem(_Text):
             return journal.identify(self.os_path(rel))
         except OSError as exc:
             raise _os_error(rel, exc) from None
+
+    def changed_since(self, rel: str, ns: int) -> bool:
+        """Whether the path's inode changed (content, mode, a rename over it) after ``ns`` (``time.time_ns()``)."""
+        try:
+            return os.lstat(self.os_path(rel)).st_ctime_ns > ns
+        except OSError:
+            return False
 
     def write(self, rel: str, data: bytes) -> None:
         """Replace the file atomically, as a one-file commit through the journal.
@@ -306,14 +314,17 @@ class StagedFilesystem(_Text):
     Reads see the staged writes. ``baseline`` remembers the content identity
     (``journal.Baseline``: size and SHA-256, or None for absent) of each path
     when the run first touched it: the bytes a read returned, or, for a blind
-    write or a delete, the file as it was when that was staged. ``commit``
+    write or a delete, the file as it was when that was staged (a baseline
+    that never matches when the file changed after the run began). ``commit``
     refuses, writing nothing, if any path it would change is no longer its
     baseline, checking each again just before it is replaced.
     """
 
-    def __init__(self, base: Filesystem, max_write_bytes: int = 64 * 1024 * 1024) -> None:
+    def __init__(self, base: Filesystem, max_write_bytes: int = 64 * 1024 * 1024, since_ns: int | None = None) -> None:
         self.base = base
         self.max_write_bytes = max_write_bytes
+        #: When the run began (``time.time_ns()``): a file a blind write or a delete finds changed since is a conflict.
+        self.since_ns = since_ns if since_ns is not None else time.time_ns()
         self.staged: dict[str, bytes | None] = {}
         self.baseline: dict[str, Baseline | None] = {}
         self.staged_bytes = 0
@@ -331,8 +342,20 @@ class StagedFilesystem(_Text):
         return Baseline.of(self.base.read_bytes(rel)) if info.kind == "file" else journal.OTHER
 
     def _remember(self, rel: str) -> None:
+        """The baseline of a path a blind write or a delete is about to change.
+
+        A program that never read the file did not see it: if its inode
+        changed (``st_ctime_ns``, which no one can set back) after the run
+        began, someone changed or created it meanwhile, and committing over
+        it would lose their work; the baseline then never matches. (A read
+        takes what the program saw as the baseline instead.)
+        """
         if rel not in self.baseline:
-            self.baseline[rel] = self._identity(rel)
+            identity = self._identity(rel)
+            changed = getattr(self.base, "changed_since", None)
+            if identity is not None and changed is not None and changed(rel, self.since_ns):
+                identity = journal.CHANGED
+            self.baseline[rel] = identity
 
     def resolve(self, rel: str) -> str:
         return self.base.resolve(rel)

@@ -135,6 +135,8 @@ class Baseline:
 OTHER = Baseline(-1, "not a regular file")
 #: The baseline of a direct (unstaged) write: whatever is there when the commit takes the lock (last writer wins).
 ANY = Baseline(-2, "whatever is there")
+#: The baseline of a file someone changed or created after the run began, before the program first touched it: never matches.
+CHANGED = Baseline(-3, "changed after the run began")
 
 
 @dataclass(frozen=True)

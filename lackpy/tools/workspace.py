@@ -35,7 +35,7 @@ def filesystem(ctx: ToolContext) -> Filesystem:
     if fs is None:
         fs = LocalFilesystem(ctx.root)
         if ctx.staging:
-            fs = StagedFilesystem(fs, ctx.max_write_bytes)
+            fs = StagedFilesystem(fs, ctx.max_write_bytes, getattr(ctx, "started_ns", None))
         ctx.fs = fs
     return fs
 

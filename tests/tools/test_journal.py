@@ -564,3 +564,25 @@ def test_a_directory_is_never_deleted(tree):
     with pytest.raises(CommitError, match="mod/d0 is not a file"):
         journal.commit(tree, [journal.Change("mod/d0", None, journal.OTHER), journal.Change("keep.txt", b"x", journal.ANY)])
     assert state(tree) == "old"
+
+
+def test_a_blind_write_over_a_file_changed_after_the_run_began_is_a_conflict(tree):
+    """The program never read it, so it never saw their change: committing over it would lose it."""
+    ctx = ToolContext(tree, staging=True)  # the run begins
+    time.sleep(0.05)  # past the coarse clock file times are stamped with
+    (tree / "keep.txt").write_text("theirs\n")  # someone else, while the program runs
+    (tree / "made.txt").write_text("theirs too\n")  # a file someone created meanwhile
+    ws.write_text(ctx, "keep.txt", "mine\n")  # blind writes, staged after their changes
+    ws.write_text(ctx, "made.txt", "mine\n")
+    with pytest.raises(ConflictError, match="changed on disk while the program ran; nothing was written"):
+        ws.staged(ctx).commit()
+    assert (tree / "keep.txt").read_text() == "theirs\n" and (tree / "made.txt").read_text() == "theirs too\n"
+
+
+def test_a_file_changed_before_the_run_began_is_written_as_asked(tree):
+    (tree / "keep.txt").write_text("before\n")
+    time.sleep(0.05)
+    ctx = ToolContext(tree, staging=True)
+    ws.write_text(ctx, "keep.txt", "mine\n")
+    ws.staged(ctx).commit()
+    assert (tree / "keep.txt").read_text() == "mine\n"
