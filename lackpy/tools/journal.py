@@ -514,8 +514,8 @@ def _apply_one(root: str, state: str, entry: dict, dirs: Sequence[str]) -> int |
         raise
 
 
-class _Late(ConflictError):
-    """A conflict found after the entry was replaced: the entry is undone with the others."""
+class _Late(Exception):
+    """A conflict found after the entry was replaced (an internal signal, never seen outside: it becomes a ConflictError once the entry is undone)."""
 
     def __init__(self, placed: int) -> None:
         super().__init__("late")
@@ -747,7 +747,7 @@ def _roll_forward(root: str, state: str, record: dict, report: Report) -> Report
             _apply_one(root, state, entry, record["dirs"])
             report.written.append(entry["path"])
         _finish(root, state, record, lambda point: None)
-    except ConflictError as exc:
+    except (ConflictError, _Late) as exc:
         if isinstance(exc, _Late):  # theirs goes back; the next look sees the conflict
             os.replace(os.path.join(state, entry["old"]), os.path.join(root, entry["path"]))
         report.conflicts.append(entry["path"])
