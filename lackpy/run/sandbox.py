@@ -48,6 +48,8 @@ from lackpy.tools.landlock import (  # noqa: F401 - re-exported
     attr_size,
     handled_access,
 )
+from lackpy.tools import sockfilter
+from lackpy.tools.landlock import load_seccomp, no_new_privs
 from lackpy.tools.landlock import landlock_abi as _landlock_abi
 from lackpy.tools.landlock import RulesetAttr as _RulesetAttr
 from lackpy.tools.landlock import libc as _libc
@@ -193,6 +195,9 @@ def confine(filesystem: bool = True, syscalls: bool = True) -> list[str]:
     # Probe both first: importing pyseccomp needs the filesystem Landlock removes.
     use_landlock = filesystem and landlock_abi() > 0
     use_seccomp = syscalls and seccomp_available()[0]
+    # Without pyseccomp, the small filter shell commands use still refuses every socket but UNIX and netlink
+    # ones (Landlock alone leaves UDP, raw sockets and TCP Fast Open open); it needs no library.
+    sockets = sockfilter.program(allow_tcp=False) if syscalls and not use_seccomp and sockfilter.supported() else b""
     if use_seccomp:
         seccomp_program()  # compile while the filesystem is still there
     if use_landlock:
@@ -201,6 +206,10 @@ def confine(filesystem: bool = True, syscalls: bool = True) -> list[str]:
     if use_seccomp:
         deny_syscalls()
         applied.append("seccomp")
+    elif sockets:
+        no_new_privs()
+        load_seccomp(sockets)
+        applied.append("sockets")
     return applied
 
 

@@ -235,7 +235,7 @@ def test_confine_applies_what_status_reports(tmp_path):
     """)
     report = json.loads(out.splitlines()[0])
     expected = ["landlock"] * (report["status"]["landlock"] > 0)
-    expected += ["seccomp"] * report["status"]["seccomp"]
+    expected += ["seccomp"] if report["status"]["seccomp"] else ["sockets"]
     assert report["applied"] == expected
 
 
@@ -252,14 +252,27 @@ def test_confine_both_layers(tmp_path, canary):
     """)
 
 
-def test_confine_nothing_requested_or_available_applies_nothing(tmp_path, canary):
+def test_confine_nothing_requested_applies_nothing(tmp_path, canary):
     run_child(tmp_path, """
         assert sandbox.confine(filesystem=False, syscalls=False) == []
-        sandbox.landlock_abi = lambda: 0
-        sandbox.seccomp_available = lambda: (False, "libseccomp not found")
-        assert sandbox.confine() == []
         assert canary.read_text() == "CANARY-SECRET\\n"
         socket.socket().close()
+        os.kill(os.getpid(), 0)
+    """)
+
+
+def test_without_pyseccomp_the_socket_filter_still_refuses_network_sockets(tmp_path, canary):
+    """Landlock alone leaves UDP, raw sockets and TCP Fast Open; the library-free filter of shell commands closes them."""
+    run_child(tmp_path, """
+        a, b = socket.socketpair()
+        sandbox.landlock_abi = lambda: 0
+        sandbox.seccomp_available = lambda: (False, "libseccomp not found")
+        assert sandbox.confine() == ["sockets"]
+        assert canary.read_text() == "CANARY-SECRET\\n"   # no Landlock: files stay as they were
+        refused(socket.socket, socket.AF_INET, socket.SOCK_DGRAM, exc=PermissionError)
+        refused(socket.socket, socket.AF_INET6, socket.SOCK_STREAM, exc=PermissionError)
+        socket.socket(socket.AF_UNIX).close()
+        a.sendall(b"ok"); assert b.recv(2) == b"ok"
         os.kill(os.getpid(), 0)
     """)
 
