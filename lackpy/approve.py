@@ -15,7 +15,6 @@ import concurrent.futures
 import inspect
 import json
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Union
@@ -52,6 +51,8 @@ def approver_for(approve: ApproveSpec, loop: asyncio.AbstractEventLoop | None) -
         raise TypeError(f"approve must be None, True, an Unattended or a callable, not {type(approve).__name__}")
     if not _is_async(approve):
         return _Plain(approve), ""
+    if loop is None:
+        raise TypeError("an async approve callback needs the caller's running event loop")
     return _Callback(approve, loop), ""
 
 
@@ -75,17 +76,17 @@ class _Plain:
             answer = self.fn(request)
         except Exception as exc:  # the function's own failure denies; it never ends the run another way
             return Decision(False, "callback", f"the approve function failed: {type(exc).__name__}: {exc}")
-        return None if answer is None or request.mode == "notify" else as_decision(answer, getattr(self.fn, "by", "callback"))
+        return None if answer is None or request.mode == "notify" else as_decision(answer, "callback")
 
 
 class _Callback:
-    """A caller's callback as an approver: run on its loop when it has one, waited for up to ``wait_s``."""
+    """A caller's async callback as an approver: run on the caller's loop, waited for up to ``wait_s``."""
 
-    def __init__(self, fn: Callable[[ApprovalRequest], Any], loop: asyncio.AbstractEventLoop | None) -> None:
+    def __init__(self, fn: Callable[[ApprovalRequest], Any], loop: asyncio.AbstractEventLoop) -> None:
         self.fn, self.loop = fn, loop
 
     def __call__(self, request: ApprovalRequest) -> Decision | None:
-        future = self._start(request)
+        future = asyncio.run_coroutine_threadsafe(_answer(self.fn, request), self.loop)
         if request.mode == "notify":
             return None  # news only: not waited for
         try:
@@ -97,20 +98,6 @@ class _Callback:
             return Decision(False, "callback", "the approval was cancelled")
         except Exception as exc:  # the callback's own failure denies; it never ends the run another way
             return Decision(False, "callback", f"the approve callback failed: {type(exc).__name__}: {exc}")
-
-    def _start(self, request: ApprovalRequest) -> concurrent.futures.Future:
-        if self.loop is not None and not self.loop.is_closed():
-            return asyncio.run_coroutine_threadsafe(_answer(self.fn, request), self.loop)
-        future: concurrent.futures.Future = concurrent.futures.Future()
-
-        def work() -> None:
-            try:
-                future.set_result(asyncio.run(_answer(self.fn, request)))
-            except BaseException as exc:
-                future.set_exception(exc)
-
-        threading.Thread(target=work, name="lackpy-approve", daemon=True).start()
-        return future
 
 
 async def _answer(fn: Callable[[ApprovalRequest], Any], request: ApprovalRequest) -> Any:

@@ -27,8 +27,6 @@ NO_TERMINAL = Unattended("nobody can be asked: no terminal to ask on; pass --yes
 class Prompt:
     """Asks on a terminal (``fd`` to read, ``out`` to write); ``before`` runs first (stops a spinner)."""
 
-    by = "user"
-
     def __init__(self, fd: int, out: TextIO, before: Callable[[], Any] | None = None) -> None:
         self.fd, self.out, self.before = fd, out, before
 

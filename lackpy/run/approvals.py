@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, Protocol, Sequence
@@ -88,7 +89,7 @@ def default_call_mode(spec: ToolSpec) -> Mode:
     less), since its server's own hints are not trusted. Staged file writes
     are approved at commit instead.
     """
-    if getattr(spec, "approval", None) == "call":
+    if spec.approval == "call":
         return BLOCK
     if spec.provider == "mcp" and spec.effects_ceiling >= 2:
         return BLOCK
@@ -120,11 +121,6 @@ class ApprovalPolicy:
             return self.every
         mode = self.program if gate == "program" else self.commit
         return _most(mode, self.floor.for_gate(gate)) if self.floor is not None else mode
-
-    def asks(self, specs: Sequence[ToolSpec]) -> bool:
-        """Whether a program calling ``specs`` could be asked about at all (to keep a run with no gate on its fast path)."""
-        modes = [self.for_gate("program"), self.for_gate("commit"), *(self.for_call(spec) for spec in specs)]
-        return any(mode.kind != "none" for mode in modes)
 
 
 @dataclass(frozen=True)
@@ -253,12 +249,10 @@ class Gatekeeper:
             if self.approver is not None:
                 self.approver(request)  # news only: the approver does not wait, and its answer does not count
             decision = Decision(True, "notify", "notify mode goes on without waiting")
-        elif self.approver is None or getattr(self.approver, "instant", False):  # nobody to wait for
-            answer = self.approver(request) if self.approver is not None else None
-            decision = answer if answer is not None else self._unanswered(request, mode)
         else:
-            with paused():
-                answer = self.approver(request)
+            waits = self.approver is not None and not getattr(self.approver, "instant", False)
+            with paused() if waits else nullcontext():  # the run's clock stops only for someone who takes time
+                answer = self.approver(request) if self.approver is not None else None
             decision = answer if answer is not None else self._unanswered(request, mode)
         approval = Approval(
             gate=request.gate,

@@ -162,12 +162,6 @@ def seccomp_program() -> bytes:
         return reader.read()
 
 
-class _SockFprog(ctypes.Structure):
-    """struct sock_fprog: the number of 8-byte BPF instructions and where they are."""
-
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-
 def deny_syscalls() -> None:
     """Load the seccomp filter of :func:`seccomp_program` into this (single-threaded) process.
 
@@ -175,14 +169,8 @@ def deny_syscalls() -> None:
     OSError when the kernel refuses the filter.
     """
     program = seccomp_program()
-    libc = _libc()
-    one, zero = ctypes.c_ulong(1), ctypes.c_ulong(0)
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, one, zero, zero, zero) != 0:
-        raise _oserror("prctl(PR_SET_NO_NEW_PRIVS)")
-    buffer = ctypes.create_string_buffer(program, len(program))
-    fprog = _SockFprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    if libc.prctl(PR_SET_SECCOMP, ctypes.c_ulong(SECCOMP_MODE_FILTER), ctypes.byref(fprog), zero, zero) != 0:
-        raise _oserror("prctl(PR_SET_SECCOMP)")
+    no_new_privs()
+    load_seccomp(program)
 
 
 def confine(filesystem: bool = True, syscalls: bool = True) -> list[str]:
