@@ -39,3 +39,21 @@ class Canary:
 def canary(outside: Path) -> Canary:
     """A snapshot of the canary; call ``assert_untouched()`` after trying to reach it."""
     return Canary(outside)
+
+
+@pytest.fixture
+def make_ctx(workspace: Path):
+    """``make_ctx(root=workspace, **settings)``: tool contexts; every process they started is killed at teardown."""
+    from lackpy.kit.context import ToolContext
+    from lackpy.tools.shell import stop_all
+
+    made: list = []
+
+    def make(root: Path = workspace, **settings) -> ToolContext:
+        context = ToolContext(root, settings=settings)
+        made.append(context)
+        return context
+
+    yield make
+    for context in made:
+        stop_all(context.session)

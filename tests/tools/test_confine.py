@@ -25,7 +25,7 @@ from lackpy.errors import ToolError
 from lackpy.kit.context import ToolContext
 from lackpy.tools import confine, local_shell
 from lackpy.tools.landlock import landlock_abi
-from lackpy.tools.shell import poll_process, run_command, start_process, stop_all
+from lackpy.tools.shell import poll_process, run_command, start_process
 from lackpy.tools.workspace import denied
 
 ABI = landlock_abi()
@@ -68,21 +68,12 @@ def path(request, monkeypatch) -> str:
 
 
 @pytest.fixture
-def make_ctx(workspace: Path):
-    """Contexts over a workspace holding ``secrets/key``; their processes are stopped at teardown."""
+def make_ctx(make_ctx, workspace: Path):
+    """The shared contexts (tests/tools/conftest.py), over a workspace that also holds ``secrets/key`` and a ``.pem``."""
     (workspace / "secrets").mkdir()
     (workspace / "secrets" / "key").write_text(SECRET + "\n")
     (workspace / "src" / "pkg" / "id.pem").write_text(SECRET + "\n")
-    made: list[ToolContext] = []
-
-    def make(root: Path = workspace, **settings) -> ToolContext:
-        context = ToolContext(root, settings=settings)
-        made.append(context)
-        return context
-
-    yield make
-    for context in made:
-        stop_all(context.session)
+    return make_ctx
 
 
 @pytest.fixture

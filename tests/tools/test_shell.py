@@ -26,21 +26,6 @@ from lackpy.tools.shell import (
 
 
 @pytest.fixture
-def make_ctx(workspace: Path):
-    """Contexts over the workspace; every process they started is killed at teardown."""
-    made: list[ToolContext] = []
-
-    def make(**settings) -> ToolContext:
-        context = ToolContext(workspace, settings=settings)
-        made.append(context)
-        return context
-
-    yield make
-    for context in made:
-        stop_all(context.session)
-
-
-@pytest.fixture
 def ctx(make_ctx) -> ToolContext:
     return make_ctx()
 
