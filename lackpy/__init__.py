@@ -31,7 +31,7 @@ _EXPORTS = {
     "Toolbox": "lackpy.kit.toolbox",
     "ToolMatch": "lackpy.kit.search",
     "ToolProvider": "lackpy.kit.toolbox",
-    "LackpyWarning": "lackpy.kit.toolbox",
+    "LackpyWarning": "lackpy.errors",
     "ToolContext": "lackpy.kit.context",
     "uses_context": "lackpy.kit.context",
     "resolve_kit": "lackpy.kit.resolve",

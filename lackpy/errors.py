@@ -79,6 +79,10 @@ class ErrorKind(StrEnum):
             return default or cls.RUNTIME
 
 
+class LackpyWarning(UserWarning):
+    """A registration that works but is likely a mistake, or a protection this machine cannot give."""
+
+
 class LackpyError(Exception):
     """Base of every error lackpy raises on purpose; its message is for users."""
 
@@ -268,6 +272,7 @@ def error_classes() -> dict[str, type[LackpyError]]:
 
 
 __all__ = [
+    "LackpyWarning",
     "ArgumentError",
     "CommitError",
     "ConfigError",

@@ -50,7 +50,7 @@ from lackpy.run.limits import Limits
 from lackpy.run.result import ExecutionResult
 from lackpy.run.runner import check_params, prepared_for, run_program
 from lackpy.session import Session, Sessions
-from lackpy.tools import journal
+from lackpy.host import journal
 from lackpy import trust as trust_store
 from lackpy.trust import is_trusted
 
@@ -171,7 +171,7 @@ class LackpyService:
         """Finish a commit an earlier lackpy process left unfinished here, before anything reads the workspace.
 
         No trust is needed: recovery acts only on a record this user's lackpy
-        signed for this workspace (``lackpy.tools.journal``). What it did, or
+        signed for this workspace (``lackpy.host.journal``). What it did, or
         why it stopped (a conflict, a record that does not verify), becomes a
         notice; a stopped journal also stops the next commit here, until
         ``lackpy doctor`` resolves it. One directory read when there is nothing.

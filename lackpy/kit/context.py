@@ -19,7 +19,7 @@ F = TypeVar("F", bound=Callable)
 class ToolContext:
     """The workspace root (resolved), its filesystem backend and what a run has touched.
 
-    ``fs`` is the backend tools reach files through (``lackpy.tools.fs``);
+    ``fs`` is the backend tools reach files through (``lackpy.host.fs``);
     left None, the tools use the local disk, staged when ``staging`` is set
     (every program run stages, so its writes are all-or-nothing).
     ``session`` is state that outlives a run (processes, checklists) and
@@ -67,7 +67,7 @@ class ToolContext:
         context.max_write_bytes = max_write_bytes
         context.fs = None
         if self.fs is not None:
-            from lackpy.tools.fs import StagedFilesystem  # the backends live in the tools layer
+            from lackpy.host.fs import StagedFilesystem
 
             context.fs = StagedFilesystem(self.fs, max_write_bytes, context.started_ns) if staging else self.fs
         context.files_read = {}

@@ -12,17 +12,13 @@ import sys
 import warnings
 from typing import Any, Callable, Iterable, Mapping, Protocol, runtime_checkable
 
-from lackpy.errors import ProviderError, ToolboxError, UnknownToolError, closest
+from lackpy.errors import LackpyWarning, ProviderError, ToolboxError, UnknownToolError, closest
 from lackpy.kit.call import checked
 from lackpy.kit.context import ToolContext, bind
 from lackpy.kit.decorator import spec_of, spec_of_function
 from lackpy.kit.search import ToolMatch, rank
 from lackpy.kit.spec import ArgSpec, ToolSpec
 from lackpy.lang.grammar import FORBIDDEN_NAMES
-
-
-class LackpyWarning(UserWarning):
-    """A registration that works but is likely a mistake."""
 
 
 @runtime_checkable

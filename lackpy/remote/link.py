@@ -29,7 +29,7 @@ from lackpy.remote.enroll import qualified_names, remote_spec, result_value
 from lackpy.remote.settings import VARIABLE, ServerSettings, expand
 from lackpy.run.execute import value_size
 from lackpy.schema import to_jsonable
-from lackpy.tools.budget import clamp
+from lackpy.host.budget import clamp
 
 #: How long closing waits for the servers to stop, in seconds.
 CLOSE_S = 5.0

@@ -33,7 +33,7 @@ from lackpy.run.guardrails import guarded
 from lackpy.run.trace import Recorder
 from lackpy.schema import to_jsonable
 from lackpy.tools import workspace
-from lackpy.tools.budget import clamp
+from lackpy.host.budget import clamp
 
 MODES = ("isolated", "inprocess")
 
@@ -224,7 +224,7 @@ def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: 
             return unchanged._replace(success=False, error=error, error_kind=ErrorKind.DENIED)
         cancel.commit_or_raise()
         try:
-            store.commit()  # all or nothing, crash-consistent (lackpy.tools.journal)
+            store.commit()  # all or nothing, crash-consistent (lackpy.host.journal)
         except (ConflictError, CommitError) as exc:
             return unchanged._replace(success=False, error=str(exc), error_kind=ErrorKind.parse(exc.kind))
         except OSError as exc:

@@ -6,7 +6,7 @@ no exec and no new processes or threads. :func:`confine` takes those away with
 what the kernel offers:
 
 * **Landlock** (Linux >= 5.13, raw syscalls through ctypes, in
-  ``lackpy.tools.landlock``): a ruleset that
+  ``lackpy.host.landlock``): a ruleset that
   handles every filesystem right the kernel knows and grants none, so every
   path-based access is denied; on ABI >= 4 all TCP bind/connect too, and on
   ABI >= 6 abstract UNIX sockets and signals outside the sandbox. File
@@ -33,7 +33,7 @@ from lackpy.errors import SandboxUnavailable
 
 # The Landlock primitives live in the tools layer, which confines shell commands
 # with them too; these names stay importable from here.
-from lackpy.tools.landlock import (  # noqa: F401 - re-exported
+from lackpy.host.landlock import (  # noqa: F401 - re-exported
     ACCESS_FS_ABI1,
     ACCESS_FS_IOCTL_DEV,
     ACCESS_FS_REFER,
@@ -48,12 +48,12 @@ from lackpy.tools.landlock import (  # noqa: F401 - re-exported
     attr_size,
     handled_access,
 )
-from lackpy.tools import sockfilter
-from lackpy.tools.landlock import load_seccomp, no_new_privs
-from lackpy.tools.landlock import landlock_abi as _landlock_abi
-from lackpy.tools.landlock import RulesetAttr as _RulesetAttr
-from lackpy.tools.landlock import libc as _libc
-from lackpy.tools.landlock import oserror as _oserror
+from lackpy.host import sockfilter
+from lackpy.host.landlock import load_seccomp, no_new_privs
+from lackpy.host.landlock import landlock_abi as _landlock_abi
+from lackpy.host.landlock import RulesetAttr as _RulesetAttr
+from lackpy.host.landlock import libc as _libc
+from lackpy.host.landlock import oserror as _oserror
 
 # Syscalls the filter fails with EPERM; names this libseccomp lacks are skipped.
 DENIED_SYSCALLS = (

@@ -16,7 +16,7 @@ from lackpy.kit import call
 from lackpy.kit.context import ToolContext
 from lackpy.kit.spec import ToolSpec
 from lackpy.tools import shipped, workspace
-from lackpy.tools.regex import compile_lines
+from lackpy.host.regex import compile_lines
 
 
 @shipped(

@@ -1,6 +1,6 @@
 """Shell commands and background processes: run_command and the *_process tools.
 
-They run through a shell backend, ``LocalShell`` (``lackpy.tools.local_shell``)
+They run through a shell backend, ``LocalShell`` (``lackpy.host.local_shell``)
 unless a session holds another under ``ctx.session["shell"]`` (anything with
 ``run`` and ``spawn``, e.g. a sandboxed one or a fake in tests). Background
 processes live in ``ctx.session["processes"]`` (id -> Process), so every run
@@ -14,7 +14,7 @@ Commands touch the real disk: writes they make are not staged with the run's
 file edits, and they do not see the run's staged (uncommitted) writes.
 
 Through ``LocalShell`` they run confined where the kernel has Landlock
-(``lackpy.tools.confine``): they read the system but not the ``[tools] deny``
+(``lackpy.host.confine``): they read the system but not the ``[tools] deny``
 paths, write only in the workspace and a private TMPDIR, and reach no network
 unless ``[tools] command_network = true``. Where the kernel cannot confine
 them, run_command's result and poll_process/stop_process's state carry
@@ -26,13 +26,15 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from typing import Any
 
 from lackpy.errors import ToolError
+from lackpy.host import confine
+from lackpy.host.confine import ConfinementError
+from lackpy.host.local_shell import DEFAULT_SHELL, LocalShell, Process
 from lackpy.kit.context import ToolContext
-from lackpy.tools import confine, shipped, workspace
-from lackpy.tools.confine import ConfinementError
-from lackpy.tools.local_shell import DEFAULT_SHELL, LocalShell, Process
+from lackpy.tools import shipped, workspace
 
 __all__ = ["DEFAULT_SHELL", "LocalShell", "Process", "TOOLS", "stop_all"]
 
@@ -50,7 +52,27 @@ def _shell(ctx: ToolContext) -> Any:
 
 def _confined(ctx: ToolContext, shell: Any) -> dict:
     """The confinement argument for the local backend; another backend (a session's own) confines as it does."""
-    return {"confinement": confine.from_context(ctx)} if isinstance(shell, LocalShell) else {}
+    return {"confinement": _confinement(ctx)} if isinstance(shell, LocalShell) else {}
+
+
+def _flag(ctx: ToolContext, name: str) -> bool:
+    value = ctx.settings.get(name, False)
+    if not isinstance(value, bool):
+        raise ToolError(f"the tool setting {name} must be true or false (unquoted in .lackpy/config.toml), not {value!r}")
+    return value
+
+
+def _confinement(ctx: ToolContext) -> Confinement:
+    """The confinement the context's settings ask for: ``deny``, ``command_network``, ``require_command_confinement``."""
+    deny = ctx.settings.get("deny") or ()
+    if isinstance(deny, str) or not all(isinstance(p, str) for p in deny):
+        raise ToolError(f"the tool setting deny must be a list of patterns such as \"secrets/\", not {deny!r}")
+    return confine.Confinement(
+        root=os.path.realpath(ctx.root),
+        deny=tuple(deny),
+        network=_flag(ctx, "command_network"),
+        required=_flag(ctx, "require_command_confinement"),
+    )
 
 
 def _command(tool: str, command: str) -> str:

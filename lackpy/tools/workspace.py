@@ -5,7 +5,7 @@ path, a ``..`` that climbs out, a symlink whose target lies outside, or a
 path matching the ``[tools] deny`` patterns (gitignore rules, see ``denied``)
 is refused before the backend is asked for anything. Errors name the path as
 the program wrote it. The tools then reach files only through the context's
-backend (``lackpy.tools.fs``).
+backend (``lackpy.host.fs``).
 """
 
 from __future__ import annotations
@@ -14,14 +14,12 @@ import posixpath
 import re
 from contextlib import contextmanager
 from fnmatch import fnmatchcase
-from functools import lru_cache
 from typing import Iterable, Iterator
 
-from pathspec import GitIgnoreSpec
-
 from lackpy.errors import PathError, ToolError
+from lackpy.host.deny import denied
 from lackpy.kit.context import ToolContext
-from lackpy.tools.fs import Filesystem, LocalFilesystem, StagedFilesystem, join_rel
+from lackpy.host.fs import Filesystem, LocalFilesystem, StagedFilesystem, join_rel
 
 _MAGIC = re.compile(r"[*?\[]")
 
@@ -102,44 +100,6 @@ def os_directory(ctx: ToolContext, path: object) -> str:
     if os_path is None:
         raise ToolError("commands need a workspace on disk; this one is not")
     return os_path(rel)
-
-
-def denied(rel: str, patterns: Iterable[str], is_dir: bool = False) -> bool:
-    """Whether the ``[tools] deny`` patterns cover a workspace-relative POSIX path.
-
-    The patterns follow gitignore's rules, matched case-sensitively on every
-    platform (``*.PEM`` does not deny ``id.pem``):
-
-    - wildcards match names starting with '.' too: ``*.env`` denies ``.env``;
-    - a pattern without a '/' matches at any depth (``secrets`` denies
-      ``a/secrets/key``); one with a leading or inner '/' is anchored at the
-      workspace root (``/build``, ``docs/*.md``); ``**`` spans directories;
-    - a trailing '/' matches directories only (``secrets/``), and ``dir/**``
-      denies the directory itself as well as everything in it;
-    - a denied directory denies everything below it;
-    - ``!pattern`` allows again a path an earlier pattern denied, but never
-      one inside a denied directory (``secrets/`` then ``!secrets/a`` still
-      denies ``secrets/a``).
-
-    The workspace itself (``"."``) is never denied.
-    """
-    if rel in ("", "."):
-        return False
-    spec = _deny_spec(tuple(patterns))
-    parts = rel.split("/")
-    for depth in range(1, len(parts)):
-        if spec.match_file("/".join(parts[:depth]) + "/"):
-            return True
-    return spec.match_file(rel + "/" if is_dir else rel)
-
-
-@lru_cache(maxsize=32)
-def _deny_spec(patterns: tuple[str, ...]) -> GitIgnoreSpec:
-    """The deny patterns compiled once per distinct setting."""
-    try:
-        return GitIgnoreSpec.from_lines(patterns)
-    except ValueError as exc:
-        raise ToolError(f"[tools] deny: {exc}; fix the pattern in .lackpy/config.toml") from None
 
 
 def is_binary(data: bytes) -> bool:

@@ -13,6 +13,7 @@ from lackpy.errors import PathError, ToolError
 from lackpy.kit.context import ToolContext
 from lackpy.kit.toolbox import Toolbox
 from lackpy.plugins import populate
+from lackpy.host import deny as deny_module
 from lackpy.tools import workspace as policy
 
 
@@ -444,8 +445,8 @@ def test_invalid_deny_pattern(workspace):
 def test_deny_patterns_compiled_once(workspace, monkeypatch):
     """The patterns of one setting are compiled once, however many paths are checked."""
     compiled = []
-    original = policy.GitIgnoreSpec.from_lines
-    monkeypatch.setattr(policy.GitIgnoreSpec, "from_lines", lambda lines: compiled.append(lines) or original(lines))
+    original = deny_module.GitIgnoreSpec.from_lines
+    monkeypatch.setattr(deny_module.GitIgnoreSpec, "from_lines", lambda lines: compiled.append(lines) or original(lines))
     ctx = ToolContext(workspace, settings={"deny": ["compiled-once-*.log"]})
     for _ in range(3):
         policy.glob(ctx, "**/*")

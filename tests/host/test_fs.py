@@ -9,7 +9,7 @@ from lackpy.errors import LimitExceeded, PathError, ToolError
 from lackpy.kit.context import ToolContext
 from lackpy.plugins import populate
 from lackpy.tools.builtin import edit_file, find_files, grep, list_dir, read_file, write_file
-from lackpy.tools.fs import Entry, LocalFilesystem, MemoryFilesystem, StagedFilesystem
+from lackpy.host.fs import Entry, LocalFilesystem, MemoryFilesystem, StagedFilesystem
 from lackpy.tools.shell import run_command
 
 FILES = {"README.md": "# Demo\n\nStatus: draft\n", "src/app.py": "# TODO: one\nprint('app')\n", "src/pkg/util.py": "x = 1\n"}

@@ -4,7 +4,7 @@
 see DRIVER) commits a program that modifies 150 files, creates 30 in new
 directories and deletes 20. The tests kill it with SIGKILL at chosen points
 of the commit (the test-only hook ``LACKPY_TEST_COMMIT_PAUSE`` in
-``lackpy.tools.journal``) and at random moments, then recover the way a user
+``lackpy.host.journal``) and at random moments, then recover the way a user
 does (``lackpy doctor``, or the next LackpyService) and check that every file
 is wholly old or wholly new, the change set wholly applied or wholly absent,
 nothing stray is left, and a file changed by hand after the crash is never
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from lackpy.tools import journal
+from lackpy.host import journal
 
 MODIFIED, CREATED, DELETED = 150, 30, 20
 TOTAL = MODIFIED + CREATED + DELETED

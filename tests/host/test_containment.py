@@ -23,7 +23,7 @@ import pytest
 from lackpy.kit.context import ToolContext
 from lackpy.kit.toolbox import LackpyWarning
 from lackpy.service import LackpyService
-from lackpy.tools import local_shell
+from lackpy.host import local_shell
 from lackpy.tools.shell import poll_process, run_command, start_process, stop_all, stop_process
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="tracking needs Linux")
@@ -250,7 +250,7 @@ def test_nothing_outlives_a_killed_lackpy(tmp_path: Path) -> None:
     host = subprocess.Popen(
         [sys.executable, "-c", (
             "import sys, time\n"
-            "from lackpy.tools.local_shell import LocalShell\n"
+            "from lackpy.host.local_shell import LocalShell\n"
             f"process = LocalShell().spawn('setsid sleep {mark} & echo up; wait', {str(tmp_path)!r}, 1000)\n"
             "while 'up' not in process.read_new()[0]:\n"
             "    time.sleep(0.01)\n"

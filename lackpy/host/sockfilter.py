@@ -13,7 +13,7 @@ numbers differ: a 32-bit program cannot run confined without network.
 
 It is a hand-written BPF program (a few dozen instructions), so it needs no
 libseccomp, and is built here, in lackpy, as bytes; the command's child loads
-it (``lackpy.tools.landlock.load_seccomp``). Standard library only.
+it (``lackpy.host.landlock.load_seccomp``). Standard library only.
 """
 
 from __future__ import annotations

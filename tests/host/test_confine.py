@@ -23,8 +23,8 @@ import pytest
 
 from lackpy.errors import ToolError
 from lackpy.kit.context import ToolContext
-from lackpy.tools import confine, local_shell
-from lackpy.tools.landlock import landlock_abi
+from lackpy.host import confine, local_shell
+from lackpy.host.landlock import landlock_abi
 from lackpy.tools.shell import poll_process, run_command, start_process
 from lackpy.tools.workspace import denied
 

@@ -20,7 +20,7 @@ process; and the command, in another process group, cannot signal it by
 signalling its own group. It then exits as the shell did: the same code, or
 the same signal.
 
-When lackpy confines the command (``lackpy.tools.confine``), the environment
+When lackpy confines the command (``lackpy.host.confine``), the environment
 holds ``LACKPY_CONFINE="FD HEX"``: a Landlock ruleset lackpy built, passed as
 fd FD, and a seccomp program in hex (empty when the command may use the
 network). Before anything else the supervisor removes the variable, applies

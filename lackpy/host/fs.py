@@ -6,7 +6,7 @@ workspace itself. ``LocalFilesystem`` is the only code here that touches the
 operating system. ``MemoryFilesystem`` keeps files in a dict (tests, hosts
 without a disk). ``StagedFilesystem`` wraps another backend: writes wait in
 memory, reads see them, and ``commit`` applies them all or none; on the local
-disk through the commit journal (``lackpy.tools.journal``), so that holds
+disk through the commit journal (``lackpy.host.journal``), so that holds
 even if lackpy dies in the middle.
 """
 
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 from lackpy.errors import CommitError, ConflictError, LimitExceeded, PathError
-from lackpy.tools import journal
-from lackpy.tools.journal import Baseline, Change
+from lackpy.host import journal
+from lackpy.host.journal import Baseline, Change
 
 
 class Entry(NamedTuple):
@@ -475,7 +475,7 @@ class StagedFilesystem(_Text):
         """Apply every staged change, or none if any path changed in the base since the run first touched it.
 
         On the local disk the commit goes through the journal
-        (``lackpy.tools.journal``): crash-consistent, serialized with other
+        (``lackpy.host.journal``): crash-consistent, serialized with other
         processes, undone on a failure partway (ConflictError, CommitError).
         Other backends are checked, then written, and put back on a failure.
         """

@@ -6,7 +6,7 @@ incrementally and kept within a fixed size per stream, so a command that
 prints gigabytes costs no memory.
 
 On Linux the shell runs under a small supervisor process of its own
-(``lackpy.tools.supervise``, a child subreaper), so every process the command
+(``lackpy.host.supervise``, a child subreaper), so every process the command
 starts is tracked, including ones that leave its process group (``setsid``, a
 double fork): when the shell exits, when the command times out or is stopped,
 and when lackpy exits (even if killed), the supervisor kills them all. lackpy
@@ -17,7 +17,7 @@ when its shell exits; the shell is not reaped until its group has been killed,
 so the group id cannot have been reused by an unrelated process.
 
 Given a ``Confinement`` (the tools always give one), a command runs confined
-to the workspace where the kernel allows it (``lackpy.tools.confine``): lackpy
+to the workspace where the kernel allows it (``lackpy.host.confine``): lackpy
 builds the Landlock ruleset and the command's private TMPDIR, and the child
 applies the ruleset before the shell runs. The supervisor applies it itself;
 without a supervisor, a ``preexec_fn`` does, which only makes system calls
@@ -42,7 +42,8 @@ import time
 import warnings
 from typing import Any, Callable
 
-from lackpy.tools.confine import Confinement, Prepared, failed, prepare
+from lackpy.errors import LackpyWarning
+from lackpy.host.confine import Confinement, Prepared, failed, prepare
 
 # After a kill, how long output still in the pipes is drained before giving up
 # on processes that keep the pipes open (only untracked ones can outlive a kill).
@@ -141,8 +142,6 @@ def _untracked(reason: str) -> None:
     if not _tracking:
         return
     _tracking = False
-    from lackpy.kit.toolbox import LackpyWarning
-
     warnings.warn(
         f"lackpy cannot track the processes shell commands start ({reason}); it only kills a command's "
         "process group, so processes that leave it (setsid, double fork) can outlive the command and lackpy",

@@ -19,9 +19,9 @@ import pytest
 
 from lackpy.errors import CommitError, ConflictError, PathError
 from lackpy.kit.context import ToolContext
-from lackpy.tools import journal
+from lackpy.host import journal
 from lackpy.tools import workspace as ws
-from lackpy.tools.fs import LocalFilesystem, StagedFilesystem
+from lackpy.host.fs import LocalFilesystem, StagedFilesystem
 
 N = 12
 
@@ -487,7 +487,7 @@ def _one_write(root: Path) -> ToolContext:
 
 def test_a_staged_filesystem_over_another_backend_puts_back_on_failure():
     """Without a disk there is no journal; a failing write still leaves the base as it was."""
-    from lackpy.tools.fs import MemoryFilesystem
+    from lackpy.host.fs import MemoryFilesystem
 
     class Flaky(MemoryFilesystem):
         def write(self, rel, data):

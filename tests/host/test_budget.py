@@ -1,4 +1,4 @@
-"""Tests for lackpy.tools.budget: bounding text to a UTF-8 byte budget."""
+"""Tests for lackpy.host.budget: bounding text to a UTF-8 byte budget."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lackpy.tools.budget import DEFAULT_BUDGET, SHORT_NOTICE, clamp, cut_notice
+from lackpy.host.budget import DEFAULT_BUDGET, SHORT_NOTICE, clamp, cut_notice
 
 MODES = ["head", "tail", "middle"]
 ALPHA = "abcdefghij" * 10  # 100 ASCII bytes

@@ -4,7 +4,7 @@ Raw syscalls through ctypes, because the standard library has no binding and
 lackpy takes no dependency for a few calls. Two confinements use them:
 
 * ``lackpy.run.sandbox`` takes every path away from a program's worker;
-* ``lackpy.tools.confine`` builds, in lackpy, a ruleset for a shell command
+* ``lackpy.host.confine`` builds, in lackpy, a ruleset for a shell command
   (read the system, write the workspace, not the ``[tools] deny`` paths), and
   the command's child applies it with :func:`enter` before it runs the shell.
 

@@ -57,11 +57,9 @@ import tempfile
 from dataclasses import dataclass
 from typing import Callable
 
-from lackpy.errors import ToolError
-from lackpy.kit.context import ToolContext
-from lackpy.tools import landlock, sockfilter
-from lackpy.tools.workspace import _deny_spec  # the patterns compiled as the file tools compile them
-from lackpy.tools.landlock import (
+from lackpy.host import landlock, sockfilter
+from lackpy.host.deny import deny_spec  # the patterns compiled as the file tools compile them
+from lackpy.host.landlock import (
     ACCESS_FS_FILE,
     ACCESS_FS_IOCTL_DEV,
     ACCESS_FS_REFER,
@@ -117,26 +115,6 @@ class Confinement:
     required: bool = False
 
 
-def _flag(ctx: ToolContext, name: str) -> bool:
-    value = ctx.settings.get(name, False)
-    if not isinstance(value, bool):
-        raise ToolError(f"the tool setting {name} must be true or false (unquoted in .lackpy/config.toml), not {value!r}")
-    return value
-
-
-def from_context(ctx: ToolContext) -> Confinement:
-    """The confinement the context's settings ask for: ``deny``, ``command_network``, ``require_command_confinement``."""
-    deny = ctx.settings.get("deny") or ()
-    if isinstance(deny, str) or not all(isinstance(p, str) for p in deny):
-        raise ToolError(f"the tool setting deny must be a list of patterns such as \"secrets/\", not {deny!r}")
-    return Confinement(
-        root=os.path.realpath(ctx.root),
-        deny=tuple(deny),
-        network=_flag(ctx, "command_network"),
-        required=_flag(ctx, "require_command_confinement"),
-    )
-
-
 # --------------------------------------------------------------------------- what the kernel allows
 
 
@@ -189,7 +167,7 @@ def denied_paths(root: str, patterns: tuple[str, ...], limit: int | None = None)
     if not patterns:
         return []
     limit = MAX_WALK_ENTRIES if limit is None else limit
-    spec = _deny_spec(patterns)
+    spec = deny_spec(patterns)
     found: list[str] = []
     walked = 0
     pending = [""]
@@ -264,7 +242,7 @@ def _ancestors(paths: list[str]) -> set[str]:
 
 def _around_holes(ruleset: int, confinement: Confinement, holes: list[str], fs: int) -> None:
     """Rules for everything but the holes: list-only on their ancestors, one rule per other entry."""
-    spec = _deny_spec(confinement.deny)
+    spec = deny_spec(confinement.deny)
     root, hidden = confinement.root, set(holes)
     ancestors = _ancestors(holes)
     for directory in sorted(ancestors):
@@ -412,7 +390,6 @@ __all__ = [
     "build_ruleset",
     "denied_paths",
     "failed",
-    "from_context",
     "prepare",
     "status",
     "unavailable",

@@ -1,0 +1,79 @@
+"""The layer table: every module of lackpy imports only its own layer and the layers below.
+
+errors/schema < lang < host < kit < tools < run < infer/remote < policy
+(approvals, session, trust, skills) < config < service < cli/mcp. Imports
+inside functions count as much as those at the top: a lazy import upward is
+still a cycle in the design. ``lackpy.host`` (the machine under the tools)
+imports nothing of lackpy but ``lackpy.errors`` and itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import lackpy
+
+PACKAGE = Path(lackpy.__file__).parent
+
+#: Each top-level module or package of lackpy and its layer, lowest first.
+LAYER = {
+    "errors": 0, "schema": 0, "hookspecs": 0,
+    "lang": 1,
+    "host": 2,
+    "kit": 3,
+    "tools": 4,
+    "run": 5,
+    "infer": 6, "remote": 6, "plugins": 6,
+    "approve": 7, "session": 7, "trust": 7, "skills": 7, "report": 7, "prompt": 7,
+    "config": 8,
+    "service": 9,
+    "cli": 10, "mcp": 10, "__main__": 10,
+}
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, lackpy module) of every import in a file, ``from lackpy import x`` as ``lackpy.x``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names if alias.name.split(".")[0] == "lackpy"]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] == "lackpy":
+            if node.module == "lackpy":
+                found += [(node.lineno, f"lackpy.{alias.name}") for alias in node.names]
+            else:
+                found.append((node.lineno, node.module))
+    return found
+
+
+def _modules() -> list[tuple[str, Path]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts != ("__init__",):  # lackpy/__init__.py re-exports the public names of every layer
+            out.append((parts[0], path))
+    return out
+
+
+def test_every_module_has_a_layer():
+    assert {top for top, _ in _modules()} <= set(LAYER)
+
+
+def test_layers_import_downward_only():
+    upward = []
+    for top, path in _modules():
+        for line, module in _imports(path):
+            target = module.split(".")[1] if "." in module else None
+            if target in LAYER and LAYER[target] > LAYER[top]:
+                upward.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {module}")
+    assert upward == []
+
+
+def test_host_imports_only_errors():
+    reached = {
+        f"{path.name}:{line} {module}"
+        for top, path in _modules() if top == "host"
+        for line, module in _imports(path)
+        if module.split(".")[1] not in ("errors", "host")
+    }
+    assert reached == set()
