@@ -85,12 +85,17 @@ def kernel_enforced() -> bool:
     return _syscall is not None
 
 
-def open_beneath(dir_fd: int, rel: str, flags: int, mode: int = 0o666, *, follow: bool = True) -> int:
+def open_beneath(dir_fd: int, rel: str, flags: int, mode: int = 0o666, *, follow: bool = True, at: str | None = None) -> int:
     """A descriptor for ``rel`` resolved beneath ``dir_fd``; ``OSError`` as ``open(2)`` raises it.
 
     ``EXDEV``: the path leads out of ``dir_fd`` (``..``, an absolute or
     climbing symlink); ``ELOOP``: a symlink where ``follow`` is False, or
     a final symlink with ``O_NOFOLLOW``. ``O_CLOEXEC`` is always added.
+
+    ``at``: the real path of ``dir_fd``. The kernel refuses every absolute
+    symlink; given ``at``, one whose target lies beneath ``at`` (a link a
+    tool wrote with the workspace's full path) is followed by the walk, from
+    ``dir_fd`` itself, never from the real ``/``.
     """
     flags |= os.O_CLOEXEC
     if _syscall is not None:
@@ -102,39 +107,45 @@ def open_beneath(dir_fd: int, rel: str, flags: int, mode: int = 0o666, *, follow
         fd = _syscall(_SYS_OPENAT2, dir_fd, rel.encode("utf-8", "surrogateescape"), entry[1], 24)
         if fd < 0:
             code = ctypes.get_errno()
-            if code == errno.EAGAIN:  # the kernel asks for a retry when a rename raced the lookup
-                return _walk(dir_fd, rel, flags, mode, follow)
+            if code == errno.EAGAIN or (code == errno.EXDEV and follow and at is not None):
+                return _walk(dir_fd, rel, flags, mode, follow, at)  # a rename raced the lookup, or an absolute link
             raise OSError(code, os.strerror(code), rel)
         return fd
-    return _walk(dir_fd, rel, flags, mode, follow)
+    return _walk(dir_fd, rel, flags, mode, follow, at)
 
 
-def _walk(dir_fd: int, rel: str, flags: int, mode: int, follow: bool) -> int:
-    """``open_beneath`` without ``openat2``: one ``O_NOFOLLOW`` component at a time, links resolved here."""
+def _walk(dir_fd: int, rel: str, flags: int, mode: int, follow: bool, at: str | None = None) -> int:
+    """``open_beneath`` by hand: one ``O_NOFOLLOW`` component at a time, symlinks resolved here, never by the kernel.
+
+    Used where ``openat2`` is missing, and (given ``at``) for what the kernel
+    refuses but lies beneath the top all the same: an absolute link to a path
+    under ``at``, or a ``..`` that climbs out and names its way straight back
+    in (``up -> ..`` then ``up/<top's name>/file``). The part outside the top
+    is followed by name only, never opened: nothing outside is ever touched.
+    """
     if rel.startswith("/"):
         raise OSError(errno.EXDEV, "an absolute path leads out", rel)
+    top = at.rstrip("/").split("/") if at is not None else None
+    outside: list[str] | None = None  # where a '..' above the top has led, as names; None while beneath it
     todo = [part for part in reversed(rel.split("/")) if part not in ("", ".")]
     stack = [os.dup(dir_fd)]  # the directories walked through; stack[0] is the top, never left
     links = 0
     try:
         while todo:
             name = todo.pop()
+            if outside is not None or (name == ".." and len(stack) == 1):
+                outside = _climb(outside, name, top, rel)
+                if outside == top:
+                    outside = None  # back at the top, by its own name
+                continue
             if name == "..":
-                if len(stack) == 1:
-                    raise OSError(errno.EXDEV, "the path leads out", rel)
                 os.close(stack.pop())
                 continue
-            last = not todo
-            if last:
-                try:
-                    return os.open(name, flags | os.O_NOFOLLOW, mode, dir_fd=stack[-1])
-                except OSError as exc:
-                    if exc.errno != errno.ELOOP or flags & os.O_NOFOLLOW:
-                        raise
-                    # a final symlink: resolved below like any other
             try:
                 info = os.stat(name, dir_fd=stack[-1], follow_symlinks=False)
             except OSError as exc:
+                if exc.errno == errno.ENOENT and not todo and flags & os.O_CREAT:
+                    return _open_last(name, flags, mode, stack[-1], rel)
                 raise OSError(exc.errno, exc.strerror, rel) from None
             if _stat.S_ISLNK(info.st_mode):
                 if not follow:
@@ -144,16 +155,45 @@ def _walk(dir_fd: int, rel: str, flags: int, mode: int, follow: bool) -> int:
                     raise OSError(errno.ELOOP, "too many symlinks", rel)
                 target = os.readlink(name, dir_fd=stack[-1])
                 if target.startswith("/"):
-                    raise OSError(errno.EXDEV, "an absolute symlink leads out", rel)
+                    if top is None:
+                        raise OSError(errno.EXDEV, "an absolute symlink leads out", rel)
+                    while len(stack) > 1:
+                        os.close(stack.pop())
+                    outside = [""]  # from the real "/", by name, until it names the top
                 todo.extend(part for part in reversed(target.split("/")) if part not in ("", "."))
                 continue
-            if last:
-                return os.open(name, flags | os.O_NOFOLLOW, mode, dir_fd=stack[-1])
+            if not todo:
+                return _open_last(name, flags, mode, stack[-1], rel)
             stack.append(os.open(name, _PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=stack[-1]))
-        return os.dup(stack[-1]) if not (flags & os.O_CREAT) else os.open(".", flags, mode, dir_fd=stack[-1])
+        if outside is not None:
+            raise OSError(errno.EXDEV, "the path leads out", rel)
+        return os.open(".", flags, mode, dir_fd=stack[-1])
     finally:
         for fd in stack:
             os.close(fd)
+
+
+def _climb(outside: list[str] | None, name: str, top: list[str] | None, rel: str) -> list[str]:
+    """One step of a path above the top, by name: allowed only while it stays on the way back to the top."""
+    if top is None:
+        raise OSError(errno.EXDEV, "the path leads out", rel)
+    where = list(top) if outside is None else outside
+    if name == "..":
+        where = where[:-1] or [""]
+    else:
+        where = where + [name]
+    if where != top[: len(where)]:
+        raise OSError(errno.EXDEV, "the path leads out", rel)
+    return where
+
+
+def _open_last(name: str, flags: int, mode: int, dir_fd: int, rel: str) -> int:
+    """The walk's last component, never followed: a link swapped in since the walk looked is ELOOP (or, with O_PATH, caught by fstat)."""
+    fd = os.open(name, flags | os.O_NOFOLLOW, mode, dir_fd=dir_fd)
+    if flags & _PATH and _PATH != os.O_RDONLY and not flags & os.O_NOFOLLOW and _stat.S_ISLNK(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.ELOOP, "a symlink on the path", rel)
+    return fd
 
 
 def canonical(fd: int, root: str) -> str:

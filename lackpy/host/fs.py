@@ -13,6 +13,7 @@ even if lackpy dies in the middle.
 from __future__ import annotations
 
 import difflib
+import errno
 import os
 import stat as _stat
 import time
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 from lackpy.errors import CommitError, ConflictError, LimitExceeded, PathError
-from lackpy.host import journal
+from lackpy.host import beneath, journal
 from lackpy.host.journal import Baseline, Change
 
 
@@ -67,13 +68,6 @@ def _parent(rel: str) -> str:
     return rel.rpartition("/")[0] or "."
 
 
-# -- the local disk ---------------------------------------------------------------
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root + os.sep) or (root == os.sep and path.startswith(os.sep))
-
-
 class _Text:
     """``read_text`` for every backend, on top of its ``read_bytes``."""
 
@@ -81,58 +75,184 @@ class _Text:
         return self.read_bytes(rel).decode("utf-8", errors="replace")
 
 
+# -- the local disk ---------------------------------------------------------------
+
+#: The directory of lackpy's own files in a workspace (config, kits, templates, the commit journal).
+LACKPY_DIR = ".lackpy"
+_READ = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY
+_PATH = getattr(os, "O_PATH", os.O_RDONLY)
+
+
+def reserved_path(rel: str) -> bool:
+    """Whether a workspace-relative path is ``.lackpy`` or inside it, which no program may create, change or delete.
+
+    Compared without case, so ``.LACKPY/config.toml`` is refused too: on a
+    case-insensitive filesystem it is the same file.
+    """
+    return rel.partition("/")[0].casefold() == LACKPY_DIR
+
+
+def _refuse_reserved(rel: str) -> None:
+    if reserved_path(rel):
+        raise PathError(f"{rel} is lackpy's own (.lackpy/ holds its config, kits, templates and commit journal); programs cannot change it")
+
+
+def _kind(mode: int) -> str:
+    return "dir" if _stat.S_ISDIR(mode) else "file" if _stat.S_ISREG(mode) else "other"
+
+
+def _fingerprint(info: os.stat_result) -> tuple:
+    return (info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode)
+
+
 class LocalFilesystem(_Text):
-    """Files under a real directory. Symlinks are followed only while they stay inside it."""
+    """Files under a real directory, every lookup resolved beneath it by the kernel (``lackpy.host.beneath``).
+
+    ``resolve`` is the one method that follows symlinks, and only those that
+    stay beneath the root; the path it returns has no symlink left in it.
+    Every other method takes such a path and refuses any symlink on it
+    (``RESOLVE_NO_SYMLINKS``), so a directory swapped for a link after the
+    path policy judged the path makes the operation fail instead of going
+    where the policy never looked. Reads, stats and listings act on the
+    descriptor that lookup returned.
+    """
 
     def __init__(self, root: str | os.PathLike) -> None:
         self.root = os.path.realpath(root)
+        self._fd: int | None = None
+
+    def __del__(self) -> None:
+        if self._fd is not None:
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+
+    @property
+    def root_fd(self) -> int:
+        """A descriptor of the root directory, opened on first use and kept for this backend's life."""
+        if self._fd is None:
+            try:
+                self._fd = beneath.open_dir(self.root)
+            except OSError as exc:
+                raise PathError(f"cannot open the workspace {self.root}: {exc.strerror or exc}") from None
+        return self._fd
 
     def os_path(self, rel: str) -> str:
         """The real path of a relative path (for the shell seam's working directory)."""
         return self.root if rel in ("", ".") else os.path.join(self.root, rel)
 
+    def _open(self, rel: str, flags: int, *, follow: bool = False) -> int:
+        """A descriptor for ``rel`` beneath the root; OSError as ``open(2)`` raises it (EXDEV: leads out)."""
+        return beneath.open_beneath(self.root_fd, rel or ".", flags, follow=follow, at=self.root)
+
     def resolve(self, rel: str) -> str:
-        real = os.path.realpath(self.os_path(rel))
-        if not _inside(real, self.root):
-            raise PathError(f"symlink leads outside the workspace: {rel}")
-        if real == self.root:
+        """The path with its symlinks resolved, by the kernel, beneath the root; PathError if one leads out.
+
+        A path that does not exist yet (a file about to be written) is its
+        parent's canonical path and its own name; a dangling symlink is
+        refused, since what it names cannot be judged.
+        """
+        if rel in ("", "."):
             return "."
-        rel = real[len(self.root) + 1 :]
-        return rel if os.sep == "/" else rel.replace(os.sep, "/")
+        plain = all(part not in ("", ".", "..") for part in rel.split("/"))
+        code = errno.ELOOP
+        if plain:  # no '.', '..' or empty part: with no symlink on the way, the path is its own canonical form
+            try:
+                os.close(self._open(rel, _PATH))
+                return rel
+            except OSError as exc:
+                code = exc.errno
+        if code == errno.ELOOP:
+            try:
+                fd = self._open(rel, _PATH, follow=True)
+            except OSError as exc:
+                code = exc.errno
+            else:
+                try:
+                    return beneath.canonical(fd, self.root)
+                finally:
+                    os.close(fd)
+        if code == errno.EXDEV:
+            raise PathError(f"symlink leads outside the workspace: {rel}")
+        if code in (errno.ENOENT, errno.ENOTDIR):
+            parent, _, name = rel.rpartition("/")
+            real_parent = self.resolve(parent) if parent else "."
+            if self._lstat(join_rel(real_parent, name)) is not None:
+                raise PathError(f"a symlink to nothing: {rel} (lackpy follows no dangling link)")
+            return join_rel(real_parent, name)
+        raise _os_error(rel, OSError(code, os.strerror(code)))
+
+    def _lstat(self, rel: str) -> os.stat_result | None:
+        """The entry itself (a symlink is not followed), looked up in its parent's descriptor; None when absent."""
+        parent, _, name = rel.rpartition("/")
+        try:
+            fd = self._open(parent or ".", _PATH | os.O_DIRECTORY)
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                return None
+            raise _os_error(rel, exc) from None
+        try:
+            return os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise _os_error(rel, exc) from None
+        finally:
+            os.close(fd)
 
     def read_bytes(self, rel: str, max_bytes: int | None = None) -> bytes:
         return self.read_with_fingerprint(rel, max_bytes)[0]
 
     def read_with_fingerprint(self, rel: str, max_bytes: int | None = None) -> tuple[bytes, Any]:
-        """The content and the fingerprint of the file as it was read (one stat, not two)."""
-        real = self.os_path(rel)
+        """The content and the fingerprint of the file as it was read (one lookup, one fstat)."""
         try:
-            info = os.stat(real)
+            fd = self._open(rel, _READ)
+        except OSError as exc:
+            raise _os_error(rel, exc) from None
+        try:
+            info = os.fstat(fd)
             if _stat.S_ISDIR(info.st_mode):
                 raise PathError(f"is a directory, not a file: {rel}")
             if not _stat.S_ISREG(info.st_mode):
                 raise PathError(f"not a regular file: {rel}")
             if max_bytes is not None and info.st_size > max_bytes:
                 raise PathError(f"larger than {max_bytes} bytes: {rel}")
-            with open(real, "rb") as handle:
-                data = handle.read()
+            data = beneath.read_fd(fd, info.st_size, max_bytes, rel)
         except OSError as exc:
             raise _os_error(rel, exc) from None
-        return data, (info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode)
+        finally:
+            os.close(fd)
+        return data, _fingerprint(info)
 
     def identity(self, rel: str) -> Baseline | None:
-        """The file's content identity now (size and SHA-256), None when absent (``journal.identify``)."""
+        """The file's content identity now (size and SHA-256), None when absent; a link or a special file is ``journal.OTHER``."""
         try:
-            return journal.identify(self.os_path(rel))
+            fd = self._open(rel, _READ | os.O_NOFOLLOW)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return journal.OTHER
+            raise _os_error(rel, exc) from None
+        try:
+            info = os.fstat(fd)
+            if not _stat.S_ISREG(info.st_mode):
+                return journal.OTHER
+            return Baseline.of(beneath.read_fd(fd, info.st_size, None, rel))
         except OSError as exc:
             raise _os_error(rel, exc) from None
+        finally:
+            os.close(fd)
 
     def changed_since(self, rel: str, ns: int) -> bool:
         """Whether the path's inode changed (content, mode, a rename over it) after ``ns`` (``time.time_ns()``)."""
         try:
-            return os.lstat(self.os_path(rel)).st_ctime_ns > ns
-        except OSError:
+            info = self._lstat(rel)
+        except PathError:
             return False
+        return info is not None and info.st_ctime_ns > ns
 
     def write(self, rel: str, data: bytes) -> None:
         """Replace the file atomically, as a one-file commit through the journal.
@@ -141,13 +261,10 @@ class LocalFilesystem(_Text):
         no temp file of lackpy's is left among the user's whatever moment the
         process dies at; the file keeps its permission bits.
         """
-        if reserved_path(rel):
-            raise PathError(f"{rel} is lackpy's commit journal; programs cannot write there")
-        real = self.os_path(rel)
-        if os.path.isdir(real):
+        _refuse_reserved(rel)
+        info = self.stat(rel)
+        if info is not None and info.kind == "dir":
             raise PathError(f"is a directory, not a file: {rel}")
-        if not _inside(os.path.realpath(os.path.dirname(real)), self.root):
-            raise PathError(f"symlink leads outside the workspace: {rel}")
         try:
             journal.commit(self.root, [Change(rel, bytes(data), journal.ANY)])
         except (ConflictError, CommitError) as exc:
@@ -155,53 +272,95 @@ class LocalFilesystem(_Text):
 
     def stat(self, rel: str) -> Stat | None:
         try:
-            info = os.stat(self.os_path(rel))
+            fd = self._open(rel, _PATH)
         except (FileNotFoundError, NotADirectoryError):
             return None
-        kind = "dir" if _stat.S_ISDIR(info.st_mode) else "file" if _stat.S_ISREG(info.st_mode) else "other"
-        return Stat(kind, info.st_size if kind == "file" else 0, (info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode))
+        except OSError as exc:
+            raise _os_error(rel, exc) from None
+        try:
+            info = os.fstat(fd)
+        finally:
+            os.close(fd)
+        kind = _kind(info.st_mode)
+        return Stat(kind, info.st_size if kind == "file" else 0, _fingerprint(info))
 
     def list(self, rel: str) -> list[Entry]:
+        """The directory's entries; a symlink is shown as what it leads to, and not at all if that is outside."""
+        try:
+            fd = self._open(rel, _DIRECTORY)
+        except OSError as exc:
+            if exc.errno == errno.ENOTDIR:
+                raise PathError(f"not a directory: {rel}") from None
+            if exc.errno == errno.ENOENT:
+                raise PathError(f"no such directory: {rel}") from None
+            raise _os_error(rel, exc) from None
         entries = []
         try:
-            with os.scandir(self.os_path(rel)) as it:
+            with os.scandir(fd) as it:
                 for entry in it:
                     try:
                         link = entry.is_symlink()
-                        if link and not _inside(os.path.realpath(entry.path), self.root):
-                            continue  # nothing outside the workspace is shown
-                        info = entry.stat()
+                        info = self._followed(join_rel(rel, entry.name)) if link else entry.stat(follow_symlinks=False)
                     except OSError:
                         continue
-                    kind = "dir" if _stat.S_ISDIR(info.st_mode) else "file" if _stat.S_ISREG(info.st_mode) else "other"
+                    if info is None:
+                        continue  # a link that leads outside the workspace, or to nothing: not shown
+                    kind = _kind(info.st_mode)
                     entries.append(Entry(entry.name, kind, info.st_size if kind == "file" else 0, link))
-        except NotADirectoryError:
-            raise PathError(f"not a directory: {rel}") from None
-        except FileNotFoundError:
-            raise PathError(f"no such directory: {rel}") from None
         except OSError as exc:
             raise _os_error(rel, exc) from None
+        finally:
+            os.close(fd)
         return sorted(entries)
 
-    def mkdir(self, rel: str) -> None:
+    def _followed(self, rel: str) -> os.stat_result | None:
+        """What the symlink at ``rel`` leads to, if that is beneath the root; None otherwise."""
         try:
-            os.makedirs(self.os_path(rel), exist_ok=True)
+            fd = self._open(rel, _PATH, follow=True)
+        except OSError:
+            return None
+        try:
+            return os.fstat(fd)
+        finally:
+            os.close(fd)
+
+    def mkdir(self, rel: str) -> None:
+        """Make the directory and its missing parents, one component at a time beneath the root."""
+        _refuse_reserved(rel)
+        fd = os.dup(self.root_fd)
+        try:
+            for name in rel.split("/"):
+                if name in ("", "."):
+                    continue
+                try:
+                    os.mkdir(name, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass
+                child = beneath.open_beneath(fd, name, _DIRECTORY, follow=False)
+                os.close(fd)
+                fd = child
         except OSError as exc:
             raise _os_error(rel, exc) from None
+        finally:
+            os.close(fd)
 
     def remove(self, rel: str) -> None:
+        """Unlink the entry in its parent's descriptor (a symlink itself, never what it leads to)."""
+        _refuse_reserved(rel)
+        parent, _, name = rel.rpartition("/")
         try:
-            os.unlink(self.os_path(rel))
+            fd = self._open(parent or ".", _PATH | os.O_DIRECTORY)
         except OSError as exc:
             raise _os_error(rel, exc) from None
+        try:
+            os.unlink(name, dir_fd=fd)
+        except OSError as exc:
+            raise _os_error(rel, exc) from None
+        finally:
+            os.close(fd)
 
     def exists(self, rel: str) -> bool:
-        return os.path.lexists(self.os_path(rel))
-
-
-def reserved_path(rel: str) -> bool:
-    """Whether a path is lackpy's own commit journal, which no program may write or delete."""
-    return journal.reserved(rel)
+        return rel in ("", ".") or self._lstat(rel) is not None
 
 
 def _os_error(path: str, exc: OSError) -> PathError:
@@ -215,6 +374,10 @@ def _os_error(path: str, exc: OSError) -> PathError:
         return PathError(f"a parent of {path} is not a directory")
     if isinstance(exc, PermissionError):
         return PathError(f"permission denied: {path}")
+    if exc.errno == errno.EXDEV:
+        return PathError(f"symlink leads outside the workspace: {path}")
+    if exc.errno == errno.ELOOP:
+        return PathError(f"{path} changed while lackpy used it (a symlink appeared on its path); nothing was done, try again")
     return PathError(f"cannot access {path}: {exc.strerror or exc}")
 
 
@@ -372,8 +535,7 @@ class StagedFilesystem(_Text):
         return data
 
     def write(self, rel: str, data: bytes) -> None:
-        if reserved_path(rel):
-            raise PathError(f"{rel} is lackpy's commit journal; programs cannot write there")
+        _refuse_reserved(rel)
         info = self.stat(rel)
         if info is not None and info.kind == "dir":
             raise PathError(f"is a directory, not a file: {rel}")
@@ -425,8 +587,7 @@ class StagedFilesystem(_Text):
         self.base.mkdir(rel)
 
     def remove(self, rel: str) -> None:
-        if reserved_path(rel):
-            raise PathError(f"{rel} is lackpy's commit journal; programs cannot delete it")
+        _refuse_reserved(rel)
         if not self.exists(rel):
             raise PathError(f"no such file: {rel}")
         info = self.stat(rel)

@@ -3,7 +3,11 @@
 Every path a tool receives is anchored at the workspace root: an absolute
 path, a ``..`` that climbs out, a symlink whose target lies outside, or a
 path matching the ``[tools] deny`` patterns (gitignore rules, see ``denied``)
-is refused before the backend is asked for anything. Errors name the path as
+is refused; so is every change under ``.lackpy/`` (``writable``). The deny
+patterns judge the path the kernel resolved (``LocalFilesystem.resolve``),
+and every later operation on it refuses a symlink anywhere on the way, so a
+directory swapped for a link in between makes the operation fail rather
+than reach what the policy never judged. Errors name the path as
 the program wrote it. The tools then reach files only through the context's
 backend (``lackpy.host.fs``).
 """
@@ -19,7 +23,7 @@ from typing import Iterable, Iterator
 from lackpy.errors import PathError, ToolError
 from lackpy.host.deny import denied
 from lackpy.kit.context import ToolContext
-from lackpy.host.fs import Filesystem, LocalFilesystem, StagedFilesystem, join_rel
+from lackpy.host.fs import Filesystem, LocalFilesystem, StagedFilesystem, join_rel, reserved_path
 
 _MAGIC = re.compile(r"[*?\[]")
 
@@ -134,9 +138,22 @@ def read_text(ctx: ToolContext, path: str) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def writable(ctx: ToolContext, path: object) -> str:
+    """The canonical path of a file a tool may create, change or delete: never in lackpy's own ``.lackpy/``.
+
+    Judged as written and as resolved, so neither ``.LACKPY/kits/x.kit`` nor
+    a link that leads into ``.lackpy/`` gets there. The backends refuse it
+    again where they act (``lackpy.host.fs.reserved_path``).
+    """
+    rel = resolve(ctx, path)
+    if reserved_path(rel) or reserved_path(posixpath.normpath(path)):  # type: ignore[arg-type]
+        raise PathError(f"{path} is lackpy's own (.lackpy/ holds its config, kits, templates and commit journal); programs cannot change it")
+    return rel
+
+
 def write_text(ctx: ToolContext, path: str, content: str) -> int:
     """Write a file through the backend (staged during a run); returns the bytes written."""
-    rel = resolve(ctx, path)
+    rel = writable(ctx, path)
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError as exc:
