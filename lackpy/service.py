@@ -352,7 +352,10 @@ class LackpyService:
         """Resolve ``kit`` (default: the configured default kit) in this workspace.
 
         Resolved kits are kept while the toolbox and the kit file stay as they were.
+        A ``ResolvedKit`` is used as it is (a server resolves and checks a kit once per request).
         """
+        if isinstance(kit, ResolvedKit) and not extra_tools:
+            return kit
         kit = kit if kit is not None else self.config.default_kit
         key = _kit_key(kit, extra_tools)
         if key is None:
@@ -721,6 +724,10 @@ class LackpyService:
         if not hook.before_tool_call.get_hookimpls() and not hook.after_tool_call.get_hookimpls():
             return None
         return hook.before_tool_call, hook.after_tool_call
+
+    def ceiling_grade(self, ceiling: CeilingSpec = None) -> Grade | None:
+        """The grade ``ceiling`` (else the config's ``ceiling``) stands for, resolved now; None when there is none."""
+        return self._run_ceiling(ceiling)
 
     def _run_ceiling(self, ceiling: CeilingSpec) -> Grade | None:
         """The grade a program may reach: ``ceiling``, else the config's ``ceiling``, else no ceiling."""

@@ -176,6 +176,9 @@ def start_process(ctx: ToolContext, command: str, cwd: str = ".") -> str:
             f"start_process: {len(running)} processes are already running ({', '.join(running)}); "
             "stop one with stop_process first"
         )
+    server_room = ctx.session.get("process_room")
+    if server_room is not None:
+        server_room()  # a server's bound on every session's processes together (lackpy.session); raises ToolError
     counter = ctx.session.setdefault("process_ids", itertools.count(1))
     shell = _shell(ctx)
     try:
