@@ -307,8 +307,8 @@ def test_a_write_landing_between_the_check_and_the_rename_is_kept(tree, monkeypa
     target = tree / "mod" / "d2" / "m05.txt"
 
     def replace(src, dst, *args, **kwargs):
-        if str(dst) == str(target) and str(src).startswith(str(tree / ".lackpy")) and "new." in str(src):
-            with open(dst, "a") as handle:
+        if str(src).startswith("new.") and os.path.samefile(f"/proc/self/fd/{kwargs['dst_dir_fd']}", target.parent) and dst == target.name:
+            with open(target, "a") as handle:  # the commit acts relative to directory descriptors
                 handle.write("late\n")
         return real_replace(src, dst, *args, **kwargs)
 
@@ -406,10 +406,24 @@ def test_without_hard_links_originals_are_copied_and_put_back_whole(tree, monkey
 
 def test_programs_cannot_touch_the_journal(tree):
     ctx = ToolContext(tree, staging=True)
-    with pytest.raises(PathError, match="lackpy's commit journal"):
+    with pytest.raises(PathError, match="lackpy's own"):
         ws.write_text(ctx, ".lackpy/commit/record.json", "{}")
-    with pytest.raises(PathError, match="lackpy's commit journal"):
+    with pytest.raises(PathError, match="lackpy's own"):
         LocalFilesystem(tree).write(".lackpy/commit/x", b"")
+
+
+@pytest.mark.parametrize("rel", [".lackpy", ".lackpy/config.toml", ".lackpy/kits/readonly.kit", ".lackpy/commit/record.json", ".LACKPY/config.toml", "a/../.lackpy/x"])
+def test_everything_in_lackpy_is_reserved_and_no_record_may_name_it(tree, rel):
+    """No commit writes under .lackpy/, whoever asks: a record naming such a path is malformed, and a commit refuses it."""
+    assert journal.reserved(rel) and not journal._safe_rel(rel)
+    with pytest.raises(CommitError, match="is not a path lackpy can commit; nothing was written"):
+        journal.commit(tree, [journal.Change(rel, b"x", None), journal.Change("keep.txt", b"x", journal.ANY)])
+    assert not (tree / ".lackpy" / "config.toml").exists() and (tree / "keep.txt").read_text() == "keep\n"
+
+
+@pytest.mark.parametrize("rel", ["lackpy/x", ".lackpyrc", "src/.lackpy/x", "x.lackpy"])
+def test_paths_that_only_look_like_lackpy_are_not_reserved(rel):
+    assert not journal.reserved(rel) and journal._safe_rel(rel)
 
 
 def test_the_journal_lives_only_in_a_real_lackpy_directory(tree, tmp_path):
