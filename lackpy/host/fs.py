@@ -77,20 +77,11 @@ class _Text:
 
 # -- the local disk ---------------------------------------------------------------
 
-#: The directory of lackpy's own files in a workspace (config, kits, templates, the commit journal).
-LACKPY_DIR = ".lackpy"
+#: Whether a path is ``.lackpy`` or inside it (any case), which no program may create, change or delete.
+reserved_path = journal.reserved
 _READ = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY
 _PATH = getattr(os, "O_PATH", os.O_RDONLY)
-
-
-def reserved_path(rel: str) -> bool:
-    """Whether a workspace-relative path is ``.lackpy`` or inside it, which no program may create, change or delete.
-
-    Compared without case, so ``.LACKPY/config.toml`` is refused too: on a
-    case-insensitive filesystem it is the same file.
-    """
-    return rel.partition("/")[0].casefold() == LACKPY_DIR
 
 
 def _refuse_reserved(rel: str) -> None:
@@ -229,22 +220,9 @@ class LocalFilesystem(_Text):
     def identity(self, rel: str) -> Baseline | None:
         """The file's content identity now (size and SHA-256), None when absent; a link or a special file is ``journal.OTHER``."""
         try:
-            fd = self._open(rel, _READ | os.O_NOFOLLOW)
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                return journal.OTHER
-            raise _os_error(rel, exc) from None
-        try:
-            info = os.fstat(fd)
-            if not _stat.S_ISREG(info.st_mode):
-                return journal.OTHER
-            return Baseline.of(beneath.read_fd(fd, info.st_size, None, rel))
+            return journal.identify(self.root_fd, rel)
         except OSError as exc:
             raise _os_error(rel, exc) from None
-        finally:
-            os.close(fd)
 
     def changed_since(self, rel: str, ns: int) -> bool:
         """Whether the path's inode changed (content, mode, a rename over it) after ``ns`` (``time.time_ns()``)."""
