@@ -1,4 +1,4 @@
-"""Sessions: what one client's runs share, and the table of them that expires idle ones.
+"""Sessions: what one client's runs share, and the bounded table of them a server keeps.
 
 A ``Session`` holds the state tools keep between runs (the checklist, the
 background processes) and, for runs made with ``keep=True``, the plain-data
@@ -7,45 +7,79 @@ variables: a program is a notebook cell. Only plain data crosses (None,
 bools, numbers, strings, lists and dicts with string keys), within
 ``keep_bytes``; nothing else, so a session never holds a program's objects.
 
-``Sessions`` is the table a server keeps: ids are unguessable, so a session
-is reachable only by whoever was given its id; a session idle longer than
-``idle_s`` expires, and closing one stops its processes.
+``Sessions`` is the table a server keeps. Ids are unguessable, so a session
+is reachable only by whoever was given its id. What clients can make a
+server hold is bounded, and one client cannot take what another holds:
+
+- A call's session enters the table only when, at the end of the call, it
+  holds something (``Session.holds``: kept variables, a process, a
+  checklist). A call that keeps nothing leaves only its id in a bounded
+  record, so the id still works for the next call (as a new, empty session).
+- A session that holds something is never evicted to make room: when the
+  table is full of them, the new one is refused (``LimitExceeded``) and the
+  ones in use stay. Only a session holding nothing may be evicted.
+- The table holds at most ``most`` sessions (a connection's count too), all
+  of them together keep at most ``kept_bytes`` of variables, and run at most
+  ``processes`` background processes; a session unused for ``idle_s``
+  expires (a connection's too) and its processes stop.
+- A session that went away is remembered with why (closed, expired,
+  evicted, refused), so a client that names it is told what happened.
 """
 
 from __future__ import annotations
 
+import collections
 import secrets
 import threading
 import time
+import weakref
 from typing import Any, Iterator, Mapping
 
-from lackpy.errors import ParamError
+from lackpy.errors import LimitExceeded, ParamError, ToolError
 from lackpy.run.execute import MAX_RESULT_DEPTH, nesting, value_size
 from lackpy.run.trace import Summary
 
 #: How much a session keeps of the variables its runs leave, in bytes (as JSON would count them).
 KEEP_BYTES = 1024 * 1024
+#: How much all the sessions of a table keep together, in bytes (as JSON would count them).
+KEPT_BYTES = 64 * 1024 * 1024
 #: How long a session may stay unused before it expires, in seconds.
 IDLE_S = 30 * 60.0
-#: How many sessions a table holds; opening one more closes the least recently used
-#: (so what clients can make a server keep is bounded: at most this many times KEEP_BYTES).
+#: How many sessions that hold something a table keeps; past it, a new one is refused.
 MOST_SESSIONS = 256
+#: How many background processes all the sessions of a table run together.
+MOST_PROCESSES = 64
+#: How many sessions that went away (or hold nothing) a table remembers, with why.
+REMEMBERED = 4096
+#: The key of a session's tool state where ``start_process`` finds the server's bound on processes.
+PROCESS_ROOM = "process_room"
 
 _SCALARS = (type(None), bool, int, float, str)
+#: Tool state that is bookkeeping, not something a client would lose.
+_BOOKKEEPING = frozenset({"process_ids", "shell", PROCESS_ROOM})
+#: Why a remembered session is gone when it held nothing: its id starts a new, empty session.
+_HELD_NOTHING = "held nothing"
 
 
 class Session:
     """One client's state: ``state`` for the tools, ``variables`` kept between runs."""
 
-    def __init__(self, id: str | None = None, keep_bytes: int = KEEP_BYTES) -> None:
+    def __init__(self, id: str | None = None, keep_bytes: int = KEEP_BYTES, table: "Sessions | None" = None) -> None:
         self.id = id or secrets.token_urlsafe(12)
         self.keep_bytes = keep_bytes
         self.state: dict = {}
         self.variables: dict[str, Any] = {}
+        #: The size of ``variables``, as ``keep`` counted it.
+        self.kept_bytes = 0
         self.used = time.monotonic()
         self.closed = False
-        #: A pinned session lives as long as what holds it (a connection, a stdio server) and never expires idle.
+        #: A pinned session lives as long as what holds it (a stdio server) and never expires idle.
         self.pinned = False
+        #: How many calls are running in the session now.
+        self.runs = 0
+        self.table = table
+        if table is not None:
+            self.state[PROCESS_ROOM] = table.process_room
 
     def inputs(self, params: Mapping[str, Any] | None, tools: frozenset[str]) -> dict[str, Any]:
         """The variables a run of this session receives: the kept ones, then ``params`` over them.
@@ -59,8 +93,15 @@ class Session:
     def keep(self, variables: Mapping[str, Any]) -> dict[str, str]:
         """Keep the plain-data ``variables`` of a run that succeeded, in place of those kept before.
 
-        Returns the variables not kept, each with the reason.
+        Returns the variables not kept, each with the reason. In a table, what
+        all its sessions keep together stays within the table's ``kept_bytes``.
         """
+        if self.table is None:
+            return self._keep(variables, None)
+        with self.table.keeping:
+            return self._keep(variables, self.table.kept_room(self))
+
+    def _keep(self, variables: Mapping[str, Any], room: int | None) -> dict[str, str]:
         kept: dict[str, Any] = {}
         left = self.keep_bytes
         refused: dict[str, str] = {}
@@ -71,18 +112,32 @@ class Session:
             if not plain(value):
                 refused[name] = f"a {type(value).__name__} value is not plain data (keep numbers, strings, lists, dicts)"
                 continue
-            size = value_size(value, left)
+            size = value_size(value, left if room is None else min(left, room))
             if size > left:
                 refused[name] = f"over the {self.keep_bytes} bytes a session keeps"
-                continue
-            kept[name] = value
-            left -= size
-        self.variables = kept
+            elif room is not None and size > room:
+                refused[name] = f"over the {self.table.kept_bytes} bytes this server keeps for all its sessions together"
+            else:
+                kept[name] = value
+                left -= size
+                room = None if room is None else room - size
+        self.variables, self.kept_bytes = kept, self.keep_bytes - left
         return refused
 
     def reset(self) -> None:
         """Forget the kept variables."""
-        self.variables = {}
+        self.variables, self.kept_bytes = {}, 0
+
+    def holds(self) -> bool:
+        """Whether the session holds what its client would lose: a run under way, kept variables, a process
+        (running, or ended with output to read), a checklist or other tool state."""
+        if self.runs or self.variables:
+            return True
+        return any(value for key, value in self.state.items() if key not in _BOOKKEEPING)
+
+    def running(self) -> int:
+        """How many of the session's background processes are running."""
+        return sum(1 for process in list(self.state.get("processes", {}).values()) if process.poll() is None)
 
     def close(self) -> int:
         """Stop the session's background processes and forget its state; how many processes were running."""
@@ -91,7 +146,7 @@ class Session:
         self.closed = True
         stopped = stop_all(self.state)
         self.state.clear()
-        self.variables = {}
+        self.reset()
         return stopped
 
 
@@ -117,72 +172,261 @@ def plain(value: Any) -> bool:
 
 
 class Sessions:
-    """The sessions of one service, by id; idle ones expire and their processes stop."""
+    """The sessions of one service, by id, within bounds; idle ones expire and their processes stop.
 
-    def __init__(self, idle_s: float = IDLE_S, most: int = MOST_SESSIONS, keep_bytes: int = KEEP_BYTES) -> None:
+    A server uses ``fresh`` (a session for a call that names none), ``get``
+    (the one a call names), and ``begin``/``end`` around every call: ``end``
+    puts a session that holds something in the table, or refuses it when the
+    table is full of sessions in use, and takes out one that holds nothing.
+    ``open`` puts a session in the table at once (the Python API, stdio).
+    """
+
+    def __init__(
+        self,
+        idle_s: float = IDLE_S,
+        most: int = MOST_SESSIONS,
+        keep_bytes: int = KEEP_BYTES,
+        kept_bytes: int = KEPT_BYTES,
+        processes: int = MOST_PROCESSES,
+    ) -> None:
         self.idle_s, self.most, self.keep_bytes = idle_s, most, keep_bytes
+        self.kept_bytes, self.processes = kept_bytes, processes
+        #: The table: sessions that hold something (and those opened outright), least recently used first.
         self._open: dict[str, Session] = {}
-        self._lock = threading.Lock()
+        #: Sessions with a call running that are not in the table (yet).
+        self._busy: dict[str, Session] = {}
+        #: Every session of this table still held by someone (the table, a call, a connection): one object per id.
+        self._live: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
+        #: Sessions gone or holding nothing: id -> (why, when), oldest first.
+        self._gone: collections.OrderedDict[str, tuple[str, float]] = collections.OrderedDict()
+        self._lock = threading.RLock()
+        #: Held while a session keeps variables, so two runs never count the same room.
+        self.keeping = threading.Lock()
+
+    # -- sessions for calls -----------------------------------------------------------
 
     def open(self, pinned: bool = False) -> Session:
-        """A new session (closing expired ones, and the least recently used unpinned one when the table is full).
+        """A new session in the table now (making room by evicting one that holds nothing).
 
         A ``pinned`` session never expires idle: whatever holds it closes it.
+        Raises LimitExceeded when every session of a full table holds something.
         """
         self.expire()
-        session = Session(keep_bytes=self.keep_bytes)
+        session = self._new()
         session.pinned = pinned
         with self._lock:
-            evicted = []
-            if len(self._open) >= self.most:
-                oldest = next((s for s in self._open.values() if not s.pinned), None)
-                if oldest is not None:
-                    evicted.append(self._open.pop(oldest.id))
+            evicted = self._room()
             self._open[session.id] = session
-        for old in evicted:
-            old.close()
+        _close(evicted)
         return session
+
+    def fresh(self) -> Session:
+        """A new session for a call; it enters the table only if it holds something when the call ends."""
+        return self._new()
 
     def get(self, id: str) -> Session:
-        """The open session ``id``, marked used. Raises ParamError when there is none (never was, closed or expired)."""
-        self.expire()
-        with self._lock:
-            session = self._open.pop(id, None) if isinstance(id, str) else None
-            if session is not None:
-                self._open[id] = session  # most recently used last
-        if session is None:
-            raise ParamError(f"no session {str(id)[:40]!r} (it expired after {self.idle_s:g} s idle, or was never opened); leave session out to start a new one")
-        session.used = time.monotonic()
-        return session
+        """The session ``id``, marked used: an open one, or a new empty one for an id whose session held nothing.
 
-    def close(self, id: str) -> int:
-        """Close session ``id`` if it is open; how many of its processes were running."""
+        Raises ParamError saying what happened to it (closed, expired,
+        evicted, refused) or that this server does not know it.
+        """
+        self.expire()
+        now = time.monotonic()
+        if not isinstance(id, str):
+            id = repr(id)
         with self._lock:
-            session = self._open.pop(id, None)
-        return session.close() if session is not None else 0
+            session = self._live.get(id)
+            if session is not None and not session.closed:
+                if self._open.get(id) is session:
+                    self._open[id] = self._open.pop(id)  # most recently used last
+                session.used = now
+                return session
+            gone = self._gone.get(id)
+            if gone is not None and gone[0] == _HELD_NOTHING and now - gone[1] <= self.idle_s:
+                del self._gone[id]
+                return self._new(id)
+        shown = str(id)[:40]
+        if gone is None:
+            raise ParamError(f"no session {shown!r}: this server never opened it, or it went away long ago; leave session out to start a new one")
+        why = f"expired after {self.idle_s:g} s idle" if gone[0] == _HELD_NOTHING else gone[0]
+        raise ParamError(f"no session {shown!r}: it {why}; leave session out to start a new one")
+
+    def why(self, id: str) -> str | None:
+        """Why session ``id`` went away, if this table remembers it."""
+        with self._lock:
+            gone = self._gone.get(id)
+        return None if gone is None else gone[0]
+
+    def ensure_room(self, session: Session) -> None:
+        """Raise LimitExceeded, before a call runs, when ``session`` is not in the table and could not enter it."""
+        with self._lock:
+            if session.id in self._open or len(self._open) < self.most or self._evictable() is not None:
+                return
+        raise self._full()
+
+    def begin(self, session: Session) -> None:
+        """A call starts in ``session``: it cannot expire or be evicted until ``end``."""
+        with self._lock:
+            session.runs += 1
+            session.used = time.monotonic()
+            if session.id not in self._open and not session.closed:
+                self._busy[session.id] = session
+
+    def end(self, session: Session) -> str | None:
+        """A call in ``session`` ended: a session that holds something stays in (or enters) the table; one that
+        holds nothing leaves it, remembered so its id starts a new one.
+
+        Returns why the session was refused (a full table of sessions in use:
+        it is closed, its processes stopped), else None.
+        """
+        evicted = None
+        with self._lock:
+            session.runs -= 1
+            session.used = time.monotonic()
+            if session.runs > 0:
+                return None
+            self._busy.pop(session.id, None)
+            if session.closed or session.pinned:
+                return None
+            if not session.holds():
+                self._open.pop(session.id, None)
+                self._remember(session.id, _HELD_NOTHING)  # so its id still starts the next call
+                return None
+            if session.id in self._open:
+                self._open[session.id] = self._open.pop(session.id)  # most recently used last
+                return None
+            try:
+                evicted = self._room()
+            except LimitExceeded as exc:
+                refused = str(exc)
+            else:
+                self._open[session.id] = session
+                refused = None
+        _close(evicted)
+        if refused is not None:
+            self._end(session, f"was refused: the server held {self.most} sessions in use, the most it may")
+        return refused
+
+    # -- ending sessions -------------------------------------------------------------
+
+    def close(self, id: str, why: str = "was closed") -> int:
+        """Close session ``id`` if it is open or running; how many of its processes were running."""
+        with self._lock:
+            session = self._live.get(id)
+            if session is None or session.closed:
+                if id in self._gone:
+                    self._remember(id, why)
+                return 0
+        return self.close_session(session, why)
+
+    def close_session(self, session: Session, why: str) -> int:
+        """Close ``session`` (in the table or not: a connection's); how many of its processes were running."""
+        with self._lock:
+            self._open.pop(session.id, None)
+            self._busy.pop(session.id, None)
+        return self._end(session, why)
 
     def expire(self, now: float | None = None) -> int:
-        """Close the sessions idle longer than ``idle_s``; how many closed."""
+        """Close the sessions idle longer than ``idle_s`` (none with a call running); how many closed."""
         now = time.monotonic() if now is None else now
         with self._lock:
-            idle = [session for session in self._open.values() if not session.pinned and now - session.used > self.idle_s]
+            idle = [s for s in self._open.values() if not s.pinned and not s.runs and now - s.used > self.idle_s]
             for session in idle:
                 del self._open[session.id]
         for session in idle:
-            session.close()
+            self._end(session, f"expired after {self.idle_s:g} s idle")
         return len(idle)
 
     def close_all(self) -> int:
         """Close every session (when the service closes); how many processes were running."""
         with self._lock:
-            sessions, self._open = list(self._open.values()), {}
-        return sum(session.close() for session in sessions)
+            sessions = [*self._open.values(), *self._busy.values()]
+            self._open, self._busy = {}, {}
+        return sum(self._end(session, "was closed when the server stopped") for session in sessions)
+
+    # -- the bounds ---------------------------------------------------------------------
+
+    def kept_room(self, session: Session) -> int:
+        """How many bytes ``session`` may keep within what all the sessions keep together."""
+        with self._lock:
+            others = sum(s.kept_bytes for s in self._all() if s is not session)
+        return max(0, self.kept_bytes - others)
+
+    def process_room(self) -> None:
+        """Raise ToolError when the sessions together run ``processes`` background processes (``start_process`` asks)."""
+        with self._lock:
+            sessions = list(self._all())
+        running = sum(session.running() for session in sessions)
+        if running >= self.processes:
+            raise ToolError(
+                f"start_process: this server already runs {running} background processes for its sessions, the most it may; "
+                "stop one with stop_process first"
+            )
+
+    def held_bytes(self) -> int:
+        """How many bytes of variables the sessions keep now."""
+        with self._lock:
+            return sum(session.kept_bytes for session in self._all())
+
+    def _all(self) -> Iterator[Session]:
+        yield from self._open.values()
+        yield from (s for s in self._busy.values() if s.id not in self._open)
+
+    def _new(self, id: str | None = None) -> Session:
+        session = Session(id, keep_bytes=self.keep_bytes, table=self)
+        with self._lock:
+            self._live[session.id] = session
+        return session
+
+    def _room(self) -> Session | None:
+        """Make room for one more session (lock held): the session evicted to make it, if any.
+
+        Raises LimitExceeded when the table is full of sessions that hold something.
+        """
+        if len(self._open) < self.most:
+            return None
+        oldest = self._evictable()
+        if oldest is None:
+            raise self._full()
+        del self._open[oldest.id]
+        self._remember(oldest.id, "was evicted to make room for a new session (it held nothing)")
+        return oldest
+
+    def _evictable(self) -> Session | None:
+        """The least recently used session that may make room: not pinned, no call running, holding nothing."""
+        return next((s for s in self._open.values() if not s.pinned and not s.holds()), None)
+
+    def _full(self) -> LimitExceeded:
+        return LimitExceeded(
+            "sessions", self.most,
+            f"this server holds {self.most} sessions in use (kept variables, processes or a checklist), the most it may, "
+            f"so it keeps no new one; continue in a session you hold (pass its id), or try again when one ends "
+            f"(a session ends {self.idle_s:g} s after its last use)",
+        )
+
+    def _end(self, session: Session, why: str) -> int:
+        with self._lock:
+            self._remember(session.id, why)
+        return session.close()
+
+    def _remember(self, id: str, why: str) -> None:
+        """Remember (lock held) why session ``id`` went away; the oldest record goes past REMEMBERED."""
+        self._gone.pop(id, None)
+        self._gone[id] = (why, time.monotonic())
+        while len(self._gone) > REMEMBERED:
+            self._gone.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._open)
 
     def __iter__(self) -> Iterator[Session]:
-        return iter(list(self._open.values()))
+        with self._lock:
+            return iter(list(self._open.values()))
 
 
-__all__ = ["IDLE_S", "KEEP_BYTES", "Session", "Sessions", "plain"]
+def _close(session: Session | None) -> None:
+    if session is not None:
+        session.close()
+
+
+__all__ = ["IDLE_S", "KEEP_BYTES", "KEPT_BYTES", "MOST_PROCESSES", "MOST_SESSIONS", "PROCESS_ROOM", "Session", "Sessions", "plain"]

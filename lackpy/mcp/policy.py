@@ -4,26 +4,74 @@ The person who starts the server decides: ``--kit`` names the kit a request
 gets when it names none, ``--allow-kits`` the kits a request may name (by
 default every kit within the read-only grade). A request may also name a
 comma list of tools, allowed when every tool belongs to an allowed kit.
+
+A server holds what it was started with. Each allowed kit is resolved at
+start and remembered (``Held``: its tools, their grades, its limits and
+other terms); every request resolves its kit again and is refused when the
+kit now reaches further than it did then, so a kit file that changes while
+the server runs (a program of another kit, a co-resident process, a ``git
+pull``) never widens what a client gets. Why the tools and not only the
+grade: a grade is two numbers, and a kit of the same grade can still gain a
+tool the person never offered (one that reads another part of the machine,
+a remote server's); the person allowed a set of tools, so that set is what
+holds. A kit that lost tools still runs (it reaches less); one whose limits
+or other terms (``approvals``) changed is refused, since lackpy cannot tell
+in general whether new terms ask less, and a server that is restarted
+accepts any change its person made on purpose.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
 
-from lackpy.errors import KitError, LackpyError
+from lackpy.errors import DeniedError, KitError, LackpyError
+from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.grade import Grade
 from lackpy.service import LackpyService
 
 
 @dataclass(frozen=True)
+class Held:
+    """What one allowed kit resolved to when the server started: tools (name in programs -> tool, grade), grade, terms."""
+
+    tools: Mapping[str, tuple[str, Grade]]
+    grade: Grade
+    terms: str
+
+    @classmethod
+    def of(cls, kit: ResolvedKit) -> "Held":
+        return cls({alias: (spec.name, _tool_grade(spec)) for alias, spec in kit.tools.items()}, kit.grade, _terms(kit))
+
+    def widened(self, kit: ResolvedKit) -> list[str]:
+        """What ``kit`` (resolved now) has beyond this: each new or stronger tool, a higher grade, other terms."""
+        found = []
+        for alias, spec in kit.tools.items():
+            was, now = self.tools.get(alias), _tool_grade(spec)
+            if was is None or was[0] != spec.name:
+                found.append(f"{alias} ({now}), which it did not have")
+            elif not now.within(was[1]):
+                found.append(f"{alias} at {now}, above its {was[1]}")
+        if not found and not kit.grade.within(self.grade):
+            found.append(f"the grade {kit.grade}, above its {self.grade}")
+        if _terms(kit) != self.terms:
+            found.append("other limits or approvals than it had")
+        return found
+
+
+@dataclass(frozen=True)
 class KitPolicy:
-    """The default kit, the allowed kit names, the tools they hold and the highest grade they reach."""
+    """The default kit, the allowed kit names, the tools they hold and the highest grade they reach, as at start."""
 
     default_kit: str
     allowed: tuple[str, ...]
     tools: frozenset[str]
     grades: tuple[Grade, ...]
+    #: Each allowed kit as it resolved at start.
+    held: Mapping[str, Held] = field(default_factory=dict)
+    #: Each tool of the allowed kits with its grade at start.
+    tool_grades: Mapping[str, Grade] = field(default_factory=dict)
 
     @classmethod
     def build(cls, service: LackpyService, default_kit: str = "readonly", allow_kits: Iterable[str] | None = None) -> "KitPolicy":
@@ -41,43 +89,65 @@ class KitPolicy:
             allowed = [name.strip() for name in allow_kits if name.strip()]
         if default_kit not in allowed:
             allowed.insert(0, default_kit)
-        tools: set[str] = set()
-        grades = []
+        held: dict[str, Held] = {}
+        tool_grades: dict[str, Grade] = {}
         for name in allowed:
             try:
                 resolved = service.resolve_kit(name)
             except LackpyError as exc:
                 raise KitError(f"lackpy serve cannot offer kit '{name}' (--kit or --allow-kits): {exc}") from None
-            tools.update(spec.name for spec in resolved.tools.values())
-            grades.append(resolved.grade)
-        return cls(default_kit, tuple(allowed), frozenset(tools), tuple(grades))
+            held[name] = Held.of(resolved)
+            tool_grades.update((spec.name, _tool_grade(spec)) for spec in resolved.tools.values())
+        grades = tuple(kit.grade for kit in held.values())
+        return cls(default_kit, tuple(allowed), frozenset(tool_grades), grades, held, tool_grades)
 
     # -- what a request may use -------------------------------------------------
 
-    def kit_for(self, service: LackpyService, kit: str | None) -> str:
-        """The kit a request runs with: ``kit`` when allowed, the default when None.
+    def resolve(self, service: LackpyService, kit: str | None) -> ResolvedKit:
+        """The kit a request runs with, resolved now: ``kit`` when allowed, the default when None.
 
-        Raises the service's own error when ``kit`` does not resolve, and
-        KitError, naming the option that allows it, when it is not allowed.
+        Raises the service's own error when ``kit`` does not resolve; KitError,
+        naming the option that allows it, when it is not allowed; DeniedError
+        when an allowed kit now reaches further than it did at start.
         """
-        if kit is None or not kit.strip():
-            return self.default_kit
-        kit = kit.strip()
-        if kit in self.allowed:
-            return kit
-        resolved = service.resolve_kit(kit)  # an unknown kit or tool fails here with its own message
-        if resolved.name in (None, "none") and all(spec.name in self.tools for spec in resolved.tools.values()):
-            return kit
+        name = self.default_kit if kit is None or not kit.strip() else kit.strip()
+        resolved = service.resolve_kit(name)  # an unknown kit or tool fails here with its own message
+        held = self.held.get(name)
+        if held is not None:
+            widened = held.widened(resolved)
+            if widened:
+                raise DeniedError(
+                    f"kit '{name}' changed since this server started: it now has {'; '.join(widened)}; "
+                    "the server keeps the kits it was started with, so restart lackpy serve to accept the change"
+                )
+            return resolved
         if resolved.name not in (None, "none"):
             raise KitError(
-                f"kit '{kit}' is not allowed by this server (allowed: {', '.join(self.allowed)}); "
-                f"whoever starts it can allow it: lackpy serve --allow-kits {','.join((*self.allowed, kit))}"
+                f"kit '{name}' is not allowed by this server (allowed: {', '.join(self.allowed)}); "
+                f"whoever starts it can allow it: lackpy serve --allow-kits {','.join((*self.allowed, name))}"
             )
-        outside = sorted(spec.name for spec in resolved.tools.values() if spec.name not in self.tools)
-        raise KitError(
-            f"tool(s) {', '.join(outside)} are in no kit this server allows (allowed: {', '.join(self.allowed)}); "
-            f"whoever starts it can allow a kit that has them: lackpy serve --allow-kits {','.join(self.allowed)},KIT"
-        )
+        return self._checked_tools(resolved)
+
+    def resolve_tools(self, service: LackpyService, names: list[str]) -> ResolvedKit:
+        """The kit of the tools ``names`` (an exposed tool's call), resolved now and checked as a comma list is."""
+        return self._checked_tools(service.resolve_kit(list(names)))
+
+    def _checked_tools(self, resolved: ResolvedKit) -> ResolvedKit:
+        """``resolved`` (a list of tools) when every tool is in an allowed kit at no more than its grade at start."""
+        outside = sorted(spec.name for spec in resolved.tools.values() if spec.name not in self.tool_grades)
+        if outside:
+            raise KitError(
+                f"tool(s) {', '.join(outside)} are in no kit this server allows (allowed: {', '.join(self.allowed)}); "
+                f"whoever starts it can allow a kit that has them: lackpy serve --allow-kits {','.join(self.allowed)},KIT"
+            )
+        stronger = [f"{spec.name} at {_tool_grade(spec)}, above its {self.tool_grades[spec.name]}"
+                    for spec in resolved.tools.values() if not _tool_grade(spec).within(self.tool_grades[spec.name])]
+        if stronger:
+            raise DeniedError(
+                f"tool(s) changed since this server started: {'; '.join(stronger)}; "
+                "the server keeps the tools it was started with, so restart lackpy serve to accept the change"
+            )
+        return resolved
 
     # -- what that lets a client do (MCP tool annotations) -------------------------
 
@@ -104,4 +174,13 @@ def _grade(service: LackpyService, name: str) -> Grade:
         return Grade(3, 3)
 
 
-__all__ = ["KitPolicy"]
+def _tool_grade(spec: Any) -> Grade:
+    return Grade(spec.grade_w, spec.effects_ceiling)
+
+
+def _terms(kit: ResolvedKit) -> str:
+    """A kit's limits and other frontmatter (approvals, plugins' keys), comparable as text."""
+    return json.dumps({"limits": kit.limits, "extra": kit.extra}, sort_keys=True, default=repr)
+
+
+__all__ = ["Held", "KitPolicy"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import keyword
 from typing import Annotated, Any, AsyncIterator, Awaitable, Callable
@@ -21,11 +22,12 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field, ValidationError
 
 from lackpy import __version__
-from lackpy.errors import ArgumentError, LackpyError, UsageError
+from lackpy.errors import ArgumentError, ErrorKind, LackpyError, UsageError
 from lackpy.infer.result import DelegateResult, GenerationResult
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.kit.spec import ToolSpec
 from lackpy.lang.diagnostics import ValidationResult
+from lackpy.lang.grade import Grade
 from lackpy.mcp import results
 from lackpy.mcp.approvals import Asking
 from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
@@ -75,12 +77,14 @@ def build_server(
     ``one_client`` says the transport serves one client for the server's
     life (stdio): its calls share one session. ``expose_tools`` also serves
     each tool of the default kit as its own MCP tool. ``ceiling`` (a kit
-    name or "w,d") refuses every program whose own grade is above it.
-    Approvals are asked of the client (``lackpy.mcp.approvals``);
-    ``approval`` (block, auto, notify, none) replaces every gate's mode.
+    name or "w,d"; else the config's) refuses every program whose own grade
+    is above it; it is resolved to a grade here, once, so a kit file that
+    changes later never raises it. Approvals are asked of the client
+    (``lackpy.mcp.approvals``); ``approval`` (block, auto, notify, none)
+    replaces every gate's mode.
     """
     tools = _Tools(service, policy, service.open_session(pinned=True) if one_client else None)
-    tools.ceiling, tools.approval = ceiling, approval
+    tools.ceiling, tools.approval = service.ceiling_grade(ceiling), approval
     default = service.resolve_kit(policy.default_kit)
     runs = _annotations(policy.read_only, policy.destructive, policy.open_world, idempotent=False)
     writes_programs = _annotations(True, False, _models_reach_out(service), idempotent=False)
@@ -109,7 +113,7 @@ class _Tools:
 
     def __init__(self, service: LackpyService, policy: KitPolicy, main: Session | None = None) -> None:
         self.service, self.policy, self.main = service, policy, main
-        self.ceiling: str | None = None
+        self.ceiling: Grade | None = None
         self.approval: str | None = None
         self.asking = Asking()
 
@@ -127,27 +131,55 @@ class _Tools:
 
         return await self.asking.serve(ctx, guarded, tool)
 
-    async def _kit(self, kit: str | None) -> str:
-        """The kit a call runs with; only a kit the policy does not name outright is resolved (off the loop)."""
-        if kit is None or not kit.strip() or kit.strip() in self.policy.allowed:
-            return self.policy.kit_for(self.service, kit)  # no resolving: the default, or a name on the list
-        return await asyncio.to_thread(self.policy.kit_for, self.service, kit)
+    async def _kit(self, kit: str | None) -> ResolvedKit:
+        """The kit a call runs with, resolved now (off the loop) and checked against what the server started with."""
+        return await asyncio.to_thread(self.policy.resolve, self.service, kit)
 
-    async def _session(self, ctx: Context | None, given: str | None) -> Session:
-        """The session of a call: the one it names, its connection's (or the one client's), else a new one."""
-        sessions = self.service.sessions
+    def _session(self, ctx: Context | None, given: str | None, keep: bool = False) -> tuple[Session, str | None]:
+        """The session of a call (the one it names, its connection's or the one client's, else a new one), and a
+        notice when its connection's session went away since the last call.
+
+        A new session enters the table only if it holds something when the
+        call ends (``Sessions.end``); a call that asks to ``keep`` is refused
+        up front when it could not.
+        """
+        sessions, note = self.service.sessions, None
         if given is not None:
-            return sessions.get(given)
-        if self.main is not None:
-            return self.main
-        connection = _connection(ctx)
-        if connection is None:
-            return sessions.open()
-        session = connection.state.get(_SESSION_KEY)
-        if session is None or session.closed:
-            session = connection.state[_SESSION_KEY] = sessions.open(pinned=True)
-            connection.exit_stack.push_async_callback(asyncio.to_thread, sessions.close, session.id)
-        return session
+            session = sessions.get(given)
+        elif self.main is not None:
+            return self.main, None
+        elif (connection := _connection(ctx)) is None:
+            session = sessions.fresh()
+        else:
+            session = connection.state.get(_SESSION_KEY)
+            if session is None or session.closed:
+                if session is not None:
+                    note = f"this connection's session {session.id} {sessions.why(session.id) or 'was closed'}; this call has a new one"
+                session = connection.state[_SESSION_KEY] = sessions.fresh()
+                connection.exit_stack.push_async_callback(asyncio.to_thread, sessions.close_session, session, "was closed: its connection closed")
+        if keep:
+            sessions.ensure_room(session)
+        return session, note
+
+    async def _in_session(self, session: Session, note: str | None, work: Callable[[], Awaitable[Any]]) -> Any:
+        """``work()``'s result (a run's or a delegation's), the call held in ``session`` while it runs.
+
+        When the call ends, the session enters the table, stays, or leaves
+        it (``Sessions.end``); a session refused for a full table was closed,
+        and the result says so as a ``limit`` failure.
+        """
+        sessions = self.service.sessions
+        sessions.begin(session)
+        try:
+            result = await work()
+        finally:
+            refused = sessions.end(session)
+        if isinstance(result, DelegateResult):
+            if result.execution is None:
+                return result
+            execution = _settled(result.execution, refused, note, sessions.most)
+            return dataclasses.replace(result, execution=execution, success=execution.success)
+        return _settled(result, refused, note, sessions.most)
 
     async def run_program(
         self,
@@ -163,15 +195,15 @@ class _Tools:
     ) -> CallToolResult:
         async def work(approve: Any) -> CallToolResult:
             chosen = await self._kit(kit)
-            state = await self._session(ctx, session)
+            state, note = self._session(ctx, session, keep)
             if reset:
                 state.reset()
             async with _Progress(ctx) as progress:
-                progress.report(f"running the program with kit {chosen}")
-                result = await self.service.run_program(
+                progress.report(f"running the program with kit {_kit_name(chosen)}")
+                result = await self._in_session(state, note, lambda: self.service.run_program(
                     program, kit=chosen, params=params, limits=limits, dry_run=dry_run, session=state, keep=keep, on_event=progress.on_event,
                     ceiling=self.ceiling, approve=approve, approval=self.approval,
-                )
+                ))
                 progress.report(f"done: {_calls(len(result.trace))}")
             return results.of_run(result.to_dict())
 
@@ -183,10 +215,11 @@ class _Tools:
         async def work(approve: Any) -> CallToolResult:
             given = dict(arguments or {})
             program = _one_call(spec.name, given)
-            state = await self._session(ctx, None)
-            result = await self.service.run_program(
-                program, kit=[spec.name], params=given, session=state, ceiling=self.ceiling, approve=approve, approval=self.approval
-            )
+            chosen = await asyncio.to_thread(self.policy.resolve_tools, self.service, [spec.name])
+            state, note = self._session(ctx, None)
+            result = await self._in_session(state, note, lambda: self.service.run_program(
+                program, kit=chosen, params=given, session=state, ceiling=self.ceiling, approve=approve, approval=self.approval
+            ))
             if not result.success:
                 error = (result.error or "no result").removeprefix("line 1: ")
                 return results.failure(f"{result.error_kind or 'runtime'} error: {error}", result.to_dict())
@@ -214,13 +247,13 @@ class _Tools:
     ) -> CallToolResult:
         async def work(approve: Any) -> CallToolResult:
             chosen = await self._kit(kit)
-            state = await self._session(ctx, session)
+            state, note = self._session(ctx, session)
             async with _Progress(ctx) as progress:
                 progress.report("writing a program for the intent")
-                result = await self.service.delegate(
+                result = await self._in_session(state, note, lambda: self.service.delegate(
                     intent, kit=chosen, params=params, dry_run=dry_run, on_event=progress.on_event, session=state, ceiling=self.ceiling,
                     approve=approve, approval=self.approval,
-                )
+                ))
                 progress.report("done")
             return results.of_run(result.to_dict())
 
@@ -388,6 +421,22 @@ def _one_call(tool: str, arguments: dict[str, Any]) -> str:
         if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
             raise ArgumentError(f"{tool}: unknown argument {str(name)[:60]!r}")
     return f"{tool}({', '.join(f'{name}={name}' for name in arguments)})"
+
+
+def _settled(result: ExecutionResult, refused: str | None, note: str | None, most: int) -> ExecutionResult:
+    """A run's result with ``note`` among its notices; a failure saying so when its session was ``refused``."""
+    if note is not None:
+        result = dataclasses.replace(result, notices=[*result.notices, note])
+    if refused is None:
+        return result
+    return dataclasses.replace(
+        result, success=False, error_kind=ErrorKind.LIMIT, limit="sessions", limit_value=most, session=None, kept=[],
+        error=f"the program ran, but its session was not kept, so its processes were stopped and its variables dropped: {refused}",
+    )
+
+
+def _kit_name(kit: ResolvedKit) -> str:
+    return kit.name or ",".join(kit.tools)
 
 
 def _calls(count: Any) -> str:
