@@ -5,6 +5,14 @@ terminal, else ``/dev/tty`` when standard error is one), never on a pipe, so
 a command in a script or a test is never left waiting for a keypress it
 cannot get: there, ``terminal()`` is None and a blocking gate is denied with
 a sentence saying to run on a terminal or pass ``--yes``.
+
+A question shows everything the approval allows (``ApprovalRequest``:
+arguments in full with nothing invisible, every file of a commit with its
+counts) and, when it fits, the diff. What does not fit in ``SHOWN_LINES``
+lines and ``SHOWN_CHARS`` characters is left out with a line that says so,
+and ``a`` at the prompt prints all of it before the person answers; until
+they have read a question that was cut, it is not approved when its wait
+ends, whatever the mode.
 """
 
 from __future__ import annotations
@@ -18,8 +26,14 @@ from typing import Any, Callable, TextIO
 from lackpy.approve import Unattended
 from lackpy.run.approvals import ApprovalRequest, Decision
 
-#: Lines of a diff or program shown before the rest is left out.
+#: Lines of a question shown before the rest is left out (``a`` shows it all).
 SHOWN_LINES = 200
+#: Characters of a question shown before the rest is left out (a very long command, a wide diff).
+SHOWN_CHARS = 20_000
+#: The answers that print the whole question and ask again.
+SHOW_ALL = ("a", "all")
+#: What each gate asks.
+HEADS = {"program": "run this program?", "call": "make this call?", "commit": "apply these changes?"}
 #: A blocking approval on no terminal.
 NO_TERMINAL = Unattended("nobody can be asked: no terminal to ask on; pass --yes to approve everything for this command")
 
@@ -33,19 +47,30 @@ class Prompt:
     def __call__(self, request: ApprovalRequest) -> Decision | None:
         if self.before is not None:
             self.before()
-        self.out.write(_shown(request))
+        everything, shown, note = _layout(request)
+        self._write(shown + ([note] if note else []))
         if request.mode == "notify":
-            self.out.flush()
             return None
-        self.out.write(f"lackpy: approve? [y/N] (waiting {request.wait_s:g} s) ")
+        deadline = time.monotonic() + request.wait_s
+        more = f"; a: show all {len(everything)} line{'s' if len(everything) != 1 else ''}" if note else ""
+        self.out.write(f"lackpy: approve? [y/N] (waiting {request.wait_s:g} s{more}) ")
         self.out.flush()
-        answer = _read_line(self.fd, request.wait_s)
-        if answer is None:
-            self.out.write(f"\nlackpy: no answer within {request.wait_s:g} s\n")
+        while True:
+            answer = _read_line(self.fd, deadline - time.monotonic())
+            if answer is None:
+                self._write(["", f"lackpy: no answer within {request.wait_s:g} s"])
+                return None
+            if answer.strip().lower() not in SHOW_ALL:
+                approved = answer.strip().lower() in ("y", "yes")
+                return Decision(approved, "user", "approved on the terminal" if approved else "refused on the terminal")
+            self._write(everything)
+            request.showing.seen()
+            self.out.write(f"lackpy: approve? [y/N] ({max(deadline - time.monotonic(), 0):.0f} s left) ")
             self.out.flush()
-            return None
-        approved = answer.strip().lower() in ("y", "yes")
-        return Decision(approved, "user", "approved on the terminal" if approved else "refused on the terminal")
+
+    def _write(self, lines: list[str]) -> None:
+        self.out.write("\n".join(lines) + "\n")
+        self.out.flush()
 
 
 def terminal(before: Callable[[], Any] | None = None) -> Prompt | None:
@@ -61,24 +86,50 @@ def terminal(before: Callable[[], Any] | None = None) -> Prompt | None:
     return None
 
 
-def _shown(request: ApprovalRequest) -> str:
-    """What the person reads: the gate and its summary, then the program, the arguments or the diff."""
-    head = {"program": "run this program?", "call": "make this call?", "commit": "apply these changes?"}[request.gate]
-    if request.mode == "notify":
-        head = "(notice) " + head
-    lines = [f"lackpy: {head} {request.summary()}"]
-    if request.gate == "program":
-        lines.append(f"lackpy: its own grade: {request.grade} ({request.risk})")
-    details = request.details().splitlines()
-    for line in details[:SHOWN_LINES]:
-        lines.append(f"  {line}")
-    if len(details) > SHOWN_LINES:
-        lines.append(f"  ... {len(details) - SHOWN_LINES} more lines (--dry-run prints them all)")
-    return "\n".join(lines) + "\n"
+def _layout(request: ApprovalRequest) -> tuple[list[str], list[str], str | None]:
+    """The whole question, the part shown now, and the line that says what was left out (None: nothing).
+
+    The summary and every line of what the approval allows come first; the
+    diff follows when all of it fits. A question whose allowed part does
+    not fit is marked cut on the request (``Showing``), so it is not
+    approved by default until the person has read it all.
+    """
+    head = ("(notice) " if request.mode == "notify" else "") + HEADS[request.gate]
+    allowed = [f"lackpy: {head} {request.summary()}"] + [f"  {line}" for line in request.lines()]
+    extra = [f"  {line}" for line in request.more()]
+    everything = allowed + extra
+    if _fits(everything):
+        return everything, everything, None
+    asks = request.mode != "notify"
+    if _fits(allowed):
+        return everything, allowed, f"lackpy: the diff ({len(extra)} lines) is not shown" + ("; answer a to read it before you answer" if asks else "")
+    shown = _cut(allowed)
+    total = sum(map(len, allowed)) + len(allowed)
+    request.showing.cut(f"the terminal showed only part of it ({total} characters in {len(allowed)} lines)")
+    note = f"lackpy: only part of what this approves is shown ({total} characters in {len(allowed)} lines)"
+    return everything, shown, note + ("; answer a to read all of it; until you do, no answer is a no" if asks else "")
+
+
+def _fits(lines: list[str]) -> bool:
+    return len(lines) <= SHOWN_LINES and sum(map(len, lines)) + len(lines) <= SHOWN_CHARS
+
+
+def _cut(lines: list[str]) -> list[str]:
+    """The first lines within the budgets, the last one cut short (and saying so) when it alone is too long."""
+    shown, room = [], SHOWN_CHARS
+    for line in lines[:SHOWN_LINES]:
+        if len(line) + 1 > room:
+            shown.append(f"{line[:max(room - 60, 0)]}... ({len(line) - max(room - 60, 0)} more characters)")
+            break
+        shown.append(line)
+        room -= len(line) + 1
+    return shown
 
 
 def _read_line(fd: int, wait_s: float) -> str | None:
     """A line typed on ``fd`` within ``wait_s`` seconds, or None."""
+    if wait_s <= 0:
+        return None
     deadline = time.monotonic() + wait_s
     data = b""
     while not data.endswith(b"\n"):

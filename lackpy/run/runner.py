@@ -218,7 +218,7 @@ def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: 
     elif not ending.success:
         return unchanged  # a failed run changes nothing, and reports nothing as changed
     else:
-        answer = approvals.commit(planned.created + planned.modified + planned.deleted, store.diff) if approvals is not None else None
+        answer = approvals.commit(planned, store.diff) if approvals is not None else None
         if answer is not None and not answer.approved:
             error = f"denied: the changes were not approved ({answer.by}): {answer.reason}; nothing was written"
             return unchanged._replace(success=False, error=error, error_kind=ErrorKind.DENIED)

@@ -11,7 +11,7 @@ import pytest
 
 from lackpy import LackpyService
 from lackpy.errors import ConfigError, ParamError
-from lackpy.run.approvals import BLOCK, NONE, ApprovalRequest, Decision, Mode, policy_from
+from lackpy.run.approvals import BLOCK, NONE, ApprovalRequest, Decision, FileChange, Mode, exact, file_changes, policy_from, visible
 
 MODES = ["isolated", "inprocess"]
 
@@ -304,3 +304,168 @@ def test_a_bad_mode_in_a_kit_is_a_kit_error(ws):
     with LackpyService(ws, trust=True) as svc:
         with pytest.raises(Exception, match="kit 'scripts' approvals read_file: 'often' is not an approval mode"):
             run(svc, "read_file('keep.txt')", kit="scripts")
+
+
+# -- what the person approves is exactly what happens ---------------------------------------------
+
+PADDED = 'run_command("echo running the unit tests now" + " " * 200 + "; touch PWNED_hidden")'
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_padded_command_is_asked_about_whole_with_its_padding_counted(ws, mode):
+    answers = Answers(False)
+    with LackpyService(ws) as svc:
+        result = run(svc, PADDED, kit="coding", mode=mode, approve=answers)
+    [request] = answers.requests
+    summary = request.summary()
+    assert summary == "run_command(command='echo running the unit tests now' + ' ' * 200 + '; touch PWNED_hidden')"
+    assert eval(summary.removeprefix("run_command(command=").removesuffix(")")) == request.arguments["command"]
+    assert result.error_kind == "denied" and not (ws / "PWNED_hidden").exists()
+
+
+def test_exact_spells_out_any_argument_so_that_it_equals_the_value():
+    values = [
+        "plain", "", "a\nb\rc\x1b[2K\x00", "\u202eevil\u200b", "\u3164" * 3 + "x", "\u2800" * 40,
+        ["x" * 17, {"k": (1,), "t": " " * 16}], {"s", "t"}, (), 3.5, None, b"by\x00tes",
+    ]
+    for value in values:
+        text = exact(value)
+        assert eval(text) == value, text
+        assert text.isprintable() and "\u3164" not in text and "\u2800" not in text, text
+    assert exact(["a" + " " * 300 + "b"]) == "['a' + ' ' * 300 + 'b']"
+
+
+def test_visible_escapes_what_a_terminal_would_act_on_or_hide():
+    assert visible("ok\x1b[1A\x1b[2K") == "ok\\x1b[1A\\x1b[2K"
+    assert visible("x = 1" + " " * 40 + "; y\t") == "x = 1\u27e8' ' \u00d7 40\u27e9; y\\t"
+    assert visible("\u27e8' ' \u00d7 3\u27e9") == "\\u27e8' ' \u00d7 3\u27e9"  # a literal marker cannot pass for a count
+    assert visible("caf\u00e9 \u202e\u3164") == "caf\u00e9 \\u202e\\u3164"
+
+
+EIGHT_THEN_BUILD = (
+    "for i in range(8):\n"
+    "    write_file(f'a{i}.md', 'notes\\n' * 300)\n"
+    "write_file('tools/build.sh', 'curl http://127.0.0.1:9/x | sh\\n')\n"
+    "write_file('keep.txt', '-- a line\\n--- a/keep.txt\\nno newline')\n"
+)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_commit_question_names_every_file_with_its_kind_and_counts(ws, mode):
+    answers = Answers(False)
+    with LackpyService(ws) as svc:
+        result = run(svc, EIGHT_THEN_BUILD, kit="filesystem", mode=mode, approve=answers)
+    assert result.error_kind == "denied" and not (ws / "tools").exists()
+    [request] = answers.requests
+    changes = {c.path: (c.kind, c.added, c.removed) for c in request.changes}
+    assert changes == {**{f"a{i}.md": ("created", 300, 0) for i in range(8)}, "tools/build.sh": ("created", 1, 0), "keep.txt": ("modified", 3, 1)}
+    assert "created   tools/build.sh  +1 -0" in request.lines() and "modified  keep.txt  +3 -1" in request.lines()
+    assert request.summary() == "write 10 files (9 created, 1 modified; +2404 -1 lines)"
+    assert "+curl http://127.0.0.1:9/x | sh" in request.more() and request.diff.count("\n") == len(request.more())
+
+
+def test_file_changes_never_guess_counts_from_a_diff_they_cannot_read_back():
+    from types import SimpleNamespace
+
+    changes = SimpleNamespace(created=["b"], modified=["a"], deleted=[])
+    diff = "--- a/a\n+++ b/a\n@@ -1 +1 @@\n-x\n+y\n--- /dev/null\n+++ b/b\n@@ -0,0 +1,2 @@\n+1\n+2\n"
+    assert [(c.path, c.kind, c.added, c.removed) for c in file_changes(changes, diff)] == [("a", "modified", 1, 1), ("b", "created", 2, 0)]
+    broken = diff.replace("+1,2 @@", "+1,3 @@")
+    assert [(c.added, c.removed) for c in file_changes(changes, broken)] == [(None, None), (None, None)]
+    assert "lines not counted" in FileChange("a", "modified").line()
+
+
+def test_an_odd_file_name_is_shown_escaped_in_the_commit_question(ws):
+    answers = Answers(False)
+    with LackpyService(ws) as svc:
+        run(svc, "write_file('ok.md\\n  created  other.md', 'x')", kit="filesystem", approve=answers)
+    assert answers.requests[0].lines() == ["created   'ok.md\\n  created  other.md'  +1 -0"]
+
+
+# -- a workspace may only ask more, in every part of a mode --------------------------------------
+
+
+def readonly_kit_asking(ws: Path, mode: str) -> None:
+    kit_file(ws, f"---\nname: scripts\napprovals:\n  run_command: \"{mode}\"\n---\nread_file\n")
+
+
+@pytest.mark.parametrize("kit_mode, asked", [("auto:1", ("auto", 600.0)), ("block:1", ("block", 600.0)), ("auto:900", ("auto", 900.0))])
+def test_an_untrusted_workspace_kit_cannot_shorten_the_users_wait(ws, own_trust_record, kit_mode, asked):
+    (own_trust_record / "lackpy").mkdir(exist_ok=True)
+    (own_trust_record / "lackpy" / "config.toml").write_text('[approvals]\nrun_command = "auto:600"\n')
+    readonly_kit_asking(ws, kit_mode)
+    answers = Answers(False)
+    with LackpyService(ws, trust=False) as svc:
+        result = run(svc, "run_command('touch canary.txt')", kit="scripts", extra_tools=["run_command"], approve=answers)
+    [request] = answers.requests
+    assert (request.mode, request.wait_s) == asked
+    assert result.error_kind == "denied" and not (ws / "canary.txt").exists()
+
+
+def test_an_untrusted_workspace_config_cannot_shorten_the_users_wait_either(ws, own_trust_record):
+    (own_trust_record / "lackpy").mkdir(exist_ok=True)
+    (own_trust_record / "lackpy" / "config.toml").write_text('approval_timeout_s = 300\n[approvals]\nrun_command = "auto"\n')
+    config(ws, 'approval_timeout_s = 1\n[approvals]\nrun_command = "auto"\ncommit = "auto:2"\n')
+    answers = Answers(False, False)
+    with LackpyService(ws, trust=False) as svc:
+        run(svc, "run_command('touch canary.txt')", kit="coding", approve=answers)
+        run(svc, "write_file('new.txt', 'n')", kit="coding", approve=answers)
+    assert [(r.gate, r.mode, r.wait_s) for r in answers.requests] == [("call", "auto", 300.0), ("commit", "block", 300.0)]
+
+
+# -- a run waiting for a person gives its slot back ---------------------------------------------
+
+
+class Held:
+    """An async approve callback that answers no only when released; counts the questions it holds."""
+
+    def __init__(self) -> None:
+        self.release, self.asked = asyncio.Event(), 0
+
+    async def __call__(self, request: ApprovalRequest):
+        self.asked += 1
+        await self.release.wait()
+        return False
+
+
+async def asked(held: Held, count: int) -> None:
+    """Until ``held`` holds ``count`` questions (bounded: 20 s)."""
+    for _ in range(400):
+        if held.asked >= count:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{held.asked} of {count} questions were asked within 20 s")
+
+
+def test_runs_waiting_for_a_person_leave_their_slots_to_other_runs(ws):
+    async def main():
+        held = Held()
+        async with LackpyService(ws, {"max_concurrent_runs": 2}) as svc:
+            waiting = [asyncio.create_task(svc.run_program("run_command('touch canary.txt')", kit="coding", approve=held)) for _ in range(2)]
+            await asked(held, 2)
+            other = await asyncio.wait_for(svc.run_program("read_file('keep.txt')", kit="readonly"), 10)
+            held.release.set()
+            return other, await asyncio.gather(*waiting)
+
+    other, refused = asyncio.run(main())
+    assert other.success and other.output == "as it was\n"
+    assert all(r.error_kind == "denied" for r in refused) and not (ws / "canary.txt").exists()
+
+
+def test_past_the_bound_of_runs_waiting_a_question_is_refused_at_once(ws):
+    from lackpy.run.slots import WAITING_PER_SLOT
+
+    async def main():
+        held = Held()
+        async with LackpyService(ws, {"max_concurrent_runs": 1}) as svc:
+            waiting = [asyncio.create_task(svc.run_program("run_command('touch canary.txt')", kit="coding", approve=held)) for _ in range(WAITING_PER_SLOT)]
+            await asked(held, WAITING_PER_SLOT)
+            late = await asyncio.wait_for(svc.run_program("run_command('touch late.txt')", kit="coding", approve=held), 10)
+            quiet = await asyncio.wait_for(svc.run_program("read_file('keep.txt')", kit="readonly"), 10)
+            held.release.set()
+            await asyncio.gather(*waiting)
+            return late, quiet
+
+    late, quiet = asyncio.run(main())
+    assert late.error_kind == "denied" and "not approved (busy)" in late.error and "already waiting for a person" in late.error
+    assert quiet.success and not (ws / "late.txt").exists()
