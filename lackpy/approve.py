@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import inspect
 import json
 import os
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Union
 
-from lackpy.run.approvals import Approval, ApprovalRequest, Approver, Decision, approve_all, as_decision
+from lackpy.run.approvals import Approval, ApprovalRequest, Approver, Decision, approve_all, as_decision, exact
 
 #: What ``approve=`` takes: None (nobody), True (everything), an Unattended, or a callable answering an ApprovalRequest.
 ApproveSpec = Union[None, bool, "Unattended", Callable[[ApprovalRequest], Union[Any, Awaitable[Any]]]]
@@ -108,6 +109,10 @@ async def _answer(fn: Callable[[ApprovalRequest], Any], request: ApprovalRequest
 class Audit:
     """Appends each decision as one JSON line to ``.lackpy/audit.jsonl`` in ``workspace``.
 
+    The line holds what was approved whole: a call's arguments as the
+    question spelled them (``exact``), a commit's files with their counts,
+    the program of a program gate.
+
     The file is opened without following links, in a ``.lackpy`` directory
     that is not a link, so a workspace cannot point the audit at another
     file; a line is one write, so concurrent runs never interleave. A
@@ -125,6 +130,10 @@ class Audit:
         if request.gate == "program":
             entry["program"] = request.program
             entry["grade"] = request.grade.to_dict() if request.grade is not None else None
+        elif request.gate == "call":  # whole, as the question showed them (the result's copy is cut to a summary)
+            entry["arguments"] = {name: exact(value) for name, value in request.arguments.items()}
+        elif request.changes:
+            entry["changes"] = [dataclasses.asdict(change) for change in request.changes]
         line = (json.dumps(entry, ensure_ascii=False, default=str) + "\n").encode()
         try:
             self._append(line)

@@ -264,6 +264,33 @@ def test_audit_appends_every_decision_to_the_audit_file(ws):
     assert lines[2]["files"] == ["new.txt"] and all(e["workspace"] == str(ws.resolve()) and e["asked_at"].endswith("+00:00") for e in lines)
 
 
+def test_the_audit_keeps_what_was_approved_whole_and_why_a_cut_question_was_not(ws):
+    config(ws, 'audit = true\n[approvals]\nrun_command = "auto:1"\n')
+
+    def cut_and_silent(request):  # a channel that could show only part of the question, and got no answer
+        request.showing.cut("the channel showed only part of it")
+        return None
+
+    with LackpyService(ws, trust=True) as svc:
+        denied = run(svc, PADDED, kit="coding", approve=cut_and_silent)
+        run(svc, "write_file('tools/build.sh', 'x\\ny\\n')", kit="coding", approve=False)
+    call, commit = [json.loads(line) for line in (ws / ".lackpy" / "audit.jsonl").read_text().splitlines()]
+    assert call["arguments"] == {"command": "'echo running the unit tests now' + ' ' * 200 + '; touch PWNED_hidden'"}
+    assert not call["approved"] and "the channel showed only part of it; auto mode goes on only after a question shown whole" in call["reason"]
+    assert denied.error_kind == "denied" and not (ws / "PWNED_hidden").exists()
+    assert commit["changes"] == [{"path": "tools/build.sh", "kind": "created", "added": 2, "removed": 0}]
+
+
+def test_a_program_question_shows_each_line_with_nothing_invisible(ws):
+    config(ws, 'approve = "program"\n')
+    answers = Answers(False)
+    with LackpyService(ws, trust=True) as svc:
+        run(svc, "x = 1" + " " * 200 + "; run_command('touch canary.txt')\nx", kit="coding", approve=answers)
+    [request] = answers.requests
+    assert request.lines() == ["its own grade: w=3 d=3 (critical)", "x = 1\u27e8' ' \u00d7 200\u27e9; run_command('touch canary.txt')", "x"]
+    assert not (ws / "canary.txt").exists()
+
+
 def test_the_audit_file_is_never_written_through_a_link(ws, tmp_path_factory):
     canary = tmp_path_factory.mktemp("outside") / "canary.txt"
     canary.write_text("untouched\n")
