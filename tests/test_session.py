@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from lackpy import LackpyService
-from lackpy.errors import ParamError
+from lackpy.errors import LimitExceeded, ParamError
 from lackpy.session import Session, Sessions, plain
 from test_service_async import running_commands, wait_gone
 
@@ -184,7 +184,7 @@ def test_use_keeps_a_session_alive():
     assert sessions.expire(now=session.used + 61) == 1
 
 
-def test_a_full_table_closes_the_least_recently_used_unpinned_session():
+def test_a_full_table_evicts_the_least_recently_used_session_that_holds_nothing():
     sessions = Sessions(most=3)
     pinned = sessions.open(pinned=True)
     old, recent = sessions.open(), sessions.open()
@@ -192,6 +192,83 @@ def test_a_full_table_closes_the_least_recently_used_unpinned_session():
     newest = sessions.open()
     assert recent.closed and not old.closed and not pinned.closed
     assert {s.id for s in sessions} == {pinned.id, old.id, newest.id}
+    with pytest.raises(ParamError, match="it was evicted to make room for a new session \\(it held nothing\\)"):
+        sessions.get(recent.id)
+
+
+def test_a_full_table_of_sessions_in_use_refuses_a_new_one_and_keeps_them():
+    sessions = Sessions(most=2)
+    first, second = sessions.open(), sessions.open()
+    first.keep({"x": 1})
+    second.state["todo"] = [{"id": 1, "text": "a", "status": "pending"}]
+    with pytest.raises(LimitExceeded, match="this server holds 2 sessions in use .* the most it may, so it keeps no new one"):
+        sessions.open()
+    fresh = sessions.fresh()
+    sessions.begin(fresh)
+    fresh.keep({"y": 2})
+    refused = sessions.end(fresh)
+    assert refused is not None and "holds 2 sessions in use" in refused
+    assert fresh.closed and fresh.variables == {}
+    with pytest.raises(ParamError, match="it was refused: the server held 2 sessions in use"):
+        sessions.get(fresh.id)
+    with pytest.raises(LimitExceeded):
+        sessions.ensure_room(sessions.fresh())
+    assert {s.id for s in sessions} == {first.id, second.id} and not first.closed and sessions.get(first.id).variables == {"x": 1}
+
+
+def test_a_call_that_keeps_nothing_takes_no_place_and_its_id_starts_the_next():
+    sessions = Sessions(most=2)
+    session = sessions.fresh()
+    sessions.begin(session)
+    assert sessions.end(session) is None
+    assert len(sessions) == 0
+    again = sessions.get(session.id)
+    assert again.id == session.id and again.variables == {}
+    sessions.begin(again)
+    again.keep({"n": 3})
+    assert sessions.end(again) is None
+    assert [s.id for s in sessions] == [session.id] and sessions.get(session.id).variables == {"n": 3}
+    sessions.begin(again)
+    again.reset()
+    sessions.end(again)
+    assert len(sessions) == 0  # it holds nothing again, so it leaves the table
+
+
+def test_a_session_with_a_call_running_is_neither_expired_nor_evicted():
+    sessions = Sessions(most=1, idle_s=60)
+    session = sessions.open()
+    sessions.begin(session)
+    assert sessions.expire(now=session.used + 120) == 0
+    with pytest.raises(LimitExceeded):
+        sessions.open()
+    sessions.end(session)
+    assert sessions.expire(now=session.used + 120) == 0  # it held nothing, so it left the table when its call ended
+    assert len(sessions) == 0
+
+
+def test_what_all_sessions_keep_together_is_bounded():
+    sessions = Sessions(keep_bytes=1000, kept_bytes=2500)
+    first, second, third = sessions.open(), sessions.open(), sessions.open()
+    assert first.keep({"a": "x" * 900}) == {} and second.keep({"b": "x" * 900}) == {}
+    assert third.keep({"small": "x" * 100, "c": "x" * 800}) == {"c": "over the 2500 bytes this server keeps for all its sessions together"}
+    assert third.keep({"big": "x" * 1200}) == {"big": "over the 1000 bytes a session keeps"}
+    assert sessions.held_bytes() == 1800
+    first.reset()
+    assert third.keep({"c": "x" * 900}) == {} and sessions.held_bytes() <= 2500
+
+
+def test_a_gone_session_says_why():
+    sessions = Sessions(idle_s=5)
+    closed, expired = sessions.open(), sessions.open()
+    sessions.close(closed.id, "was closed: its connection closed")
+    with pytest.raises(ParamError, match=r"^no session '.*': it was closed: its connection closed; leave session out"):
+        sessions.get(closed.id)
+    sessions.expire(now=expired.used + 6)
+    with pytest.raises(ParamError, match="it expired after 5 s idle"):
+        sessions.get(expired.id)
+    with pytest.raises(ParamError, match="this server never opened it, or it went away long ago"):
+        sessions.get("x" * 16)
+    sessions.close_all()
 
 
 def test_session_ids_are_unguessable_and_unknown_ids_are_refused():
@@ -218,3 +295,19 @@ def test_a_session_alone_is_plain_state():
     assert session.inputs({"b": 2}, frozenset()) == {"b": 2}
     session.variables = {"a": 1, "read_file": 0}
     assert session.inputs({"a": 3}, frozenset({"read_file"})) == {"a": 3}
+
+
+def test_the_sessions_of_a_table_run_a_bounded_number_of_processes_together(svc):
+    marker = "71.3117"
+    svc.sessions.processes = 1
+    first, second = svc.open_session(), svc.open_session()
+    assert run(svc, f'start_process("sleep {marker}")', kit="coding", session=first).success
+    refused = run(svc, f'start_process("sleep {marker}")', kit="coding", session=second)
+    assert not refused.success and refused.error_kind == "tool"
+    assert "this server already runs 1 background processes for its sessions, the most it may" in refused.error
+    assert run(svc, "list_processes()", kit="coding", session=second).output == []
+    svc.sessions.close(first.id)
+    assert wait_gone(marker) == []
+    assert run(svc, f'start_process("sleep {marker}")', kit="coding", session=second).success
+    svc.sessions.close(second.id)
+    assert wait_gone(marker) == []

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from conftest import make_workspace
-from mcp_support import PYTHON, run, start_http, stop
+from mcp_support import PYTHON, free_port, run, start_http, stop
 from test_service_async import running_commands, wait_gone
 
 TODO = "todo_set,todo_read"
@@ -251,3 +254,136 @@ def test_a_kit_tool_named_like_a_served_tool_cannot_be_exposed(service):
     service.toolbox.register(validate)
     with pytest.raises(UsageError, match="the kit's tool 'validate' has the name of a lackpy serve tool"):
         build_server(service, KitPolicy.build(service, "read_file,validate", ["read_file,validate"]), expose_tools=True)
+
+
+# -- bounds: one client cannot take another's session or the server's memory ------------------------
+
+
+@contextlib.contextmanager
+def _served_http(server):
+    """``server`` over streamable HTTP on 127.0.0.1, in a thread of this process (so a test sets its bounds); its URL."""
+    import anyio
+    import uvicorn
+
+    from lackpy.mcp.http import transport_security
+
+    port = free_port()
+    app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=transport_security("127.0.0.1"), host="127.0.0.1")
+    web = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=anyio.run, args=(web.serve,), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not web.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert web.started, "the HTTP server did not start"
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        web.should_exit = True
+        thread.join(30)
+
+
+def _http_client(url: str, mode: str):
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=120.0))), mode=mode)
+
+
+def test_calls_that_keep_nothing_never_take_a_session_in_use(service):
+    marker = "61.7283"
+    most = 4
+    service.sessions.most = most
+    server = _server(service)
+
+    async def main(url):
+        async with _http_client(url, "auto") as victim, _http_client(url, "auto") as attacker:
+            mine = await _call(victim, "run_program", program=f'v = 7\nstart_process("sleep {marker}")', kit="coding", keep=True)
+            assert not mine.is_error, mine
+            flood = [await _call(attacker, "run_program", program="1") for _ in range(4 * most + 1)]
+            filling = [await _call(attacker, "run_program", program=f"a = {i}", keep=True) for i in range(most)]
+            started = await _call(attacker, "run_program", program=f'start_process("sleep {marker}")', kit="coding")
+            after = await _call(victim, "run_program", program='[v, [p["running"] for p in list_processes()]]', kit="coding",
+                                session=mine.structured_content["session"])
+            return mine, flood, filling, started, after
+
+    with _served_http(server) as url:
+        mine, flood, filling, started, after = run(main(url))
+    assert not after.is_error, after.content[0].text
+    assert after.structured_content["output"] == [7, [True]]  # the victim's variable and process are still there
+    assert all(not answer.is_error and answer.structured_content["output"] == 1 for answer in flood)
+    assert [answer.is_error for answer in filling] == [False] * (most - 1) + [True]
+    refused = filling[-1]
+    assert refused.structured_content["error"]["kind"] == "limit"
+    assert refused.content[0].text.startswith(f"limit error: this server holds {most} sessions in use")
+    assert started.is_error and started.structured_content["error_kind"] == "limit"
+    assert "the program ran, but its session was not kept, so its processes were stopped" in started.content[0].text
+    assert len(service.sessions) == most
+    service.sessions.close(mine.structured_content["session"])
+    assert wait_gone(marker) == []
+
+
+def test_a_flood_of_handshake_connections_is_bounded_in_count_and_bytes(service):
+    from contextlib import AsyncExitStack
+
+    sessions = service.sessions
+    sessions.most, sessions.keep_bytes, sessions.kept_bytes = 4, 1000, 2500
+    server = _server(service)
+
+    async def main(url):
+        async with AsyncExitStack() as stack:
+            clients = [await stack.enter_async_context(_http_client(url, "legacy")) for _ in range(10)]
+            kept = [await _call(client, "run_program", program=f'blob = "x" * 800\nn = {i}', keep=True) for i, client in enumerate(clients)]
+            again = [await _call(client, "run_program", program="n") for client in clients[:4]]
+            return kept, again, len(sessions), sessions.held_bytes()
+
+    with _served_http(server) as url:
+        kept, again, count, held = run(main(url))
+    assert [answer.is_error for answer in kept] == [False] * 4 + [True] * 6
+    assert [answer.structured_content["kept"] for answer in kept[:4]] == [["blob", "n"]] * 3 + [["n"]]
+    assert kept[3].structured_content["not_kept"] == {"blob": "over the 2500 bytes this server keeps for all its sessions together"}
+    assert all(answer.content[0].text.startswith("limit error: this server holds 4 sessions in use") for answer in kept[4:])
+    assert [answer.structured_content["output"] for answer in again] == [0, 1, 2, 3]
+    assert count == 4 and held <= 2500
+    assert len(sessions) == 0  # closing the connections closed their sessions
+
+
+def test_a_connections_session_expires_when_idle_and_the_next_call_says_so(service):
+    marker = "67.4201"
+    server = _server(service)
+
+    async def main():
+        async with _client(server, "legacy") as client:
+            first = await _call(client, "run_program", program=f'x = 1\nstart_process("sleep {marker}")', kit="coding", keep=True)
+            assert running_commands(marker)
+            service.sessions.expire(now=time.monotonic() + service.sessions.idle_s + 1)
+            gone = wait_gone(marker)
+            return first, gone, await _call(client, "run_program", program="1")
+
+    first, gone, after = run(main())
+    assert not first.is_error and gone == []
+    old = first.structured_content["session"]
+    assert after.structured_content["notices"][-1] == f"this connection's session {old} expired after 1800 s idle; this call has a new one"
+    assert after.structured_content["session"] != old
+
+
+def test_a_gone_session_says_what_happened_and_an_empty_ones_id_still_works(service):
+    server = _server(service)
+
+    async def main():
+        async with _client(server, "auto") as client:
+            empty = await _call(client, "run_program", program="1")
+            reused = await _call(client, "run_program", program="2", session=empty.structured_content["session"])
+            kept = await _call(client, "run_program", program="y = 3", keep=True)
+            service.sessions.expire(now=time.monotonic() + service.sessions.idle_s + 1)
+            expired = await _call(client, "run_program", program="y", session=kept.structured_content["session"])
+            return empty, reused, kept, expired
+
+    empty, reused, kept, expired = run(main())
+    assert not reused.is_error and reused.structured_content["session"] == empty.structured_content["session"]
+    assert len(service.sessions) == 0
+    assert expired.is_error
+    assert expired.content[0].text == (
+        f"param error: no session '{kept.structured_content['session']}': it expired after 1800 s idle; leave session out to start a new one"
+    )
