@@ -245,14 +245,18 @@ class ApprovalRequest:
         if self.gate == "commit":
             return [change.line() for change in self.changes] or [name_shown(path) for path in self.files]
         if self.gate == "program":
-            return [f"its own grade: {self.grade} ({self.risk})"] + [visible(line) for line in (self.program or "").splitlines()]
+            return [f"its own grade: {self.grade} ({self.risk})"] + _visible_lines(self.program or "")
         return []
 
     def more(self) -> list[str]:
         """What a person may read on request before answering: a commit's unified diff, with nothing invisible."""
-        if self.gate != "commit" or not self.diff:
-            return []
-        return [visible(line) for line in self.diff.splitlines()]
+        return _visible_lines(self.diff or "") if self.gate == "commit" else []
+
+
+def _visible_lines(text: str) -> list[str]:
+    """``text`` cut at each ``\\n`` only, every line ``visible``: any other line break (``\\r``, ``\\u2028``) shows as an escape."""
+    lines = text.split("\n")
+    return [visible(line) for line in (lines[:-1] if lines[-1] == "" else lines)]
 
 
 def _count(n: int, noun: str) -> str:
@@ -261,6 +265,8 @@ def _count(n: int, noun: str) -> str:
 
 def _tally(changes: Sequence[FileChange]) -> str:
     """``8 created, 1 modified; +9 -0 lines``: the kinds of a commit's changes and its lines."""
+    if not changes:
+        return "no changes counted"
     kinds = [f"{sum(c.kind == kind for c in changes)} {kind}" for kind in ("created", "modified", "deleted") if any(c.kind == kind for c in changes)]
     if any(c.added is None for c in changes):
         return ", ".join(kinds) + "; lines not counted"
