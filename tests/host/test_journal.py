@@ -2,7 +2,7 @@
 
 A crash is simulated by an exception lackpy does not catch, raised at a
 chosen point of the commit through the test hook (``journal._test_pause``);
-tests/tools/test_commit_crash.py does the same with real processes and SIGKILL.
+tests/host/test_commit_crash.py does the same with real processes and SIGKILL.
 """
 
 from __future__ import annotations
