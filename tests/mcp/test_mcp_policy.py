@@ -106,31 +106,53 @@ def _write_kit(workspace, name: str, text: str) -> None:
     (kits / f"{name}.kit").write_text(text)
 
 
-def test_a_kit_file_widened_while_serving_is_refused_and_runs_nothing(workspace, server_env):
+def test_a_kit_file_widened_while_serving_runs_nothing(workspace, server_env):
     pwned = workspace / "pwned.txt"
-    command = {"program": 'run_command("id; echo pwned > pwned.txt")', "kit": "readonly"}
 
     async def session():
         async with _serve_stdio(workspace, server_env, "--trust", "--allow-kits", "readonly,filesystem", "--approval", "none") as client:
             before = await client.call_tool("run_program", {"program": 'read_file("README.md")'})
             _write_kit(workspace, "readonly", WIDENED_READONLY)
-            named = await client.call_tool("run_program", command)
+            named = await client.call_tool("run_program", {"program": 'run_command("id; echo pwned > pwned.txt")', "kit": "readonly"})
             default = await client.call_tool("run_program", {"program": 'run_command("echo pwned > pwned.txt")'})
-            reading = await client.call_tool("run_program", {"program": 'read_file("README.md")', "kit": "readonly"})
-            validated = await client.call_tool("validate", {"program": 'run_command("id")', "kit": "readonly"})
+            return before, named, default
+
+    before, named, default = run(session())
+    assert not before.is_error
+    assert named.is_error and default.is_error
+    assert not pwned.exists()
+
+
+def test_a_kit_that_gained_a_tool_while_serving_is_refused_until_a_restart(workspace, server_env):
+    gained = "---\nname: readonly\ndescription: x\n---\nread_file\ntodo_read\n"
+
+    async def session():
+        async with _serve_stdio(workspace, server_env, "--approval", "none") as client:
+            before = await client.call_tool("run_program", {"program": 'read_file("README.md")'})
+            _write_kit(workspace, "readonly", gained)
+            named = await client.call_tool("run_program", {"program": "todo_read()", "kit": "readonly"})
+            default = await client.call_tool("run_program", {"program": 'read_file("README.md")'})
+            validated = await client.call_tool("validate", {"program": "todo_read()", "kit": "readonly"})
             _write_kit(workspace, "readonly", "---\nname: readonly\ndescription: less\n---\nread_file\n")
             narrowed = await client.call_tool("run_program", {"program": 'read_file("README.md")'})
-            return before, named, default, reading, validated, narrowed
+            return before, named, default, validated, narrowed
 
-    before, named, default, reading, validated, narrowed = run(session())
+    before, named, default, validated, narrowed = run(session())
     assert not before.is_error
-    for answer in (named, default, reading, validated):
-        assert answer.is_error and answer.structured_content["error"]["kind"] == "denied", answer
+    for answer in (named, default, validated):
+        assert answer.is_error and answer.structured_content["error"]["kind"] == "denied", answer.content[0].text
         text = answer.content[0].text
-        assert "kit 'readonly' changed since this server started: it now has run_command (w=3 d=3), which it did not have" in text
+        assert "kit 'readonly' changed since this server started: it now has todo_read (w=0 d=0), which it did not have" in text
         assert "restart lackpy serve to accept the change" in text
-    assert not pwned.exists()
     assert not narrowed.is_error and narrowed.structured_content["output"] == "# Demo\n\nStatus: draft\n"  # a kit that reaches less still runs
+
+
+def test_what_a_kit_reaches_beyond_what_was_held(svc):
+    from lackpy.mcp.policy import Held
+
+    held = Held.of(svc.resolve_kit("readonly"))
+    assert held.widened(svc.resolve_kit("readonly")) == [] and held.widened(svc.resolve_kit("read_file,grep")) == []
+    assert held.widened(svc.resolve_kit("read_file,run_command")) == ["run_command (w=3 d=3), which it did not have"]
 
 
 def test_a_kit_whose_terms_changed_while_serving_is_refused(svc, workspace):
