@@ -164,7 +164,13 @@ def _walk(dir_fd: int, rel: str, flags: int, mode: int, follow: bool, at: str | 
                 continue
             if not todo:
                 return _open_last(name, flags, mode, stack[-1], rel)
-            stack.append(os.open(name, _PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=stack[-1]))
+            try:
+                stack.append(os.open(name, _PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=stack[-1]))
+            except OSError as exc:
+                if exc.errno not in (errno.ENOTDIR, errno.ELOOP) or not _stat.S_ISLNK(os.stat(name, dir_fd=stack[-1], follow_symlinks=False).st_mode):
+                    raise OSError(exc.errno, exc.strerror, rel) from None
+                todo.append(name)  # swapped for a link since the stat above: looked at again, as a link
+                links += 1
         if outside is not None:
             raise OSError(errno.EXDEV, "the path leads out", rel)
         return os.open(".", flags, mode, dir_fd=stack[-1])
