@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from lackpy.errors import ConfigError, LimitsError
+from lackpy.host.ownfiles import open_state, read_own, read_path
 from lackpy.infer.settings import InferenceSettings
 from lackpy.run.limits import Limits
 
@@ -126,6 +127,7 @@ class Config:
         deny = tools.get("deny", [])
         if not isinstance(deny, list) or not all(isinstance(p, str) for p in deny):
             raise ConfigError(f"{where}: [tools] deny must be a list of globs such as \".git/**\"")
+        _check_command_env(tools, where)
         inference = InferenceSettings.from_dict(data.pop("inference", None), where)
         guardrails = data.pop("guardrails", {})
         if not isinstance(guardrails, dict) or set(guardrails) - {"redact_keys", "allow_hosts"}:
@@ -195,21 +197,27 @@ def load_config(workspace: Path, *, trusted: bool = True) -> Config:
 
     MCP servers of the user's own config (``user_config_path()``, outside every
     workspace, so trusted) come first; a trusted workspace's servers of the
-    same name replace them.
+    same name replace them. Both files are read as ``lackpy.host.ownfiles``
+    reads lackpy's own files: regular files only, never blocking, at most
+    ``MAX_FILE_BYTES`` (1 MiB); the workspace's through no symlink that
+    leads out of its ``.lackpy/``.
     """
     path = Path(workspace) / CONFIG_PATH
-    data = _read(path) if path.is_file() else {}
+    text = workspace_config_text(workspace)
+    data = _parse(text, path) if text is not None else {}
     ignored = [] if trusted else _withhold(data)
     user = user_config_path()
+    user_text = _user_text(user)
     mine: dict[str, Any] = {}
-    if user.is_file():
-        mine = _read(user)
+    if user_text is not None:
+        mine = _parse(user_text, user)
         data["mcp"] = _merged_mcp(mine.get("mcp"), data.get("mcp"), user)
-    if not path.is_file() and not user.is_file():
+        _merge_command_env(mine, data, user)
+    if text is None and user_text is None:
         return Config()
     own = {key: mine[key] for key in APPROVAL_KEYS if key in mine}
     asked = {} if trusted else {key: data.pop(key) for key in APPROVAL_KEYS if key in data}
-    config = Config.from_dict({**own, **data}, path if path.is_file() else None)
+    config = Config.from_dict({**own, **data}, path if text is not None else None)
     if asked:  # an untrusted workspace may ask more than the user's own settings, never less
         from lackpy.run.approvals import policy_from
 
@@ -224,14 +232,63 @@ def user_config_path() -> Path:
     return Path(base) / "lackpy" / "config.toml"
 
 
-def _read(path: Path) -> dict[str, Any]:
+def workspace_config_text(workspace: str | Path) -> str | None:
+    """The text of the workspace's ``.lackpy/config.toml``, or None when there is none; ConfigError when it cannot be read safely."""
+    path = Path(workspace) / CONFIG_PATH
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        state = open_state(workspace, error=ConfigError)
+    except FileNotFoundError:
+        return None
+    try:
+        return _decoded(read_own(state, CONFIG_PATH.name, str(path), ConfigError), path)
+    except FileNotFoundError:
+        return None
+    finally:
+        os.close(state)
+
+
+def _user_text(path: Path) -> str | None:
+    """The text of the user's own config (its links followed: the path is theirs), or None when there is none."""
+    try:
+        return _decoded(read_path(path, str(path), ConfigError), path)
+    except FileNotFoundError:
+        return None
+
+
+def _decoded(raw: bytes, path: Path) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text; save the config as UTF-8") from None
+
+
+def _parse(text: str, path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}; fix the file or remove it") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
+
+
+def _check_command_env(tools: dict[str, Any], where: str) -> None:
+    """``[tools] command_env`` must list environment variable names (``lackpy.host.confine`` says what is wrong)."""
+    from lackpy.host.confine import env_names_problem
+
+    problem = env_names_problem(tools.get("command_env", []))
+    if problem:
+        raise ConfigError(f"{where}: [tools] command_env {problem}")
+
+
+def _merge_command_env(user: dict[str, Any], workspace: dict[str, Any], user_path: Path) -> None:
+    """The user's ``[tools] command_env`` names, then the (trusted) workspace's: only those two may pass variables on."""
+    tools = user.get("tools")
+    if not isinstance(tools, dict) or "command_env" not in tools:
+        return
+    _check_command_env(tools, str(user_path))
+    own = workspace.get("tools", {})
+    if not isinstance(own, dict) or not isinstance(own.get("command_env", []), list):
+        return  # Config.from_dict says what is wrong with it
+    names = [*tools["command_env"], *own.get("command_env", [])]
+    workspace["tools"] = {**own, "command_env": list(dict.fromkeys(names))}
 
 
 def _merged_mcp(user: Any, workspace: Any, user_path: Path) -> Any:

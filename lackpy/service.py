@@ -99,6 +99,12 @@ class LackpyService:
         self._config_given = config
         self._trust = trust
         self._trusted = True
+        #: The stats and hash of the trusted files as trusted (None: not trusted); every request compares the stats.
+        self._stamp: trust_store.Stamp | None = None
+        #: With ``trust=True``: the hash of the files this service trusts (its own writes move it along).
+        self._pinned_hash: str | None = None
+        #: The toolbox trust was lost from, until the rebuilt one takes over what the host gave it.
+        self._previous: Toolbox | None = None
         self.notices: list[str] = []
         self._read_only = Grade(0, 0)
         self._config: Config | None = None
@@ -143,31 +149,136 @@ class LackpyService:
             if self._toolbox is not None:
                 return
             self._recover_commit()
-            given = self._config_given
-            trusted = self._trust if self._trust is not None else is_trusted(self.workspace)
-            if isinstance(given, Config):
-                config = given
-            elif given is not None:
-                config = Config.from_dict(dict(given))
+            self._build()
+
+    def _build(self) -> None:
+        """Judge trust, read the config and build the toolbox, as trust allows (called under the load lock)."""
+        given = self._config_given
+        trusted = self._judge_trust()
+        if isinstance(given, Config):
+            config = given
+        elif given is not None:
+            config = Config.from_dict(dict(given))
+        else:
+            config = load_config(self.workspace, trusted=trusted)
+        toolbox = Toolbox(str(self.workspace), settings=config.tools)
+        toolbox.config_limits = config.limits
+        toolbox.list_up_to = config.list_tools_up_to
+        populate(toolbox)
+        if config.mcp:
+            self._enroll_remote(config, toolbox)
+        self._read_only = resolve_kit(READ_ONLY_KIT, toolbox, workspace_kits=False).grade
+        self._trusted = trusted
+        ignored = list(config.ignored) if not trusted else []
+        if not trusted:
+            ignored += self._withhold_workspace(config, toolbox, config_from_workspace=given is None)
+        if ignored:
+            self.notices.append(
+                f"this workspace is not trusted, so lackpy ignored: {'; '.join(ignored)}; "
+                f"if you trust it, run: lackpy trust {self.workspace}"
+            )
+        if self._previous is not None:
+            self._carry_over(self._previous, toolbox)
+            self._previous = None
+        self._config, self._toolbox = config, toolbox
+
+    # -- trust that follows the files ------------------------------------------------
+
+    def _judge_trust(self) -> bool:
+        """Whether the workspace is trusted now; keeps the stamp later requests compare against.
+
+        ``trust=False``: never. ``trust=True``: the files as they are now (the
+        stamp pins them). ``trust=None``: when the trust record holds the hash
+        of the files as they are now; a workspace never trusted is not hashed.
+        """
+        self._stamp = None
+        if self._trust is False or (self._trust is None and trust_store.recorded_hash(self.workspace) is None):
+            return False
+        record = (str(trust_store.store_path()),) if self._trust is None else ()  # a revoked or renewed record counts too
+        stamp = trust_store.stamp(self.workspace, record)
+        if self._trust is None and trust_store.recorded_hash(self.workspace) != stamp.hash:
+            return False
+        self._stamp, self._pinned_hash = stamp, stamp.hash
+        return True
+
+    def _follow_trust(self) -> None:
+        """Where requests enter: a trusted workspace whose trusted files changed is judged again.
+
+        Costs one ``stat`` per covered file and directory (and the trust
+        record) while nothing changed; only a changed stat hashes the files
+        again. A hash the person trusted (the record, which ``lackpy kit
+        create`` and ``lackpy trust`` renew; with ``trust=True`` the files as
+        the service started, moved along by its own writes) keeps trust;
+        anything else loses it for the rest of this service's life.
+        """
+        stamp = self._stamp
+        if stamp is None or not stamp.changed():
+            return
+        with self._load_lock:
+            if self._stamp is not stamp:
+                return  # another request judged this change already
+            why = self._changed_trust(stamp)
+            if why is not None:
+                self._lose_trust(why)
+
+    def _changed_trust(self, stamp: trust_store.Stamp) -> str | None:
+        """Why the changed files are no longer trusted, or None when they still are (the stamp renewed)."""
+        try:
+            fresh = stamp.again()
+        except LackpyError as exc:
+            return f"its .lackpy/ changed since you trusted it and cannot be read ({exc})"
+        expected = self._pinned_hash if self._trust is True else trust_store.recorded_hash(self.workspace)
+        if expected is None:
+            return "its trust was revoked (lackpy trust --revoke)"
+        if fresh.hash != expected:
+            return "its .lackpy/ changed since you trusted it"
+        self._stamp = fresh
+        return None
+
+    def _lose_trust(self, why: str) -> None:
+        """From now on the workspace is untrusted: the config, kits, checks, tiers and MCP servers reload as untrusted.
+
+        The untrusted loading is the one a service that starts untrusted gets
+        (``_build``), so exactly what it withholds is withheld, and its notice
+        lists it. A run already under way finishes as it began.
+        """
+        self.notices.append(
+            f"{self.workspace}: {why}; lackpy now treats it as untrusted: "
+            f"run lackpy trust {self.workspace} to trust it again (a running lackpy serve needs a restart)"
+        )
+        self._trust, self._stamp = False, None
+        self._previous = self._toolbox if self._toolbox is not None else self._previous
+        remotes = self._remotes
+        self._toolbox = self._config = self._config_checks = self._tiers = self._remotes = None
+        self._kits.clear()
+        self._gatekeepers.clear()
+        if remotes is not None:
+            remotes.close()
+        self._build()
+
+    @staticmethod
+    def _carry_over(old: Toolbox, new: Toolbox) -> None:
+        """What the host gave the toolbox trust was lost from goes on in the new one.
+
+        The processes programs started (the shared session state, so ``close``
+        still stops them), and the providers and tools the host registered:
+        trust never governed those. Remote tools are left behind: the
+        untrusted config brings back those of servers it still names.
+        """
+        from lackpy.remote.enroll import PROVIDER
+
+        new.context.session = old.context.session
+        for name, provider in old._providers.items():
+            if name != PROVIDER and name not in new._providers:
+                new.register_provider(provider)
+        for name, spec in old._tools.items():
+            if name in new._tools or spec.provider == PROVIDER:
+                continue
+            function = old._functions.get(name)
+            if function is not None:
+                new.register(function)
             else:
-                config = load_config(self.workspace, trusted=trusted)
-            toolbox = Toolbox(str(self.workspace), settings=config.tools)
-            toolbox.config_limits = config.limits
-            toolbox.list_up_to = config.list_tools_up_to
-            populate(toolbox)
-            if config.mcp:
-                self._enroll_remote(config, toolbox)
-            self._read_only = resolve_kit(READ_ONLY_KIT, toolbox, workspace_kits=False).grade
-            self._trusted = trusted
-            ignored = list(config.ignored) if not trusted else []
-            if not trusted:
-                ignored += self._withhold_workspace(config, toolbox, config_from_workspace=given is None)
-            if ignored:
-                self.notices.append(
-                    f"this workspace is not trusted, so lackpy ignored: {'; '.join(ignored)}; "
-                    f"if you trust it, run: lackpy trust {self.workspace}"
-                )
-            self._config, self._toolbox = config, toolbox
+                new.register_tool(spec)
 
     def _recover_commit(self) -> None:
         """Finish a commit an earlier lackpy process left unfinished here, before anything reads the workspace.
@@ -243,13 +354,13 @@ class LackpyService:
         """
         import tomllib
 
-        from lackpy.config import CONFIG_PATH
+        from lackpy.config import CONFIG_PATH, workspace_config_text
         from lackpy.remote.settings import parse_servers, table_text
 
         table = dict(table)
         parse_servers({"servers": {name: table}}, "lackpy mcp add")
         path = self.workspace / CONFIG_PATH
-        text = path.read_text() if path.is_file() else ""
+        text = workspace_config_text(self.workspace) or ""
         try:
             existing = tomllib.loads(text).get("mcp", {}).get("servers", {})
         except (tomllib.TOMLDecodeError, AttributeError) as exc:
@@ -263,6 +374,7 @@ class LackpyService:
 
     def remote_status(self) -> list[dict]:
         """Each configured MCP server: where it is, connected or why not, and its tools."""
+        self._follow_trust()
         self.toolbox.list_tools()  # every server started, so the status is what it is
         return self._remotes.status() if self._remotes is not None else [
             {"name": s.name, "transport": s.transport, "where": s.describe(), "state": "not connected", "reason": None, "tools": []} for s in self.config.mcp
@@ -358,6 +470,7 @@ class LackpyService:
         """
         if isinstance(kit, ResolvedKit) and not extra_tools:
             return kit
+        self._follow_trust()
         kit = kit if kit is not None else self.config.default_kit
         key = _kit_key(kit, extra_tools)
         if key is None:
@@ -405,6 +518,7 @@ class LackpyService:
 
     def kit_list(self) -> list[dict]:
         """Every kit: where it comes from, whether it shadows the package's, and whether it is ignored."""
+        self._follow_trust()
         package = list_kit_files(None)
         kits = []
         for name, (source, path) in sorted(list_kit_files(self.kits_dir).items()):
@@ -473,11 +587,21 @@ class LackpyService:
 
     @contextmanager
     def _keeping_trust(self) -> Iterator[None]:
-        """A workspace the user trusted stays trusted when lackpy itself writes its kits and templates."""
+        """A workspace the user trusted stays trusted when lackpy itself writes its kits and templates.
+
+        A change someone else made before this write is judged first, as at
+        any request; then the record (or, with ``trust=True``, the hash this
+        service pinned) moves along with lackpy's own write.
+        """
+        self._follow_trust()
         recorded = self._trust is None and is_trusted(self.workspace)
         yield
         if recorded:
             trust_store.trust(self.workspace)
+        with self._load_lock:
+            if self._stamp is not None and (recorded or self._trust is True):
+                self._stamp = self._stamp.again()
+                self._pinned_hash = self._stamp.hash
 
     def tool_schemas(self, format: str, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> list[dict]:
         """A kit's tools (default: every tool) in the ``openai``, ``anthropic`` or ``mcp`` shape, named as programs call them."""
@@ -494,6 +618,7 @@ class LackpyService:
         return exported
 
     def toolbox_list(self) -> list[dict]:
+        self._follow_trust()
         return [
             {
                 "name": spec.name,
@@ -511,6 +636,7 @@ class LackpyService:
     # -- docs and language ---------------------------------------------------
 
     def docs_index(self, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> dict:
+        self._follow_trust()
         return self.toolbox.docs_index(kit, extra_tools)
 
     def resolve_doc(self, path: str) -> str:
@@ -591,9 +717,9 @@ class LackpyService:
         """
         if keep and session is None:
             raise ParamError("keep needs a session to keep the variables in; open one with open_session() and pass it")
-        mode = mode or (self._config.mode if self._config is not None else None)
+        configured = mode or (self._config.mode if self._config is not None else None)  # settled again after resolve_kit judged trust
         approve = approve if approve is not None else self.approve
-        on_loop = mode == "inprocess" and self._toolbox is not None and self._config_checks is not None and not asks_on_loop(approve)
+        on_loop = configured == "inprocess" and self._toolbox is not None and self._config_checks is not None and not asks_on_loop(approve)
         events = _on_loop(on_event)
         asking = (approve, approval, asyncio.get_running_loop())
 
@@ -779,6 +905,7 @@ class LackpyService:
 
     def tier_list(self) -> list[dict]:
         """Each configured tier: whether it can serve now, and why not."""
+        self._follow_trust()
         listing = []
         for tier in self.tiers():
             availability = tier.available()
@@ -789,6 +916,7 @@ class LackpyService:
 
     def plan_kit(self, intent: str, kit: KitSpec = None, extra_tools: Iterable[str] | None = None, ceiling: CeilingSpec = None) -> tuple[ResolvedKit, dict]:
         """The kit for an intent: the one named, or tools chosen from the intent under ``ceiling``."""
+        self._follow_trust()
         if kit is not None:
             resolved = self.resolve_kit(kit, extra_tools)
             return resolved, {"name": resolved.name, "tools": sorted(resolved.tools), "chosen": False}

@@ -34,6 +34,7 @@ from typing import Any, Iterable
 import yaml
 
 from lackpy.errors import ConfigError, LackpyError, TemplateError
+from lackpy.host.ownfiles import MAX_FILE_BYTES, listed, open_state, read_own
 from lackpy.infer.base import Proposal, Tier, Request
 from lackpy.infer.fill import body_placeholders, generalize, normalize_intent, pattern_regex, placeholders, render
 from lackpy.kit.frontmatter import split_frontmatter
@@ -45,6 +46,8 @@ TEMPLATES_DIR = Path(".lackpy") / "templates"
 SUFFIX = ".tmpl"
 TEMPLATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 COUNTS = ("success_count", "fail_count")
+#: The most bytes of a template file lackpy reads (1 MiB); a larger one is skipped with its error.
+MAX_TEMPLATE_BYTES = MAX_FILE_BYTES
 
 
 class TemplateWarning(UserWarning):
@@ -141,8 +144,30 @@ def _format(meta: dict[str, Any], body: str) -> str:
 
 
 def _read(path: Path) -> str:
-    with open(path, encoding="utf-8-sig", newline="") as handle:  # newline="": keep the body's line endings
-        return handle.read()
+    """The text of the template file ``path`` (in a workspace's TEMPLATES_DIR), line endings as written.
+
+    Read as lackpy reads its own files (``lackpy.host.ownfiles``):
+    beneath the workspace's templates directory (which leads nowhere out of
+    the workspace), a regular file only, never blocking, at most
+    ``MAX_TEMPLATE_BYTES``; anything else is a ConfigError naming the file.
+    """
+    directory = _open_dir(path.parent.parent.parent)
+    try:
+        return _text(read_own(directory, path.name, str(path), ConfigError, MAX_TEMPLATE_BYTES), path)
+    finally:
+        os.close(directory)
+
+
+def _open_dir(workspace: str | Path) -> int:
+    """A descriptor for the workspace's templates directory; FileNotFoundError when there is none."""
+    return open_state(workspace, TEMPLATES_DIR.name, ConfigError)
+
+
+def _text(raw: bytes, path: Path) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text; save the template as UTF-8") from None
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -167,26 +192,32 @@ def _load_all(workspace: str | Path) -> _Loaded:
     """Every template file, sorted by name, parsed or with the error that stopped it.
 
     The files are re-read only when one is added, removed or changed (name,
-    size, mtime and inode), so serving an intent costs one directory scan.
+    size, mtime, inode and ctime), so serving an intent costs one directory
+    scan. A file lackpy cannot read as a template (not a regular file, too
+    large, a symlink that leads out) is kept with its error like a malformed one.
     """
     directory = Path(workspace) / TEMPLATES_DIR
     try:
-        entries = sorted((e for e in os.scandir(directory) if e.name.endswith(SUFFIX) and e.is_file()), key=lambda e: e.name)
-        key = tuple((e.name, s.st_size, s.st_mtime_ns, s.st_ino) for e in entries for s in [e.stat()])
-    except (FileNotFoundError, NotADirectoryError):
+        fd = _open_dir(workspace)
+    except FileNotFoundError:
         return []
-    cached = _cache.get(directory)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    loaded: _Loaded = []
-    for entry in entries:
-        path = Path(entry.path)
-        try:
-            loaded.append((path, parse_template(_read(path), path)))
-        except ConfigError as exc:
-            loaded.append((path, exc))
-        except (OSError, UnicodeDecodeError) as exc:
-            loaded.append((path, ConfigError(f"{path}: cannot read the template ({exc}); save it as UTF-8 text")))
+    try:
+        names = listed(fd, SUFFIX, str(directory), ConfigError)
+        key = tuple((name, *_stamp(fd, name)) for name in names)
+        cached = _cache.get(directory)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        loaded: _Loaded = []
+        for name in names:
+            path = directory / name
+            try:
+                loaded.append((path, parse_template(_text(read_own(fd, name, str(path), ConfigError, MAX_TEMPLATE_BYTES), path), path)))
+            except ConfigError as exc:
+                loaded.append((path, exc))
+            except OSError as exc:
+                loaded.append((path, ConfigError(f"{path}: cannot read the template ({exc.strerror or exc}); save it as UTF-8 text")))
+    finally:
+        os.close(fd)
     for path, result in loaded:
         if isinstance(result, ConfigError):
             warnings.warn(f"template skipped: {result}", TemplateWarning, stacklevel=3)
@@ -194,12 +225,21 @@ def _load_all(workspace: str | Path) -> _Loaded:
     return loaded
 
 
-def identity(path: Path) -> str:
-    """What a template file says, without its use counts (which change on every use)."""
+def _stamp(dir_fd: int, name: str) -> tuple:
+    """What a changed template file changes: size, mtime, inode and ctime (a FIFO or a device is stat-ed, never opened)."""
     try:
-        template = parse_template(_read(path), path)
-    except (ConfigError, OSError, UnicodeDecodeError):
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        info = os.stat(name, dir_fd=dir_fd)
+    except OSError:
+        return (None,)
+    return (info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns)
+
+
+def identity(path: Path, raw: bytes) -> str:
+    """What a template file says (its bytes ``raw``), without its use counts (which change on every use)."""
+    try:
+        template = parse_template(_text(raw, path), path)
+    except ConfigError:
+        return hashlib.sha256(raw).hexdigest()
     return json.dumps([template.name, template.pattern, template.kit, template.body])
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
-from lackpy.errors import DocsError
+from lackpy.errors import DocsError, PathError
+from lackpy.host.beneath import open_dir, read_regular
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DOCS = PACKAGE_ROOT / "docs"
@@ -20,29 +22,68 @@ def resolve_doc(path: str, workspace: str | os.PathLike) -> str:
     """Read a doc file that lies under the workspace or the package's own docs.
 
     A relative path is looked up in the workspace first, then in the package.
-    Anything else is refused with a clear error and never read.
+    Each is read beneath its root in one kernel-enforced lookup
+    (``lackpy.host.beneath.read_regular``): a symlink that leads out of the
+    root, a FIFO, a device or a file over ``MAX_DOC_BYTES`` is refused
+    there and then, never opened by name after a check (the next root is
+    tried). Anything else is refused with a clear error and never read.
     """
     if not isinstance(path, str) or not path.strip() or "\x00" in path:
         raise DocsError("give a doc path such as docs/tools/read_file.md")
-    workspace = os.path.realpath(workspace)
-    package_docs = os.path.realpath(PACKAGE_DOCS)
-    if os.path.isabs(path):
-        candidates = [os.path.realpath(path)]
-    else:
-        candidates = [os.path.realpath(os.path.join(workspace, path)), os.path.realpath(PACKAGE_ROOT / path)]
-    allowed = [c for c in candidates if _inside(c, workspace) or _inside(c, package_docs)]
-    if not allowed:
+    places = _places(path, os.path.realpath(workspace), os.path.realpath(PACKAGE_DOCS))
+    if not places:
         raise DocsError(f"doc '{path}' is outside the workspace and the package docs; it is not read")
-    for candidate in allowed:
-        if os.path.isfile(candidate):
-            if os.path.getsize(candidate) > MAX_DOC_BYTES:
-                raise DocsError(f"doc '{path}' is larger than {MAX_DOC_BYTES} bytes; it is not read")
-            try:
-                with open(candidate, encoding="utf-8") as handle:
-                    return handle.read()
-            except UnicodeDecodeError:
-                raise DocsError(f"doc '{path}' is not UTF-8 text") from None
+    refusal: PathError | None = None
+    for root, rel in places:
+        try:
+            raw = _read_beneath(root, rel, path)
+        except FileNotFoundError:
+            continue
+        except PathError as exc:
+            refusal = refusal or exc
+            continue
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DocsError(f"doc '{path}' is not UTF-8 text") from None
+    if refusal is not None:
+        raise DocsError(f"{refusal}; it is not read")
     raise DocsError(f"doc '{path}' does not exist; see 'lackpy docs index' for the known docs")
+
+
+def _places(path: str, workspace: str, package_docs: str) -> list[tuple[str, str]]:
+    """Where ``path`` may be read: (root, path beneath it), the workspace first; none when it names neither."""
+    if os.path.isabs(path):
+        real = os.path.realpath(path)  # the caller's absolute path; the read below is still beneath the root
+        return [(root, os.path.relpath(real, root)) for root in (workspace, package_docs) if _inside(real, root)]
+    places = [] if _climbs(path) else [(workspace, path)]
+    shipped = os.path.normpath(os.path.join(PACKAGE_ROOT, path))
+    if _inside(shipped, package_docs) and shipped != package_docs:
+        places.append((package_docs, os.path.relpath(shipped, package_docs)))
+    return places
+
+
+def _climbs(path: str) -> bool:
+    first = os.path.normpath(path).split(os.sep, 1)[0]
+    return first == ".."
+
+
+def _read_beneath(root: str, rel: str, shown: str) -> bytes:
+    """The doc ``rel`` beneath ``root``; a directory counts as missing (FileNotFoundError), anything else refused is a PathError."""
+    fd = open_dir(root)
+    try:
+        try:
+            return read_regular(fd, rel, MAX_DOC_BYTES, what=f"doc '{shown}'")
+        except PathError:
+            try:
+                is_dir = stat.S_ISDIR(os.stat(rel, dir_fd=fd, follow_symlinks=False).st_mode)
+            except OSError:
+                is_dir = False
+            if is_dir:
+                raise FileNotFoundError(rel) from None
+            raise
+    finally:
+        os.close(fd)
 
 
 def doc_sections(text: str) -> dict[str, str]:

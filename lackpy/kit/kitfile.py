@@ -17,14 +17,14 @@ kits shipped inside the package; the workspace wins.
 from __future__ import annotations
 
 import copy
-import functools
-
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lackpy.errors import KitFileError, UnknownKitError, closest
+from lackpy.host.ownfiles import MAX_FILE_BYTES, STATE_DIR, listed, open_state, read_own
 from lackpy.kit.frontmatter import split_frontmatter
 
 PACKAGE_KITS = Path(__file__).resolve().parent.parent / "kits"
@@ -32,6 +32,9 @@ KNOWN_KEYS = ("name", "description", "docs", "limits")
 KIT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 #: Kit names longer than this are refused before any file is looked up.
 MAX_KIT_NAME = 100
+SUFFIX = ".kit"
+#: The most bytes of a kit file lackpy reads (1 MiB); a larger one is refused.
+MAX_KIT_BYTES = MAX_FILE_BYTES
 
 
 @dataclass
@@ -82,24 +85,59 @@ def parse_kit(text: str, path: Path | None = None, default_name: str = "") -> Ki
 
 
 def read_kit(path: Path) -> KitFile:
-    """Parse the kit file at ``path``; a file unchanged since the last read is not parsed again."""
+    """Parse the kit file at ``path``; a file unchanged since the last read is not parsed again.
+
+    The file is read as lackpy reads its own files (``lackpy.host.ownfiles``):
+    beneath its kits directory (a workspace's ``.lackpy/kits`` resolved
+    beneath the workspace), a regular file only, never blocking, at most
+    ``MAX_KIT_BYTES``. Anything else is a KitFileError naming the file.
+    """
     try:
-        stat = path.stat()
+        directory = _open_kits(path.parent)
+    except FileNotFoundError:
+        raise KitFileError(f"{path}: cannot read kit file: its directory does not exist") from None
+    try:
+        stat = os.stat(path.name, dir_fd=directory)  # a FIFO or a device is stat-ed, never opened here
+        key = (path, stat.st_mtime_ns, stat.st_size, stat.st_ino, stat.st_ctime_ns)
+        parsed = _parsed.get(key)
+        if parsed is None:
+            parsed = _parse_file(path, read_own(directory, path.name, str(path), KitFileError, MAX_KIT_BYTES))
+            if len(_parsed) >= MAX_PARSED:
+                _parsed.clear()
+            _parsed[key] = parsed
     except OSError as exc:
         raise KitFileError(f"{path}: cannot read kit file: {exc.strerror}") from None
-    return copy.deepcopy(_read_kit(path, stat.st_mtime_ns, stat.st_size, stat.st_ino))
+    finally:
+        os.close(directory)
+    return copy.deepcopy(parsed)
 
 
-@functools.lru_cache(maxsize=64)
-def _read_kit(path: Path, mtime_ns: int, size: int, inode: int) -> KitFile:
-    # YAML parsing is most of the cost of resolving a kit; the stat triple keys out stale entries.
+#: Kit files parsed, keyed by path and stat (YAML parsing is most of the cost of resolving a kit).
+_parsed: dict[tuple, KitFile] = {}
+MAX_PARSED = 64
+
+
+def _parse_file(path: Path, raw: bytes) -> KitFile:
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise KitFileError(f"{path}: not UTF-8 text; save the kit file as UTF-8") from None
-    except OSError as exc:
-        raise KitFileError(f"{path}: cannot read kit file: {exc.strerror}") from None
     return parse_kit(text, path, default_name=path.stem)
+
+
+def _open_kits(directory: Path) -> int:
+    """A descriptor for a kits directory; FileNotFoundError when there is none.
+
+    A workspace's ``.lackpy/kits`` is resolved beneath the workspace, so a
+    symlink there never leads out of it; any other directory (the package's,
+    one a host names) is the host's choice and is opened as it is.
+    """
+    if directory.name == "kits" and directory.parent.name == STATE_DIR:
+        return open_state(directory.parent.parent, "kits", KitFileError)
+    try:
+        return os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except NotADirectoryError:
+        raise KitFileError(f"{directory}: not a directory of kit files") from None
 
 
 def kit_dirs(kits_dir: Path | None) -> list[tuple[str, Path]]:
@@ -115,9 +153,16 @@ def _package_copy(path: Path) -> Path | None:
     """The package's kit file that ``path`` is a byte-for-byte copy of (lackpy's own repository ships them), or None."""
     shipped = PACKAGE_KITS / path.name
     try:
-        return shipped if shipped.is_file() and shipped.read_bytes() == path.read_bytes() else None
-    except OSError:
-        return None
+        if not shipped.is_file():
+            return None
+        directory = _open_kits(path.parent)
+        try:
+            own = read_own(directory, path.name, str(path), KitFileError, MAX_KIT_BYTES)
+        finally:
+            os.close(directory)
+        return shipped if shipped.read_bytes() == own else None
+    except (OSError, KitFileError):
+        return None  # not readable as a kit: read_kit says why when the kit is used
 
 
 def _where(source: str, path: Path) -> tuple[str, Path]:
@@ -130,11 +175,38 @@ def list_kit_files(kits_dir: Path | None) -> dict[str, tuple[str, Path]]:
     """``{name: (source, path)}`` with workspace kits winning over package kits."""
     found: dict[str, tuple[str, Path]] = {}
     for source, directory in kit_dirs(kits_dir):
-        if directory.is_dir():
-            for path in sorted(directory.glob("*.kit")):
-                if KIT_NAME.match(path.stem) and path.stem not in found:  # the same rule find_kit applies
-                    found[path.stem] = _where(source, path)
+        for name in _kit_names(directory):
+            stem = name[: -len(SUFFIX)]
+            if KIT_NAME.match(stem) and stem not in found:  # the same rule find_kit applies
+                found[stem] = _where(source, directory / name)
     return found
+
+
+def _kit_names(directory: Path) -> list[str]:
+    """The ``.kit`` names in a kits directory, sorted; none when it does not exist."""
+    try:
+        fd = _open_kits(directory)
+    except FileNotFoundError:
+        return []
+    try:
+        return listed(fd, SUFFIX, str(directory), KitFileError)
+    finally:
+        os.close(fd)
+
+
+def _has_kit(directory: Path, name: str) -> bool:
+    """Whether a kits directory has an entry ``NAME.kit`` of any kind (read_kit judges what it is)."""
+    try:
+        fd = _open_kits(directory)
+    except FileNotFoundError:
+        return False
+    try:
+        os.stat(f"{name}{SUFFIX}", dir_fd=fd, follow_symlinks=False)
+        return True
+    except FileNotFoundError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def find_kit(name: str, kits_dir: Path | None) -> tuple[str, Path]:
@@ -142,9 +214,8 @@ def find_kit(name: str, kits_dir: Path | None) -> tuple[str, Path]:
         raise UnknownKitError(f"a kit name has at most {MAX_KIT_NAME} characters; {name[:40]!r}... has {len(name)}")
     if KIT_NAME.match(name):
         for source, directory in kit_dirs(kits_dir):
-            path = directory / f"{name}.kit"
-            if path.is_file():
-                return _where(source, path)
+            if _has_kit(directory, name):
+                return _where(source, directory / f"{name}{SUFFIX}")
     known = list_kit_files(kits_dir)
     names = ", ".join(sorted(known)) or "none"
     raise UnknownKitError(

@@ -1,0 +1,133 @@
+"""lackpy's own files in a workspace's ``.lackpy/``, read so that the workspace cannot hang lackpy or lead it out.
+
+A cloned repository chooses what its ``.lackpy/`` holds, and git keeps
+symlinks: ``config.toml`` can be a FIFO, a link to ``/dev/stdin`` or to a
+file outside the workspace, or a sparse file of many gigabytes. Everything
+lackpy reads there itself (the config, kit files, templates, what the trust
+hash covers) is read here, by these rules:
+
+* ``.lackpy`` is a real directory of the workspace, not a symlink (the commit
+  journal asks the same); its directories (``kits``, ``templates``) are
+  resolved beneath the workspace root in one kernel-enforced lookup
+  (``beneath.open_beneath``), so a symlinked ``.lackpy/kits`` may lead
+  elsewhere in the workspace (lackpy's own repository links its kits) and
+  never out of it.
+* A file is read with ``beneath.read_regular`` beneath its own directory: a
+  final symlink never leads out of that directory, a FIFO, socket or device
+  is an error at once (``O_NONBLOCK``, then ``fstat``), and no more than
+  ``MAX_FILE_BYTES`` is read.
+* A directory is listed up to ``MAX_ENTRIES`` entries, never more.
+
+Every refusal is one line naming the file and what to do, raised as the
+caller's error class (``ConfigError``, ``KitFileError``). A missing file or
+directory is ``FileNotFoundError``: callers treat it as absent.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from typing import Callable
+
+from lackpy.errors import LackpyError, PathError
+from lackpy.host.beneath import open_beneath, read_fd, read_regular
+
+#: The directory of lackpy's own files in a workspace.
+STATE_DIR = ".lackpy"
+#: The most lackpy reads of one of its own files (a config, a kit, a template): 1 MiB.
+MAX_FILE_BYTES = 1 << 20
+#: The most entries lackpy lists in one of its directories (kits, templates).
+MAX_ENTRIES = 4096
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK
+
+ErrorClass = Callable[[str], LackpyError]
+
+
+def open_state(workspace: str | os.PathLike, sub: str = "", error: ErrorClass = PathError) -> int:
+    """A descriptor for the workspace's ``.lackpy`` (or ``.lackpy/SUB``) directory; the caller closes it.
+
+    FileNotFoundError when it does not exist; ``error`` when ``.lackpy`` is a
+    symlink, when SUB leads out of the workspace, or when either is not a
+    directory.
+    """
+    root = os.open(os.fspath(workspace), _DIRECTORY | os.O_CLOEXEC)
+    try:
+        state = _open_dir(root, STATE_DIR, os.path.join(workspace, STATE_DIR), error, follow=False)
+        if not sub:
+            return state
+        os.close(state)
+        return _open_dir(root, f"{STATE_DIR}/{sub}", os.path.join(workspace, STATE_DIR, sub), error, follow=True)
+    finally:
+        os.close(root)
+
+
+def _open_dir(root: int, rel: str, shown: str, error: ErrorClass, *, follow: bool) -> int:
+    try:
+        return open_beneath(root, rel, _DIRECTORY, follow=follow)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ENOTDIR:
+            raise error(f"{shown}: not a directory; lackpy keeps its own files in a directory there: remove it or make it one") from None
+        if exc.errno in (errno.ELOOP, errno.EXDEV) and not follow:
+            raise error(f"{shown}: a symlink; lackpy reads its own files only from a real directory there: replace the link with the directory") from None
+        if exc.errno == errno.EXDEV:
+            raise error(f"{shown}: a symlink leads out of the workspace; lackpy reads its own files only inside it: replace the link with the directory") from None
+        raise error(f"{shown}: cannot open: {(exc.strerror or str(exc)).lower()}") from None
+
+
+def read_own(dir_fd: int, name: str, shown: str, error: ErrorClass, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of lackpy's own file ``name`` in ``dir_fd`` (``shown`` in errors); FileNotFoundError when absent."""
+    try:
+        return read_regular(dir_fd, name, max_bytes, what=shown)
+    except PathError as exc:
+        fix = "replace the link with the file itself" if "symlink" in str(exc) else f"make it a regular file of at most {_size(max_bytes)}"
+        raise error(f"{exc}: {fix}, or remove it") from None
+
+
+def _size(count: int) -> str:
+    return f"{count >> 20} MiB" if count % (1 << 20) == 0 else f"{count} bytes"
+
+
+def listed(dir_fd: int, suffix: str, shown: str, error: ErrorClass) -> list[str]:
+    """The names in ``dir_fd`` that end with ``suffix``, sorted; ``error`` past ``MAX_ENTRIES`` entries."""
+    found = []
+    with os.scandir(dir_fd) as entries:
+        for count, entry in enumerate(entries, start=1):
+            if count > MAX_ENTRIES:
+                raise error(f"{shown}: more than {MAX_ENTRIES} entries; lackpy lists at most that many there: remove what is not yours")
+            if entry.name.endswith(suffix):
+                found.append(entry.name)
+    return sorted(found)
+
+
+def read_path(path: str | os.PathLike, shown: str, error: ErrorClass, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """A file of the person's own (their config, the trust record), links followed, read with the same care.
+
+    The path is the person's, outside every workspace, so its links are
+    theirs and are followed; the file itself must still be a regular file
+    no larger than ``max_bytes``, opened without blocking (``O_NONBLOCK``,
+    then ``fstat``). FileNotFoundError when it does not exist.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise error(f"{shown}: cannot read: {(exc.strerror or str(exc)).lower()}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{shown}: not a regular file; lackpy reads only a regular file there: make it one, or remove it")
+        if info.st_size > max_bytes:
+            raise error(f"{shown}: larger than {_size(max_bytes)}; lackpy does not read it: make it smaller, or remove it")
+        try:
+            return read_fd(fd, info.st_size, max_bytes, shown)
+        except PathError as exc:
+            raise error(str(exc)) from None
+    finally:
+        os.close(fd)
+
+
+__all__ = ["MAX_ENTRIES", "MAX_FILE_BYTES", "STATE_DIR", "listed", "open_state", "read_own", "read_path"]
