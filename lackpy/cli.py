@@ -747,7 +747,7 @@ def tools(format_: str | None, risk: str | None, kit: str | None, tools: tuple[s
     for tool in listing:
         asks = "asks" if tool["approval"] != "none" else "    "  # approved before each call unless configured otherwise
         click.echo(f"{tool['signature']:<55} w={tool['grade']['w']} d={tool['grade']['d']} {asks} {tool['category'] or '-':<21}  {tool['description']}")
-    from lackpy.host.confine import status as command_status  # how run_command/start_process are confined here
+    from lackpy.host.local_shell import status as command_status  # how run_command/start_process are confined and held here
 
     click.echo(command_status(svc.config.tools))
 

@@ -19,9 +19,28 @@ which everything the command starts inherits:
   not /tmp. A directory on the way to a denied path cannot be granted the
   rights to create, remove or rename entries (they would reach the denied
   entry too), so there a command can change existing files but not add,
-  delete or rename entries: with ``deny = ["secrets/"]`` a command cannot
-  create a new file at the workspace root, only in its subdirectories.
+  delete or rename entries: with ``deny = ["secrets/src/"]`` a command
+  cannot create a new file in ``src/``, only in its other subdirectories.
   Device nodes cannot be made anywhere.
+* **lackpy's own state**, ``.lackpy/`` (config, kits, templates, the commit
+  journal, the audit log): read, never changed. Where the supervisor has a
+  mount namespace (``prepare(..., mount_state=True)``), it mounts ``.lackpy``
+  read-only over itself there (``mountable_state`` makes an empty one first
+  if the workspace has none) and the ruleset leaves it alone. Elsewhere, or
+  where that cannot hold it (a symlink; a workspace another mount also
+  shows, whose other name the mount would not cover), ``.lackpy`` is a hole
+  of the write rules (read rules still cover it), whether or not it exists,
+  so a command can neither change, add, delete nor rename anything in it,
+  nor rename, replace or make ``.lackpy`` itself; where it is a symlink to a
+  directory of the workspace, that directory is read-only too. The price is
+  the one above: the workspace root is on the way to ``.lackpy``, so at the
+  top of the workspace a command can change existing files in place but not
+  add, delete or rename entries (it can in every subdirectory). Landlock has
+  no right for metadata, so a command can still change the mode and times of
+  files in ``.lackpy/`` (lackpy then fails to read them, with an error).
+* **Signals**: on ABI >= 6 the ruleset scopes signals, so a command can
+  signal (or ptrace) only processes it started: not its supervisor, not
+  lackpy, not another command's, not the user's others.
 * **Network**: none unless ``[tools] command_network = true``. Landlock (ABI
   >= 4) refuses TCP bind and connect, loopback included; the seccomp filter
   of ``sockfilter.py`` refuses the sockets Landlock does not see (UDP, raw,
@@ -35,6 +54,12 @@ patterns deny that appears later is hidden only from later commands, and a
 denied path that does not exist yet can be created. More than
 ``MAX_WALK_ENTRIES`` entries to walk fails closed, with an error that says
 to deny the large directories (a denied directory is not walked).
+
+Commands get a small environment (``command_env``), confined or not: PATH,
+HOME, LANG, LC_*, TERM, TZ, USER, SHELL, TMPDIR/TMP/TEMP, and the names
+``[tools] command_env`` lists (which only a trusted workspace and the user's
+own config can set): never lackpy's own secrets (LACKPY_TOKEN, the
+credentials of remote servers, cloud keys).
 
 Where the kernel has no Landlock, commands run unconfined and say so: the
 tools add ``"unconfined": why`` to their result and ``status()`` (printed by
@@ -50,6 +75,7 @@ from __future__ import annotations
 import errno
 import os
 import platform
+import re
 import shutil
 import stat
 import sys
@@ -76,10 +102,18 @@ from lackpy.host.landlock import (
     FS_REMOVE_FILE,
     FS_WRITE_FILE,
     SCOPE_ABSTRACT_UNIX_SOCKET,
+    SCOPE_SIGNAL,
 )
 
-#: The environment variable that hands the supervisor its ruleset fd and filter ("FD HEX").
+#: The environment variable that hands the supervisor its ruleset fd, filter and scopes ("FD HEX SCOPED").
 ENV_VAR = "LACKPY_CONFINE"
+#: lackpy's own state in a workspace: commands may read it, never change it.
+STATE_DIR = ".lackpy"
+#: What every command gets of lackpy's environment (and every ``LC_*``), besides ``[tools] command_env``.
+COMMAND_ENV = ("PATH", "HOME", "LANG", "TERM", "TZ", "USER", "SHELL")
+#: The names of a command's temporary directory: its private one where it is confined, else lackpy's.
+TMP_ENV = ("TMPDIR", "TMP", "TEMP")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Most workspace entries walked to find the denied paths; past it a command does not run.
 MAX_WALK_ENTRIES = 200_000
 #: Devices a command may write (and ioctl); reading the rest of /dev is allowed.
@@ -107,12 +141,47 @@ def failed(why: str) -> ConfinementError:
 
 @dataclass(frozen=True)
 class Confinement:
-    """What one command may reach: the workspace (a real path), the deny patterns, the network."""
+    """What one command may reach: the workspace (a real path), the deny patterns, the network, the environment."""
 
     root: str
     deny: tuple[str, ...] = ()
     network: bool = False
     required: bool = False
+    env: tuple[str, ...] = ()
+    """Names of lackpy's environment variables the command gets besides ``COMMAND_ENV`` (``[tools] command_env``)."""
+
+
+# --------------------------------------------------------------------------- the environment
+
+
+def env_names_problem(value: object) -> str | None:
+    """What is wrong with a ``[tools] command_env`` value (a list of variable names), or None."""
+    if not isinstance(value, (list, tuple)):
+        return f"must be a list of environment variable names such as [\"CARGO_HOME\"], not {value!r}"
+    for name in value:
+        if not isinstance(name, str) or not _ENV_NAME.fullmatch(name):
+            return f"must list environment variable names (letters, digits and _), not {name!r}"
+        if name == ENV_VAR:
+            return f"cannot pass {ENV_VAR}: lackpy sets it for its own use"
+    return None
+
+
+def command_env(names: tuple[str, ...] = (), tmpdir: str | None = None) -> dict[str, str]:
+    """A command's environment: the few variables of lackpy's every command needs, and the ``names`` asked for.
+
+    Nothing else of lackpy's environment reaches a command: not LACKPY_TOKEN,
+    not the secrets of remote servers lackpy starts, not cloud credentials.
+    TMPDIR, TMP and TEMP are the command's private directory where it has
+    one; elsewhere they are lackpy's (a temporary directory is no secret).
+    """
+    env = {
+        name: value for name, value in os.environ.items()
+        if name in COMMAND_ENV or name.startswith("LC_") or name in names or (tmpdir is None and name in TMP_ENV)
+    }
+    env.pop(ENV_VAR, None)
+    if tmpdir is not None:
+        env.update(dict.fromkeys(TMP_ENV, tmpdir))
+    return env
 
 
 # --------------------------------------------------------------------------- what the kernel allows
@@ -129,19 +198,28 @@ def unavailable() -> str | None:
     return None
 
 
-def status(settings: dict | None = None) -> str:
-    """One line on how commands run here, for ``lackpy tools``; ``settings`` are the ``[tools]`` ones."""
+def scopes_signals() -> bool:
+    """Whether a confined command's ruleset keeps it from signalling processes outside it (Landlock ABI >= 6)."""
+    return bool(landlock.handled_access(landlock.landlock_abi())[2] & SCOPE_SIGNAL)
+
+
+def status(settings: dict | None = None, state_mounted: bool = False) -> str:
+    """One line on how commands run here, for ``lackpy tools``; ``settings`` are the ``[tools]`` ones.
+
+    ``state_mounted``: their supervisor mounts ``.lackpy`` read-only (else the ruleset keeps it so).
+    """
     why = unavailable()
     if why:
         return (
             f"commands NOT confined: {why}; they can read the [tools] deny paths, "
-            "write anywhere you can and reach the network"
+            f"write anywhere you can (lackpy's {STATE_DIR}/ included) and reach the network"
         )
     network = (settings or {}).get("command_network") is True
     net = "network allowed ([tools] command_network = true)" if network else "no network"
+    state = f"not its {STATE_DIR}/" if state_mounted else f"not its {STATE_DIR}/, nor new entries at its top"
     return (
-        f"commands confined (Landlock ABI {landlock.landlock_abi()}): writes in the workspace and a private "
-        f"TMPDIR only, [tools] deny paths unreadable, {net}"
+        f"commands confined (Landlock ABI {landlock.landlock_abi()}): writes in the workspace ({state}) and a "
+        f"private TMPDIR only, [tools] deny paths unreadable, {net}"
     )
 
 
@@ -240,13 +318,22 @@ def _ancestors(paths: list[str]) -> set[str]:
     return above
 
 
-def _around_holes(ruleset: int, confinement: Confinement, holes: list[str], fs: int) -> None:
-    """Rules for everything but the holes: list-only on their ancestors, one rule per other entry."""
-    spec = deny_spec(confinement.deny)
-    root, hidden = confinement.root, set(holes)
-    ancestors = _ancestors(holes)
+def _grant(ruleset: int, top: str, access: int, holes: list[str], skip: Callable[[str, bool], bool]) -> None:
+    """Grant ``access`` on ``top`` and beneath it, except on the ``holes`` and beneath them.
+
+    Landlock only grants, and a right on a directory holds for everything
+    beneath it; so a directory on the way to a hole gets only the right to
+    list it, and each of its other entries a rule of its own (symlinks none:
+    Landlock checks the paths they resolve to). ``skip(path, is_dir)`` names
+    entries that get nothing either (a denied path that appeared since the walk).
+    """
+    ancestors = {path for path in _ancestors(holes) if _inside(path, top)}
+    if not ancestors:
+        if top not in holes:
+            _rule(ruleset, top, access)
+        return
     for directory in sorted(ancestors):
-        _rule(ruleset, directory, FS_READ_DIR & fs)
+        _rule(ruleset, directory, FS_READ_DIR & access)
         try:
             with os.scandir(directory) as listing:
                 entries = list(listing)
@@ -254,33 +341,105 @@ def _around_holes(ruleset: int, confinement: Confinement, holes: list[str], fs: 
             continue  # its entries stay unreachable: denying more, never less
         for entry in entries:
             path = _join(directory, entry.name)
-            if path in ancestors or path in hidden or entry.is_symlink():
+            if path in ancestors or path in holes or entry.is_symlink() or skip(path, entry.is_dir(follow_symlinks=False)):
                 continue
-            if _inside(path, root):
-                rel = os.path.relpath(path, root)
-                if spec.match_file(rel + "/" if entry.is_dir(follow_symlinks=False) else rel):
-                    continue  # appeared since the walk
-                _rule(ruleset, path, WRITE & fs, optional=True)
-            else:
-                _rule(ruleset, path, READ & fs, optional=True)
+            _rule(ruleset, path, access, optional=True)
 
 
-def build_ruleset(confinement: Confinement, abi: int, tmpdir: str) -> int:
-    """The command's ruleset as an fd (close-on-exec); raises OSError or ConfinementError."""
+def own_state(root: str) -> list[str]:
+    """The paths of lackpy's own state a command may read but not change: ``ROOT/.lackpy``, and where it leads.
+
+    The name is a hole whether or not it exists (so no command can make it);
+    if it is a symlink to a directory in the workspace, that directory is
+    lackpy's state as far as lackpy reads it, so it is read-only too.
+    """
+    name = _join(root, STATE_DIR)
+    paths = [name]
+    real = os.path.realpath(name)
+    if real != name and _inside(real, root) and real != root and os.path.isdir(real):
+        paths.append(real)
+    return paths
+
+
+def _unescape(field: str) -> str:
+    """A path of /proc/self/mountinfo, whose spaces, tabs, newlines and backslashes are octal escapes."""
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
+
+
+def _views(path: str) -> int:
+    """How many mounts show the directory ``path`` (a real path): the one it is reached through, and others.
+
+    Another mount of the same filesystem whose root holds it (a bind mount of
+    a home directory elsewhere) is another way to name it, which a mount on
+    ``path`` alone would not cover. 0 when /proc/self/mountinfo cannot tell.
+    """
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as handle:
+            mounts = [line.split()[2:5] for line in handle]
+    except OSError:
+        return 0
+    mounts = [(dev, _unescape(fs_root), _unescape(point)) for dev, fs_root, point in mounts]
+    through = [m for m in mounts if _inside(path, m[2])]
+    if not through:
+        return 0
+    dev, fs_root, point = max(through, key=lambda m: len(m[2]))
+    inner = _join(fs_root, os.path.relpath(path, point)) if path != point else fs_root
+    return sum(1 for d, r, _ in mounts if d == dev and _inside(inner, r))
+
+
+def mountable_state(root: str) -> str | None:
+    """``ROOT/.lackpy``, made if missing, where a read-only bind mount can hold it, else None.
+
+    It must be a real directory (for a symlink, a mount on where it leads
+    would not keep the name itself from being replaced) that no other mount
+    shows (a mount on one name would not cover the other); else the ruleset
+    keeps it read-only.
+    """
+    path = _join(root, STATE_DIR)
+    try:
+        os.mkdir(path, 0o755)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            return None
+    except OSError:
+        return None
+    return path if _views(path) == 1 else None
+
+
+def build_ruleset(confinement: Confinement, abi: int, tmpdir: str, state_mounted: bool = False) -> int:
+    """The command's ruleset as an fd (close-on-exec); raises OSError or ConfinementError.
+
+    ``state_mounted``: the supervisor mounts ``.lackpy`` read-only in the
+    command's mount namespace, so the ruleset need not make it a hole.
+    """
     holes = denied_paths(confinement.root, confinement.deny)
-    if any(_inside(tmpdir, hole) for hole in holes):
-        raise ConfinementError(f"the temporary directory {tmpdir} is inside a [tools] deny path; start lackpy with TMPDIR elsewhere; the command did not run")
+    readonly = own_state(confinement.root)
+    if any(_inside(tmpdir, hole) for hole in holes + readonly):
+        raise ConfinementError(
+            f"the temporary directory {tmpdir} is inside a [tools] deny path or lackpy's {STATE_DIR}/; start lackpy "
+            "with TMPDIR elsewhere; the command did not run"
+        )
     fs, net, scoped = landlock.handled_access(abi)
     if confinement.network:
-        net, scoped = 0, 0
-    scoped &= SCOPE_ABSTRACT_UNIX_SOCKET  # signals stay allowed: a command may stop another command's process
+        net, scoped = 0, scoped & ~SCOPE_ABSTRACT_UNIX_SOCKET
     ruleset = landlock.create_ruleset(fs, net, scoped, abi)
+    spec = deny_spec(confinement.deny)
+    root = confinement.root
+
+    def appeared(path: str, is_dir: bool) -> bool:
+        """A denied path the walk did not see (it appeared since): no rule, in either layer."""
+        if not _inside(path, root) or path == root:
+            return False
+        rel = os.path.relpath(path, root)
+        return bool(confinement.deny) and spec.match_file(rel + "/" if is_dir else rel)
+
     try:
-        if holes:
-            _around_holes(ruleset, confinement, holes, fs)
-        else:
-            _rule(ruleset, "/", READ & fs)
-            _rule(ruleset, confinement.root, WRITE & fs)
+        _grant(ruleset, "/", READ & fs, holes, appeared)
+        _grant(ruleset, root, WRITE & fs, holes if state_mounted else holes + readonly, appeared)
         _rule(ruleset, tmpdir, WRITE & fs)
         for device in WRITABLE_DEVICES:
             if not any(_inside(device, hole) for hole in holes):
@@ -295,37 +454,64 @@ def build_ruleset(confinement: Confinement, abi: int, tmpdir: str) -> int:
 
 
 class Prepared:
-    """One command's confinement, built in lackpy: the ruleset fd, the socket filter, the private TMPDIR.
+    """One command's confinement, built in lackpy: the ruleset fd, the socket filter, the private TMPDIR, the environment.
 
     ``unconfined`` says why the command runs unconfined (no Landlock here);
-    then nothing else is set. The shell backend starts the child with
-    ``env``, ``pass_fds`` and ``supervisor_env`` (or ``preexec``), calls
-    ``started()`` once it has forked and ``cleanup()`` once the command ended.
+    then no ruleset is set. ``scoped`` says whether the ruleset keeps the
+    command from signalling processes outside it (Landlock ABI >= 6).
+    ``state`` is the ``.lackpy`` directory the supervisor must mount
+    read-only (the ruleset leaves it writable), or None. The shell backend
+    starts the child with ``env``, ``pass_fds`` and ``supervisor_env`` (or
+    ``preexec``, after ``unmounted()``), calls ``started()`` once it has
+    forked and ``cleanup()`` once the command ended.
     """
 
-    def __init__(self, ruleset: int | None = None, program: bytes = b"", tmpdir: str | None = None, unconfined: str | None = None) -> None:
+    def __init__(
+        self,
+        ruleset: int | None = None,
+        program: bytes = b"",
+        tmpdir: str | None = None,
+        unconfined: str | None = None,
+        env_names: tuple[str, ...] = (),
+        scoped: bool = False,
+        state: str | None = None,
+        remake: Callable[[], int] | None = None,
+    ) -> None:
         self.ruleset = ruleset
         self.program = program
         self.tmpdir = tmpdir
         self.unconfined = unconfined
+        self.env_names = env_names
+        self.scoped = scoped
+        self.state = state
+        self._remake = remake
 
-    def env(self) -> dict[str, str] | None:
-        """The command's environment: lackpy's, with TMPDIR/TMP/TEMP its own directory (None: unchanged)."""
-        if self.tmpdir is None:
-            return None
-        env = {k: v for k, v in os.environ.items() if k != ENV_VAR}
-        env.update(TMPDIR=self.tmpdir, TMP=self.tmpdir, TEMP=self.tmpdir)
-        return env
+    def env(self) -> dict[str, str]:
+        """The command's environment (``command_env``), with its private TMPDIR where it has one."""
+        return command_env(self.env_names, self.tmpdir)
 
-    def supervisor_env(self) -> dict[str, str] | None:
-        """The environment for the supervisor, which applies the ruleset itself and drops ENV_VAR."""
+    def supervisor_env(self) -> dict[str, str]:
+        """The environment for the supervisor: the command's, and ENV_VAR, which it removes before the shell runs."""
         env = self.env()
-        if env is not None and self.ruleset is not None:
-            env[ENV_VAR] = f"{self.ruleset} {self.program.hex()}"
+        if self.ruleset is not None:
+            env[ENV_VAR] = f"{self.ruleset} {self.program.hex() or '-'} {int(self.scoped)} {self.state or '-'}"
         return env
 
     def pass_fds(self) -> tuple[int, ...]:
         return () if self.ruleset is None else (self.ruleset,)
+
+    def unmounted(self) -> None:
+        """For a child no supervisor mounts ``.lackpy`` for: the ruleset that keeps it read-only itself."""
+        if self.state is None or self._remake is None:
+            return
+        if self.ruleset is not None:
+            os.close(self.ruleset)
+            self.ruleset = None
+        try:
+            self.ruleset = self._remake()
+        except OSError as exc:
+            raise failed(exc.strerror or str(exc)) from None
+        self.state = None
 
     def preexec(self) -> Callable[[], None] | None:
         """For a child started without the supervisor: apply it between fork and exec.
@@ -335,6 +521,8 @@ class Prepared:
         """
         if self.ruleset is None:
             return None
+        if self.state is not None:
+            raise failed(f"nothing mounts {self.state} read-only without the supervisor")
         ruleset, program = self.ruleset, self.program
         return lambda: landlock.enter(ruleset, program)
 
@@ -352,8 +540,13 @@ class Prepared:
             self.tmpdir = None
 
 
-def prepare(confinement: Confinement) -> Prepared:
-    """Build the command's confinement now, in lackpy; raises ConfinementError when it must not run."""
+def prepare(confinement: Confinement, mount_state: bool = False) -> Prepared:
+    """Build the command's confinement now, in lackpy; raises ConfinementError when it must not run.
+
+    ``mount_state``: the command's supervisor can mount ``.lackpy`` read-only
+    in a mount namespace of its own (``supervise.py``); then the ruleset lets
+    the command add, remove and rename entries at the top of the workspace.
+    """
     why = unavailable()
     if why:
         if confinement.required:
@@ -363,13 +556,14 @@ def prepare(confinement: Confinement) -> Prepared:
             )
         return Prepared(unconfined=(
             f"not confined: {why}; this command could read the [tools] deny paths, write outside the workspace "
-            "and reach the network"
-        ))
+            f"(and in {STATE_DIR}/) and reach the network"
+        ), env_names=confinement.env)
     abi = landlock.landlock_abi()
     tmpdir = os.path.realpath(tempfile.mkdtemp(prefix="lackpy-command-"))
+    state = mountable_state(confinement.root) if mount_state else None
     try:
-        ruleset = build_ruleset(confinement, abi, tmpdir)
-        program = b"" if confinement.network else sockfilter.program(allow_tcp=abi >= 4)
+        ruleset = build_ruleset(confinement, abi, tmpdir, state_mounted=state is not None)
+        program = sockfilter.program(allow_tcp=abi >= 4, network=confinement.network)
         landlock.warm()
     except ConfinementError:
         shutil.rmtree(tmpdir, ignore_errors=True)
@@ -378,18 +572,25 @@ def prepare(confinement: Confinement) -> Prepared:
         shutil.rmtree(tmpdir, ignore_errors=True)
         what = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror or str(exc)
         raise failed(what) from None
-    return Prepared(ruleset, program, tmpdir)
+    scoped = bool(landlock.handled_access(abi)[2] & SCOPE_SIGNAL)  # as build_ruleset made it
+    remake = lambda: build_ruleset(confinement, abi, tmpdir)  # noqa: E731 - the ruleset without the mount
+    return Prepared(ruleset, program, tmpdir, env_names=confinement.env, scoped=scoped, state=state, remake=remake)
 
 
 __all__ = [
     "Confinement",
     "ConfinementError",
+    "COMMAND_ENV",
     "ENV_VAR",
     "MAX_WALK_ENTRIES",
     "Prepared",
     "build_ruleset",
+    "command_env",
     "denied_paths",
+    "env_names_problem",
     "failed",
+    "mountable_state",
+    "own_state",
     "prepare",
     "status",
     "unavailable",

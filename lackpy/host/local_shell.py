@@ -16,11 +16,20 @@ warns once and only kills the command's process group, when it times out and
 when its shell exits; the shell is not reaped until its group has been killed,
 so the group id cannot have been reused by an unrelated process.
 
+The supervisor is out of its command's reach: a confined command cannot
+signal it (Landlock's signal scope, ABI >= 6), and where pid namespaces work
+(asked once per lackpy process, ``supervise.py --probe``) the command runs in
+one whose pid 1 is the supervisor, so it can name nothing outside and, if the
+supervisor dies anyway, the kernel kills all of it. Where neither holds,
+lackpy warns once; ``status()`` (``lackpy tools``) says which holds.
+
+Every command gets ``confine.command_env``, never lackpy's whole environment.
+
 Given a ``Confinement`` (the tools always give one), a command runs confined
 to the workspace where the kernel allows it (``lackpy.host.confine``): lackpy
 builds the Landlock ruleset and the command's private TMPDIR, and the child
-applies the ruleset before the shell runs. The supervisor applies it itself;
-without a supervisor, a ``preexec_fn`` does, which only makes system calls
+applies the ruleset before the shell runs. The supervisor applies it in the
+shell's child, staying outside it; without a supervisor, a ``preexec_fn`` does, which only makes system calls
 through functions resolved before the fork (``landlock.warm``), the safe
 subset of what may run in a child forked from a threaded process. A command
 that cannot be confined as it must be does not run (``confine.ConfinementError``);
@@ -43,7 +52,8 @@ import warnings
 from typing import Any, Callable
 
 from lackpy.errors import LackpyWarning
-from lackpy.host.confine import Confinement, Prepared, failed, prepare
+from lackpy.host import confine
+from lackpy.host.confine import Confinement, Prepared, command_env, failed, prepare
 
 # After a kill, how long output still in the pipes is drained before giving up
 # on processes that keep the pipes open (only untracked ones can outlive a kill).
@@ -149,6 +159,78 @@ def _untracked(reason: str) -> None:
     )
 
 
+_reach_warned = False  # True once lackpy has warned that commands can kill their supervisor
+_probed: list[str] = []  # why pid namespaces do not work here ("" when they do), once asked
+
+
+def _reachable(reason: str) -> None:
+    """Warn once that commands can kill their supervisor, and so leave processes behind."""
+    global _reach_warned
+    if _reach_warned:
+        return
+    _reach_warned = True
+    warnings.warn(
+        f"lackpy cannot keep a shell command from killing its supervisor ({reason}); a command that does frees "
+        "the processes it started, which can then outlive it and lackpy",
+        LackpyWarning,
+    )
+
+
+def _namespaces() -> str:
+    """Why the supervisor cannot hold a command in a pid namespace here ('' when it can): asked once, in a child."""
+    if not _probed:
+        try:
+            probe = subprocess.run(
+                [sys.executable, "-I", "-S", SUPERVISOR, "--probe"],
+                stdin=subprocess.DEVNULL, capture_output=True, timeout=START_TIMEOUT_S, env=command_env(),
+            )
+            why = probe.stdout.decode(errors="replace").strip() if probe.returncode == 0 else (
+                f"its probe failed (exit status {probe.returncode})"
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            why = f"its probe did not run ({exc})"
+        _probed.append(f"no pid namespace: {why}" if why else "")
+    return _probed[0]
+
+
+def _hold(confined: Prepared | None) -> str:
+    """How the supervisor holds its command: in a pid namespace where it can ("pidns"), else as it is ("-").
+
+    Its Landlock ruleset (ABI >= 6) also keeps a confined command from
+    signalling the supervisor; where neither holds, lackpy warns once.
+    """
+    why = _namespaces()
+    if not why:
+        return "pidns"
+    if confined is None or not confined.scoped:
+        _reachable(f"no Landlock signal scoping (ABI >= 6) and {why}")
+    return "-"
+
+
+def _mounts() -> bool:
+    """Whether the next command's supervisor will have a mount namespace to hold ``.lackpy`` read-only in."""
+    return _tracking and not _why_untracked() and not _namespaces()
+
+
+def reach() -> str:
+    """How (or why not) the supervisor is out of its commands' reach here, for ``lackpy tools``."""
+    untracked = _why_untracked()
+    if untracked:
+        return f"their processes NOT tracked ({untracked})"
+    scoped = not confine.unavailable() and confine.scopes_signals()
+    pidns = _namespaces()
+    if not pidns:
+        return f"their supervisor out of their reach ({'Landlock signal scoping and ' if scoped else ''}a pid namespace)"
+    if scoped:
+        return f"their supervisor out of their reach (Landlock signal scoping; if it dies anyway, what they started runs on: {pidns})"
+    return f"a command CAN kill its supervisor and leave processes behind (no Landlock signal scoping, {pidns})"
+
+
+def status(settings: dict | None = None) -> str:
+    """One line on how commands run here, for ``lackpy tools``: confinement, then supervision."""
+    return f"{confine.status(settings, state_mounted=_mounts())}; {reach()}"
+
+
 def _why_untracked() -> str | None:
     if not _LINUX:
         return "that needs Linux"
@@ -233,17 +315,18 @@ class _Started:
 _BOOT = "import os, sys; sys.path.append(os.path.dirname(sys.argv[1])); import supervise; supervise.main(sys.argv[1:])"
 
 
-def _supervisor_argv(fd: int, command: str) -> list[str]:
-    return [sys.executable, "-I", "-S", "-c", _BOOT, SUPERVISOR, str(fd), command]
+def _supervisor_argv(fd: int, hold: str, command: str) -> list[str]:
+    return [sys.executable, "-I", "-S", "-c", _BOOT, SUPERVISOR, str(fd), hold, command]
 
 
 def _supervised(command: str, cwd: str, confined: Prepared | None = None) -> _Started | None:
-    """The command started under a supervisor (which confines itself first); None when the supervisor cannot run here."""
+    """The command started under a supervisor (which confines the shell); None when the supervisor cannot run here."""
+    hold = _hold(confined)
     ours, theirs = socket.socketpair()
-    env = confined.supervisor_env() if confined else None
+    env = confined.supervisor_env() if confined else command_env()
     extra = confined.pass_fds() if confined else ()
     try:
-        popen = _popen(_supervisor_argv(theirs.fileno(), command), cwd, pass_fds=(theirs.fileno(), *extra), env=env)
+        popen = _popen(_supervisor_argv(theirs.fileno(), hold, command), cwd, pass_fds=(theirs.fileno(), *extra), env=env)
     except BaseException:
         ours.close()
         raise
@@ -302,7 +385,8 @@ def _start(command: str, cwd: str, confined: Prepared | None = None) -> _Started
                 if started is not None:
                     return started
         if confined is None:
-            return _Started(_popen(["/bin/sh", "-c", command], cwd))
+            return _Started(_popen(["/bin/sh", "-c", command], cwd, env=command_env()))
+        confined.unmounted()  # no supervisor, no mount namespace: the ruleset alone keeps .lackpy read-only
         try:
             popen = _popen(["/bin/sh", "-c", command], cwd, env=confined.env(), preexec_fn=confined.preexec())
         except subprocess.SubprocessError:  # what preexec_fn raised: Popen keeps only that it raised
@@ -400,7 +484,7 @@ class LocalShell:
     def run(
         self, command: str, cwd: str, timeout_s: float, max_output_bytes: int, confinement: Confinement | None = None
     ) -> dict:
-        confined = prepare(confinement) if confinement is not None else None
+        confined = prepare(confinement, _mounts()) if confinement is not None else None
         try:
             result = self._run(_start(command, cwd, confined), timeout_s, max_output_bytes)
         finally:
@@ -458,7 +542,7 @@ class LocalShell:
         }
 
     def spawn(self, command: str, cwd: str, max_buffer_bytes: int, confinement: Confinement | None = None) -> Process:
-        confined = prepare(confinement) if confinement is not None else None
+        confined = prepare(confinement, _mounts()) if confinement is not None else None
         try:
             started = _start(command, cwd, confined)
         except BaseException:

@@ -1,7 +1,12 @@
-"""The seccomp filter that keeps a confined command off the network where Landlock cannot.
+"""The seccomp filter that keeps a confined command off the network where Landlock cannot, and off other processes' limits.
+
+Every confined command gets this filter. ``prlimit64`` on any process but
+the caller (a pid other than 0) fails with EPERM: Landlock does not guard it,
+and a command that lowers its supervisor's limits (no file descriptors, one
+second of CPU) can make it fail or die and so free what the command started.
 
 Landlock's network rights (ABI >= 4) cover TCP bind and connect only. A
-command without network access also gets this filter, so that it cannot
+command without network access gets more of the filter, so that it cannot
 reach out another way: ``socket()`` fails with EPERM for every family but
 local ones (AF_UNIX, AF_NETLINK) and, where Landlock guards it, TCP over IPv4
 and IPv6; so no UDP (DNS included), raw, packet, SCTP, MPTCP, vsock or other
@@ -9,7 +14,7 @@ socket. ``sendto``/``sendmsg``/``sendmmsg`` with MSG_FASTOPEN fail too (a
 TCP Fast Open connect does not pass the connect hook), and so does
 ``io_uring_setup`` (io_uring creates sockets without the socket syscall).
 Syscalls of another ABI (x86 32-bit, x32, arm32) all fail, since their
-numbers differ: a 32-bit program cannot run confined without network.
+numbers differ: a 32-bit program cannot run confined.
 
 It is a hand-written BPF program (a few dozen instructions), so it needs no
 libseccomp, and is built here, in lackpy, as bytes; the command's child loads
@@ -24,8 +29,8 @@ import struct
 
 #: AUDIT_ARCH_* and the syscall numbers the filter looks at, per machine.
 MACHINES = {
-    "x86_64": (0xC000003E, {"socket": 41, "sendto": 44, "sendmsg": 46, "sendmmsg": 307, "io_uring_setup": 425}),
-    "aarch64": (0xC00000B7, {"socket": 198, "sendto": 206, "sendmsg": 211, "sendmmsg": 269, "io_uring_setup": 425}),
+    "x86_64": (0xC000003E, {"socket": 41, "sendto": 44, "sendmsg": 46, "sendmmsg": 307, "io_uring_setup": 425, "prlimit64": 302}),
+    "aarch64": (0xC00000B7, {"socket": 198, "sendto": 206, "sendmsg": 211, "sendmmsg": 269, "io_uring_setup": 425, "prlimit64": 261}),
 }
 X32_SYSCALL_BIT = 0x40000000
 AF_UNIX, AF_INET, AF_NETLINK, AF_INET6 = 1, 2, 16, 10
@@ -70,8 +75,8 @@ def _assemble(lines: list[tuple]) -> bytes:
     return bytes(out)
 
 
-def program(allow_tcp: bool, machine: str | None = None) -> bytes:
-    """The filter for this machine; ``allow_tcp`` leaves TCP sockets to Landlock (ABI >= 4).
+def program(allow_tcp: bool, machine: str | None = None, network: bool = False) -> bytes:
+    """The filter for this machine; ``allow_tcp`` leaves TCP sockets to Landlock (ABI >= 4), ``network`` all sockets.
 
     Raises KeyError for a machine it does not know.
     """
@@ -83,6 +88,9 @@ def program(allow_tcp: bool, machine: str | None = None) -> bytes:
     ]
     if arch == MACHINES["x86_64"][0]:
         lines.append((_JGE, X32_SYSCALL_BIT, "deny", None))
+    lines += [(_JEQ, nr["prlimit64"], "prlimit", None)]
+    if network:
+        lines.append((_JA, "allow", None, None))
     lines += [
         (_JEQ, nr["io_uring_setup"], "deny", None),
         (_JEQ, nr["sendto"], "flags3", None),
@@ -115,6 +123,9 @@ def program(allow_tcp: bool, machine: str | None = None) -> bytes:
     else:
         lines.append((_JA, "deny", None, None))
     lines += [
+        ("prlimit",),
+        (_LD_ABS, _arg(0), None, None),  # the pid: 0 is the caller (a pid_t, so its low half is all of it)
+        (_JEQ, 0, "allow", "deny"),
         ("allow",),
         (_RET, SECCOMP_RET_ALLOW, None, None),
         ("deny",),

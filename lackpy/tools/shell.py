@@ -15,8 +15,12 @@ file edits, and they do not see the run's staged (uncommitted) writes.
 
 Through ``LocalShell`` they run confined where the kernel has Landlock
 (``lackpy.host.confine``): they read the system but not the ``[tools] deny``
-paths, write only in the workspace and a private TMPDIR, and reach no network
-unless ``[tools] command_network = true``. Where the kernel cannot confine
+paths, write only in the workspace (never in its ``.lackpy/``) and a private
+TMPDIR, reach no network unless ``[tools] command_network = true``, and
+cannot signal their supervisor, lackpy, or any process they did not start.
+They get a small environment (``confine.command_env``: PATH, HOME, LANG,
+LC_*, TERM, TZ, USER, SHELL, TMPDIR, and the names ``[tools] command_env``
+lists), never lackpy's secrets. Where the kernel cannot confine
 them, run_command's result and poll_process/stop_process's state carry
 ``"unconfined": why`` (the key is absent when confined, so existing keys and
 results are unchanged); where confining fails, the command does not run.
@@ -62,8 +66,17 @@ def _flag(ctx: ToolContext, name: str) -> bool:
     return value
 
 
+def _env_names(ctx: ToolContext) -> tuple[str, ...]:
+    """``[tools] command_env``: the names of lackpy's environment variables commands get besides the few they all get."""
+    names = ctx.settings.get("command_env", [])
+    problem = confine.env_names_problem(names)
+    if problem:
+        raise ToolError(f"the tool setting command_env {problem}")
+    return tuple(names)
+
+
 def _confinement(ctx: ToolContext) -> Confinement:
-    """The confinement the context's settings ask for: ``deny``, ``command_network``, ``require_command_confinement``."""
+    """The confinement the context's settings ask for: ``deny``, ``command_network``, ``require_command_confinement``, ``command_env``."""
     deny = ctx.settings.get("deny") or ()
     if isinstance(deny, str) or not all(isinstance(p, str) for p in deny):
         raise ToolError(f"the tool setting deny must be a list of patterns such as \"secrets/\", not {deny!r}")
@@ -72,6 +85,7 @@ def _confinement(ctx: ToolContext) -> Confinement:
         deny=tuple(deny),
         network=_flag(ctx, "command_network"),
         required=_flag(ctx, "require_command_confinement"),
+        env=_env_names(ctx),
     )
 
 

@@ -13,7 +13,9 @@ a ruleset, so the real landlock_restrict_self fails.
 from __future__ import annotations
 
 import os
+import re
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -21,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from lackpy.errors import ToolError
+from lackpy.errors import LackpyWarning, ToolError
 from lackpy.kit.context import ToolContext
 from lackpy.host import confine, local_shell
 from lackpy.host.landlock import landlock_abi
@@ -59,9 +61,22 @@ attempt("bind", bind)
 """
 
 
-@pytest.fixture(params=["supervised", "preexec"])
+NO_PIDNS = "no pid namespace: none in this test"
+MOUNTS = not local_shell._namespaces()  # the supervisor can hold .lackpy read-only in a mount namespace here
+
+
+@pytest.fixture(params=["supervised", "holes", "preexec"])
 def path(request, monkeypatch) -> str:
-    """Each test runs once with the supervisor and once without it (the child confines itself in preexec_fn)."""
+    """Each test runs with the supervisor (in a pid and mount namespace where it can), without the namespaces, and without it.
+
+    "supervised" keeps .lackpy read-only with a mount where pid namespaces
+    work; "holes" and "preexec" (the child confines itself in preexec_fn)
+    with the Landlock ruleset alone.
+    """
+    if request.param == "supervised" and not MOUNTS:
+        pytest.skip(f"no pid and mount namespaces here ({local_shell._namespaces()}): 'holes' covers it")
+    if request.param == "holes":
+        monkeypatch.setattr(local_shell, "_probed", [NO_PIDNS])
     if request.param == "preexec":
         monkeypatch.setattr(local_shell, "_tracking", False)
     return request.param
@@ -222,8 +237,9 @@ def test_writes_inside_the_workspace_and_tmpdir_work(make_ctx, workspace: Path, 
     ctx = make_ctx()
     move = "mv d/e/f d/g" if ABI >= 2 else "mv d/e/f d/e/g && cp d/e/g d/g"  # ABI 1 refuses every move across directories
     command = (
-        f"echo a > new.txt && mkdir -p d/e && echo b > d/e/f && {move} && rm new.txt"
+        f"cd src && echo a > new.txt && mkdir -p d/e && echo b > d/e/f && {move} && rm new.txt"
         " && echo c > $TMPDIR/t && cat $TMPDIR/t && mktemp && echo $TMPDIR $TMP $TEMP && echo z > /dev/null"
+        " && echo more >> ../README.md"
     )
     result = run_command(ctx, command)
     assert result["code"] == 0, result
@@ -232,7 +248,8 @@ def test_writes_inside_the_workspace_and_tmpdir_work(make_ctx, workspace: Path, 
     tmpdir = lines[2].split()[0]
     assert lines[2] == f"{tmpdir} {tmpdir} {tmpdir}" and lines[1].startswith(tmpdir + "/")
     assert not _inside(tmpdir, workspace) and not os.path.exists(tmpdir)  # removed once the command ended
-    assert (workspace / "d" / "g").read_text() == "b\n" and not (workspace / "new.txt").exists()
+    assert (workspace / "src" / "d" / "g").read_text() == "b\n" and not (workspace / "src" / "new.txt").exists()
+    assert (workspace / "README.md").read_text().endswith("draft\nmore\n")
 
 
 @needs_landlock
@@ -245,12 +262,155 @@ def test_each_command_gets_its_own_tmpdir(make_ctx, path: str) -> None:
 @needs_landlock
 def test_beside_a_denied_path_only_existing_entries_change(make_ctx, workspace: Path, path: str) -> None:
     """Landlock cannot grant creating entries in a directory without granting it on the denied entry too."""
+    (workspace / "src" / "pkg" / "secrets").mkdir()
+    (workspace / "lib").mkdir()
     ctx = make_ctx(deny=["secrets/"])
-    assert run_command(ctx, "echo more >> README.md && echo made > src/new.txt")["code"] == 0
-    assert (workspace / "README.md").read_text().endswith("more\n")
-    assert (workspace / "src" / "new.txt").read_text() == "made\n"
-    assert run_command(ctx, "echo x > at_root.txt")["code"] != 0
-    assert not (workspace / "at_root.txt").exists()
+    assert run_command(ctx, "echo more >> src/pkg/util.py && echo made > lib/new.txt")["code"] == 0
+    assert (workspace / "src" / "pkg" / "util.py").read_text().endswith("more\n")
+    assert (workspace / "lib" / "new.txt").read_text() == "made\n"
+    assert run_command(ctx, "echo x > src/pkg/new.py")["code"] != 0
+    assert not (workspace / "src" / "pkg" / "new.py").exists()
+
+
+# --------------------------------------------------------------------------- lackpy's own state
+
+STATE = {"config.toml": "[tools]\ndeny = [\"secrets/\"]\n", "kits/readonly.kit": "---\nname: readonly\n---\nread_file\n"}
+
+
+def _state(workspace: Path) -> dict[str, str]:
+    """Every entry under .lackpy/ (directories as '/'), with the content of each file."""
+    found = {}
+    for entry in sorted((workspace / ".lackpy").rglob("*")):
+        rel = str(entry.relative_to(workspace))
+        found[rel] = "/" if entry.is_dir() and not entry.is_symlink() else entry.read_text()
+    return found
+
+
+@needs_landlock
+def test_a_command_cannot_change_lackpys_state(make_ctx, workspace: Path, path: str) -> None:
+    for rel, text in STATE.items():
+        (workspace / ".lackpy" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / ".lackpy" / rel).write_text(text)
+    before = _state(workspace)
+    ctx = make_ctx()
+    for command in (
+        "echo x > .lackpy/kits/readonly.kit", "echo x >> .lackpy/config.toml", ": > .lackpy/config.toml",
+        "rm .lackpy/config.toml", "rm -rf .lackpy", "mv .lackpy .l2", "mv .lackpy/kits .lackpy/k2",
+        "mv .lackpy/kits/readonly.kit src/", "touch .lackpy/new", "mkdir .lackpy/kits/sub", "ln -s /etc .lackpy/link",
+        "ln .lackpy/config.toml src/hard", "cd .lackpy/kits && echo x > coding.kit",
+    ):
+        assert run_command(ctx, command)["code"] != 0, command
+    id = start_process(ctx, "echo x > .lackpy/kits/readonly.kit; rm -rf .lackpy; echo done > src/done.txt")
+    assert re.search("Permission denied|Read-only file system", finished(ctx, id)["stderr"])
+    assert _state(workspace) == before
+    assert not (workspace / ".l2").exists() and not (workspace / "src" / "hard").exists()
+    assert run_command(ctx, "cat .lackpy/kits/readonly.kit")["stdout"] == STATE["kits/readonly.kit"]
+    assert run_command(ctx, "echo made > src/made.txt && mkdir -p src/a/b && mv src/made.txt src/a/b/")["code"] == 0
+    assert (workspace / "src" / "a" / "b" / "made.txt").read_text() == "made\n"
+    assert (workspace / "src" / "done.txt").read_text() == "done\n"
+
+
+@needs_landlock
+def test_a_command_cannot_make_lackpys_state(make_ctx, workspace: Path, path: str) -> None:
+    ctx = make_ctx()
+    for command in ("mkdir .lackpy", "mkdir -p .lackpy/kits", "touch .lackpy", "ln -s src .lackpy", "mv src .lackpy",
+                    "mkfifo .lackpy", "cd src && mkdir ../.lackpy", "mkdir -p .lackpy/kits && echo x > .lackpy/kits/a.kit"):
+        assert run_command(ctx, command)["code"] != 0, command
+        if path == "supervised":  # lackpy made it, empty, to mount it read-only
+            assert (workspace / ".lackpy").is_dir() and not (workspace / ".lackpy").is_symlink(), command
+            assert os.listdir(workspace / ".lackpy") == [], command
+        else:
+            assert not os.path.lexists(workspace / ".lackpy"), command
+    assert (workspace / "src" / "app.py").exists()
+
+
+@needs_landlock
+def test_where_a_symlinked_state_leads_is_read_only_too(make_ctx, workspace: Path, path: str) -> None:
+    """A repository may ship .lackpy as a symlink to a directory of its own; lackpy reads its state there."""
+    (workspace / "conf" / "kits").mkdir(parents=True)
+    (workspace / "conf" / "config.toml").write_text(STATE["config.toml"])
+    (workspace / ".lackpy").symlink_to("conf")
+    ctx = make_ctx()
+    for command in ("echo x > conf/config.toml", "echo x > .lackpy/config.toml", "touch conf/kits/new.kit",
+                    "rm .lackpy", "rm -rf conf", "mv conf c2"):
+        assert run_command(ctx, command)["code"] != 0, command
+    assert (workspace / "conf" / "config.toml").read_text() == STATE["config.toml"]
+    assert os.listdir(workspace / "conf" / "kits") == [] and os.readlink(workspace / ".lackpy") == "conf"
+
+
+@needs_landlock
+@pytest.mark.parametrize("path", ["holes", "preexec"], indirect=True)  # with a mount: the test that follows
+def test_at_the_workspace_top_only_existing_files_change(make_ctx, workspace: Path, path: str) -> None:
+    """Landlock cannot grant making entries at the top without granting it in .lackpy/ too."""
+    ctx = make_ctx()
+    for command in ("echo x > at_top.txt", "mkdir build", "rm README.md", "mv README.md README", "mv src source"):
+        assert run_command(ctx, command)["code"] != 0, command
+    assert sorted(os.listdir(workspace)) == ["README.md", "secrets", "src"]
+    assert run_command(ctx, "echo more >> README.md && mkdir src/build && mv src/app.py src/build/")["code"] == 0
+    assert (workspace / "README.md").read_text().endswith("draft\nmore\n")
+    assert (workspace / "src" / "build" / "app.py").exists()
+
+
+needs_mounts = pytest.mark.skipif(not MOUNTS, reason="no pid and mount namespaces here")
+
+
+@needs_landlock
+@needs_mounts
+def test_with_a_mount_namespace_the_top_stays_writable(make_ctx, workspace: Path) -> None:
+    (workspace / ".lackpy" / "kits").mkdir(parents=True)
+    (workspace / ".lackpy" / "kits" / "readonly.kit").write_text(STATE["kits/readonly.kit"])
+    ctx = make_ctx()  # no deny paths: every directory on the way to one could not get new entries
+    command = "echo x > at_top.txt && mkdir build && mv at_top.txt build/ && rm README.md && mv src source && echo ok"
+    result = run_command(ctx, command)
+    assert result["stdout"] == "ok\n", result
+    assert sorted(os.listdir(workspace)) == [".lackpy", "build", "secrets", "source"]
+    assert run_command(ctx, "echo x > .lackpy/kits/readonly.kit")["stderr"].endswith("Read-only file system\n")
+    assert (workspace / ".lackpy" / "kits" / "readonly.kit").read_text() == STATE["kits/readonly.kit"]
+    assert not any(".lackpy" in line for line in Path("/proc/self/mountinfo").read_text().splitlines())
+
+
+@needs_landlock
+@needs_mounts
+def test_a_mount_that_cannot_be_made_runs_nothing(make_ctx, workspace: Path, monkeypatch) -> None:
+    """The ruleset left .lackpy writable for the mount to hold: a mount that fails must run nothing."""
+    monkeypatch.setattr(confine, "mountable_state", lambda root: os.path.join(root, "no-such-directory"))
+    with pytest.raises(ToolError, match=r"^run_command: could not confine the command \(bind-mounting .*no-such-directory"):
+        run_command(make_ctx(), "echo ran > src/ran.txt")
+    assert not (workspace / "src" / "ran.txt").exists()
+
+
+@needs_landlock
+@needs_mounts
+def test_without_its_supervisor_a_command_gets_the_ruleset_that_holds_lackpy(make_ctx, workspace: Path, monkeypatch) -> None:
+    """The supervisor cannot start, so no mount: the command falls back to a child that applies the holes ruleset."""
+    monkeypatch.setattr(local_shell, "_tracking", True)  # restored after: the failed start turns tracking off
+    monkeypatch.setattr(local_shell, "_supervisor_argv", lambda fd, hold, command: [sys.executable, "-c", "raise SystemExit(3)"])
+    with pytest.warns(LackpyWarning, match="did not start"):
+        result = run_command(make_ctx(), "echo x > .lackpy/new; echo y > at_top.txt; echo z > src/made.txt")
+    assert "Permission denied" in result["stderr"]
+    assert os.listdir(workspace / ".lackpy") == [] and not (workspace / "at_top.txt").exists()
+    assert (workspace / "src" / "made.txt").read_text() == "z\n"
+
+
+@needs_landlock
+def test_another_mount_of_the_workspace_keeps_lackpy_to_the_ruleset(workspace: Path, tmp_path: Path) -> None:
+    """A mount on .lackpy would not cover another name for it: there lackpy relies on the ruleset alone."""
+    unshare = ["unshare", "-m", "--propagation", "private"] if os.geteuid() == 0 else ["unshare", "-Urm"]
+    (workspace / ".lackpy").mkdir()
+    (tmp_path / "alt").mkdir()
+    script = (
+        f"mount --bind {tmp_path} {tmp_path / 'alt'} && {sys.executable} -c '"
+        "import sys; from lackpy.host import confine; from lackpy.kit.context import ToolContext; "
+        "from lackpy.tools.shell import run_command; "
+        "print(confine.mountable_state(sys.argv[1]), confine.mountable_state(sys.argv[2]), flush=True); "
+        "print(run_command(ToolContext(sys.argv[1]), \"echo x > ../alt/ws/.lackpy/new; echo y > ../alt/ws/top\")[\"stderr\"].count(\"Permission denied\"))"
+        f"' {workspace} {tmp_path / 'alt'}"
+    )
+    done = subprocess.run([*unshare, "sh", "-c", script], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0 and "unshare" in done.stderr:
+        pytest.skip(f"cannot make a mount namespace for the test: {done.stderr.strip()}")
+    assert done.stdout.splitlines() == ["None None", "2"], done.stderr
+    assert os.listdir(workspace / ".lackpy") == [] and not (workspace / "top").exists()
 
 
 # --------------------------------------------------------------------------- network
@@ -331,7 +491,7 @@ def test_ordinary_commands_still_work(make_ctx, workspace: Path, path: str) -> N
 @needs_landlock
 def test_a_ruleset_that_cannot_be_applied_runs_nothing(make_ctx, workspace: Path, monkeypatch, path: str) -> None:
     """An fd that is no ruleset: landlock_restrict_self fails in the child, which then runs nothing."""
-    monkeypatch.setattr(confine, "build_ruleset", lambda *args: os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
+    monkeypatch.setattr(confine, "build_ruleset", lambda *args, **kwargs: os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
     ctx = make_ctx()
     with pytest.raises(ToolError) as info:
         run_command(ctx, "echo ran > ran.txt")
@@ -359,10 +519,13 @@ def test_too_large_a_workspace_fails_closed(make_ctx, workspace: Path, monkeypat
 
 @needs_landlock
 def test_status_says_what_commands_may_do() -> None:
+    assert confine.status(state_mounted=True).startswith(
+        f"commands confined (Landlock ABI {ABI}): writes in the workspace (not its .lackpy/) and a private TMPDIR only"
+    )
     line = confine.status()
     assert line == (
-        f"commands confined (Landlock ABI {ABI}): writes in the workspace and a private TMPDIR only, "
-        "[tools] deny paths unreadable, no network"
+        f"commands confined (Landlock ABI {ABI}): writes in the workspace (not its .lackpy/, nor new entries at its "
+        "top) and a private TMPDIR only, [tools] deny paths unreadable, no network"
     )
     assert confine.status({"command_network": True}).endswith("network allowed ([tools] command_network = true)")
 
@@ -371,7 +534,7 @@ def test_where_the_kernel_cannot_confine_the_results_say_so(make_ctx, monkeypatc
     monkeypatch.setattr(confine, "unavailable", lambda: "the kernel has no Landlock")
     assert confine.status() == (
         "commands NOT confined: the kernel has no Landlock; they can read the [tools] deny paths, "
-        "write anywhere you can and reach the network"
+        "write anywhere you can (lackpy's .lackpy/ included) and reach the network"
     )
     ctx = make_ctx()
     result = run_command(ctx, "echo hi")

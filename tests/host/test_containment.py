@@ -23,7 +23,7 @@ import pytest
 from lackpy.kit.context import ToolContext
 from lackpy.kit.toolbox import LackpyWarning
 from lackpy.service import LackpyService
-from lackpy.host import local_shell
+from lackpy.host import confine, landlock, local_shell
 from lackpy.tools.shell import poll_process, run_command, start_process, stop_all, stop_process
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="tracking needs Linux")
@@ -207,9 +207,10 @@ def test_exit_codes_and_output_are_those_of_the_shell(ctx: ToolContext, workspac
     }
 
 
-def test_commands_inherit_the_environment(ctx: ToolContext, monkeypatch) -> None:
+def test_commands_get_the_variables_command_env_names(make_ctx, monkeypatch) -> None:
     monkeypatch.setenv("LACKPY_CONTAINMENT_PROBE", "é and $x")
-    result = run_command(ctx, 'printf %s "$LACKPY_CONTAINMENT_PROBE"')
+    assert run_command(make_ctx(), 'printf %s "$LACKPY_CONTAINMENT_PROBE"')["stdout"] == ""
+    result = run_command(make_ctx(command_env=["LACKPY_CONTAINMENT_PROBE"]), 'printf %s "$LACKPY_CONTAINMENT_PROBE"')
     assert result["stdout"] == "é and $x"
 
 
@@ -269,6 +270,148 @@ def test_nothing_outlives_a_killed_lackpy(tmp_path: Path) -> None:
     assert gone(mark)
 
 
+# --------------------------------------------------------------------------- the supervisor is out of the command's reach
+
+NO_PIDNS = "no pid namespace: none in this test"
+# How the supervisor is held: the first is what this kernel gives (when it gives it); each other takes one layer away.
+HOLDS = ["landlock+pidns", "landlock", "pidns", "pidns+abi5"]
+
+
+@pytest.fixture(params=HOLDS)
+def hold(request, monkeypatch) -> str:
+    """Each test runs with Landlock's signal scope and a pid namespace, with each alone, and with Landlock ABI 5 and a pid namespace."""
+    if "landlock" in request.param and not confine.scopes_signals():
+        pytest.skip("the kernel has no Landlock signal scoping (ABI >= 6)")
+    if "pidns" in request.param and local_shell._namespaces():
+        pytest.skip(f"pid namespaces do not work here ({local_shell._namespaces()})")
+    if "pidns" not in request.param:
+        monkeypatch.setattr(local_shell, "_probed", [NO_PIDNS])
+    if request.param == "pidns":
+        monkeypatch.setattr(confine, "unavailable", lambda: "no Landlock in this test")
+    if request.param == "pidns+abi5":
+        abi = min(5, landlock.landlock_abi())
+        monkeypatch.setattr(landlock, "landlock_abi", lambda: abi)
+    return request.param
+
+
+def _report(result: dict) -> dict:
+    """The parts of a result that matter here (``unconfined`` aside)."""
+    return {key: value for key, value in result.items() if key != "unconfined"}
+
+
+def test_a_command_that_kills_its_supervisor_leaves_nothing(ctx: ToolContext, hold: str) -> None:
+    setsid, nohup = marker(313), marker(314)
+    started = time.monotonic()
+    result = run_command(
+        ctx, f"(setsid sleep {setsid} &) ; (nohup sleep {nohup} >/dev/null 2>&1 &) ; sleep 0.2; kill -9 $PPID; echo after"
+    )
+    assert time.monotonic() - started < 5
+    assert _report(result)["stdout"] == "after\n" and result["code"] == 0 and result["timed_out"] is False, result
+    assert gone(setsid, nohup)
+
+
+def test_a_background_command_that_kills_its_supervisor_leaves_nothing(ctx: ToolContext, hold: str) -> None:
+    setsid, own = marker(324), marker(324)
+    id = start_process(ctx, f"(setsid sleep {setsid} &) ; kill -9 $PPID; echo up; sleep {own}")
+    seen: list[str] = []
+    assert eventually(lambda: seen.append(poll_process(ctx, id)["stdout"]) or "up\n" in "".join(seen))
+    assert eventually(lambda: sleeping(setsid) and sleeping(own)), "the processes never started"
+    assert poll_process(ctx, id)["running"] is True  # its supervisor lives on
+    assert stop_process(ctx, id)["code"] == -9
+    assert gone(setsid, own)
+
+
+@pytest.mark.parametrize("hold", [h for h in HOLDS if h != "pidns"], indirect=True)  # confined: the seccomp filter
+def test_a_command_cannot_lower_its_supervisors_limits(ctx: ToolContext, hold: str) -> None:
+    """prlimit is no signal: a supervisor left without file descriptors or CPU time would fail or die."""
+    mark = marker(325)
+    result = run_command(ctx, f"prlimit --pid $PPID --nofile=4:4 --cpu=0:0; echo $?; setsid sleep {mark} & sleep 0.2")
+    assert result["stdout"] == "1\n" and "Operation not permitted" in result["stderr"], result
+    assert result["code"] == 0
+    assert gone(mark)
+
+
+def test_an_unconfined_command_that_lowers_pid_1s_limits_leaves_nothing(ctx: ToolContext, monkeypatch) -> None:
+    if local_shell._namespaces():
+        pytest.skip(f"pid namespaces do not work here ({local_shell._namespaces()})")
+    monkeypatch.setattr(confine, "unavailable", lambda: "no Landlock in this test")
+    mark = marker(326)
+    result = run_command(ctx, f"prlimit --pid 1 --nofile=4:4; setsid sleep {mark} & sleep 0.2; echo done")
+    assert _report(result) == {"code": 0, "stdout": "done\n", "stderr": "", "timed_out": False}
+    assert gone(mark)
+
+
+def test_a_command_cannot_signal_lackpy(tmp_path: Path) -> None:
+    """Without a supervisor (the shell is lackpy's child), Landlock's signal scope still keeps lackpy out of reach."""
+    if not confine.scopes_signals():
+        pytest.skip("the kernel has no Landlock signal scoping (ABI >= 6)")
+    host = subprocess.run(
+        [sys.executable, "-c", (
+            "from lackpy.host import local_shell\n"
+            "from lackpy.kit.context import ToolContext\n"
+            "from lackpy.tools.shell import run_command\n"
+            "local_shell._tracking = False\n"
+            f"print(run_command(ToolContext({str(tmp_path)!r}), 'kill -9 $PPID; echo $?')['stdout'], end='')\n"
+            "print('lackpy lives')\n"
+        )],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert (host.returncode, host.stdout) == (0, "1\nlackpy lives\n"), host.stderr
+
+
+def test_when_the_supervisor_dies_anyway_its_namespace_dies_with_it(ctx: ToolContext) -> None:
+    if local_shell._namespaces():
+        pytest.skip(f"pid namespaces do not work here ({local_shell._namespaces()})")
+    setsid, own = marker(327), marker(327)
+    id = start_process(ctx, f"setsid sleep {setsid} & sleep {own}")
+    assert eventually(lambda: sleeping(setsid) and sleeping(own)), "the processes never started"
+    os.kill(ctx.session["processes"][id].pid, signal.SIGKILL)  # from outside: the command itself cannot
+    assert gone(setsid, own)
+    assert stop_process(ctx, id)["running"] is False
+
+
+def test_when_the_supervisor_dies_anyway_its_shell_dies_with_it(ctx: ToolContext, monkeypatch) -> None:
+    """Without a pid namespace only the shell has PR_SET_PDEATHSIG: what it started runs on (the documented limit)."""
+    monkeypatch.setattr(local_shell, "_probed", [NO_PIDNS])
+    own = marker(328)
+    id = start_process(ctx, f"sleep {own}; echo never")
+    shells = lambda: [pid for pid in holders(own) if "-c" in processes().get(pid, [])]  # noqa: E731
+    assert eventually(lambda: shells() and sleeping(own)), "the processes never started"
+    os.kill(ctx.session["processes"][id].pid, signal.SIGKILL)
+    assert eventually(lambda: not shells(), 2.0), "the shell outlived its supervisor"
+    assert stop_process(ctx, id)["running"] is False
+
+
+def test_where_nothing_holds_the_supervisor_lackpy_says_so_once(ctx: ToolContext, monkeypatch) -> None:
+    monkeypatch.setattr(local_shell, "_probed", [NO_PIDNS])
+    monkeypatch.setattr(confine, "unavailable", lambda: "no Landlock in this test")
+    monkeypatch.setattr(local_shell, "_reach_warned", False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert run_command(ctx, "echo one")["stdout"] == "one\n"
+        assert run_command(ctx, "echo two")["stdout"] == "two\n"
+    [warning] = [w for w in caught if issubclass(w.category, LackpyWarning)]
+    assert str(warning.message).startswith(
+        f"lackpy cannot keep a shell command from killing its supervisor (no Landlock signal scoping (ABI >= 6) and {NO_PIDNS})"
+    )
+    assert local_shell.status().endswith(
+        f"; a command CAN kill its supervisor and leave processes behind (no Landlock signal scoping, {NO_PIDNS})"
+    )
+
+
+def test_the_status_line_says_what_holds_the_supervisor(monkeypatch) -> None:
+    if not confine.scopes_signals() or local_shell._namespaces():
+        pytest.skip("this kernel lacks Landlock signal scoping or pid namespaces")
+    assert local_shell.status().endswith("; their supervisor out of their reach (Landlock signal scoping and a pid namespace)")
+    monkeypatch.setattr(local_shell, "_probed", [NO_PIDNS])
+    assert local_shell.status().endswith(
+        f"; their supervisor out of their reach (Landlock signal scoping; if it dies anyway, what they started runs on: {NO_PIDNS})"
+    )
+    monkeypatch.undo()
+    monkeypatch.setattr(confine, "unavailable", lambda: "no Landlock in this test")
+    assert local_shell.status().endswith("; their supervisor out of their reach (a pid namespace)")
+
+
 # --------------------------------------------------------------------------- where lackpy cannot track
 
 
@@ -279,7 +422,7 @@ def _fake_supervisor(monkeypatch, **overrides: str) -> None:
     monkeypatch.setattr(
         local_shell,
         "_supervisor_argv",
-        lambda fd, command: [sys.executable, "-I", "-S", "-c", boot, local_shell.SUPERVISOR, str(fd), command],
+        lambda fd, hold, command: [sys.executable, "-I", "-S", "-c", boot, local_shell.SUPERVISOR, str(fd), hold, command],
     )
 
 
@@ -304,13 +447,15 @@ def test_without_linux_commands_run_in_a_process_group_with_one_warning(ctx: Too
 
 
 def test_a_refused_prctl_falls_back_to_the_process_group(ctx: ToolContext, monkeypatch) -> None:
+    """Without a pid namespace the supervisor needs the subreaper prctl."""
+    monkeypatch.setattr(local_shell, "_probed", ["no pid namespace: none in this test"])
     _fake_supervisor(monkeypatch, _subreaper="lambda: False")
     [warning] = _untracked_run(ctx, monkeypatch)
     assert "the kernel refused prctl(PR_SET_CHILD_SUBREAPER)" in str(warning.message)
 
 
 def test_a_supervisor_that_cannot_start_falls_back_to_the_process_group(ctx: ToolContext, monkeypatch) -> None:
-    monkeypatch.setattr(local_shell, "_supervisor_argv", lambda fd, command: [sys.executable, "-c", "raise SystemExit(3)"])
+    monkeypatch.setattr(local_shell, "_supervisor_argv", lambda fd, hold, command: [sys.executable, "-c", "raise SystemExit(3)"])
     [warning] = _untracked_run(ctx, monkeypatch)
     assert "did not start (exit status 3)" in str(warning.message)
 

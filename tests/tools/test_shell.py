@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import itertools
 import os
 import re
 import time
@@ -55,9 +56,31 @@ def eventually(predicate, timeout: float = 5.0, step: float = 0.02):
         time.sleep(step)
 
 
-def read_pid(path: Path) -> int:
-    assert eventually(lambda: path.exists() and path.read_text().strip()), f"{path} was never written"
-    return int(path.read_text())
+_marks = itertools.count(1)
+
+
+def mark() -> str:
+    """A sleep duration no other process uses (a command's own pids are its pid namespace's, so it is found by this)."""
+    return f"30.{os.getpid()}{next(_marks):03d}"
+
+
+def live(duration: str) -> list[int]:
+    """The pids (lackpy's view) of the live ``sleep duration`` processes."""
+    pids = []
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as handle:
+                if handle.read() == b"sleep\0" + duration.encode() + b"\0" and alive(int(name)):
+                    pids.append(int(name))
+        except OSError:
+            continue
+    return pids
+
+
+def pid_of(duration: str) -> int:
+    """The pid of the one ``sleep duration``, once it runs."""
+    assert eventually(lambda: len(live(duration)) == 1), f"sleep {duration} never ran"
+    return live(duration)[0]
 
 
 def collect(ctx: ToolContext, id: str, until: str, timeout: float = 5.0) -> str:
@@ -121,22 +144,22 @@ def test_run_command_decodes_invalid_utf8_with_replacement(ctx: ToolContext) -> 
 
 def test_timeout_kills_the_whole_process_group(ctx: ToolContext, workspace: Path) -> None:
     started = time.monotonic()
-    result = run_command(ctx, "sleep 30 & echo $! > child.pid; echo started; sleep 30", timeout=0.5)
+    child = mark()
+    result = run_command(ctx, f"sleep {child} & echo started; sleep 30", timeout=0.5)
     assert time.monotonic() - started < 5
     assert result["timed_out"] is True
     assert result["code"] is None
     assert result["stdout"] == "started\n"  # what was captured before the kill
-    child = read_pid(workspace / "child.pid")
-    assert eventually(lambda: not alive(child), 2.0), f"background child {child} survived the timeout"
+    assert eventually(lambda: not live(child), 2.0), f"background child {child} survived the timeout"
 
 
 def test_leftover_children_are_killed_when_the_shell_exits(ctx: ToolContext, workspace: Path) -> None:
     started = time.monotonic()
-    result = run_command(ctx, "sleep 30 & echo $! > child.pid; echo done", timeout=20)
+    child = mark()
+    result = run_command(ctx, f"sleep {child} & echo done", timeout=20)
     assert time.monotonic() - started < 5  # not held open by the child's copy of the pipes
     assert result == {"code": 0, "stdout": "done\n", "stderr": "", "timed_out": False}
-    child = read_pid(workspace / "child.pid")
-    assert eventually(lambda: not alive(child), 2.0)
+    assert eventually(lambda: not live(child), 2.0)
 
 
 def test_timeout_is_capped_at_ten_minutes(ctx: ToolContext) -> None:
@@ -292,8 +315,9 @@ def test_ids_count_up_per_session(ctx: ToolContext) -> None:
 
 
 def test_stop_kills_the_process_group_and_is_idempotent(ctx: ToolContext, workspace: Path) -> None:
-    id = start_process(ctx, "sleep 30 & echo $! > child.pid; echo up; wait")
-    child = read_pid(workspace / "child.pid")
+    duration = mark()
+    id = start_process(ctx, f"sleep {duration} & echo up; wait")
+    child = pid_of(duration)
     leader = ctx.session["processes"][id].pid
     assert alive(child) and alive(leader)
     final = stop_process(ctx, id)
@@ -313,8 +337,9 @@ def test_stop_after_a_normal_exit_keeps_the_exit_code(ctx: ToolContext) -> None:
 
 
 def test_a_finished_shell_leaves_no_children(ctx: ToolContext, workspace: Path) -> None:
-    id = start_process(ctx, "sleep 30 & echo $! > child.pid")
-    child = read_pid(workspace / "child.pid")
+    duration = mark()
+    id = start_process(ctx, f"sleep {duration} & sleep 0.2")
+    child = pid_of(duration)
     assert eventually(lambda: not poll_process(ctx, id)["running"])
     assert poll_process(ctx, id)["code"] == 0
     assert eventually(lambda: not alive(child), 2.0)
@@ -361,8 +386,8 @@ def test_sessions_are_isolated(make_ctx) -> None:
 
 def test_buffer_drops_old_output_with_a_notice(make_ctx, workspace: Path) -> None:
     context = make_ctx(process_buffer_bytes=1000)
-    id = start_process(context, "head -c 100000 /dev/zero | tr '\\0' x; echo END; touch done")
-    assert eventually(lambda: (workspace / "done").exists())
+    id = start_process(context, "head -c 100000 /dev/zero | tr '\\0' x; echo END; touch src/done")
+    assert eventually(lambda: (workspace / "src" / "done").exists())
     # the pipe holds at most 64 KiB, so the reader has taken far more than 1000 bytes by now
     text = collect(context, id, "END")
     notices = [int(n) for n in re.findall(r"\n\[\.\.\. (\d+) bytes dropped \.\.\.\]\n", text)]
@@ -383,10 +408,11 @@ def test_too_many_running_processes(make_ctx) -> None:
 
 def test_stop_all_cleans_up(make_ctx, workspace: Path) -> None:
     context = make_ctx()
-    start_process(context, "sleep 30 & echo $! > a.pid; wait")
-    start_process(context, "sleep 30 & echo $! > b.pid; wait")
+    first, second = mark(), mark()
+    start_process(context, f"sleep {first} & wait")
+    start_process(context, f"sleep {second} & wait")
     start_process(context, "exit 0")
-    children = [read_pid(workspace / "a.pid"), read_pid(workspace / "b.pid")]
+    children = [pid_of(first), pid_of(second)]
     leaders = [process.pid for process in context.session["processes"].values()]
     eventually(lambda: context.session["processes"]["p3"].poll() is not None)
     assert stop_all(context.session) == 2
