@@ -105,7 +105,7 @@ from lackpy.host.landlock import (
     SCOPE_SIGNAL,
 )
 
-#: The environment variable that hands the supervisor its ruleset fd, filter and scopes ("FD HEX SCOPED").
+#: The environment variable that hands the supervisor its ruleset fd, filter, scopes and the directory to mount read-only ("FD HEX SCOPED STATE").
 ENV_VAR = "LACKPY_CONFINE"
 #: lackpy's own state in a workspace: commands may read it, never change it.
 STATE_DIR = ".lackpy"
@@ -382,7 +382,7 @@ def _views(path: str) -> int:
     through = [m for m in mounts if _inside(path, m[2])]
     if not through:
         return 0
-    dev, fs_root, point = max(through, key=lambda m: len(m[2]))
+    dev, fs_root, point = max(reversed(through), key=lambda m: len(m[2]))  # the deepest; of mounts stacked on it, the top one
     inner = _join(fs_root, os.path.relpath(path, point)) if path != point else fs_root
     return sum(1 for d, r, _ in mounts if d == dev and _inside(inner, r))
 

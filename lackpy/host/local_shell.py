@@ -29,9 +29,10 @@ Given a ``Confinement`` (the tools always give one), a command runs confined
 to the workspace where the kernel allows it (``lackpy.host.confine``): lackpy
 builds the Landlock ruleset and the command's private TMPDIR, and the child
 applies the ruleset before the shell runs. The supervisor applies it in the
-shell's child, staying outside it; without a supervisor, a ``preexec_fn`` does, which only makes system calls
-through functions resolved before the fork (``landlock.warm``), the safe
-subset of what may run in a child forked from a threaded process. A command
+shell's child, staying outside it; without a supervisor, a ``preexec_fn``
+does, which only makes system calls through functions resolved before the
+fork (``landlock.warm``), the safe subset of what may run in a child forked
+from a threaded process. A command
 that cannot be confined as it must be does not run (``confine.ConfinementError``);
 where the kernel has no Landlock it runs and its result says
 ``"unconfined": why``.

@@ -285,6 +285,10 @@ def _start_shell(command: str, confinement: "_Confinement | None") -> "tuple[int
         os.close(report_r)
         _shell_child(command, confinement, report_w)
     os.close(report_w)
+    try:
+        os.setpgid(pid, pid)  # as the child does: the group exists whichever runs first
+    except OSError:  # it has exec'd already (EACCES), or exited
+        pass
     if confinement is not None:
         confinement.close()
     chunks = []
