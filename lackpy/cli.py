@@ -299,6 +299,10 @@ def _report_run(result, *, json_: bool, show_trace: bool, dry_run: bool) -> int:
             args = ", ".join(f"{k}={v}" for k, v in entry.args.items())
             status = f"-> {entry.result}" if entry.success else f"!! {entry.error}"
             click.echo(f"[{entry.step}] {entry.tool}({args}) {status} ({entry.duration_ms:.3f} ms)", err=True)
+    for held in execution.held_back:
+        args = ", ".join(f"{k}={v}" for k, v in held.arguments.items())
+        answer = "refused" if held.answer == "refused" else "answered with its placeholder"
+        click.echo(f"lackpy: dry run: held back [{held.step}] {held.tool}({args}): not called, {answer}", err=True)
     if execution.success:
         _echo_value(execution.output)
         if dry_run:

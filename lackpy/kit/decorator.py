@@ -59,11 +59,13 @@ def tool(
     tags: Iterable[str] = (),
     category: str = "",
     approval: str | None = None,
+    dry_run: str | dict | None = None,
     provider: str | None = None,
 ) -> Any:
     """Build the ToolSpec of ``fn`` and attach it as ``fn.lackpy_tool``; usable bare or with arguments.
 
     ``grade`` is ``(w, d)``: world coupling and effects ceiling, 0-3 each.
+    ``dry_run`` says what a dry run does with a call (``ToolSpec.dry_run``).
     ``provider`` defaults to ``python`` (the function's module and name), so
     a tool declared in an importable module can also be named in config.
     """
@@ -79,6 +81,7 @@ def tool(
             tags=_tag_list(tags),
             category=category,
             approval=approval,
+            dry_run=dry_run,
             provider=provider,
         )
         function.lackpy_tool = spec  # type: ignore[attr-defined]
@@ -104,6 +107,7 @@ def spec_of_function(
     tags: list[str] | None = None,
     category: str = "",
     approval: str | None = None,
+    dry_run: str | dict | None = None,
     provider: str | None = None,
 ) -> ToolSpec:
     """The ToolSpec of a plain function (what ``@tool`` attaches)."""
@@ -142,6 +146,7 @@ def spec_of_function(
         tags=_tag_list(tags or ()),
         category=category,
         approval=approval,
+        dry_run=dry_run,
     )
 
 

@@ -9,6 +9,7 @@ OpenAI, Anthropic and MCP.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -116,6 +117,12 @@ class ToolSpec:
     category: str = ""
     approval: str | None = None
     """``"call"``: each call is approved before it runs unless configured otherwise (a command, a process, a web request)."""
+    dry_run: str | dict | None = None
+    """What a dry run does with a call (``dry_run_action``). ``"run"``: call it, for it changes nothing
+    or only what the run stages (the file tools). ``"refuse"``: never call it; the call fails as
+    ``denied``. ``{"placeholder": value}``: never call it; the program gets ``value`` (plain JSON data)
+    instead. ``None``: by the grade: a tool that changes nothing (``effects_ceiling`` 0) runs, any
+    other is refused, since lackpy cannot stage what it does."""
 
     def __post_init__(self) -> None:
         self.args = [a if isinstance(a, ArgSpec) else ArgSpec(**a) for a in self.args]
@@ -127,6 +134,7 @@ class ToolSpec:
         problem = category_problem(self.category)
         if problem:
             raise SpecError(f"tool {self.name!r}: category {problem}")
+        self.dry_run = _dry_run(self.name, self.dry_run)
         for label in ("grade_w", "effects_ceiling"):
             value = getattr(self, label)
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 3:
@@ -139,6 +147,13 @@ class ToolSpec:
         return isinstance(other, ToolSpec) and self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def dry_run_action(self) -> str:
+        """``"run"``, ``"refuse"`` or ``"placeholder"``: what a dry run does with a call of this tool."""
+        if self.dry_run is None:
+            return "run" if self.effects_ceiling == 0 else "refuse"
+        return self.dry_run if isinstance(self.dry_run, str) else "placeholder"
 
     def signature(self, alias: str | None = None) -> str:
         """``read_file(path: str) -> str``, under ``alias`` when the kit renames the tool."""
@@ -181,6 +196,27 @@ class ToolSpec:
     def check_arguments(self) -> Callable[[tuple, dict], None]:
         """``check(args, kwargs)``: raises ArgumentError unless a call fits the schema."""
         return _argument_check(self.name, self.args)
+
+
+#: The largest placeholder a tool may declare for dry runs, as JSON text.
+PLACEHOLDER_CHARS = 64 * 1024
+
+
+def _dry_run(tool: str, value: Any) -> str | dict | None:
+    """``value`` checked as a ToolSpec's ``dry_run``; a placeholder comes back as plain JSON data (tuples as lists)."""
+    if value is None or value in ("run", "refuse"):
+        return value
+    if not isinstance(value, dict) or list(value) != ["placeholder"]:
+        raise SpecError(
+            f"tool {tool!r}: dry_run must be \"run\", \"refuse\" or {{\"placeholder\": value}} (or left out: by the grade), not {shown(value)}"
+        )
+    try:
+        text = json.dumps(value["placeholder"], allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        raise SpecError(f"tool {tool!r}: a dry_run placeholder must be plain JSON data (str, numbers, bools, None, lists, dicts with str keys)") from None
+    if len(text) > PLACEHOLDER_CHARS:
+        raise SpecError(f"tool {tool!r}: a dry_run placeholder is at most {PLACEHOLDER_CHARS} characters of JSON, not {len(text)}")
+    return {"placeholder": json.loads(text)}
 
 
 #: Exact types that pass a simple schema type at once; anything else gets the full check.

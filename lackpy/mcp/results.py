@@ -41,7 +41,7 @@ def of_error(exc: LackpyError, notices: list[str] | None = None) -> CallToolResu
 #: What a run's text keeps when it has a value: the fields a model acts on.
 BRIEF_FIELDS = (
     "output", "output_truncated", "printed", "printed_truncated", "files_created", "files_modified", "files_deleted",
-    "dry_run", "diff", "session", "kept", "not_kept", "notices",
+    "dry_run", "diff", "held_back", "session", "kept", "not_kept", "notices",
 )
 
 

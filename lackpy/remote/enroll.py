@@ -8,6 +8,10 @@ lackpy's argument check runs before anything is sent. What a server says of
 its tools (annotations, descriptions) are hints: the grade comes from the
 config, never from the server, unless the user trusts its annotations;
 so does its category (``category`` of the server or the tool; else none).
+A dry run follows the grade too (``ToolSpec.dry_run`` left to it): a remote
+tool graded read-only runs, any other is held back, since lackpy cannot
+stage what a server does; a ``readOnlyHint`` counts only where the user lets
+it lower the grade.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from typing import Any
 from lackpy.errors import ErrorKind
 from lackpy.lang.diagnostics import Diagnostic
 from lackpy.lang.grade import Grade
-from lackpy.run.trace import Approval, TraceEntry
+from lackpy.run.trace import Approval, HeldCall, TraceEntry
 from lackpy.schema import Contract, to_jsonable
 
 _PRIVATE = {"json": False}
@@ -31,7 +31,9 @@ class ExecutionResult(Contract):
     ``limit`` and ``limit_value``, ``denied``, ``conflict``, ``commit`` or ``crash``).
     Writes are committed only on success and listed in ``files_created``,
     ``files_modified`` and ``files_deleted``; a dry run lists them and puts
-    their unified ``diff`` here instead.
+    their unified ``diff`` here instead, and lists in ``held_back`` the calls
+    it did not make (what lackpy cannot stage: commands, processes, remote
+    tools that change things).
     """
 
     success: bool
@@ -49,6 +51,8 @@ class ExecutionResult(Contract):
     files_deleted: list[str] = field(default_factory=list)
     dry_run: bool = False
     diff: str | None = None
+    held_back: list[HeldCall] = field(default_factory=list)
+    """The calls a dry run did not make, in order: refused as ``denied``, or answered with the tool's placeholder."""
     mode: str | None = None
     grade: Grade | None = None
     """The kit's grade: the highest of all its tools."""

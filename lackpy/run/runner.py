@@ -26,11 +26,12 @@ from lackpy.lang.validator import Check
 from lackpy.run.approvals import Gatekeeper
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
-from lackpy.run.execute import MAX_RESULT_DEPTH, Ending, execute, nesting, plain_variables, thread_deadline, value_size
+from lackpy.run.dryrun import holding
+from lackpy.run.execute import MAX_RESULT_DEPTH, Ending, execute, give_back_spare, nesting, plain_variables, thread_deadline, value_size
 from lackpy.run.limits import Limits, layered
 from lackpy.run.result import ExecutionResult
 from lackpy.run.guardrails import guarded
-from lackpy.run.trace import Recorder
+from lackpy.run.trace import HeldCall, Recorder
 from lackpy.schema import to_jsonable
 from lackpy.tools import workspace
 from lackpy.host.budget import clamp
@@ -104,7 +105,7 @@ def run_program(
         if answer is not None and not answer.approved:
             message = f"denied: the program was not approved ({answer.by}): {answer.reason}"
             return _failed(start, kit, message, ErrorKind.DENIED, notices=notices, program_grade=own, approvals=approvals.decisions)
-    context = context or (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes, session=state)
+    context = _context_for(context, kit, limits, state, dry_run)
     context.kit = kit.tools
     recorder = Recorder(limits.max_tool_calls, on_call)
     bound = kit.bind(context, called)
@@ -113,29 +114,37 @@ def run_program(
         bound = {alias: approvals.gate(alias, kit.tools[alias], fn) for alias, fn in bound.items()}
     if guardrails is not None:
         bound = {alias: guarded(alias, kit.tools[alias], fn, *guardrails) for alias, fn in bound.items()}
+    held: list[HeldCall] = []
+    if dry_run:  # outermost: a held call reaches no guardrail, no approval and no tool
+        bound = {alias: holding(alias, kit.tools[alias], fn, held, lambda: len(recorder.calls)) for alias, fn in bound.items()}
     tools = {alias: recorder.wrap(alias, fn) for alias, fn in bound.items()}
     cancel = cancel or Cancel()
     token = DEADLINE.set(time.monotonic() + limits.timeout_s)
     progress_token = PROGRESS.set(on_progress)
     budget_token = RESULT_BUDGET.set(limits.max_output_bytes)
+    stage: str | None = "run"
     try:
-        cancel.attach()
         try:
-            if mode == "isolated":
-                from lackpy.run.isolated import run_isolated  # the worker machinery loads on first use
-
-                ending = run_isolated(prepared.code, tools, params, limits, sandbox, cancel)
-            else:
-                ending = execute(prepared.code, tools, params, limits, thread_deadline)
-                ending.variables = plain_variables(ending.variables, limits.max_output_bytes)
-        finally:
-            cancel.detach()
-        output, output_cut, printed, printed_cut = _budgeted(ending, limits.budget_bytes)
-        writes = _finish_writes(ending, context, dry_run, cancel, approvals)
+            ending = _ended(prepared.code, tools, params, limits, mode, sandbox, cancel)
+            output, output_cut, printed, printed_cut = _budgeted(ending, limits.budget_bytes)
+            stage = "writes"
+            writes = _finish_writes(ending, context, dry_run, cancel, approvals)
+            stage = None
+        except MemoryError:
+            give_back_spare()  # first, before anything here needs memory
     finally:
         DEADLINE.reset(token)
         PROGRESS.reset(progress_token)
         RESULT_BUDGET.reset(budget_token)
+    if stage is not None:  # the exception is gone, and with it what filled the memory
+        ending = None
+        message = _OUT_OF_MEMORY[stage]
+        decisions = approvals.decisions if approvals is not None else ()
+        return _failed(
+            start, kit, message, ErrorKind.LIMIT, notices=notices, program_grade=own, approvals=decisions,
+            limit="memory", limit_value=limits.memory_bytes, trace=recorder.entries(kit.tools, decisions),
+            held_back=held, dry_run=dry_run, mode=mode, limits=limits,
+        )
     return ExecutionResult(
         success=writes.success,
         output=output,
@@ -151,6 +160,7 @@ def run_program(
         files_deleted=writes.deleted,
         dry_run=writes.dry_run,
         diff=writes.diff,
+        held_back=held,
         mode=mode,
         grade=kit.grade,
         program_grade=own,
@@ -164,6 +174,42 @@ def run_program(
         limits=limits,
         approvals=list(approvals.decisions) if approvals is not None else [],
     )
+
+
+#: What a run that ran out of memory in lackpy's own process says, by the stage it was at.
+_OUT_OF_MEMORY = {
+    "run": "limit exceeded: memory: the run ran out of memory; nothing was written",
+    "writes": "limit exceeded: memory: lackpy ran out of memory while finishing the writes; `lackpy doctor` shows whether a commit was left to recover",
+}
+
+
+def _context_for(context: ToolContext | None, kit: ResolvedKit, limits: Limits, state: dict | None, dry_run: bool) -> ToolContext:
+    """The run's tool context: a fresh staging one, or the caller's; a dry run always stages, whatever it was given."""
+    if context is None:
+        return (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes, session=state)
+    if dry_run and not context.staging:
+        return context.fresh(staging=True, max_write_bytes=limits.max_write_bytes, session=context.session)
+    return context
+
+
+def _ended(code: Any, tools: dict, params: dict, limits: Limits, mode: str, sandbox: bool, cancel: Cancel) -> Ending:
+    """How the program ended, in ``mode``, its variables already plain data.
+
+    A frame of its own, small, so that a ``MemoryError`` leaves it without
+    needing memory (CPython 3.11 allocates to unwind a ``finally`` past the
+    256th instruction of a function, and spins when it cannot).
+    """
+    cancel.attach()
+    try:
+        if mode == "isolated":
+            from lackpy.run.isolated import run_isolated  # the worker machinery loads on first use
+
+            return run_isolated(code, tools, params, limits, sandbox, cancel)
+        ending = execute(code, tools, params, limits, thread_deadline)
+        ending.variables = plain_variables(ending.variables, limits.max_output_bytes)
+        return ending
+    finally:
+        cancel.detach()
 
 
 def _budgeted(ending: Ending, budget: int) -> tuple[Any, bool, str, bool]:
@@ -258,7 +304,9 @@ def _failed(
     notices: Sequence[str] = (),
     program_grade: Grade | None = None,
     approvals: Sequence[Any] = (),
+    **fields: Any,
 ) -> ExecutionResult:
+    """A failed result; ``fields`` are any others it has (a run stopped late has its trace)."""
     return ExecutionResult(
         success=False,
         error=error,
@@ -271,4 +319,5 @@ def _failed(
         duration_ms=round((perf_counter() - start) * 1000, 4),
         notices=list(notices),
         approvals=list(approvals),
+        **fields,
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import reprlib
 from dataclasses import dataclass, field
 from time import perf_counter
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from lackpy.errors import LimitExceeded
 from lackpy.kit.spec import ToolSpec
@@ -47,6 +47,17 @@ class Approval(Contract):
     """When it was asked (UTC, ISO 8601)."""
     waited_ms: float = 0.0
 
+
+
+@dataclass(frozen=True)
+class HeldCall(Contract):
+    """A call a dry run did not make (``lackpy.run.dryrun``): its trace step, tool and arguments, and how the program was answered."""
+
+    step: int
+    tool: str
+    arguments: dict[str, str] = field(default_factory=dict)
+    answer: Literal["refused", "placeholder"] = "refused"
+    """``refused``: the call failed as ``denied``; ``placeholder``: the program got the value the tool's spec states."""
 
 
 @dataclass(slots=True)

@@ -150,6 +150,7 @@ def grep(ctx: ToolContext, pattern: str, glob: str = "**/*", ignore_case: bool =
     examples=['write_file("notes/summary.txt", "done\\n")'],
     tags=["file", "write", "create", "save", "store", "overwrite", "new"],
     category="system",
+    dry_run="run",
 )
 def write_file(ctx: ToolContext, path: str, content: str) -> str:
     """Create or overwrite a workspace file with the given text.
@@ -170,6 +171,7 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
     examples=['edit_file("README.md", "Status: draft", "Status: final")'],
     tags=["file", "edit", "replace", "modify", "change", "patch", "update", "substitute"],
     category="system",
+    dry_run="run",
 )
 def edit_file(ctx: ToolContext, path: str, old_str: str, new_str: str, replace_all: bool = False) -> str:
     """Replace old_str with new_str in a file (exact, else ignoring whitespace); returns the diff.

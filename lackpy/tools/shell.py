@@ -128,6 +128,7 @@ _TAGS = ["shell", "process", "command"]
     tags=_TAGS + ["run", "execute", "exec", "terminal", "bash", "script", "cli", "test", "build"],
     category="development/execution",
     approval="call",
+    dry_run="refuse",
 )
 def run_command(ctx: ToolContext, command: str, timeout: float = DEFAULT_TIMEOUT_S, cwd: str = ".") -> dict:
     """Run a shell command (/bin/sh -c) in the workspace and wait for it; returns {code, stdout, stderr, timed_out}. The timeout is capped at 600 s; output is truncated in the middle.
@@ -171,6 +172,7 @@ def _lookup(ctx: ToolContext, tool: str, id: object) -> Any:
     tags=_TAGS + ["background", "start", "server", "spawn", "launch", "daemon", "service", "watch"],
     category="development/execution",
     approval="call",
+    dry_run="refuse",
 )
 def start_process(ctx: ToolContext, command: str, cwd: str = ".") -> str:
     """Start a shell command in the background (e.g. a server or a watcher); returns its id.
@@ -222,6 +224,7 @@ def _state(process: Any) -> dict:
     examples=['state = poll_process("p1")\nstate["stdout"]'],
     tags=_TAGS + ["background", "poll", "status", "output", "check", "logs"],
     category="development/execution",
+    dry_run="refuse",
 )
 def poll_process(ctx: ToolContext, id: str) -> dict:
     """Check a background process: {running, code, stdout, stderr} with only the output since the last poll.
@@ -238,6 +241,7 @@ def poll_process(ctx: ToolContext, id: str) -> dict:
     examples=['final = stop_process("p1")\nfinal["code"]'],
     tags=_TAGS + ["background", "stop", "kill", "terminate", "end"],
     category="development/execution",
+    dry_run="refuse",
 )
 def stop_process(ctx: ToolContext, id: str) -> dict:
     """Kill a background process and everything it started; returns its final state.

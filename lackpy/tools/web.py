@@ -109,6 +109,7 @@ _TAGS = ["web", "internet"]
     tags=_TAGS + ["http", "https", "url", "fetch", "download", "page", "read", "website", "html", "retrieve"],
     category="research",
     approval="call",
+    dry_run="run",
 )
 def fetch_url(ctx: ToolContext, url: str, max_bytes: int | None = None) -> str:
     """Fetch an http(s) URL and return its text; HTML pages become Markdown-like text with links as 'text (url)'. Reads at most max_bytes (default 512 KiB, at most 10 MiB).
@@ -134,6 +135,7 @@ def fetch_url(ctx: ToolContext, url: str, max_bytes: int | None = None) -> str:
     tags=_TAGS + ["search", "find", "lookup", "query", "documentation", "google", "research", "results"],
     category="research",
     approval="call",
+    dry_run="run",
 )
 def web_search(ctx: ToolContext, query: str, limit: int = 5) -> list[dict]:
     """Search the web; returns up to limit (1-20) results as {title, url, snippet}.

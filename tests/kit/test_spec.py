@@ -26,6 +26,7 @@ ALL_FIELDS = {
     "tags",
     "category",
     "approval",
+    "dry_run",
 }
 
 
