@@ -19,6 +19,7 @@ import types
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Callable, Iterator, Mapping
 
 from lackpy.errors import ErrorKind, LackpyError, LimitExceeded
@@ -43,6 +44,9 @@ class Cancelled(BaseException):
 
 #: A result nested deeper than this is refused, in both modes alike.
 MAX_RESULT_DEPTH = 200
+
+#: The containers sizing and nesting look into (dicts apart).
+_SEQUENCES = frozenset({list, tuple, set, frozenset})
 
 
 @dataclass
@@ -104,9 +108,10 @@ def execute(
     printer = Printer(limits.max_output_bytes)
     namespace["print"] = printer.make()
     function = types.FunctionType(code, namespace)
+    hold_spare()
     try:
         with deadline(limits.timeout_s):
-            output, variables = function(**params)
+            output, variables = _call(function, params)
         size = value_size(output, limits.max_output_bytes)
         if size > limits.max_output_bytes:
             raise LimitExceeded("max_output_bytes", limits.max_output_bytes, f"the result is larger than {limits.max_output_bytes} bytes")
@@ -119,6 +124,40 @@ def execute(
         ending.printed = printer.text
         return ending
     return Ending(True, output, _public(variables), printer.text)
+
+
+#: Address space held back while programs run, given back the moment one runs out of memory: a
+#: ``MemoryError`` leaves the host nothing to report it with, and CPython 3.11 can even spin forever
+#: unwinding through a ``with`` or ``except ... as`` it cannot allocate for. Untouched, it costs no RAM.
+SPARE_BYTES = 16 * 1024 * 1024
+_spare: list[bytes] = []
+
+
+def hold_spare() -> None:
+    """Hold the spare address space again (after a run gave it back), if there is room for it."""
+    if not _spare:
+        try:
+            _spare.append(bytes(SPARE_BYTES))  # calloc'd: mapped, never written
+        except MemoryError:
+            pass
+
+
+def give_back_spare() -> None:
+    """Free the spare address space: the first thing to do on a ``MemoryError`` (the next run holds it again)."""
+    _spare.clear()
+
+
+def _call(function: Callable[..., Any], params: Mapping[str, Any]) -> Any:
+    """Call the program; out of memory, give the spare back before anything else unwinds.
+
+    A small frame of its own, so that its handler is the first code to run
+    after the program's ``MemoryError``, and needs no memory to start.
+    """
+    try:
+        return function(**params)
+    except MemoryError:
+        give_back_spare()
+        raise
 
 
 @functools.lru_cache(maxsize=16)
@@ -146,23 +185,31 @@ def plain_variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
 
 
 def nesting(value: Any, most: int) -> int:
-    """How deeply containers nest in ``value``, counting no further than past ``most``."""
+    """How deeply containers nest in ``value``, counting no further than past ``most``.
+
+    Walked lazily, one iterator per level, so it copies nothing: a list of
+    millions of items built in the last free memory is looked at, not copied.
+    """
     deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        kind = type(item)
-        if kind is dict:
-            children = item.values()
-        elif kind in (list, tuple, set, frozenset):
-            children = item
+    levels = [iter((value,))]
+    while levels:
+        for item in levels[-1]:
+            kind = type(item)
+            if kind is dict:
+                children = item.values()
+            elif kind in _SEQUENCES:
+                children = item
+            else:
+                continue
+            depth = len(levels)
+            if depth > deepest:
+                deepest = depth
+                if deepest > most:
+                    return deepest
+            levels.append(iter(children))
+            break
         else:
-            continue
-        if depth > deepest:
-            deepest = depth
-            if deepest > most:
-                return deepest
-        stack.extend((child, depth + 1) for child in children)
+            levels.pop()
     return deepest
 
 
@@ -219,27 +266,37 @@ def _public(variables: dict) -> dict:
 
 
 def value_size(value: Any, budget: int) -> int:
-    """Approximate UTF-8 size of a result, counting no further than past ``budget``."""
+    """Approximate UTF-8 size of a result, counting no further than past ``budget``.
+
+    Containers are walked lazily, one iterator per level, and the count stops
+    as soon as it passes ``budget``: sizing never copies what it sizes, so a
+    value built in the last free memory (a program stopped by ``MemoryError``)
+    is sized without a single large allocation.
+    """
     total = 0
-    stack = [value]
-    while stack and total <= budget:
-        item = stack.pop()
-        kind = type(item)
-        if kind is str:
-            total += len(item) if item.isascii() else len(item.encode("utf-8", "surrogatepass"))
-        elif kind is bytes or kind is bytearray:
-            total += len(item)
-        elif kind is dict:
-            total += 2 + len(item)
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif kind in (list, tuple, set, frozenset):
-            total += 2 + len(item)
-            stack.extend(item)
-        elif kind is int:
-            total += item.bit_length() // 3 + 1
+    levels = [iter((value,))]
+    while levels:
+        for item in levels[-1]:
+            kind = type(item)
+            if kind is str:  # longer than what is left, its UTF-8 is too: no need to encode it to know
+                fits = len(item) <= budget - total and not item.isascii()
+                total += len(item.encode("utf-8", "surrogatepass")) if fits else len(item)
+            elif kind is bytes or kind is bytearray:
+                total += len(item)
+            elif kind is int:
+                total += item.bit_length() // 3 + 1
+            elif kind is dict or kind in _SEQUENCES:
+                total += 2 + len(item)
+                if total > budget:
+                    return total
+                levels.append(chain.from_iterable(item.items()) if kind is dict else iter(item))
+                break
+            else:
+                total += 16
+            if total > budget:
+                return total
         else:
-            total += 16
+            levels.pop()
     return total
 
 
