@@ -141,7 +141,7 @@ def run_options(fn: Callable) -> Callable:
         click.option("--param", "-p", "params", multiple=True, help="Program parameter key=value (value parsed as JSON if it can be)."),
         click.option("--trace", "show_trace", is_flag=True, help="Print the tool-call trace to stderr."),
         click.option("--mode", type=click.Choice(["isolated", "inprocess"]), default=None, help="Where the program runs (default from config: isolated)."),
-        click.option("--dry-run", "dry_run", is_flag=True, help="Apply no writes; print the diff of what would change."),
+        click.option("--dry-run", "dry_run", is_flag=True, help="Apply no writes and call no command or other tool whose effects cannot be staged; print the diff of what would change."),
         click.option("--timeout", "timeout_s", type=float, default=None, help="Wall-clock limit in seconds."),
         click.option("--limit", "limit_items", multiple=True, help="Any limit as name=value, e.g. max_tool_calls=100."),
         click.option("--yes", "-y", "yes", is_flag=True, help="Approve everything this command would ask about (commands, web requests, the writes)."),

@@ -41,7 +41,7 @@ Program = Annotated[str, Field(description="The program: Python statements; the 
 Intent = Annotated[str, Field(description='What to do, in plain words, e.g. "count TODOs in python files".')]
 Kit = Annotated[str | None, Field(description="A kit this server allows, or tool names as 'a,b'; default: the server's default kit.")]
 Params = Annotated[dict[str, Any] | None, Field(description="Values the program receives as variables, by name.")]
-DryRun = Annotated[bool, Field(description="Apply no writes; return the diff of what would change.")]
+DryRun = Annotated[bool, Field(description="Apply no writes and call no tool whose effects cannot be staged (commands, processes, remote tools that change things; held_back lists them); return the diff of what would change.")]
 Limits = Annotated[dict[str, Any] | None, Field(description="Limits for this run, e.g. {\"timeout_s\": 5, \"max_tool_calls\": 100}.")]
 SessionId = Annotated[
     str | None,
