@@ -207,3 +207,14 @@ def test_errors_are_lackpy_errors_for_every_case(tmp_path):
         make(base, repo, lackpy_dir)
         raised = promptly(lambda: LackpyService(repo).kit_list())
         assert isinstance(raised, (list, LackpyError)), raised
+
+
+def test_a_fifo_audit_file_does_not_hang_the_run(tmp_path):
+    """`audit = true` with .lackpy/audit.jsonl a FIFO: the decision cannot be appended, said once; the run goes on."""
+    repo, lackpy_dir = state(tmp_path)
+    (lackpy_dir / "config.toml").write_text('audit = true\napprove = "program"\n')
+    os.mkfifo(lackpy_dir / "audit.jsonl")
+    done = cli(repo, "run", "--kit", "readonly", "--yes", "--json", "PROGRAM")
+    document = json.loads(done.stdout)
+    assert done.returncode == 0 and document["output"] == 1
+    assert document["notices"] == ["audit = true, but lackpy could not append to .lackpy/audit.jsonl: No such device or address"]
