@@ -218,3 +218,14 @@ def test_a_fifo_audit_file_does_not_hang_the_run(tmp_path):
     document = json.loads(done.stdout)
     assert done.returncode == 0 and document["output"] == 1
     assert document["notices"] == ["audit = true, but lackpy could not append to .lackpy/audit.jsonl: No such device or address"]
+
+
+def test_serve_over_stdio_ends_promptly_with_one_line(tmp_path):
+    """`lackpy serve` reads the config before it answers: a link to /dev/stdin must not swallow the client's messages."""
+    repo, lackpy_dir = state(tmp_path)
+    (lackpy_dir / "config.toml").symlink_to("/dev/stdin")
+    done = cli(repo, "serve")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        f"lackpy: error: {lackpy_dir.resolve() / 'config.toml'}: a symlink leads outside where lackpy reads it: replace the link with the file itself, or remove it"
+    ]

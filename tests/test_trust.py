@@ -354,3 +354,20 @@ def test_the_run_that_finds_the_change_runs_as_untrusted(tmp_path):
     (repo / ".lackpy" / "config.toml").write_text('mode = "inprocess"\n# changed\n')
     result = asyncio.run(svc.run_program("1", kit="readonly"))
     assert result.success and result.mode == "isolated" and lost(result)
+
+
+def test_the_hash_of_an_ordinary_workspace_is_what_earlier_versions_recorded(tmp_path):
+    """Reading the files beneath .lackpy/ changed how, not what: trust recorded before stays valid."""
+    import hashlib
+
+    from lackpy.trust import workspace_hash
+
+    repo = tmp_path / "repo"
+    (repo / ".lackpy" / "kits").mkdir(parents=True)
+    (repo / ".lackpy" / "config.toml").write_text('default_kit = "readonly"\n')
+    (repo / ".lackpy" / "kits" / "b.kit").write_text("grep\n")
+    (repo / ".lackpy" / "kits" / "a.kit").write_text("read_file\n")
+    digest = hashlib.sha256()
+    for rel in (".lackpy/config.toml", ".lackpy/kits/a.kit", ".lackpy/kits/b.kit"):
+        digest.update(f"{rel}\0".encode() + (repo / rel).read_bytes() + b"\0")
+    assert workspace_hash(repo) == digest.hexdigest()

@@ -228,3 +228,37 @@ def test_save_refuses_bad_templates(root, args, values, message):
     with pytest.raises(ConfigError, match=message):
         save_template(root, *args, values=values)
     assert not (root / TEMPLATES_DIR / "t.tmpl").exists()
+
+
+# -- template files are read as lackpy reads its own files ------------------------------
+
+
+def test_a_template_lackpy_cannot_read_is_skipped_with_its_error(tmp_path):
+    import os
+    import warnings
+
+    from lackpy.infer.templates import list_templates, load_templates
+
+    directory = tmp_path / ".lackpy" / "templates"
+    directory.mkdir(parents=True)
+    os.mkfifo(directory / "pipe.tmpl")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.tmpl"
+    outside.write_text("---\nname: out\npattern: leak\n---\n'x'\n")
+    (directory / "out.tmpl").symlink_to(outside)
+    (directory / "ok.tmpl").write_text("---\nname: ok\npattern: say hi\n---\n'hi'\n")
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert [t.name for t in load_templates(tmp_path)] == ["ok"]
+        errors = {row["name"]: row["error"] for row in list_templates(tmp_path)}
+    assert errors["ok"] is None and "not a regular file (a FIFO)" in errors["pipe"] and "a symlink leads outside" in errors["out"]
+
+
+def test_a_templates_directory_that_leads_out_is_refused(tmp_path):
+    from lackpy.infer.templates import load_templates
+
+    (tmp_path / "ws" / ".lackpy").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "t.tmpl").write_text("---\nname: t\npattern: go\n---\n'x'\n")
+    (tmp_path / "ws" / ".lackpy" / "templates").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(ConfigError, match=r"\.lackpy/templates: a symlink leads out of the workspace"):
+        load_templates(tmp_path / "ws")

@@ -206,3 +206,56 @@ def test_every_listed_kit_can_be_found(kits_dir, filename):
     (kits_dir / filename).write_text("read_file\n")
     for name, (source, path) in list_kit_files(kits_dir).items():
         assert find_kit(name, kits_dir) == (source, path)
+
+
+# -- a workspace's kit files are read as lackpy reads its own files ---------------------
+
+
+@pytest.fixture
+def kits(tmp_path: Path) -> Path:
+    directory = tmp_path / "ws" / ".lackpy" / "kits"
+    directory.mkdir(parents=True)
+    return directory
+
+
+def test_a_kit_file_that_is_not_regular_is_a_kit_error(kits, tmp_path):
+    import os
+
+    os.mkfifo(kits / "pipe.kit")
+    (kits / "stdin.kit").symlink_to("/dev/stdin")
+    outside = tmp_path / "outside.kit"
+    outside.write_text("read_file\nrun_command\n")
+    (kits / "out.kit").symlink_to(outside)
+    with open(kits / "huge.kit", "wb") as handle:
+        handle.truncate(2 << 20)
+    for name, says in [("pipe", "not a regular file (a FIFO)"), ("stdin", "a symlink leads outside"), ("out", "a symlink leads outside"), ("huge", "larger than 1048576 bytes")]:
+        source, path = find_kit(name, kits)  # found (it is there), judged when read
+        assert source == "workspace"
+        with pytest.raises(KitFileError, match=f"{name}.kit: {says}".replace("(", r"\(").replace(")", r"\)")):
+            read_kit(path)
+
+
+def test_a_link_among_the_kit_files_is_followed(kits):
+    (kits / "base.kit").write_text("read_file\ngrep\n")
+    (kits / "alias.kit").symlink_to("base.kit")
+    assert read_kit(find_kit("alias", kits)[1]).tools == ["read_file", "grep"]
+
+
+def test_a_kit_file_is_parsed_again_only_when_its_stat_changes(kits):
+    from lackpy.kit import kitfile
+
+    (kits / "mine.kit").write_text("read_file\n")
+    first = read_kit(kits / "mine.kit")
+    key = next(k for k in kitfile._parsed if k[0] == kits / "mine.kit")
+    assert read_kit(kits / "mine.kit") == first and list(k for k in kitfile._parsed if k[0] == kits / "mine.kit") == [key]
+    (kits / "mine.kit").write_text("read_file\ngrep\n")
+    assert read_kit(kits / "mine.kit").tools == ["read_file", "grep"]
+
+
+def test_a_kits_directory_lists_a_bounded_number_of_entries(kits):
+    from lackpy.host.ownfiles import MAX_ENTRIES
+
+    for index in range(MAX_ENTRIES + 1):
+        (kits / f"k{index}.kit").touch()
+    with pytest.raises(KitFileError, match=f"more than {MAX_ENTRIES} entries"):
+        list_kit_files(kits)
