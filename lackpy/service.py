@@ -52,6 +52,7 @@ from lackpy.run.slots import Slots
 from lackpy.run.runner import check_params, prepared_for, run_program
 from lackpy.session import Session, Sessions
 from lackpy.host import journal
+from lackpy.host.ownfiles import exists, open_state, write_own
 from lackpy import trust as trust_store
 from lackpy.trust import is_trusted
 
@@ -367,9 +368,13 @@ class LackpyService:
             raise ConfigError(f"{path}: cannot add a server to this file: {exc}; fix it first") from None
         if name in existing:
             raise ParamError(f"an MCP server named {name!r} is configured already in {path}; edit or remove its table there")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        added = text + ("\n" if text and not text.endswith("\n") else "") + ("\n" if text else "") + table_text(name, table)
         with self._keeping_trust():
-            path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + ("\n" if text else "") + table_text(name, table))
+            state = open_state(self.workspace, error=ConfigError, create=True)
+            try:
+                write_own(state, path.name, added.encode("utf-8"))
+            finally:
+                os.close(state)
         return path
 
     def remote_status(self) -> list[dict]:
@@ -574,15 +579,18 @@ class LackpyService:
                 self.toolbox.get(tool)  # raises UnknownToolError naming the closest tools
         resolve_kit(tools, self.toolbox)  # duplicates and bad names
         path = self.kits_dir / f"{name}.kit"
-        if path.exists() and not force:
-            raise KitError(f"kit '{name}' already exists at {path}; pass --force to overwrite it")
         meta = {"name": name}
         if description:
             meta["description"] = description
         text = "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True) + "---\n" + "\n".join(tools) + "\n"
         with self._keeping_trust():
-            self.kits_dir.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            kits = open_state(self.workspace, "kits", KitError, create=True)  # never through a link out of the workspace
+            try:
+                if not force and exists(kits, path.name):
+                    raise KitError(f"kit '{name}' already exists at {path}; pass --force to overwrite it")
+                write_own(kits, path.name, text.encode("utf-8"))  # replaces whatever was there (a FIFO, a link), never opens it
+            finally:
+                os.close(kits)
         return path
 
     @contextmanager

@@ -229,3 +229,37 @@ def test_serve_over_stdio_ends_promptly_with_one_line(tmp_path):
     assert done.stderr.strip().splitlines() == [
         f"lackpy: error: {lackpy_dir.resolve() / 'config.toml'}: a symlink leads outside where lackpy reads it: replace the link with the file itself, or remove it"
     ]
+
+
+def test_the_persons_own_writes_replace_what_was_planted_never_open_it(tmp_path, outside):
+    """`lackpy kit create --force` over a FIFO or a link to a file outside: the file is replaced, the canary untouched."""
+    repo, lackpy_dir = state(tmp_path)
+    os.mkfifo(lackpy_dir / "kits" / "pipe.kit")
+    (lackpy_dir / "kits" / "link.kit").symlink_to(outside)
+    for name in ("pipe", "link"):
+        done = cli(repo, "kit", "create", name, "--tools", "read_file", "--force")
+        assert done.returncode == 0, done.stderr
+        assert (lackpy_dir / "kits" / f"{name}.kit").is_file() and not (lackpy_dir / "kits" / f"{name}.kit").is_symlink()
+    assert outside.read_text() == "CANARY-SECRET\n"
+    refused = cli(repo, "kit", "create", "link", "--tools", "read_file")
+    assert refused.returncode != 0 and "already exists" in refused.stderr
+    (lackpy_dir / "templates").mkdir()
+    os.mkfifo(lackpy_dir / "templates" / "hi.tmpl")
+    svc = LackpyService(repo)
+    promptly(lambda: svc.template_save("hi", "say hi", "1", "readonly", force=True))
+    assert [t["name"] for t in svc.template_list()] == ["hi"]
+    (lackpy_dir / "config.toml").unlink(missing_ok=True)
+    os.mkfifo(lackpy_dir / "config.toml")
+    raised = promptly(lambda: svc.mcp_add("notes", {"command": "true"}))
+    assert isinstance(raised, ConfigError) and "config.toml: not a regular file (a FIFO)" in str(raised)
+
+
+def test_kits_are_not_created_through_a_link_out_of_the_workspace(tmp_path):
+    repo, lackpy_dir = state(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (lackpy_dir / "kits").rmdir()
+    (lackpy_dir / "kits").symlink_to(elsewhere)
+    done = cli(repo, "kit", "create", "mine", "--tools", "read_file")
+    assert done.returncode != 0 and ".lackpy/kits: a symlink leads out of the workspace" in done.stderr
+    assert list(elsewhere.iterdir()) == []

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import stat
 from typing import Callable
 
@@ -44,22 +45,37 @@ _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK
 ErrorClass = Callable[[str], LackpyError]
 
 
-def open_state(workspace: str | os.PathLike, sub: str = "", error: ErrorClass = PathError) -> int:
+def open_state(workspace: str | os.PathLike, sub: str = "", error: ErrorClass = PathError, *, create: bool = False) -> int:
     """A descriptor for the workspace's ``.lackpy`` (or ``.lackpy/SUB``) directory; the caller closes it.
 
-    FileNotFoundError when it does not exist; ``error`` when ``.lackpy`` is a
+    FileNotFoundError when it does not exist (``create`` makes it, for the
+    person's own commands that write there); ``error`` when ``.lackpy`` is a
     symlink, when SUB leads out of the workspace, or when either is not a
     directory.
     """
     root = os.open(os.fspath(workspace), _DIRECTORY | os.O_CLOEXEC)
     try:
+        if create:
+            _make(root, STATE_DIR)
         state = _open_dir(root, STATE_DIR, os.path.join(workspace, STATE_DIR), error, follow=False)
         if not sub:
             return state
-        os.close(state)
+        try:
+            if create:
+                _make(state, sub)
+        finally:
+            os.close(state)
         return _open_dir(root, f"{STATE_DIR}/{sub}", os.path.join(workspace, STATE_DIR, sub), error, follow=True)
     finally:
         os.close(root)
+
+
+def _make(dir_fd: int, name: str) -> None:
+    """``mkdir name`` in ``dir_fd``; whatever is there already is judged when it is opened."""
+    try:
+        os.mkdir(name, 0o777, dir_fd=dir_fd)
+    except FileExistsError:
+        pass
 
 
 def _open_dir(root: int, rel: str, shown: str, error: ErrorClass, *, follow: bool) -> int:
@@ -102,6 +118,40 @@ def listed(dir_fd: int, suffix: str, shown: str, error: ErrorClass) -> list[str]
     return sorted(found)
 
 
+def write_own(dir_fd: int, name: str, data: bytes) -> None:
+    """Replace lackpy's own file ``name`` in ``dir_fd`` with ``data`` (the person's commands: kit create, template save, mcp add).
+
+    Written to a new file beside it and renamed over, so whatever was there
+    (a FIFO, a device, a symlink to a file elsewhere) is replaced, never
+    opened, and no reader ever sees half a file.
+    """
+    temporary = f".{name}.{secrets.token_hex(4)}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        try:
+            os.unlink(temporary, dir_fd=dir_fd)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def exists(dir_fd: int, name: str) -> bool:
+    """Whether ``name`` is in ``dir_fd`` in any form (a link that leads nowhere too), without opening it."""
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def read_path(path: str | os.PathLike, shown: str, error: ErrorClass, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     """A file of the person's own (their config, the trust record), links followed, read with the same care.
 
@@ -130,4 +180,4 @@ def read_path(path: str | os.PathLike, shown: str, error: ErrorClass, max_bytes:
         os.close(fd)
 
 
-__all__ = ["MAX_ENTRIES", "MAX_FILE_BYTES", "STATE_DIR", "listed", "open_state", "read_own", "read_path"]
+__all__ = ["MAX_ENTRIES", "MAX_FILE_BYTES", "STATE_DIR", "exists", "listed", "open_state", "read_own", "read_path", "write_own"]

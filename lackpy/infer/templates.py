@@ -25,7 +25,6 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +33,7 @@ from typing import Any, Iterable
 import yaml
 
 from lackpy.errors import ConfigError, LackpyError, TemplateError
-from lackpy.host.ownfiles import MAX_FILE_BYTES, listed, open_state, read_own
+from lackpy.host.ownfiles import MAX_FILE_BYTES, listed, open_state, read_own, write_own
 from lackpy.infer.base import Proposal, Tier, Request
 from lackpy.infer.fill import body_placeholders, generalize, normalize_intent, pattern_regex, placeholders, render
 from lackpy.kit.frontmatter import split_frontmatter
@@ -170,16 +169,18 @@ def _text(raw: bytes, path: Path) -> str:
         raise ConfigError(f"{path}: not UTF-8 text; save the template as UTF-8") from None
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a new file beside ``path`` and rename it over, so readers never see half a file."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+def _write(path: Path, text: str) -> None:
+    """Replace the template file ``path`` (in a workspace's TEMPLATES_DIR) with ``text``, as ``ownfiles.write_own`` does.
+
+    The directory is made when missing and resolved beneath the workspace;
+    the new file is renamed over the old, so readers never see half a file
+    and a FIFO or a link planted there is replaced, never opened.
+    """
+    directory = open_state(path.parent.parent.parent, TEMPLATES_DIR.name, ConfigError, create=True)
     try:
-        with open(temporary, "x", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+        write_own(directory, path.name, text.encode("utf-8"))
+    finally:
+        os.close(directory)
 
 
 # -- loading, with a cache keyed by the files' stat --------------------------
@@ -282,7 +283,7 @@ def save_template(
         shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:60] + "..."
         raise ConfigError(f"template name {shown} must be at most 100 characters, start with a letter or digit and use only letters, digits, '_', '.' and '-'")
     path = Path(workspace) / TEMPLATES_DIR / f"{name}{SUFFIX}"
-    if path.exists() and not force:
+    if not force and os.path.lexists(path):
         raise ConfigError(f"template '{name}' already exists at {path}; pass --force to replace it")
     body = program
     if values:
@@ -299,8 +300,7 @@ def save_template(
     kit = list(kit) if kit is not None and not isinstance(kit, str) else kit
     meta = {"name": name, "pattern": pattern, **({"kit": kit} if kit is not None else {}), "success_count": 0, "fail_count": 0}
     _checked(meta, body, path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomic(path, _format(meta, body))
+    _write(path, _format(meta, body))
     return path
 
 
@@ -310,7 +310,7 @@ def record_use(path: Path, success: bool) -> None:
     key = COUNTS[0] if success else COUNTS[1]
     count = meta.get(key, 0)
     meta[key] = (count if type(count) is int and count >= 0 else 0) + 1
-    _write_atomic(path, _format(meta, body))
+    _write(path, _format(meta, body))
     _cache.pop(path.parent, None)  # a reused inode could otherwise look unchanged
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from lackpy.errors import KitFileError, UnknownKitError, closest
-from lackpy.host.ownfiles import MAX_FILE_BYTES, STATE_DIR, listed, open_state, read_own
+from lackpy.host.ownfiles import MAX_FILE_BYTES, STATE_DIR, exists, listed, open_state, read_own
 from lackpy.kit.frontmatter import split_frontmatter
 
 PACKAGE_KITS = Path(__file__).resolve().parent.parent / "kits"
@@ -201,10 +201,7 @@ def _has_kit(directory: Path, name: str) -> bool:
     except FileNotFoundError:
         return False
     try:
-        os.stat(f"{name}{SUFFIX}", dir_fd=fd, follow_symlinks=False)
-        return True
-    except FileNotFoundError:
-        return False
+        return exists(fd, f"{name}{SUFFIX}")
     finally:
         os.close(fd)
 
