@@ -648,10 +648,14 @@ class LackpyService:
         return self.toolbox.docs_index(kit, extra_tools)
 
     def resolve_doc(self, path: str) -> str:
-        """Read a doc by path, or by tool name when a tool of that name has docs."""
+        """Read a doc by path, or by tool name when a tool of that name has docs.
+
+        A doc in the workspace is a file read like any other: the ``[tools]
+        deny`` patterns refuse it, as they would refuse ``read_file``.
+        """
         if isinstance(path, str) and path in self.toolbox and self.toolbox.get(path).docs:
             path = self.toolbox.get(path).docs
-        return resolve_doc(path, self.workspace)
+        return resolve_doc(path, self.workspace, self.toolbox.context.settings.get("deny") or ())
 
     def language_spec(self) -> dict:
         return language_spec()

@@ -37,6 +37,7 @@ import errno
 import os
 import stat as _stat
 import sys
+from typing import Callable
 
 from lackpy.errors import PathError
 
@@ -234,7 +235,9 @@ def open_dir(path: str) -> int:
     return os.open(path, _DIRECTORY | os.O_NOFOLLOW)
 
 
-def read_regular(dir_fd: int, rel: str, max_bytes: int, *, follow: bool = True, what: str | None = None) -> bytes:
+def read_regular(
+    dir_fd: int, rel: str, max_bytes: int, *, follow: bool = True, what: str | None = None, judge: Callable[[int], None] | None = None
+) -> bytes:
     """The bytes of the regular file ``rel`` beneath ``dir_fd``, at most ``max_bytes``; PathError otherwise.
 
     Opened with ``O_NONBLOCK | O_NOCTTY`` and checked with ``fstat`` before
@@ -242,7 +245,9 @@ def read_regular(dir_fd: int, rel: str, max_bytes: int, *, follow: bool = True, 
     a link is an error at once, never a hang; a symlink that leads out of
     ``dir_fd`` is refused by the lookup itself. ``what`` names the file in
     errors (default: ``rel``). FileNotFoundError passes through, so callers
-    can treat a missing file as absent.
+    can treat a missing file as absent. ``judge`` is handed the descriptor
+    before a byte is read, to refuse (by raising) what it opened: a policy
+    that judges the file itself, not a name that could change meanwhile.
     """
     shown = what or rel
     try:
@@ -252,6 +257,8 @@ def read_regular(dir_fd: int, rel: str, max_bytes: int, *, follow: bool = True, 
     except OSError as exc:
         raise PathError(f"{shown}: {_refusal(exc)}") from None
     try:
+        if judge is not None:
+            judge(fd)
         info = os.fstat(fd)
         if not _stat.S_ISREG(info.st_mode):
             raise PathError(f"{shown}: not a regular file ({_kind(info.st_mode)}); lackpy reads only regular files there")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Iterable
 
 from lackpy.errors import DocsError, PathError
-from lackpy.host.beneath import open_dir, read_regular
+from lackpy.host.beneath import canonical, open_dir, read_regular
+from lackpy.host.deny import denied
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DOCS = PACKAGE_ROOT / "docs"
@@ -18,8 +20,11 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def resolve_doc(path: str, workspace: str | os.PathLike) -> str:
+def resolve_doc(path: str, workspace: str | os.PathLike, deny: Iterable[str] = ()) -> str:
     """Read a doc file that lies under the workspace or the package's own docs.
+
+    ``deny``: the workspace's ``[tools] deny`` patterns; a workspace doc is
+    a file read like any other, judged on the file the lookup opened.
 
     A relative path is looked up in the workspace first, then in the package.
     Each is read beneath its root in one kernel-enforced lookup
@@ -30,13 +35,14 @@ def resolve_doc(path: str, workspace: str | os.PathLike) -> str:
     """
     if not isinstance(path, str) or not path.strip() or "\x00" in path:
         raise DocsError("give a doc path such as docs/tools/read_file.md")
-    places = _places(path, os.path.realpath(workspace), os.path.realpath(PACKAGE_DOCS))
+    workspace = os.path.realpath(workspace)
+    places = _places(path, workspace, os.path.realpath(PACKAGE_DOCS))
     if not places:
         raise DocsError(f"doc '{path}' is outside the workspace and the package docs; it is not read")
     refusal: PathError | None = None
     for root, rel in places:
         try:
-            raw = _read_beneath(root, rel, path)
+            raw = _read_beneath(root, rel, path, tuple(deny) if root == workspace else ())
         except FileNotFoundError:
             continue
         except PathError as exc:
@@ -68,12 +74,17 @@ def _climbs(path: str) -> bool:
     return first == ".."
 
 
-def _read_beneath(root: str, rel: str, shown: str) -> bytes:
+def _read_beneath(root: str, rel: str, shown: str, deny: tuple[str, ...] = ()) -> bytes:
     """The doc ``rel`` beneath ``root``; a directory counts as missing (FileNotFoundError), anything else refused is a PathError."""
+
+    def judge(opened: int) -> None:
+        if deny and denied(canonical(opened, root), deny):
+            raise DocsError(f"doc '{shown}' is denied by the workspace policy ([tools] deny); it is not read")
+
     fd = open_dir(root)
     try:
         try:
-            return read_regular(fd, rel, MAX_DOC_BYTES, what=f"doc '{shown}'")
+            return read_regular(fd, rel, MAX_DOC_BYTES, what=f"doc '{shown}'", judge=judge)
         except PathError:
             try:
                 is_dir = stat.S_ISDIR(os.stat(rel, dir_fd=fd, follow_symlinks=False).st_mode)

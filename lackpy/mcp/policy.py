@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from lackpy.errors import DeniedError, KitError, LackpyError
+from lackpy.errors import DeniedError, DocsError, KitError, LackpyError
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.grade import Grade
 from lackpy.service import LackpyService
@@ -72,6 +72,8 @@ class KitPolicy:
     held: Mapping[str, Held] = field(default_factory=dict)
     #: Each tool of the allowed kits with its grade at start.
     tool_grades: Mapping[str, Grade] = field(default_factory=dict)
+    #: The doc paths of the allowed kits (their tools' docs and their own), as at start.
+    docs: frozenset[str] = frozenset()
 
     @classmethod
     def build(cls, service: LackpyService, default_kit: str = "readonly", allow_kits: Iterable[str] | None = None) -> "KitPolicy":
@@ -91,6 +93,7 @@ class KitPolicy:
             allowed.insert(0, default_kit)
         held: dict[str, Held] = {}
         tool_grades: dict[str, Grade] = {}
+        docs: set[str] = set()
         for name in allowed:
             try:
                 resolved = service.resolve_kit(name)
@@ -98,8 +101,24 @@ class KitPolicy:
                 raise KitError(f"lackpy serve cannot offer kit '{name}' (--kit or --allow-kits): {exc}") from None
             held[name] = Held.of(resolved)
             tool_grades.update((spec.name, _tool_grade(spec)) for spec in resolved.tools.values())
+            docs.update(resolved.docs)
+            docs.update(spec.docs for spec in resolved.tools.values() if spec.docs)
         grades = tuple(kit.grade for kit in held.values())
-        return cls(default_kit, tuple(allowed), frozenset(tool_grades), grades, held, tool_grades)
+        return cls(default_kit, tuple(allowed), frozenset(tool_grades), grades, held, tool_grades, frozenset(docs))
+
+    def doc(self, path_or_tool: object) -> str:
+        """What a client may read as a doc: a tool of the allowed kits (its name) or a doc path they list; DocsError otherwise.
+
+        A doc read is a file read: left open, ``resolve_doc`` would hand a
+        client any file of the workspace, past its kits (a server that
+        offers only web tools) and past ``[tools] deny``.
+        """
+        if isinstance(path_or_tool, str) and (path_or_tool in self.tools or path_or_tool in self.docs):
+            return path_or_tool
+        raise DocsError(
+            f"doc {path_or_tool!r} is not one this server offers: give a tool name of the allowed kits, or a path "
+            f"that docs_index lists"
+        )
 
     # -- what a request may use -------------------------------------------------
 

@@ -290,7 +290,7 @@ class _Tools:
 
     async def resolve_doc(self, path_or_tool: Annotated[str, Field(description="A tool name, e.g. 'read_file', or a doc path.")]) -> CallToolResult:
         async def work() -> CallToolResult:
-            content = await asyncio.to_thread(self.service.resolve_doc, path_or_tool)
+            content = await asyncio.to_thread(self.service.resolve_doc, self.policy.doc(path_or_tool))
             return results.success({"path": path_or_tool, "content": content}, content)
 
         return await self._call(work)

@@ -256,3 +256,26 @@ def test_doc_sections_of_builtin_docs(toolbox, workspace, tool):
     sections = doc_sections(resolve_doc(toolbox.get(tool).docs, workspace))
     assert list(sections) == [s[3:] for s in SECTIONS]
     assert sections["Signature"] == f"`{toolbox.get(tool).signature()}`"
+
+
+def test_a_denied_file_is_not_a_doc(workspace, tmp_path):
+    """resolve_doc reads through the deny patterns, judged on the file opened: by name, or through a link."""
+    (workspace / "secrets").mkdir()
+    (workspace / "secrets" / "key").write_text("CANARY-SECRET\n")
+    (workspace / "alias.md").symlink_to("secrets/key")
+    for path in ("secrets/key", "alias.md", "src/../secrets/key", str(workspace / "secrets" / "key")):
+        with pytest.raises(DocsError, match=r"denied by the workspace policy") as info:
+            resolve_doc(path, workspace, ["secrets/"])
+        assert "CANARY-SECRET" not in str(info.value)
+    assert resolve_doc("README.md", workspace, ["secrets/"]) == "# Demo\n\nStatus: draft\n"
+
+
+def test_service_resolve_doc_honours_deny(workspace):
+    (workspace / ".lackpy").mkdir(exist_ok=True)
+    (workspace / ".lackpy" / "config.toml").write_text('[tools]\ndeny = ["*.env"]\n')
+    (workspace / ".env").write_text("TOKEN=CANARY-SECRET\n")
+    from lackpy.service import LackpyService
+
+    with LackpyService(workspace) as svc:
+        with pytest.raises(DocsError, match="denied"):
+            svc.resolve_doc(".env")

@@ -224,3 +224,30 @@ def test_an_exposed_tool_that_grew_stronger_while_serving_is_refused(svc, worksp
     assert "restart lackpy serve" in exposed.content[0].text
     assert listed.is_error and "above its w=0 d=0" in listed.content[0].text
     assert not canary.exists()
+
+
+def test_a_client_reads_as_docs_only_what_its_kits_offer(svc, workspace):
+    """resolve_doc and lackpy://docs/{tool} are not a way around the kits: a server of web tools reads no workspace file."""
+    from mcp import Client
+
+    (workspace / "notes.md").write_text("CANARY-SECRET notes\n")
+    server = build_server(svc, KitPolicy.build(svc, "web", allow_kits=["web"]))
+
+    async def session():
+        async with Client(server) as client:
+            own = await client.call_tool("resolve_doc", {"path_or_tool": "fetch_url"})
+            other = await client.call_tool("resolve_doc", {"path_or_tool": "read_file"})
+            file = await client.call_tool("resolve_doc", {"path_or_tool": "notes.md"})
+            try:
+                resource = await client.read_resource("lackpy://docs/notes.md")
+                through = "read: " + "".join(getattr(c, "text", "") for c in resource.contents)
+            except Exception as exc:  # a resource that fails is an MCP error, whose text the SDK keeps generic
+                through = f"refused: {exc}"
+            return own, other, file, through
+
+    own, other, file, through = run(session())
+    assert not own.is_error and "fetch_url" in own.structured_content["content"]
+    for refused in (other, file):
+        assert refused.is_error and "not one this server offers" in refused.content[0].text
+        assert "CANARY-SECRET" not in str(refused.structured_content)
+    assert through.startswith("refused") and "CANARY-SECRET" not in through
