@@ -357,15 +357,21 @@ class _Tree:
         self.close()
 
 
-class _NotOurs(CommitError):
-    """``.lackpy`` or ``.lackpy/commit`` is a symlink or not a directory: no journal of lackpy's is there."""
+class _NotOurs(Exception):
+    """``.lackpy`` or ``.lackpy/commit`` is a symlink or not a directory: no journal of lackpy's is there.
+
+    An internal signal, as ``_Late`` is: a commit turns it into the CommitError ``message()`` says.
+    """
 
     def __init__(self, shown: str) -> None:
-        super().__init__(
-            f"could not write the changes: {shown} is not a directory of this workspace (lackpy keeps its commit journal "
-            f"only in a real directory there; remove it{', or run lackpy doctor --discard' if shown == STATE_DIR else ''}); nothing was written"
-        )
+        super().__init__(shown)
         self.shown = shown
+
+    def message(self) -> str:
+        return (
+            f"could not write the changes: {self.shown} is not a directory of this workspace (lackpy keeps its commit journal "
+            f"only in a real directory there; remove it{', or run lackpy doctor --discard' if self.shown == STATE_DIR else ''}); nothing was written"
+        )
 
 
 def _own_dir(parent_fd: int, name: str, shown: str, mode: int, create: bool) -> tuple[int, bool]:
@@ -533,7 +539,10 @@ def commit(root: str | os.PathLike, changes: Sequence[Change]) -> None:
     except OSError as exc:
         raise CommitError(f"could not write the changes: cannot open the workspace {root} ({_reason(exc)}); nothing was written") from None
     with tree:
-        tree.journal(create=True)
+        try:
+            tree.journal(create=True)
+        except _NotOurs as exc:
+            raise CommitError(exc.message()) from None
         pause("lock")
         with _locked(tree, LOCK_WAIT_S) as got:
             if not got:
@@ -872,7 +881,7 @@ def _not_a_journal(tree: _Tree, action: str, report: Report) -> Report:
         _remove_entry(tree.lackpy_fd, _STATE_NAME)
         report.action, report.message = "discarded", f"removed {STATE_DIR}, which was not lackpy's; nothing was written"
         return report
-    message = str(_NotOurs(STATE_DIR)).replace("could not write the changes: ", "").replace("; nothing was written", "")
+    message = _NotOurs(STATE_DIR).message().replace("could not write the changes: ", "").replace("; nothing was written", "")
     return _stop(report, "commit", f"{message}; nothing was written")
 
 

@@ -19,6 +19,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from waiting import eventually
 
 from lackpy.kit.context import ToolContext
 from lackpy.kit.toolbox import LackpyWarning
@@ -65,15 +66,6 @@ def holders(text: str) -> list[int]:
 def sleeping(mark: str) -> bool:
     """Whether a ``sleep <mark>`` runs."""
     return ["sleep", mark] in processes().values()
-
-
-def eventually(predicate, timeout: float = 5.0, step: float = 0.02):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(step)
 
 
 def gone(*marks: str, timeout: float = 2.0) -> bool:

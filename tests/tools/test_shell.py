@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from waiting import eventually
 
 from lackpy.errors import ArgumentError, PathError, ToolError
 from lackpy.kit.context import ToolContext, takes_context
@@ -45,15 +46,6 @@ def alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
-
-
-def eventually(predicate, timeout: float = 5.0, step: float = 0.02):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value or time.monotonic() > deadline:
-            return value
-        time.sleep(step)
 
 
 _marks = itertools.count(1)
