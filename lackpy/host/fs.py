@@ -109,6 +109,10 @@ class LocalFilesystem(_Text):
     descriptor that lookup returned.
     """
 
+    #: Reads of a path follow no symlink on it (a link is a PathError with ``link_on_path``), so a read that
+    #: succeeds proves the path is its own canonical form: the path policy then needs no lookup of its own.
+    strict_reads = True
+
     def __init__(self, root: str | os.PathLike) -> None:
         self.root = os.path.realpath(root)
         self._fd: int | None = None
@@ -355,7 +359,9 @@ def _os_error(path: str, exc: OSError) -> PathError:
     if exc.errno == errno.EXDEV:
         return PathError(f"symlink leads outside the workspace: {path}")
     if exc.errno == errno.ELOOP:
-        return PathError(f"{path} changed while lackpy used it (a symlink appeared on its path); nothing was done, try again")
+        error = PathError(f"{path} changed while lackpy used it (a symlink appeared on its path); nothing was done, try again")
+        error.link_on_path = True  # type: ignore[attr-defined]  # the path policy may resolve it again (tools.workspace._read)
+        return error
     return PathError(f"cannot access {path}: {exc.strerror or exc}")
 
 
@@ -364,6 +370,8 @@ def _os_error(path: str, exc: OSError) -> PathError:
 
 class MemoryFilesystem(_Text):
     """Files in a dict: ``MemoryFilesystem({"src/app.py": "print(1)\\n"})``. No links, no disk."""
+
+    strict_reads = True  # no links: every path is its own canonical form
 
     def __init__(self, files: dict[str, str | bytes] | None = None) -> None:
         self.files: dict[str, bytes] = {}

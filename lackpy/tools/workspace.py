@@ -116,10 +116,29 @@ def is_binary(data: bytes) -> bool:
 
 
 def _read(ctx: ToolContext, path: str, max_bytes: int | None = None) -> tuple[str, bytes]:
-    """The canonical path and the bytes of a file, not yet recorded as read."""
+    """The canonical path and the bytes of a file, not yet recorded as read.
+
+    A plain path (no ``.``, ``..`` or empty part) is judged as written and
+    read at once from a backend with ``strict_reads``: that read follows no
+    symlink anywhere, so its success proves the path is its own canonical
+    form, and the lookup ``resolve`` would make first is saved. A link on
+    the way sends the path the long way: resolved, judged again, read.
+    """
+    fs = filesystem(ctx)
+    if getattr(fs, "strict_reads", False) and _plain(path) and not _refused(ctx, path, path):
+        try:
+            return path, fs.read_bytes(path, max_bytes)
+        except PathError as exc:
+            if not getattr(exc, "link_on_path", False):
+                raise
     rel = resolve(ctx, path)
     with _as_written(rel, path):
-        return rel, filesystem(ctx).read_bytes(rel, max_bytes)
+        return rel, fs.read_bytes(rel, max_bytes)
+
+
+def _plain(path: object) -> bool:
+    """A non-empty relative path of plain names: no '.', '..', empty part or NUL (so it is its own normal form)."""
+    return isinstance(path, str) and bool(path) and "\x00" not in path and all(part not in ("", ".", "..") for part in path.split("/"))
 
 
 def read_bytes(ctx: ToolContext, path: str, max_bytes: int | None = None) -> bytes:
