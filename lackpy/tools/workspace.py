@@ -27,6 +27,8 @@ from lackpy.host.fs import Filesystem, LocalFilesystem, StagedFilesystem, join_r
 
 _MAGIC = re.compile(r"[*?\[]")
 
+#: git's directory, which no file tool may change (``writable``).
+_GIT = ".git"
 #: How much of a file ``is_binary`` looks at, as git and grep do.
 BINARY_SNIFF_BYTES = 8192
 
@@ -158,15 +160,24 @@ def read_text(ctx: ToolContext, path: str) -> str:
 
 
 def writable(ctx: ToolContext, path: object) -> str:
-    """The canonical path of a file a tool may create, change or delete: never in lackpy's own ``.lackpy/``.
+    """The canonical path of a file a tool may create, change or delete: never in ``.lackpy/`` nor in ``.git/``.
 
-    Judged as written and as resolved, so neither ``.LACKPY/kits/x.kit`` nor
-    a link that leads into ``.lackpy/`` gets there. The backends refuse it
-    again where they act (``lackpy.host.fs.reserved_path``).
+    ``.lackpy/`` is lackpy's own: a program that rewrote a kit or the
+    config would widen its own powers on the next run. ``.git/`` is git's:
+    its hooks and config (``core.fsmonitor``, ``core.pager``) run commands,
+    outside any sandbox, the next time the person uses git. Both are judged
+    as written and as resolved (any case: on a case-insensitive disk
+    ``.GIT`` is ``.git``), so no spelling and no link gets there. The
+    backends refuse ``.lackpy/`` again where they act
+    (``lackpy.host.fs.reserved_path``). Commands, which need git, are
+    confined by Landlock instead and asked about one by one.
     """
     rel = resolve(ctx, path)
-    if reserved_path(rel) or reserved_path(posixpath.normpath(path)):  # type: ignore[arg-type]
+    written = posixpath.normpath(path)  # type: ignore[arg-type]
+    if reserved_path(rel) or reserved_path(written):
         raise PathError(f"{path} is lackpy's own (.lackpy/ holds its config, kits, templates and commit journal); programs cannot change it")
+    if _GIT in (rel.partition("/")[0].casefold(), written.partition("/")[0].casefold()):
+        raise PathError(f"{path} is git's own (.git/ hooks and config run commands when you next use git); programs cannot change it")
     return rel
 
 

@@ -64,6 +64,34 @@ def test_no_tool_changes_lackpys_own_files(workspace, lackpy_dir, program, mode)
     assert not (workspace / ".LACKPY").exists()
 
 
+@pytest.mark.parametrize("mode", ["inprocess", "isolated"])
+@pytest.mark.parametrize(
+    "program",
+    [
+        'write_file(".git/hooks/pre-commit", "#!/bin/sh\\ntouch PWNED\\n")',
+        'edit_file(".git/config", "bare = false", "bare = false\\n\\tfsmonitor = touch PWNED")',
+        'write_file(".GIT/hooks/post-checkout", "x")',
+        'write_file("gitdir/hooks/pre-push", "x")',
+    ],
+)
+def test_no_tool_plants_what_git_runs(workspace, program, mode):
+    """A hook or a config line in .git/ would run outside any sandbox the next time the person uses git."""
+    git = workspace / ".git"
+    (git / "hooks").mkdir(parents=True)
+    (git / "config").write_text("[core]\n\tbare = false\n")
+    (workspace / "gitdir").symlink_to(".git")
+    before = {str(p): p.read_bytes() for p in git.rglob("*") if p.is_file()}
+
+    async def run():
+        async with LackpyService(workspace, approve=True) as service:
+            return await service.run_program(program, kit="filesystem", mode=mode)
+
+    result = asyncio.run(run())
+    assert not result.success and "git's own" in result.error, result.error
+    assert {str(p): p.read_bytes() for p in git.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in (git / "hooks").iterdir()) == []
+
+
 def test_reading_lackpys_files_still_works(workspace, lackpy_dir):
     async def run():
         async with LackpyService(workspace) as service:
