@@ -114,6 +114,8 @@ from lackpy.host import beneath
 
 #: The directory of lackpy's own files in a workspace; no program may write anywhere in it.
 LACKPY_DIR = ".lackpy"
+#: Where a rollback keeps the originals of files it could not put back (``.lackpy/recovered/<commit id>/``).
+_RECOVERED = "recovered"
 #: Where the journal lives, relative to the workspace.
 STATE_DIR = ".lackpy/commit"
 _STATE_NAME = "commit"
@@ -1035,13 +1037,49 @@ def _roll_back(tree: _Tree, record: dict, report: Report) -> Report:
     if broken:
         return _stop(report, "commit", f"could not put back {', '.join(broken)}; the undo stays in {STATE_DIR} (run lackpy doctor once the cause is fixed)")
     _fsync_dirs(tree, record)
+    saved = _save_originals(tree, record, report.conflicts)
     _drop(state)
     report.action = "rolled_back"
     kept = f"; left as someone else changed them: {', '.join(report.conflicts)}" if report.conflicts else ""
+    if saved:
+        kept += f" (their contents from before the commit are in {saved})"
     report.message = f"undid an unfinished commit: put back {len(report.written)} files{kept}"
     if report.conflicts:
         report.error_kind = "conflict"
     return report
+
+
+def _save_originals(tree: _Tree, record: dict, conflicts: Sequence[str]) -> str | None:
+    """Move the journal's copies of files that could not be put back to ``.lackpy/recovered/<id>/``; where, or None.
+
+    A file someone changed after the commit replaced (or deleted) it is left
+    as they made it, but its content from before the commit is still in the
+    journal: dropping the journal would lose it for good. Each copy is named
+    by its path with ``/`` as ``%2F``.
+    """
+    wanted = {rel for rel in conflicts}
+    copies = [
+        e for e in record["entries"]
+        if e["path"] in wanted and e["baseline"] is not None and _read(tree.state_fd, e["old"])[0] == Baseline.from_dict(e["baseline"])
+    ]
+    if not copies:
+        return None
+    where = f"{LACKPY_DIR}/{_RECOVERED}/{record['id']}"
+    try:
+        keep_fd, _ = _own_dir(tree.lackpy_fd, _RECOVERED, f"{LACKPY_DIR}/{_RECOVERED}", 0o700, True)
+        try:
+            own_fd, _ = _own_dir(keep_fd, record["id"], where, 0o700, True)
+        finally:
+            os.close(keep_fd)
+        try:
+            for entry in copies:
+                os.rename(entry["old"], entry["path"].replace("%", "%25").replace("/", "%2F"), src_dir_fd=tree.state_fd, dst_dir_fd=own_fd)
+            _fsync_fd(own_fd)
+        finally:
+            os.close(own_fd)
+    except (OSError, _NotOurs, CommitError):
+        return None
+    return where
 
 
 def _stop(report: Report, kind: str, message: str) -> Report:

@@ -192,6 +192,10 @@ def test_recovery_never_overwrites_a_file_changed_after_the_crash(tree, monkeypa
     report = journal.recover(tree, "rollback")
     assert report.action == "rolled_back" and sorted(report.conflicts) == ["gone/g1.txt", "mod/d2/m11.txt"]
     assert pending_file.read_text() == "mine\n" and applied_file.read_text() == "recreated by hand\n"
+    # the deleted file's content from before the commit was only in the journal: kept, and the message says where
+    kept = list((tree / ".lackpy" / "recovered").glob("*/gone%2Fg1.txt"))
+    assert [p.read_text() for p in kept] == ["doomed 1\n"]
+    assert f".lackpy/recovered/{kept[0].parent.name}" in report.message
     assert not (tree / "made").exists() and (tree / "gone" / "g0.txt").read_text() == "doomed 0\n"
     assert all((tree / "mod" / f"d{i % 3}" / f"m{i:02d}.txt").read_text() == old(i) for i in range(N - 1))
     assert_clean(tree)
