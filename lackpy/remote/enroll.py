@@ -190,7 +190,14 @@ def _texts(result: Any) -> list[str]:
 
 
 def _block(block: Any) -> Any:
-    """A content block as plain data: text (parsed when it is JSON), or a small dict for anything else."""
+    """A content block as plain data: text (parsed when it is JSON), or a dict that keeps everything the block carries.
+
+    An image or audio block keeps its ``mime_type`` and base64 ``data``; an
+    embedded resource its ``uri``, ``mime_type`` and ``text`` or base64
+    ``blob``; a resource link its ``uri``, ``name``, ``mime_type`` and
+    ``description``. What the run's output budget cannot hold is cut where
+    it is joined (``lackpy.remote.link``), and the block says so.
+    """
     kind = getattr(block, "type", None)
     if kind == "text":
         text = block.text
@@ -200,14 +207,12 @@ def _block(block: Any) -> Any:
             except ValueError:
                 pass
         return text
-    described = {"type": kind}
-    for name in ("mime_type", "uri", "name"):
-        value = getattr(block, name, None)
+    described: dict[str, Any] = {"type": kind}
+    source = getattr(block, "resource", None) if kind == "resource" else block
+    for name in ("uri", "name", "title", "mime_type", "description", "text", "data", "blob"):
+        value = getattr(source, name, None)
         if value is not None:
             described[name] = str(value)
-    data = getattr(block, "data", None)
-    if isinstance(data, str):
-        described["bytes"] = len(data) * 3 // 4  # base64: the size, not the data
     return described
 
 

@@ -326,11 +326,32 @@ class Remotes:
         return rows
 
 
+#: The fields of a content block that carry its payload, cut first when a result is over budget.
+_PAYLOADS = ("text", "data", "blob")
+
+
 def _bounded(value: Any) -> Any:
-    """``value``, or its JSON text cut in the middle with a notice when it is over the run's output budget (RESULT_BYTES outside a run)."""
+    """``value`` within the run's output budget (RESULT_BYTES outside a run).
+
+    Content blocks (images, audio, resources) keep their shape: each
+    payload past its share of the budget is cut at its end, and the block
+    says how many bytes were cut (``cut_bytes``). Anything else over budget
+    becomes its JSON text cut in the middle with a notice.
+    """
     budget = RESULT_BUDGET.get() or RESULT_BYTES
     if value_size(value, budget) <= budget:
         return value
+    blocks = value if isinstance(value, list) else [value]
+    if all(isinstance(block, dict) and block.get("type") for block in blocks):
+        share = max(budget // len(blocks) - 512, 0)  # room for each block's other fields
+        for block in blocks:
+            for field in _PAYLOADS:
+                if isinstance(block.get(field), str):
+                    block[field], dropped = clamp(block[field], share, "head")
+                    if dropped:
+                        block["cut_bytes"] = block.get("cut_bytes", 0) + dropped
+        if value_size(value, budget) <= budget:
+            return value
     text = value if isinstance(value, str) else json.dumps(to_jsonable(value), ensure_ascii=False)
     cut, dropped = clamp(text, budget)
     return cut if dropped else text

@@ -12,10 +12,14 @@ other third argument only marks the process, for the tests to find it).
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import sys
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import (
+    AudioContent, BlobResourceContents, CallToolResult, EmbeddedResource, ImageContent, ResourceLink, TextContent, TextResourceContents,
+)
 from mcp.server.mcpserver.exceptions import ToolError
 
 
@@ -140,6 +144,28 @@ def shifty() -> MCPServer:
     return server
 
 
+def media() -> MCPServer:
+    """Tools that answer with what is not text: an image, audio, embedded resources (text and blob), a resource link."""
+    server = MCPServer("media")
+
+    @server.tool()
+    def picture(size: int = 4) -> CallToolResult:
+        data = base64.b64encode(bytes(range(256)) * (size // 256) + bytes(range(size % 256))).decode()
+        return CallToolResult(content=[ImageContent(type="image", data=data, mime_type="image/png")])
+
+    @server.tool()
+    def everything() -> CallToolResult:
+        return CallToolResult(content=[
+            TextContent(type="text", text="here it is"),
+            AudioContent(type="audio", data=base64.b64encode(b"RIFFwave").decode(), mime_type="audio/wav"),
+            EmbeddedResource(type="resource", resource=TextResourceContents(uri="memo://one", mime_type="text/plain", text="the memo text")),
+            EmbeddedResource(type="resource", resource=BlobResourceContents(uri="blob://two", mime_type="application/octet-stream", blob=base64.b64encode(b"\x00\x01").decode())),
+            ResourceLink(type="resource_link", uri="file:///docs/readme.md", name="readme", mime_type="text/markdown", description="the readme"),
+        ])
+
+    return server
+
+
 if __name__ == "__main__":
     name = sys.argv[1]
     if name == "broken":
@@ -149,7 +175,7 @@ if __name__ == "__main__":
             print("<html>not a protocol</html>", flush=True)
             print('{"jsonrpc": "2.0", "id": "x", "result": 5, "error": 1}', flush=True)
         sys.exit(0)
-    built = {"notes": notes, "crashy": crashy, "shifty": shifty, "scribe": scribe}[name]()
+    built = {"notes": notes, "crashy": crashy, "shifty": shifty, "scribe": scribe, "media": media}[name]()
     if len(sys.argv) > 2 and sys.argv[2].isdigit():
         built.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:

@@ -146,7 +146,7 @@ WRAPPED = {"type": "object", "properties": {"result": {"type": "integer"}}, "req
     (None, types.CallToolResult(content=[types.TextContent(type="text", text='{"words": 3}')]), {"words": 3}),
     (None, types.CallToolResult(content=[types.TextContent(type="text", text="plain words")]), "plain words"),
     (None, types.CallToolResult(content=[types.TextContent(type="text", text="12 apples")]), "12 apples"),
-    (None, types.CallToolResult(content=[types.ImageContent(type="image", data="AAAA", mime_type="image/png")]), {"type": "image", "mime_type": "image/png", "bytes": 3}),
+    (None, types.CallToolResult(content=[types.ImageContent(type="image", data="AAAA", mime_type="image/png")]), {"type": "image", "mime_type": "image/png", "data": "AAAA"}),
     (None, types.CallToolResult(content=[types.TextContent(type="text", text="a"), types.TextContent(type="text", text="b")]), ["a", "b"]),
 ])
 def test_what_a_program_gets(output, result, value):

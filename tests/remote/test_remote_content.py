@@ -1,0 +1,65 @@
+"""What another server returns reaches the program whole: images, audio, embedded resources and links keep their payload."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+SERVERS = Path(__file__).with_name("servers.py")
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    from lackpy import LackpyService
+
+    root = tmp_path_factory.mktemp("media") / "ws"
+    (root / ".lackpy").mkdir(parents=True)
+    (root / ".lackpy" / "config.toml").write_text(
+        f"[mcp.servers.media]\ncommand = {json.dumps(sys.executable)}\nargs = {json.dumps([str(SERVERS), 'media'])}\ngrade = [0, 0]\n"
+    )
+    svc = LackpyService(root, trust=True)
+    try:
+        svc.load()
+        yield svc
+    finally:
+        svc.close()
+
+
+def run(svc, program: str, **options):
+    return asyncio.run(svc.run_program(program, kit="media__picture,media__everything", **options))
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "isolated"])
+def test_every_kind_of_block_keeps_what_it_carries(service, mode):
+    result = run(service, "media__everything()", mode=mode)
+    assert result.success, result.error
+    text, audio, memo, blob, link = result.output
+    assert text == "here it is"
+    assert audio == {"type": "audio", "mime_type": "audio/wav", "data": base64.b64encode(b"RIFFwave").decode()}
+    assert memo == {"type": "resource", "uri": "memo://one", "mime_type": "text/plain", "text": "the memo text"}
+    assert blob == {"type": "resource", "uri": "blob://two", "mime_type": "application/octet-stream", "blob": "AAE="}
+    assert link == {"type": "resource_link", "uri": "file:///docs/readme.md", "name": "readme", "mime_type": "text/markdown", "description": "the readme"}
+
+
+def test_an_image_comes_whole_within_the_budget(service):
+    result = run(service, "media__picture(size=300)", mode="inprocess")
+    assert result.success, result.error
+    assert result.output["type"] == "image" and result.output["mime_type"] == "image/png"
+    assert base64.b64decode(result.output["data"]) == bytes(range(256)) + bytes(range(44))
+    assert "cut_bytes" not in result.output
+
+
+def test_an_image_over_the_budget_is_cut_and_says_so(service):
+    program = 'p = media__picture(size=300000)\n{"mime": p["mime_type"], "size": len(p["data"]), "cut": p["cut_bytes"]}'
+    result = run(service, program, mode="inprocess", limits={"max_output_bytes": 64 * 1024})
+    assert result.success, result.error
+    full = len(base64.b64encode(bytes(300000)))
+    assert result.output["mime"] == "image/png"
+    assert result.output["size"] < 64 * 1024 and result.output["size"] + result.output["cut"] >= full - 200
