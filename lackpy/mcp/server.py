@@ -18,7 +18,6 @@ from typing import Annotated, Any, AsyncIterator, Awaitable, Callable
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field, ValidationError
 
 from lackpy import __version__
@@ -31,6 +30,7 @@ from lackpy.lang.grade import Grade
 from lackpy.mcp import results
 from lackpy.mcp.approvals import Asking, add_questions
 from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
+from lackpy.mcp.logs import PROGRESS_LEVEL, ClientLog, add_completions, add_logging, lasting, say_in
 from lackpy.mcp.policy import KitPolicy
 from lackpy.run.result import ExecutionResult
 from lackpy.schema import to_jsonable
@@ -106,6 +106,9 @@ def build_server(
 
     add_resources(server, service, policy)
     add_questions(server, tools.asking)
+    add_logging(server, tools.log)
+    add_completions(server, policy)
+    _without_empty_prompts(server)
     return server
 
 
@@ -117,6 +120,7 @@ class _Tools:
         self.ceiling: Grade | None = None
         self.approval: str | None = None
         self.asking = Asking()
+        self.log = ClientLog(service)
 
     async def _call(self, work: Callable[[], Awaitable[CallToolResult]]) -> CallToolResult:
         try:
@@ -130,7 +134,10 @@ class _Tools:
         async def guarded(approve: Any) -> CallToolResult:
             return await self._call(lambda: work(approve))
 
-        return await self.asking.serve(ctx, guarded, tool)
+        await self.log.notices_in(ctx)
+        answer = await self.asking.serve(ctx, guarded, tool)
+        await self.log.notices_in(ctx)  # a server that failed to start, an audit that could not be written, during the call
+        return answer
 
     async def _kit(self, kit: str | None) -> ResolvedKit:
         """The kit a call runs with, resolved now (off the loop) and checked against what the server started with."""
@@ -357,6 +364,7 @@ class _Progress:
                 await self.ctx.report_progress(self.count, None, message)
             except Exception:  # a client gone or a transport closed: progress is only a courtesy
                 pass
+            await say_in(self.ctx, PROGRESS_LEVEL, message)
 
 
 class _ServedTool(Tool):
@@ -458,12 +466,20 @@ def _connection(ctx: Context | None) -> Any:
     session lives by its id alone.
     """
     try:
-        connection = ctx.request_context.session._connection  # the SDK keeps it private; its state and exit stack are per connection
+        return lasting(ctx.request_context.session)
     except Exception:
         return None
-    if getattr(connection, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS or not hasattr(connection, "exit_stack"):
-        return None
-    return connection
+
+
+def _without_empty_prompts(server: MCPServer) -> None:
+    """Serve no prompt methods while there are no prompts, so initialize declares no ``prompts`` capability.
+
+    The SDK declares a capability for each method it serves; a client that
+    sees ``prompts`` looks for prompts that are not there.
+    """
+    if not server._prompt_manager.list_prompts():  # MCPServer has no public way to leave a method unserved
+        for method in ("prompts/list", "prompts/get"):
+            server._lowlevel_server._request_handlers.pop(method, None)
 
 
 def _expiring(service: LackpyService) -> Callable[[Any], Any]:
