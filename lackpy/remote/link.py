@@ -75,7 +75,7 @@ class _Link:
         from mcp import Client
 
         try:
-            async with Client(self._target(), raise_exceptions=False) as client:
+            async with Client(self._target(), raise_exceptions=False, list_roots_callback=self._roots) as client:
                 self.tools = await _all_tools(client)
                 self.client = client
                 ready.set_result(None)
@@ -85,6 +85,18 @@ class _Link:
                 ready.set_exception(exc if isinstance(exc, Exception) else ConnectionError("the connection was cancelled"))
         finally:
             self.client = None
+
+    async def _roots(self, context: Any) -> Any:
+        """The client's ``roots``: the workspace, the one directory lackpy lets a server's tools work in.
+
+        Declaring roots lets a server that needs them (a filesystem server)
+        list its tools; naming only the workspace keeps it there. ``sampling``
+        is not declared, so no server asks lackpy's model tiers to answer for
+        it; elicitation from a server is not yet forwarded to the person.
+        """
+        from mcp.types import ListRootsResult, Root
+
+        return ListRootsResult(roots=[Root(uri=self.workspace.resolve().as_uri(), name=self.workspace.name or "workspace")])
 
     def _target(self) -> Any:
         settings = self.settings

@@ -154,6 +154,12 @@ def media() -> MCPServer:
         return CallToolResult(content=[ImageContent(type="image", data=data, mime_type="image/png")])
 
     @server.tool()
+    def roots(ctx: Context) -> bool:
+        """Whether the client declared the roots capability."""
+        capabilities = ctx.client_capabilities
+        return capabilities is not None and capabilities.roots is not None
+
+    @server.tool()
     def everything() -> CallToolResult:
         return CallToolResult(content=[
             TextContent(type="text", text="here it is"),

@@ -33,7 +33,7 @@ def service(tmp_path_factory):
 
 
 def run(svc, program: str, **options):
-    return asyncio.run(svc.run_program(program, kit="media__picture,media__everything", **options))
+    return asyncio.run(svc.run_program(program, kit="media__picture,media__everything,media__roots", **options))
 
 
 @pytest.mark.parametrize("mode", ["inprocess", "isolated"])
@@ -63,3 +63,18 @@ def test_an_image_over_the_budget_is_cut_and_says_so(service):
     full = len(base64.b64encode(bytes(300000)))
     assert result.output["mime"] == "image/png"
     assert result.output["size"] < 64 * 1024 and result.output["size"] + result.output["cut"] >= full - 200
+
+
+def test_lackpy_declares_roots_to_the_servers_it_uses(service):
+    result = run(service, "media__roots()", mode="inprocess")
+    assert result.success, result.error
+    assert result.output is True
+
+
+def test_its_roots_are_the_workspace_alone(service):
+    from lackpy.remote.link import _Link as Link
+
+    link = Link.__new__(Link)
+    link.workspace = Path(service.workspace)
+    listed = asyncio.run(link._roots(None))
+    assert [(root.name, str(root.uri)) for root in listed.roots] == [("ws", Path(service.workspace).resolve().as_uri())]
