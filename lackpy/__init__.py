@@ -37,6 +37,7 @@ _EXPORTS = {
     "resolve_kit": "lackpy.kit.resolve",
     "ResolvedKit": "lackpy.kit.resolve",
     "resolve_doc": "lackpy.kit.docs",
+    "progress": "lackpy.kit.call",
     # running
     "run_program": "lackpy.run.runner",
     "Cancel": "lackpy.run.cancel",

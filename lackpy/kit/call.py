@@ -10,6 +10,7 @@ an async tool.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import time
 import types
@@ -31,6 +32,21 @@ DEADLINE: ContextVar[float | None] = ContextVar("lackpy_deadline", default=None)
 RESULT_BUDGET: ContextVar[int | None] = ContextVar("lackpy_result_budget", default=None)
 #: Where a tool reports its progress during a run (``{"event": "progress", "tool", "progress", "total", "message"}``), if anywhere.
 PROGRESS: ContextVar[Callable[[dict], None] | None] = ContextVar("lackpy_progress", default=None)
+#: The tool being called, while a run listens for progress (what ``progress`` names).
+TOOL: ContextVar[str] = ContextVar("lackpy_tool", default="")
+
+
+def progress(message: str, progress: float | None = None, total: float | None = None) -> None:
+    """Tell whoever watches the run what the tool is doing now: ``lackpy.progress("3 of 10 files", 3, 10)``.
+
+    For custom tools (``@tool``) that take a while. It reaches the CLI's
+    spinner, ``on_event`` of ``LackpyService.run_program`` and an MCP
+    client's progress notifications; it never enters the result or the
+    trace. Outside a run, or when nobody listens, it does nothing.
+    """
+    sink = PROGRESS.get()
+    if sink is not None:
+        sink({"event": "progress", "tool": TOOL.get(), "progress": progress, "total": total, "message": str(message)})
 
 
 def checked(spec: ToolSpec, impl: Callable[..., Any]) -> Callable[..., Any]:
@@ -47,6 +63,8 @@ def checked(spec: ToolSpec, impl: Callable[..., Any]) -> Callable[..., Any]:
                 check(args, kwargs)
                 if convert:
                     args, kwargs = convert(args, kwargs)
+            if PROGRESS.get() is not None:
+                return _named(spec.name, impl, is_async, ctx, *args, **kwargs)
             result = impl(ctx, *args, **kwargs)
             return awaited(result, spec.name) if is_async or type(result) in _AWAITABLES else result
 
@@ -58,12 +76,24 @@ def checked(spec: ToolSpec, impl: Callable[..., Any]) -> Callable[..., Any]:
                 check(args, kwargs)
                 if convert:
                     args, kwargs = convert(args, kwargs)
+            if PROGRESS.get() is not None:
+                return _named(spec.name, impl, is_async, *args, **kwargs)
             result = impl(*args, **kwargs)
             return awaited(result, spec.name) if is_async or type(result) in _AWAITABLES else result
 
         wrapper = wraps(impl)(call)
     wrapper.lackpy_checked = True  # type: ignore[attr-defined]
     return wrapper
+
+
+def _named(name: str, impl: Callable[..., Any], is_async: bool, *args: Any, **kwargs: Any) -> Any:
+    """``impl(*args, **kwargs)`` with ``TOOL`` set, so what it reports through ``progress`` names it."""
+    token = TOOL.set(name)
+    try:
+        result = impl(*args, **kwargs)
+        return awaited(result, name) if is_async or type(result) in _AWAITABLES else result
+    finally:
+        TOOL.reset(token)
 
 
 def _members(enums: dict, names: list[str]) -> Callable[[tuple, dict], tuple[tuple, dict]]:
@@ -108,8 +138,9 @@ def _loop_running() -> bool:
 
 def _in_thread(make: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
     """Run a coroutine on a loop of its own when this thread's loop is busy running the program."""
+    context = contextvars.copy_context()  # the run's deadline, budget and progress sink go along
     with ThreadPoolExecutor(1, thread_name_prefix="lackpy-async-tool") as pool:
-        return pool.submit(lambda: asyncio.run(make())).result()
+        return pool.submit(context.run, lambda: asyncio.run(make())).result()
 
 
-__all__ = ["DEADLINE", "PROGRESS", "RESULT_BUDGET", "awaited", "checked", "remaining"]
+__all__ = ["DEADLINE", "PROGRESS", "RESULT_BUDGET", "TOOL", "awaited", "checked", "progress", "remaining"]

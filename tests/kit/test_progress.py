@@ -1,0 +1,52 @@
+"""lackpy.progress: a custom tool tells whoever watches the run what it is doing, apart from the result."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import lackpy
+from lackpy import LackpyService, tool
+
+
+@tool
+def crunch(n: int) -> int:
+    """Count to n, saying how far along it is."""
+    for step in range(1, n + 1):
+        lackpy.progress(f"step {step} of {n}", step, n)
+    return n
+
+
+@tool
+async def crunch_later(n: int) -> int:
+    """The same, as an async tool (run on a thread of its own while the program's loop is busy)."""
+    for step in range(1, n + 1):
+        lackpy.progress(f"later {step}", step, n)
+        await asyncio.sleep(0)
+    return n
+
+
+def test_progress_outside_a_run_does_nothing():
+    assert lackpy.progress("nobody listens", 1, 2) is None
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "isolated"])
+def test_a_custom_tools_progress_reaches_on_event_and_never_the_result(workspace, mode):
+    events: list[dict] = []
+
+    async def run():
+        async with LackpyService(workspace) as svc:
+            svc.toolbox.register(crunch)
+            svc.toolbox.register(crunch_later)
+            return await svc.run_program("[crunch(3), crunch_later(2)]", kit="crunch,crunch_later", mode=mode, on_event=events.append)
+
+    result = asyncio.run(run())
+    assert result.success, result.error
+    assert result.output == [3, 2]
+    progress = [(e["tool"], e["message"], e["progress"], e["total"]) for e in events if e["event"] == "progress"]
+    assert progress == [
+        ("crunch", "step 1 of 3", 1, 3), ("crunch", "step 2 of 3", 2, 3), ("crunch", "step 3 of 3", 3, 3),
+        ("crunch_later", "later 1", 1, 2), ("crunch_later", "later 2", 2, 2),
+    ]
+    assert "step 1" not in repr(result.to_dict())
