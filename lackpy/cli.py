@@ -328,6 +328,19 @@ def _echo_value(value: Any) -> None:
         _emit_json(to_jsonable(value))
 
 
+def _one_line(message: object, width: int = 72) -> str:
+    """The last line of a progress message (a command's output streams in pieces), printable only and cut to ``width``.
+
+    A command's output is not the person's terminal's to interpret: escape
+    sequences and other control characters are dropped, never written.
+    """
+    if not isinstance(message, str):
+        return ""
+    lines = [line for line in message.splitlines() if line.strip()]
+    shown = "".join(ch for ch in (lines[-1] if lines else "") if ch.isprintable())
+    return shown if len(shown) <= width else shown[: width - 1] + "…"
+
+
 class Spinner:
     """A spinner on stderr while a model tier writes or a remote tool reports progress; silent when stderr is not a terminal."""
 
@@ -348,7 +361,7 @@ class Spinner:
             self._show(f"{event['tier']}: writing a program")
         elif kind == "progress":
             done = f"{event.get('progress')}" + (f"/{event['total']}" if event.get("total") is not None else "")
-            self._show(f"{event.get('tool')}: {event.get('message') or done}")
+            self._show(f"{event.get('tool')}: {_one_line(event.get('message')) or done}")
         elif kind == "done":
             self.close()
 

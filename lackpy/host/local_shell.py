@@ -65,6 +65,9 @@ STOP_TIMEOUT_S = 10.0
 SUPERVISOR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervise.py")
 _CHUNK = 64 * 1024
 _TICK_S = 0.05
+#: A running command's new output is passed on (``on_output``) at most this often, or once this much has come.
+STREAM_S = 0.05
+STREAM_BYTES = 16 * 1024
 
 
 def _notice(dropped: int) -> str:
@@ -110,6 +113,44 @@ class _HeadTail:
             + _notice(self.dropped)
             + bytes(self.tail).decode("utf-8", errors="replace")
         )
+
+
+class _Stream:
+    """A running command's new output, passed on in pieces: at most every ``STREAM_S`` or ``STREAM_BYTES``, each byte once.
+
+    Decoded as UTF-8 incrementally, so a character split between two reads
+    is passed on whole, in the later piece. What is passed on is also kept
+    for the result (``_HeadTail``), which it never changes.
+    """
+
+    def __init__(self, report: Callable[[str, str], None]) -> None:
+        self.report = report
+        self.decoders = {name: codecs.getincrementaldecoder("utf-8")(errors="replace") for name in ("stdout", "stderr")}
+        self.pending: dict[str, list[str]] = {"stdout": [], "stderr": []}
+        self.size = 0
+        self.last = time.monotonic()
+
+    def add(self, name: str, chunk: bytes) -> None:
+        text = self.decoders[name].decode(chunk)
+        if text:
+            self.pending[name].append(text)
+            self.size += len(chunk)
+        if self.size >= STREAM_BYTES:
+            self.flush()
+
+    def tick(self, now: float) -> None:
+        if self.size and now - self.last >= STREAM_S:
+            self.flush()
+
+    def flush(self, final: bool = False) -> None:
+        for name, parts in self.pending.items():
+            if final:
+                parts.append(self.decoders[name].decode(b"", final=True))
+            text = "".join(parts)
+            parts.clear()
+            if text:
+                self.report(name, text)
+        self.size, self.last = 0, time.monotonic()
 
 
 class _Unread:
@@ -483,11 +524,13 @@ class LocalShell:
     """Runs commands with /bin/sh on this machine, confined when given a ``Confinement``."""
 
     def run(
-        self, command: str, cwd: str, timeout_s: float, max_output_bytes: int, confinement: Confinement | None = None
+        self, command: str, cwd: str, timeout_s: float, max_output_bytes: int, confinement: Confinement | None = None,
+        on_output: Callable[[str, str], None] | None = None,
     ) -> dict:
+        """Run ``command`` to its end; ``on_output(stream, text)`` hears its new output while it runs (``_Stream``)."""
         confined = prepare(confinement, _mounts()) if confinement is not None else None
         try:
-            result = self._run(_start(command, cwd, confined), timeout_s, max_output_bytes)
+            result = self._run(_start(command, cwd, confined), timeout_s, max_output_bytes, on_output)
         finally:
             if confined is not None:
                 confined.cleanup()
@@ -496,10 +539,12 @@ class LocalShell:
         return result
 
     @staticmethod
-    def _run(started: _Started, timeout_s: float, max_output_bytes: int) -> dict:
+    def _run(started: _Started, timeout_s: float, max_output_bytes: int, on_output: Callable[[str, str], None] | None = None) -> dict:
         popen = started.popen
         out, err = _HeadTail(max_output_bytes), _HeadTail(max_output_bytes)
         sinks = {popen.stdout: out, popen.stderr: err}
+        names = {popen.stdout: "stdout", popen.stderr: "stderr"}
+        stream = _Stream(on_output) if on_output is not None else None
         selector = selectors.DefaultSelector()
         for pipe in sinks:
             selector.register(pipe, selectors.EVENT_READ)
@@ -509,6 +554,8 @@ class LocalShell:
         try:
             while True:
                 now = time.monotonic()
+                if stream is not None:
+                    stream.tick(now)
                 if not killed:
                     timed_out = now >= deadline
                     if timed_out or started.exited():
@@ -527,8 +574,12 @@ class LocalShell:
                     chunk = os.read(key.fd, _CHUNK)
                     if chunk:
                         sinks[key.fileobj].add(chunk)
+                        if stream is not None:
+                            stream.add(names[key.fileobj], chunk)
                     else:
                         selector.unregister(key.fileobj)
+            if stream is not None:
+                stream.flush(final=True)
         finally:
             selector.close()
             for pipe in sinks:

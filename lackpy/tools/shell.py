@@ -37,6 +37,7 @@ from lackpy.errors import ToolError
 from lackpy.host import confine
 from lackpy.host.confine import ConfinementError
 from lackpy.host.local_shell import DEFAULT_SHELL, LocalShell, Process
+from lackpy.kit.call import PROGRESS, progress
 from lackpy.kit.context import ToolContext
 from lackpy.tools import shipped, workspace
 
@@ -143,12 +144,20 @@ def run_command(ctx: ToolContext, command: str, timeout: float = DEFAULT_TIMEOUT
     real = _directory(ctx, cwd)
     limit = _setting(ctx, "command_output_bytes", DEFAULT_COMMAND_OUTPUT_BYTES)
     shell = _shell(ctx)
+    options = _confined(ctx, shell)
+    if PROGRESS.get() is not None and isinstance(shell, LocalShell):
+        options["on_output"] = _streamed
     try:
-        return shell.run(command, real, seconds, limit, **_confined(ctx, shell))
+        return shell.run(command, real, seconds, limit, **options)
     except ConfinementError as exc:
         raise ToolError(f"run_command: {exc}") from None
     except OSError as exc:
         raise _start_error("run_command", exc) from None
+
+
+def _streamed(stream: str, text: str) -> None:
+    """A running command's new output, as progress of the call (``lackpy.progress``); it never enters the result."""
+    progress(text if stream == "stdout" else f"[stderr] {text}")
 
 
 def _processes(ctx_or_session: ToolContext | dict) -> dict[str, Any]:

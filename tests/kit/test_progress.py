@@ -50,3 +50,29 @@ def test_a_custom_tools_progress_reaches_on_event_and_never_the_result(workspace
         ("crunch_later", "later 1", 1, 2), ("crunch_later", "later 2", 2, 2),
     ]
     assert "step 1" not in repr(result.to_dict())
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "isolated"])
+def test_a_commands_output_streams_as_progress_each_byte_once(workspace, mode):
+    """run_command passes its new output on while it runs (coalesced), every byte once, a split character whole."""
+    events: list[dict] = []
+    command = (
+        "printf 'first\\n'; sleep 0.3; "
+        "python3 -c \"import sys; sys.stdout.buffer.write('é'.encode() * 20000)\"; "
+        "printf 'oops\\n' >&2; sleep 0.2; printf 'last\\n'"
+    )
+
+    async def run():
+        async with LackpyService(workspace, approve=True) as svc:
+            return await svc.run_program(f"run_command({command!r})", kit="run_command", mode=mode, on_event=events.append)
+
+    result = asyncio.run(run())
+    assert result.success, result.error
+    streamed = [e["message"] for e in events if e["event"] == "progress" and e["tool"] == "run_command"]
+    out = "".join(m for m in streamed if not m.startswith("[stderr] "))
+    err = "".join(m[len("[stderr] "):] for m in streamed if m.startswith("[stderr] "))
+    assert out == "first\n" + "é" * 20000 + "last\n"
+    assert err == "oops\n"
+    assert streamed[0] == "first\n"  # passed on before the command went on, not at its end
+    assert all(len(m.encode()) <= 16 * 1024 + 64 * 1024 for m in streamed)
+    assert "[stderr]" not in result.output["stdout"] and result.output["stderr"] == "oops\n"
