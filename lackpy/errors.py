@@ -179,7 +179,12 @@ class GuardError(LackpyError):
 
 
 class LimitExceeded(LackpyError):
-    """A program hit one of its limits; ``limit`` names it and ``value`` is its setting."""
+    """A program hit one of its limits; ``limit`` names it and ``value`` is its setting.
+
+    ``message`` says only what happened: the run's ending adds the
+    ``limit exceeded: <limit>:`` prefix, so a message that carried it too
+    would read twice.
+    """
 
     kind = ErrorKind.LIMIT
 

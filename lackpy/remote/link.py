@@ -269,7 +269,7 @@ class Remotes:
             result = self._submit(self._call(server, spec.provider_config["tool"], arguments, timeout, _progress_of(spec)), timeout)
         except TimeoutError:
             if left <= allowed:  # the run's time ran out, not the tool's
-                raise LimitExceeded("timeout", None, f"limit exceeded: timeout: the run's time ran out waiting for the MCP server {server}") from None
+                raise LimitExceeded("timeout", None, f"the run's time ran out waiting for the MCP server {server}") from None
             raise ToolError(f"the MCP server {server} did not answer within the tool's timeout_s ({allowed:g} s)") from None
         except LackpyError:
             raise

@@ -105,13 +105,28 @@ def test_a_server_that_never_starts_is_reported_and_the_rest_serve(service):
     assert "broken__" not in " ".join(spec.name for spec in service.toolbox.list_tools())
 
 
-def test_a_slow_remote_call_ends_with_the_runs_deadline(service):
+@pytest.mark.parametrize("mode", ["isolated", "inprocess"])
+def test_a_slow_remote_call_ends_with_the_runs_deadline(service, mode):
     start = time.monotonic()
-    result = run(service, "notes__slow(30)", limits={"timeout_s": 1})
+    result = run(service, "notes__slow(30)", limits={"timeout_s": 1}, mode=mode)
     took = time.monotonic() - start
     assert not result.success and took < 5
     assert result.error_kind == "limit" and result.limit == "timeout", result.error
+    assert result.error.startswith("line 1: limit exceeded: timeout: ") and result.error.count("limit exceeded") == 1, result.error
     assert run(service, 'notes__list_notes(prefix="zzz")').output == []  # the server still serves
+
+
+def test_a_remote_calls_timeout_reads_once_on_the_cli(tmp_path):
+    root = workspace_with(tmp_path / "ws", server_table("notes", "notes", grade="[0, 0]"))
+    (root / "slow.py").write_text("notes__slow(30)\n")
+    subprocess.run([sys.executable, "-m", "lackpy", "trust", str(root)], check=True, capture_output=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "lackpy", "run", "--kit", "notes__slow", "--timeout", "1", "slow.py"],
+        cwd=root, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 1
+    assert done.stderr.count("limit exceeded") == 1, done.stderr
+    assert "limit exceeded: timeout: the run's time ran out waiting for the MCP server notes" in done.stderr
 
 
 def test_a_server_that_dies_fails_that_call_and_the_next_reconnects(tmp_path):
