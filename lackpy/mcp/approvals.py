@@ -2,7 +2,7 @@
 
 A handshake-era connection (up to 2025-11-25) can send the client an
 ``elicitation/create`` request in the middle of a call, so the run's question
-is asked there and then (``ctx.elicit``). A 2026-07-28 connection cannot: a
+is asked there and then. A 2026-07-28 connection cannot: a
 call that needs input ends with an ``InputRequiredResult`` and the client
 calls again with the answers. So the run goes on in a task while the call
 returns its question; the retry (its ``request_state`` names the waiting
@@ -64,9 +64,14 @@ Work = Callable[[Any], Awaitable[CallToolResult]]
 
 
 class Approve(BaseModel):
-    """The form a client fills in."""
+    """The form a client fills in: accepting it approves; ``approve: false`` lets a form that was accepted still say no.
 
-    approve: bool = Field(default=False, description="true to let lackpy go ahead; false to refuse")
+    The field is optional and defaults to true, so a client that pre-fills
+    defaults and one that sends an accept with no content both mean what the
+    person did: press accept.
+    """
+
+    approve: bool = Field(default=True, description="accepting approves; set to false to refuse instead (or decline)")
 
 
 def question(request: ApprovalRequest) -> tuple[str, str]:
@@ -139,11 +144,24 @@ def add_questions(server: MCPServer, asking: "Asking") -> None:
 
 
 def decision(action: str, content: Any) -> Decision:
-    """A client's elicitation answer: approved only when accepted with ``approve: true``."""
-    if action == "accept":
-        approved = isinstance(content, dict) and content.get("approve") is True
-        return Decision(approved, "client", "approved by the client" if approved else "the client answered no")
-    return Decision(False, "client", "the client declined" if action == "decline" else "the client cancelled")
+    """A client's elicitation answer.
+
+    In MCP ``action: "accept"`` is the person's explicit yes, and a form with
+    no required field may come back empty: so an accept approves unless its
+    content says ``approve: false``. Content that is not the form (not an
+    object, or ``approve`` not a boolean) approves nothing: a gate refuses
+    what it cannot read.
+    """
+    if action != "accept":
+        return Decision(False, "client", "the client declined" if action == "decline" else "the client cancelled")
+    if content is None:
+        content = {}
+    answer = content.get("approve", True) if isinstance(content, dict) else None
+    if answer is True:
+        return Decision(True, "client", "approved by the client")
+    if answer is False:
+        return Decision(False, "client", "the client answered no")
+    return Decision(False, "client", "the client's answer did not fill in the form")
 
 
 def _notifier(ctx: Context) -> Callable[[str], None]:
@@ -279,14 +297,13 @@ class _Elicit:
                 self.notify(notice(request))
             return None
         message, kept = self.kept.open(request)
-        try:
-            outcome = await self.ctx.elicit(message, Approve)
-        except ValueError:  # accepted with content that is not the form
-            return Decision(False, "client", "the client's answer did not fill in the form")
+        try:  # the raw answer, not ctx.elicit's: that one refuses an accept without content, which is a yes
+            outcome = await self.ctx.request_context.session.elicit_form(
+                message=message, requested_schema=render_elicitation_schema(Approve), related_request_id=self.ctx.request_id
+            )
         finally:
             self.kept.close(kept)
-        data = getattr(outcome, "data", None)
-        return decision(outcome.action, data.model_dump() if data is not None else None)
+        return decision(outcome.action, outcome.content)
 
 
 __all__ = ["Asking", "NO_ELICITATION", "QUESTION_URI", "Questions", "add_questions", "decision", "notice", "question"]

@@ -135,6 +135,38 @@ def test_in_process_both_eras_answer_the_same(ws):
     shutil.rmtree(ws / ".lackpy", ignore_errors=True)
 
 
+class Accepting:
+    """An elicitation callback that accepts every question with the same ``content`` (as a client that shows no form may)."""
+
+    def __init__(self, content) -> None:
+        self.content = content
+
+    async def __call__(self, context, params):
+        return mcp_types.ElicitResult(action="accept", content=self.content)
+
+
+async def in_process_call(ws: Path, mode: str, answering) -> dict:
+    with LackpyService(ws) as svc:
+        server = build_server(svc, KitPolicy.build(svc, "readonly", ["readonly", "coding"]))
+        return await call(server, mode, answering)
+
+
+@pytest.mark.parametrize("mode", ERAS)
+@pytest.mark.parametrize("content", [None, {}], ids=["no-content", "empty-content"])
+def test_an_accept_without_content_is_a_yes(ws, mode, content):
+    result = asyncio.run(in_process_call(ws, mode, Accepting(content)))
+    assert not result["error"] and result["output"] == 0, result
+    assert [(a["approved"], a["reason"]) for a in result["approvals"]] == [(True, "approved by the client")] * 2
+    assert (ws / "canary.txt").exists() and (ws / "new.txt").read_text() == "n"
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_an_accept_whose_content_is_not_the_form_is_not_a_yes(ws, mode):
+    result = asyncio.run(in_process_call(ws, mode, Accepting({"approve": "yes"})))
+    assert result["error_kind"] == "denied" and "the client's answer did not fill in the form" in result["error"]
+    assert not (ws / "canary.txt").exists() and not (ws / "new.txt").exists()
+
+
 def test_driving_the_rounds_by_hand_a_state_answers_only_its_own_tools_run(ws):
     """On 2026-07-28 the question comes back as an InputRequiredResult; its request_state is good for that tool's retry only."""
 
