@@ -9,6 +9,7 @@ OpenAI, Anthropic and MCP.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import asdict, dataclass, field
@@ -71,8 +72,11 @@ class ArgSpec:
     schema: dict | None = None
 
     def signature(self) -> str:
-        text = f"{self.name}: {self.type}"
-        return text if self.required else f"{text} = {self.default!r}"
+        """``name: type``, then `` = default`` when optional; a None default shows ``type | None``, as the check accepts None."""
+        if self.required:
+            return f"{self.name}: {self.type}"
+        shown = self.type if self.default is not None or _admits_none(self.type) else f"{self.type} | None"
+        return f"{self.name}: {shown} = {self.default!r}"
 
     def json_schema(self) -> dict:
         """This parameter's schema, with its description and default."""
@@ -82,6 +86,25 @@ class ArgSpec:
         if not self.required and _plain(self.default):
             schema["default"] = self.default
         return schema
+
+
+def _admits_none(text: str) -> bool:
+    """Whether type text already allows None (``int | None``, ``Optional[int]``, ``Any``); text that is not a type is left as it is."""
+    try:
+        nodes = [ast.parse(text.strip() or "Any", mode="eval").body]
+    except SyntaxError:
+        return True
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            nodes += [node.left, node.right]
+        elif isinstance(node, ast.Constant) and node.value is None:
+            return True
+        elif isinstance(node, ast.Name) and node.id in ("Any", "object", "None", "NoneType"):
+            return True
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Optional":
+            return True
+    return False
 
 
 def _plain(value: Any) -> bool:

@@ -28,7 +28,7 @@ from lackpy.remote.settings import ServerSettings
 PROVIDER = "mcp"
 #: The grade of a remote tool the config does not grade: it may do anything.
 DEFAULT_GRADE = (3, 3)
-#: The longest description a remote tool keeps (the first paragraph, cut here).
+#: The longest description a remote tool keeps (the first paragraph, cut at a word with an ellipsis).
 DESCRIPTION_CHARS = 400
 _UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 
@@ -165,10 +165,20 @@ def _unwrapped(output: dict) -> dict:
 
 
 def _first_line(text: Any) -> str:
+    """The first paragraph of a server's description on one line, at most ``DESCRIPTION_CHARS``.
+
+    A longer one ends at the last whole word that fits, marked with an
+    ellipsis, so a model never reads half a word as if it were the whole.
+    """
     if not isinstance(text, str):
         return ""
-    first = text.strip().split("\n\n", 1)[0]
-    return " ".join(first.split())[:DESCRIPTION_CHARS]
+    first = " ".join(text.strip().split("\n\n", 1)[0].split())
+    if len(first) <= DESCRIPTION_CHARS:
+        return first
+    kept = first[: DESCRIPTION_CHARS]  # one more than fits with the ellipsis: a word that ends right there is whole
+    space = kept.rfind(" ")
+    kept = kept[:space] if space > DESCRIPTION_CHARS // 2 else kept[: DESCRIPTION_CHARS - 1]  # one long word: cut it
+    return kept.rstrip(" ,;:") + "…"
 
 
 def result_value(spec: ToolSpec, result: Any) -> Any:

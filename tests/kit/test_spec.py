@@ -136,14 +136,32 @@ def test_signature_no_args():
 
 
 def test_signature_optional_arg():
-    """An optional ArgSpec renders with its default: ``offset: int = None``."""
+    """An optional ArgSpec with a None default shows that None is allowed: ``offset: int | None = None``."""
     spec = ToolSpec(
         "read_file",
         "builtin",
         args=[ArgSpec("path", "str"), ArgSpec("offset", "int", required=False, default=None)],
         returns="str",
     )
-    assert spec.signature() == "read_file(path: str, offset: int = None) -> str"
+    assert spec.signature() == "read_file(path: str, offset: int | None = None) -> str"
+    spec.check_arguments(("a.txt",), {"offset": None})  # what it shows is what it accepts
+
+
+@pytest.mark.parametrize(
+    "type_text, shown",
+    [
+        ("float", "float | None"),
+        ("list[str | None]", "list[str | None] | None"),  # a None inside is not the argument's own
+        ("int | None", "int | None"),
+        ("None | int", "None | int"),
+        ("Optional[int]", "Optional[int]"),
+        ("Any", "Any"),
+        ("Literal['a', 'b'] | None", "Literal['a', 'b'] | None"),
+    ],
+)
+def test_an_optional_none_default_shows_none_once(type_text, shown):
+    assert ArgSpec("x", type_text, required=False, default=None).signature() == f"x: {shown} = None"
+    assert ArgSpec("x", type_text, required=False, default=3).signature() == f"x: {type_text} = 3"
 
 
 def test_argspec_signature_uses_repr_of_default():

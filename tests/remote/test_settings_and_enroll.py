@@ -9,7 +9,7 @@ pytest.importorskip("mcp")
 from mcp import types  # noqa: E402
 
 from lackpy.errors import ConfigError, ToolError  # noqa: E402
-from lackpy.remote.enroll import qualified_names, remote_spec, result_value, schema_text, tool_key  # noqa: E402
+from lackpy.remote.enroll import DESCRIPTION_CHARS, qualified_names, remote_spec, result_value, schema_text, tool_key  # noqa: E402
 from lackpy.remote.settings import ServerSettings, parse_servers  # noqa: E402
 
 
@@ -95,6 +95,19 @@ def test_a_spec_from_a_remote_schema():
     spec.check_arguments(("words",), {"node": {"child": {}}})
     with pytest.raises(Exception, match="expects a str"):
         spec.check_arguments((3,), {})
+
+
+def test_a_long_description_is_cut_at_a_word_with_an_ellipsis_and_an_optional_number_shows_none():
+    words = "alpha beta gamma delta epsilon " * 20  # 600 characters; 400 falls inside a word
+    schema = {"type": "object", "properties": {"scale": {"type": "number", "description": "Zoom " + words}}}
+    (settings,) = servers(gh={"command": "x"})
+    spec = remote_spec(settings, tool(schema=schema, description=words + "\n\nSecond paragraph."), "gh__zoom")
+    assert len(spec.description) <= DESCRIPTION_CHARS and spec.description.endswith("…")
+    assert words.startswith(spec.description[:-1]) and words[len(spec.description) - 1] == " "  # ends where a word ends
+    assert spec.args[0].description.endswith("…") and len(spec.args[0].description) <= DESCRIPTION_CHARS
+    assert spec.signature() == "gh__zoom(scale: float | None = None) -> Any"
+    assert remote_spec(settings, tool(description="x" * 900), "gh__x").description == "x" * (DESCRIPTION_CHARS - 1) + "…"  # one long word
+    assert remote_spec(settings, tool(description="Short. " * 3), "gh__x").description == "Short. Short. Short."  # what fits is whole
 
 
 def test_the_grade_comes_from_the_config_and_annotations_only_when_trusted():
@@ -191,5 +204,5 @@ def test_a_tool_without_an_input_schema_or_with_every_argument_optional():
     bare = remote_spec(settings, tool(schema={}), "s__bare")
     assert bare.signature() == "s__bare() -> Any" and bare.args == []
     optional = remote_spec(settings, tool(schema={"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer", "default": 3}}}), "s__opt")
-    assert optional.signature() == "s__opt(a: str = None, b: int = 3) -> Any"
+    assert optional.signature() == "s__opt(a: str | None = None, b: int = 3) -> Any"
     optional.check_arguments((), {})
