@@ -619,9 +619,12 @@ def mcp_add(name: str, command: tuple[str, ...], url: str | None, grade: str | N
             table["grade"] = [int(part) for part in grade.split(",")]
         except ValueError:
             raise UsageError(f"--grade takes W,D, two whole numbers from 0 to 3, e.g. 1,0; got {grade!r}") from None
-    path = service().mcp_add(name, table)
+    svc = service()
+    path = svc.mcp_add(name, table)
     if json_:
-        return _emit_json({"name": name, "config": str(path), "server": table})
+        return _emit_json({"name": name, "config": str(path), "server": table, "trusted": svc.trusted})
+    if not svc.trusted:
+        return click.echo(f"added MCP server {name} to {path}; this workspace is not trusted, so it starts only after: lackpy trust {svc.workspace}")
     click.echo(f"added MCP server {name} to {path}; lackpy mcp list shows whether it starts")
 
 

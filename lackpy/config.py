@@ -92,6 +92,8 @@ class Config:
     path: Path | None = None
     ignored: list[str] = field(default_factory=list)
     """What an untrusted workspace's config asked for and did not get, each with why."""
+    ignored_servers: list = field(default_factory=list)
+    """An untrusted workspace's own MCP servers (``ServerSettings``): read to be listed as ignored, never started."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], path: Path | None = None) -> "Config":
@@ -205,6 +207,7 @@ def load_config(workspace: Path, *, trusted: bool = True) -> Config:
     path = Path(workspace) / CONFIG_PATH
     text = workspace_config_text(workspace)
     data = _parse(text, path) if text is not None else {}
+    asked_mcp = None if trusted else data.get("mcp")
     ignored = [] if trusted else _withhold(data)
     user = user_config_path()
     user_text = _user_text(user)
@@ -223,7 +226,31 @@ def load_config(workspace: Path, *, trusted: bool = True) -> Config:
 
         config.approvals = dataclasses.replace(config.approvals, floor=policy_from(asked, str(path), defaults=False))
     config.ignored = ignored
+    config.ignored_servers = _ignored_servers(asked_mcp, config.mcp, str(path))
     return config
+
+
+def _ignored_servers(table: Any, served: list, where: str) -> list:
+    """The servers an untrusted workspace's ``[mcp]`` names, so status can say they wait for ``lackpy trust``.
+
+    Each table is only parsed (nothing starts); one that does not parse, or
+    whose name the user's own config serves, is left out.
+    """
+    from lackpy.remote.settings import parse_servers
+
+    servers = table.get("servers") if isinstance(table, dict) else None
+    if not isinstance(servers, dict):
+        return []
+    names = {s.name for s in served}
+    found = []
+    for name, entry in servers.items():
+        if name in names:
+            continue
+        try:
+            found += parse_servers({"servers": {name: entry}}, where)
+        except ConfigError:
+            continue
+    return found
 
 
 def user_config_path() -> Path:

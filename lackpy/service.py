@@ -378,11 +378,21 @@ class LackpyService:
         return path
 
     def remote_status(self) -> list[dict]:
-        """Each configured MCP server: where it is, connected or why not, and its tools."""
+        """Each configured MCP server: where it is, connected or why not, and its tools.
+
+        An untrusted workspace's own servers are listed too, as ``ignored``
+        with what starts them, so a server just added is never reported as
+        missing.
+        """
         self._follow_trust()
         self.toolbox.list_tools()  # every server started, so the status is what it is
-        return self._remotes.status() if self._remotes is not None else [
+        rows = self._remotes.status() if self._remotes is not None else [
             {"name": s.name, "transport": s.transport, "where": s.describe(), "state": "not connected", "reason": None, "tools": []} for s in self.config.mcp
+        ]
+        why = f"this workspace is not trusted, so its servers do not start; lackpy trust {self.workspace} starts them"
+        return rows + [
+            {"name": s.name, "transport": s.transport, "where": s.describe(), "state": "ignored", "reason": why, "tools": []}
+            for s in self.config.ignored_servers
         ]
 
     @property

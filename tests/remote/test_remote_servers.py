@@ -158,7 +158,7 @@ def test_an_untrusted_workspace_starts_no_server(tmp_path):
     root = workspace_with(tmp_path / "ws", server_table("notes", "notes") + f'cwd = {json.dumps(str(marker))}\n')
     with LackpyService(root, trust=False) as svc:
         svc.load()
-        assert svc.remote_status() == []
+        assert [(r["name"], r["state"], r["tools"]) for r in svc.remote_status()] == [("notes", "ignored", [])]  # listed, not started
         assert "notes__add_note" not in svc.toolbox
         assert any("MCP server tables launch commands" in notice for notice in svc.notices)
 
@@ -166,7 +166,8 @@ def test_an_untrusted_workspace_starts_no_server(tmp_path):
 def test_mcp_list_over_the_cli(service):
     env = dict(os.environ, LACKPY_T_NOTES_SECRET=SECRET)
     untrusted = subprocess.run([sys.executable, "-m", "lackpy", "mcp", "list", "-w", str(service.workspace)], capture_output=True, text=True, timeout=60, env=env)
-    assert untrusted.returncode == 0 and "no MCP servers configured" in untrusted.stdout
+    assert untrusted.returncode == 0 and "no MCP servers configured" not in untrusted.stdout
+    assert untrusted.stdout.count("ignored: this workspace is not trusted") == 3 and f"lackpy trust {service.workspace} starts them" in untrusted.stdout
     assert "MCP server tables launch commands" in untrusted.stderr
     subprocess.run([sys.executable, "-m", "lackpy", "trust", str(service.workspace)], check=True, capture_output=True, timeout=60, env=env)
     out = subprocess.run(
@@ -178,6 +179,27 @@ def test_mcp_list_over_the_cli(service):
     assert set(rows) == {"notes", "crashy", "broken"}
     assert rows["notes"]["transport"] == "stdio" and rows["broken"]["state"] == "failed"
     assert SECRET not in out.stdout
+
+
+def test_mcp_status_in_an_untrusted_workspace_lists_what_was_added_as_ignored_until_trusted(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    env = dict(os.environ)
+
+    def lackpy(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "lackpy", *args], capture_output=True, text=True, timeout=60, env=env, cwd=root)
+
+    added = lackpy("mcp", "add", "notes", "--grade", "0,0", "--", sys.executable, str(SERVERS), "notes")
+    assert added.returncode == 0 and f"it starts only after: lackpy trust {root}" in added.stdout, added.stdout + added.stderr
+    text = lackpy("mcp", "status")
+    assert text.returncode == 0 and "no MCP servers configured" not in text.stdout
+    assert f"notes          stdio  ignored: this workspace is not trusted, so its servers do not start; lackpy trust {root} starts them" in text.stdout
+    rows = json.loads(lackpy("mcp", "status", "--json").stdout)
+    assert [(r["name"], r["state"], r["tools"]) for r in rows] == [("notes", "ignored", [])]
+    assert f"lackpy trust {root}" in rows[0]["reason"]
+    assert lackpy("trust", str(root)).returncode == 0
+    rows = json.loads(lackpy("mcp", "status", "--json").stdout)
+    assert [(r["name"], r["state"]) for r in rows] == [("notes", "connected")] and "notes__add_note" in rows[0]["tools"]
 
 
 def test_an_http_server(tmp_path):
