@@ -1,0 +1,55 @@
+"""The README's CLI section names every command the CLI has, so a new user finds each one there."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+
+from lackpy.cli import cli
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def commands(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every visible command as its words after ``lackpy`` (a group's own commands, not the group)."""
+    found = []
+    for name, command in group.commands.items():
+        if command.hidden:
+            continue
+        if isinstance(command, click.Group) and command.commands:
+            found += commands(command, (*path, name))
+        else:
+            found.append((*path, name))
+    return found
+
+
+def cli_section() -> list[str]:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("\n## CLI\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```\n(.*?)```", section, re.S)
+    assert block is not None, "the CLI section has no command block"
+    return block.group(1).splitlines()
+
+
+def named(words: tuple[str, ...], lines: list[str]) -> bool:
+    """``lackpy mcp status`` is named by a line ``lackpy mcp status ...`` or ``lackpy mcp list | status ...``."""
+    *group, last = words
+    head = " ".join(("lackpy", *group)) + " "
+    return any(line.startswith(head) and (re.match(rf"{re.escape(last)}\b", line[len(head):]) or f"| {last}" in line) for line in lines)
+
+
+def test_the_readme_cli_section_names_every_command():
+    lines = cli_section()
+    missing = [" ".join(words) for words in commands(cli) if not named(words, lines)]
+    assert missing == []
+
+
+def test_the_mcp_commands_are_there_with_their_options():
+    lines = [line for line in cli_section() if line.startswith("lackpy mcp ")]
+    text = "\n".join(lines)
+    for option in ("--url", "--grade", "--env", "--json"):
+        assert option in text
+    for option in ("--url", "--grade", "--env"):  # what the README shows is what the command takes
+        assert option in {opt for param in cli.commands["mcp"].commands["add"].params for opt in param.opts}
