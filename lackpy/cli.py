@@ -902,8 +902,8 @@ def spec(json_: bool) -> None:
 
 @cli.command()
 @workspace_option
-@click.option("--kit", "-k", default="readonly", show_default=True, help="The kit a request gets when it names none.")
-@click.option("--allow-kits", "allow_kits", default=None, metavar="A,B", help="Kits clients may ask for (default: those within the read-only grade).")
+@click.option("--kit", "-k", default="readonly", show_default=True, help="The kit a request gets when it names none (mcp:NAME: every tool of that MCP server).")
+@click.option("--allow-kits", "allow_kits", default=None, metavar="A,B", help="Kits clients may ask for, mcp:NAME included (default: those within the read-only grade).")
 @click.option("--trust", is_flag=True, help="Trust the workspace's .lackpy/ for this server only.")
 @click.option("--http", "http", default=None, metavar="[HOST:]PORT", help="Serve streamable HTTP at /mcp (host default 127.0.0.1) instead of stdio.")
 @click.option("--token-env", "token_env", default=None, metavar="NAME", help="With --http: require 'Authorization: Bearer <token>', the token read from $NAME.")

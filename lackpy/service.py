@@ -336,15 +336,16 @@ class LackpyService:
         def on_missing(name: str | None) -> None:
             """Start a server on the first use of one of its tools (every server, when all tools are listed)."""
             server = None if name is None else name.partition("__")[0]
-            if name is not None and (not name.partition("__")[2] or server not in remotes.servers):
-                return
+            if name is not None and ("__" not in name or server not in remotes.servers):
+                return  # "SERVER__" (kit mcp:SERVER) starts that server
             failed = set(remotes.failures)
             register(remotes.enroll(None if server is None else [server]))
             for late, reason in remotes.failures.items():
                 if late not in failed and "." not in late:
                     self.notices.append(f"MCP server {late} is not available: {reason}; see lackpy mcp list")
             if server is not None and server in remotes.failures:
-                raise UnknownToolError(f"unknown tool '{name}': the MCP server {server} is not available ({remotes.failures[server]}); see lackpy mcp list")
+                what = f"unknown tool '{name}': " if name.partition("__")[2] else ""
+                raise UnknownToolError(f"{what}the MCP server {server} is not available ({remotes.failures[server]}); see lackpy mcp list")
 
         toolbox.on_missing = on_missing
 

@@ -73,6 +73,10 @@ class ResolvedKit:
 #: The tool that finds a kit's tools by words; every kit holding a remote tool (tagged REMOTE_TAG) holds it too.
 SEARCH_TOOL = "search_tools"
 REMOTE_TAG = "mcp"
+#: A kit that is every tool of one MCP server: ``mcp:NAME`` (its tools are ``NAME__tool``).
+SERVER_KIT = "mcp:"
+#: The provider of remote tools (``lackpy.remote.enroll.PROVIDER``); their ``provider_config["server"]`` names the server.
+REMOTE_PROVIDER = "mcp"
 
 
 def _is_kit(name: str, kits_dir: Path | None) -> bool:
@@ -110,8 +114,11 @@ def resolve_kit(
         if text in ("none", ""):
             aliases: dict[str, str] = {}
             name = "none"
+        elif text.startswith(SERVER_KIT) and "," not in text:
+            aliases = _from_list(server_tools(text, toolbox))
+            name, description = text, f"Every tool of the MCP server {text[len(SERVER_KIT):]}"
         elif "," in text:
-            aliases = _from_list([toolbox.canonical(t.strip()) for t in text.split(",") if t.strip()])
+            aliases = _from_list(_named_tools([t.strip() for t in text.split(",") if t.strip()], toolbox))
         elif text in toolbox and not _is_kit(text, kits_dir):
             aliases = _from_list([text])  # one tool's name, and no kit has it: that tool alone
         else:
@@ -136,7 +143,7 @@ def resolve_kit(
                 raise KitError(f"kit entry '{alias}' must name a tool: {{'{alias}': 'tool'}} or {{'{alias}': {{'tool': 'tool'}}}}")
             aliases[_alias(alias)] = target
     elif isinstance(kit, Iterable):
-        aliases = _from_list([toolbox.canonical(tool) for tool in kit])
+        aliases = _from_list(_named_tools(list(kit), toolbox))
     else:
         raise KitError(f"a kit is a name, a list of tool names or an alias dict, not {type(kit).__name__}")
 
@@ -176,6 +183,42 @@ def resolve_kit(
     )
     resolved.callables = resolved.bind(toolbox.context)
     return resolved
+
+
+def server_tools(kit: str, toolbox: Toolbox) -> list[str]:
+    """The tools of kit ``mcp:NAME``: every tool MCP server NAME serves, the server started first.
+
+    Raises KitError naming the kit when NAME is not a server name, or the
+    server is not configured here, did not start, or serves no tools.
+    """
+    server = kit[len(SERVER_KIT):].strip()
+    if not server.isidentifier() or "__" in server:
+        raise KitError(f"kit {kit!r}: name an MCP server after 'mcp:', e.g. mcp:github (lackpy mcp list shows them)")
+    if toolbox.on_missing is not None:
+        try:
+            toolbox.on_missing(f"{server}__")  # starts the server when it has not started yet
+        except UnknownToolError as exc:
+            raise KitError(f"kit {kit!r}: {exc}") from None
+    names = sorted(spec.name for spec in toolbox.registered() if spec.provider == REMOTE_PROVIDER and spec.provider_config.get("server") == server)
+    if not names:
+        raise KitError(f"kit {kit!r}: no MCP server {server!r} serves tools here; lackpy mcp list shows the servers and why one does not")
+    return names
+
+
+def _named_tools(names: list, toolbox: Toolbox) -> list:
+    """A list of tool names, each ``mcp:NAME`` in it standing for every tool of that server (a tool it has counts once)."""
+    found: list = []
+    served: set[str] = set()
+    for tool in names:
+        if isinstance(tool, str) and tool.startswith(SERVER_KIT):
+            more = [name for name in server_tools(tool, toolbox) if name not in found]
+            found += more
+            served.update(more)
+        else:
+            tool = toolbox.canonical(tool)
+            if tool not in served:
+                found.append(tool)
+    return found
 
 
 def _from_list(names: list) -> dict[str, str]:

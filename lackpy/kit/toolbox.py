@@ -53,7 +53,8 @@ class Toolbox:
         #: How many tools a prompt lists one by one (``[mcp] list_tools_up_to``, set by the service).
         self.list_up_to = 30
         #: ``on_missing(name)`` runs before the toolbox says it has no tool ``name`` (``None``: before listing
-        #: every tool), so tools that join on first use (a remote server's) can join; it may raise UnknownToolError.
+        #: every tool; ``SERVER__``: for every tool of that server), so tools that join on first use (a remote
+        #: server's) can join; it may raise UnknownToolError.
         self.on_missing: Callable[[str | None], None] | None = None
 
     # -- registration ----------------------------------------------------
@@ -130,6 +131,10 @@ class Toolbox:
     def list_tools(self) -> list[ToolSpec]:
         if self.on_missing is not None:
             self.on_missing(None)
+        return [self._tools[n] for n in sorted(self._tools)]
+
+    def registered(self) -> list[ToolSpec]:
+        """The tools registered now, asking ``on_missing`` for none (``list_tools`` would start every remote server)."""
         return [self._tools[n] for n in sorted(self._tools)]
 
     def providers(self) -> list[str]:

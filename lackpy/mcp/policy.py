@@ -4,6 +4,8 @@ The person who starts the server decides: ``--kit`` names the kit a request
 gets when it names none, ``--allow-kits`` the kits a request may name (by
 default every kit within the read-only grade). A request may also name a
 comma list of tools, allowed when every tool belongs to an allowed kit.
+``mcp:NAME`` is a kit like any other: every tool MCP server NAME serves at
+start (a tool it gains later is refused until a restart, as below).
 
 A server holds what it was started with. Each allowed kit is resolved at
 start and remembered (``Held``: its tools, their grades, its limits and
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from lackpy.errors import DeniedError, DocsError, KitError, LackpyError
-from lackpy.kit.resolve import ResolvedKit
+from lackpy.kit.resolve import REMOTE_PROVIDER, SERVER_KIT, ResolvedKit
 from lackpy.lang.grade import Grade
 from lackpy.service import LackpyService
 
@@ -153,11 +155,11 @@ class KitPolicy:
 
     def _checked_tools(self, resolved: ResolvedKit) -> ResolvedKit:
         """``resolved`` (a list of tools) when every tool is in an allowed kit at no more than its grade at start."""
-        outside = sorted(spec.name for spec in resolved.tools.values() if spec.name not in self.tool_grades)
+        outside = [spec for spec in resolved.tools.values() if spec.name not in self.tool_grades]
         if outside:
             raise KitError(
-                f"tool(s) {', '.join(outside)} are in no kit this server allows (allowed: {', '.join(self.allowed)}); "
-                f"whoever starts it can allow a kit that has them: lackpy serve --allow-kits {','.join(self.allowed)},KIT"
+                f"tool(s) {', '.join(sorted(spec.name for spec in outside))} are in no kit this server allows (allowed: {', '.join(self.allowed)}); "
+                f"whoever starts it can allow a kit that has them: lackpy serve --allow-kits {','.join((*self.allowed, *_kits_for(outside)))}"
             )
         stronger = [f"{spec.name} at {_tool_grade(spec)}, above its {self.tool_grades[spec.name]}"
                     for spec in resolved.tools.values() if not _tool_grade(spec).within(self.tool_grades[spec.name])]
@@ -191,6 +193,13 @@ def _grade(service: LackpyService, name: str) -> Grade:
         return service.resolve_kit(name).grade
     except LackpyError:
         return Grade(3, 3)
+
+
+def _kits_for(specs: list) -> list[str]:
+    """The kits to name for ``specs``: ``mcp:NAME`` for a remote server's tools (every tool of it), ``KIT`` for the rest."""
+    servers = sorted({spec.provider_config.get("server") for spec in specs if spec.provider == REMOTE_PROVIDER} - {None})
+    rest = [spec for spec in specs if spec.provider != REMOTE_PROVIDER or not spec.provider_config.get("server")]
+    return [f"{SERVER_KIT}{server}" for server in servers] + (["KIT"] if rest else [])
 
 
 def _tool_grade(spec: Any) -> Grade:
