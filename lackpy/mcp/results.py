@@ -9,6 +9,12 @@ model's context. A failure (a run that did not succeed, a lackpy error of
 any kind) is a result with ``isError`` set, one line of text saying what
 failed, and the structured document: the result's for a failed run, the
 ErrorReport's for an error. Never a protocol error.
+
+So every tool declares both shapes (``output_schema``): hosts built on the
+TypeScript SDK check structured content against the output schema even when
+``isError`` is set, and would show a schema mismatch instead of lackpy's line.
+The error document stays the one a failed command prints with ``--json``
+(``lackpy schema error``), so an error reads the same whatever was called.
 """
 
 from __future__ import annotations
@@ -20,6 +26,20 @@ from mcp.types import CallToolResult, TextContent
 
 from lackpy.errors import LackpyError
 from lackpy.report import ErrorReport
+
+
+def output_schema(document: dict) -> dict:
+    """The output schema of a served tool whose result is ``document``: that document, or lackpy's error document.
+
+    A tool that could not do its work (wrong arguments, a kit the server
+    refuses, an unknown kit, a generation no tier could make) answers with
+    the ErrorReport; a run that failed answers with its own document.
+    """
+    return {
+        "$schema": _DRAFT, "type": "object",
+        "description": "The tool's result document; when the call could not be made (isError), lackpy's error document.",
+        "anyOf": [_bare(document), _bare(ErrorReport.json_schema())],
+    }
 
 
 def success(document: dict, text: str | None = None) -> CallToolResult:
@@ -66,6 +86,14 @@ def of_run(document: dict) -> CallToolResult:
     return failure(f"the program failed, {kind} error{where}: {execution.get('error') or 'no result'}", document)
 
 
+_DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _bare(schema: dict) -> dict:
+    """``schema`` without its ``$schema`` key, to sit inside another schema."""
+    return {key: value for key, value in schema.items() if key != "$schema"}
+
+
 def _text(text: str) -> TextContent:
     return TextContent(type="text", text=text)
 
@@ -78,4 +106,4 @@ def _one_line(message: str) -> str:
     return " ".join(str(message).split())
 
 
-__all__ = ["BRIEF_FIELDS", "brief", "failure", "of_error", "of_run", "success"]
+__all__ = ["BRIEF_FIELDS", "brief", "failure", "of_error", "of_run", "output_schema", "success"]

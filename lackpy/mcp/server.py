@@ -502,9 +502,9 @@ def _expiring(service: LackpyService) -> Callable[[Any], Any]:
 
 
 def _tool(fn: Callable[..., Any], description: str, annotations: ToolAnnotations, output_schema: dict) -> Tool:
-    """A served tool whose output schema is lackpy's own (checked by clients on success)."""
+    """A served tool whose output schema is lackpy's own, or its error document (clients check both; see results)."""
     tool = _ServedTool.from_function(fn, name=fn.__name__, description=description, annotations=annotations)
-    tool.fn_metadata.output_schema = output_schema
+    tool.fn_metadata.output_schema = results.output_schema(output_schema)
     return tool
 
 

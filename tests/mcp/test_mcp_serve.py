@@ -131,7 +131,9 @@ def test_lists_the_eight_tools_with_schemas_and_hints(found):
     assert set(tools) == {"run_program", "validate", "delegate", "generate", "kit_list", "kit_info", "docs_index", "resolve_doc"}
     from lackpy import ExecutionResult
 
-    assert tools["run_program"].output_schema == ExecutionResult.json_schema()
+    from lackpy.mcp.results import output_schema
+
+    assert tools["run_program"].output_schema == output_schema(ExecutionResult.json_schema())  # the run, or the error document
     assert set(tools["run_program"].input_schema["properties"]) == {"program", "kit", "params", "dry_run", "limits", "session", "keep", "reset"}
     assert tools["run_program"].input_schema["required"] == ["program"]
     hints = tools["run_program"].annotations
