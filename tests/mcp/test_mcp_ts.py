@@ -71,9 +71,9 @@ def _node() -> str:
     return node
 
 
-def _drive(node: str, config: dict) -> dict:
-    """Every call of CALLS made by one TypeScript client; its printed lines by call name."""
-    config = dict(config, calls=[{"name": name, "tool": tool, "arguments": args} for name, (tool, args) in CALLS.items()])
+def _drive(node: str, config: dict, calls: dict = CALLS) -> dict:
+    """Every call of ``calls`` (name: (tool, arguments)) made by one TypeScript client; its printed lines by call name."""
+    config = dict(config, calls=[{"name": name, "tool": tool, "arguments": args} for name, (tool, args) in calls.items()])
     done = subprocess.run([node, str(TS / "calls.mjs"), json.dumps(config)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     return {line["name"]: line for line in map(json.loads, done.stdout.splitlines())}
@@ -110,3 +110,12 @@ def test_every_tool_declares_its_document_or_the_error_document(answers):
     assert {"run_program", "validate", "delegate", "generate", "kit_list", "kit_info", "docs_index", "resolve_doc"} <= set(schemas)
     for schema in schemas.values():
         assert schema["type"] == "object" and schema["anyOf"][1]["title"] == "ErrorReport"
+
+
+def test_an_exposed_tool_error_reaches_the_typescript_client_as_a_result(mcp_workspace, server_env):
+    node = _node()
+    args = ["-m", "lackpy", "serve", "-w", str(mcp_workspace), "--expose-tools"]
+    calls = {"missing": ("read_file", {"path": "missing.txt"}), "bad_argument": ("read_file", {"nope": 1})}
+    found = _drive(node, {"transport": "stdio", "command": PYTHON, "args": args, "env": server_env}, calls)
+    assert found["missing"]["isError"] is True and "no such file: missing.txt" in found["missing"]["text"]
+    assert found["bad_argument"]["isError"] is True and "unknown argument 'nope'" in found["bad_argument"]["text"]
