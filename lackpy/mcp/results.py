@@ -75,15 +75,46 @@ def brief(document: dict) -> dict:
     return shown
 
 
-def of_run(document: dict) -> CallToolResult:
-    """A run's (or a delegation's) document: success with its brief as text, or a failure saying what failed."""
+def of_run(document: dict, trace: bool = False) -> CallToolResult:
+    """A run's (or a delegation's) document: success with its brief as text, or a failure saying what failed.
+
+    The structured document carries the trace only when ``trace`` is set (``without_trace``).
+    """
+    shown = document if trace else without_trace(document)
     if document.get("success"):
-        return success(document, _json(brief(document)))
+        return success(shown, _json(brief(document)))
     execution = document.get("execution") or document
     kind = execution.get("error_kind") or "runtime"
     line = execution.get("error_line")
     where = f" (line {line})" if line else ""
-    return failure(f"the program failed, {kind} error{where}: {execution.get('error') or 'no result'}", document)
+    return failure(f"the program failed, {kind} error{where}: {execution.get('error') or 'no result'}", shown)
+
+
+def without_trace(document: dict) -> dict:
+    """A run's (or a delegation's) document without its trace, unless a client asks for it (``trace: true``).
+
+    The trace is most of a run's bytes (one entry per tool call, with its
+    arguments and result), and many hosts hand structured content to their
+    model: by default it is left out, so structured content stays as small
+    as the answer. The key is removed, not emptied: an empty list would say
+    no tool was called. The text's ``tool_calls`` still counts the calls.
+    """
+    execution = document.get("execution")
+    if isinstance(execution, dict):
+        return {**document, "execution": {k: v for k, v in execution.items() if k != "trace"}}
+    return {k: v for k, v in document.items() if k != "trace"}
+
+
+def optional_trace(schema: dict) -> dict:
+    """A run's (or a delegation's) schema with ``trace`` optional, where it appears: the shape ``without_trace`` makes."""
+    if isinstance(schema, dict):
+        schema = {k: optional_trace(v) for k, v in schema.items()}
+        if "trace" in schema.get("properties", {}) and "trace" in schema.get("required", ()):
+            schema["required"] = [name for name in schema["required"] if name != "trace"]
+        return schema
+    if isinstance(schema, list):
+        return [optional_trace(item) for item in schema]
+    return schema
 
 
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -106,4 +137,4 @@ def _one_line(message: str) -> str:
     return " ".join(str(message).split())
 
 
-__all__ = ["BRIEF_FIELDS", "brief", "failure", "of_error", "of_run", "output_schema", "success"]
+__all__ = ["BRIEF_FIELDS", "brief", "optional_trace", "without_trace", "failure", "of_error", "of_run", "output_schema", "success"]

@@ -49,6 +49,7 @@ SessionId = Annotated[
 ]
 Keep = Annotated[bool, Field(description="Keep the run's plain-data variables (numbers, strings, lists, dicts) for the session's next run, like a notebook cell.")]
 Reset = Annotated[bool, Field(description="Forget the session's kept variables before this run.")]
+Trace = Annotated[bool, Field(description="Include the trace (every tool call with its arguments and result) in the structured result; left out by default, the text counts the calls.")]
 
 INSTRUCTIONS = (
     "lackpy runs small Python programs that compose a kit's tools in one call, validated and traced. "
@@ -90,9 +91,9 @@ def build_server(
     writes_programs = _annotations(True, False, _models_reach_out(service), idempotent=False)
     reads = _annotations(True, False, False, idempotent=True)
     served = [
-        _tool(tools.run_program, run_program_description(default, policy.allowed), runs, ExecutionResult.json_schema()),
+        _tool(tools.run_program, run_program_description(default, policy.allowed), runs, results.optional_trace(ExecutionResult.json_schema())),
         _tool(tools.validate, TOOL_DESCRIPTIONS["validate"], reads, ValidationResult.json_schema()),
-        _tool(tools.delegate, TOOL_DESCRIPTIONS["delegate"], _merge(runs, writes_programs), DelegateResult.json_schema()),
+        _tool(tools.delegate, TOOL_DESCRIPTIONS["delegate"], _merge(runs, writes_programs), results.optional_trace(DelegateResult.json_schema())),
         _tool(tools.generate, TOOL_DESCRIPTIONS["generate"], writes_programs, GenerationResult.json_schema()),
         _tool(tools.kit_list, TOOL_DESCRIPTIONS["kit_list"], reads, _OBJECT),
         _tool(tools.kit_info, TOOL_DESCRIPTIONS["kit_info"], reads, _OBJECT),
@@ -199,6 +200,7 @@ class _Tools:
         session: SessionId = None,
         keep: Keep = False,
         reset: Reset = False,
+        trace: Trace = False,
         ctx: Context | None = None,
     ) -> CallToolResult:
         async def work(approve: Any) -> CallToolResult:
@@ -213,7 +215,7 @@ class _Tools:
                     ceiling=self.ceiling, approve=approve, approval=self.approval,
                 ))
                 progress.report(f"done: {_calls(len(result.trace))}")
-            return results.of_run(result.to_dict())
+            return results.of_run(result.to_dict(), trace)
 
         return await self._asking(ctx, "run_program", work)
 
@@ -251,7 +253,8 @@ class _Tools:
         return await self._call(work)
 
     async def delegate(
-        self, intent: Intent, kit: Kit = None, params: Params = None, dry_run: DryRun = False, session: SessionId = None, ctx: Context | None = None
+        self, intent: Intent, kit: Kit = None, params: Params = None, dry_run: DryRun = False, session: SessionId = None, trace: Trace = False,
+        ctx: Context | None = None,
     ) -> CallToolResult:
         async def work(approve: Any) -> CallToolResult:
             chosen = await self._kit(kit)
@@ -263,7 +266,7 @@ class _Tools:
                     approve=approve, approval=self.approval,
                 ))
                 progress.report("done")
-            return results.of_run(result.to_dict())
+            return results.of_run(result.to_dict(), trace)
 
         return await self._asking(ctx, "delegate", work)
 

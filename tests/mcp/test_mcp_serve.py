@@ -26,6 +26,8 @@ def calls() -> dict:
     return {
         "tools": lambda client: client.list_tools(),
         "run": tool("run_program", program=COUNT),
+        "run_traced": tool("run_program", program=COUNT, trace=True),
+        "failed_traced": tool("run_program", program='read_file("missing.txt")', trace=True),
         "run_params": tool("run_program", program="read_file(name).strip()", params={"name": "README.md"}, kit="readonly"),
         "invalid": tool("run_program", program="import os\nos.getcwd()"),
         "unknown_kit": tool("run_program", program="1", kit="nosuch"),
@@ -36,6 +38,7 @@ def calls() -> dict:
         "validate_ok": tool("validate", program=COUNT),
         "validate_bad": tool("validate", program="import os"),
         "delegate": tool("delegate", intent="count TODOs", kit="readonly"),
+        "delegate_traced": tool("delegate", intent="count TODOs", kit="readonly", trace=True),
         "delegate_not_allowed": tool("delegate", intent="count TODOs", kit="coding"),
         "generate": tool("generate", intent="count TODOs"),
         "kit_list": tool("kit_list"),
@@ -131,10 +134,11 @@ def test_lists_the_eight_tools_with_schemas_and_hints(found):
     assert set(tools) == {"run_program", "validate", "delegate", "generate", "kit_list", "kit_info", "docs_index", "resolve_doc"}
     from lackpy import ExecutionResult
 
-    from lackpy.mcp.results import output_schema
+    from lackpy.mcp.results import optional_trace, output_schema
 
-    assert tools["run_program"].output_schema == output_schema(ExecutionResult.json_schema())  # the run, or the error document
-    assert set(tools["run_program"].input_schema["properties"]) == {"program", "kit", "params", "dry_run", "limits", "session", "keep", "reset"}
+    assert tools["run_program"].output_schema == output_schema(optional_trace(ExecutionResult.json_schema()))  # the run, or the error document
+    assert set(tools["run_program"].input_schema["properties"]) == {"program", "kit", "params", "dry_run", "limits", "session", "keep", "reset", "trace"}
+    assert "trace" in tools["delegate"].input_schema["properties"]
     assert tools["run_program"].input_schema["required"] == ["program"]
     hints = tools["run_program"].annotations
     assert hints.read_only_hint is True and hints.open_world_hint is False  # only readonly is allowed
@@ -158,7 +162,7 @@ def test_run_program_answers_the_cli_document(found, cli_document):
     answer = result(found, "run")
     assert not answer.is_error
     assert answer.structured_content["output"] == 3
-    assert comparable(answer.structured_content) == comparable(cli_document)
+    assert comparable(answer.structured_content) == comparable({k: v for k, v in cli_document.items() if k != "trace"})
     brief = json.loads(answer.content[0].text)  # what a model reads: the output, not the trace
     assert brief == {"output": 3, "session": answer.structured_content["session"], "tool_calls": 3}
 
@@ -204,6 +208,33 @@ def test_a_failed_run_is_an_error_with_its_result(found):
     assert "missing.txt" in text
 
 
+def _conforms(found: dict, name: str) -> dict:
+    """The structured content of call ``name``, checked against its tool's declared output schema."""
+    import jsonschema
+
+    tools = {tool.name: tool for tool in result(found, "tools").tools}
+    tool = "delegate" if name.startswith("delegate") else "run_program"
+    document = result(found, name).structured_content
+    jsonschema.validate(document, tools[tool].output_schema)
+    return document
+
+
+def test_the_structured_run_leaves_the_trace_out_unless_asked(found, cli_document):
+    plain, traced = _conforms(found, "run"), _conforms(found, "run_traced")
+    assert "trace" not in plain and plain["output"] == 3
+    assert comparable(traced) == comparable(cli_document)  # trace: true is the whole `lackpy run --json` document
+    assert [entry["tool"] for entry in traced["trace"]] == ["find_files", "read_file", "read_file"]
+    assert comparable({k: v for k, v in traced.items() if k != "trace"}) == comparable(plain)  # the trace is all that differs
+    assert len(json.dumps(traced)) - len(json.dumps(plain)) >= sum(len(json.dumps(entry)) for entry in traced["trace"])
+
+
+@pytest.mark.parametrize("name", ["failed", "failed_traced", "delegate", "delegate_traced", "invalid"])
+def test_every_run_document_conforms_with_or_without_the_trace(found, name):
+    document = _conforms(found, name)
+    execution = document.get("execution", document)
+    assert ("trace" in execution) is name.endswith("_traced")
+
+
 # -- the other tools ---------------------------------------------------------------------
 
 
@@ -222,7 +253,8 @@ def test_delegate_counts_todos(found):
     assert answer.structured_content["provider"] in ("rules", "templates")
     brief = json.loads(answer.content[0].text)
     assert brief["program"] == answer.structured_content["program"] and brief["output"] == 3
-    assert brief["tool_calls"] == len(answer.structured_content["execution"]["trace"]) > 0
+    assert brief["tool_calls"] == len(result(found, "delegate_traced").structured_content["execution"]["trace"]) > 0
+    assert "trace" not in answer.structured_content["execution"]
 
 
 def test_generate_writes_a_program(found):
