@@ -90,31 +90,42 @@ def of_run(document: dict, trace: bool = False) -> CallToolResult:
     return failure(f"the program failed, {kind} error{where}: {execution.get('error') or 'no result'}", shown)
 
 
-def without_trace(document: dict) -> dict:
-    """A run's (or a delegation's) document without its trace, unless a client asks for it (``trace: true``).
+#: What a structured run leaves out unless a client asks (``trace: true``): the record of how the run got there.
+TRACE_FIELDS = ("trace", "files_read")
 
-    The trace is most of a run's bytes (one entry per tool call, with its
-    arguments and result), and many hosts hand structured content to their
-    model: by default it is left out, so structured content stays as small
-    as the answer. The key is removed, not emptied: an empty list would say
-    no tool was called. The text's ``tool_calls`` still counts the calls.
+
+def without_trace(document: dict) -> dict:
+    """A run's (or a delegation's) document without its trace and files read, unless a client asks (``trace: true``).
+
+    The trace (one entry per tool call, with its arguments and result) and
+    the files read (every path a search or read touched: 200 for one grep
+    over 200 files) are most of a run's bytes, and many hosts hand
+    structured content to their model: by default both are left out, so
+    structured content stays about as small as the answer. What the run
+    changed (files created, modified, deleted) always stays. The keys are
+    removed, not emptied: an empty list would say no tool was called and no
+    file read. The text's ``tool_calls`` still counts the calls.
     """
     execution = document.get("execution")
     if isinstance(execution, dict):
-        return {**document, "execution": {k: v for k, v in execution.items() if k != "trace"}}
-    return {k: v for k, v in document.items() if k != "trace"}
+        return {**document, "execution": _drop(execution, TRACE_FIELDS)}
+    return _drop(document, TRACE_FIELDS)
 
 
 def optional_trace(schema: dict) -> dict:
-    """A run's (or a delegation's) schema with ``trace`` optional, where it appears: the shape ``without_trace`` makes."""
+    """A run's (or a delegation's) schema with the ``TRACE_FIELDS`` optional, where they appear: what ``without_trace`` makes."""
     if isinstance(schema, dict):
         schema = {k: optional_trace(v) for k, v in schema.items()}
-        if "trace" in schema.get("properties", {}) and "trace" in schema.get("required", ()):
-            schema["required"] = [name for name in schema["required"] if name != "trace"]
+        if "trace" in schema.get("properties", {}) and "required" in schema:
+            schema["required"] = [name for name in schema["required"] if name not in TRACE_FIELDS]
         return schema
     if isinstance(schema, list):
         return [optional_trace(item) for item in schema]
     return schema
+
+
+def _drop(document: dict, names: tuple[str, ...]) -> dict:
+    return {key: value for key, value in document.items() if key not in names}
 
 
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -137,4 +148,4 @@ def _one_line(message: str) -> str:
     return " ".join(str(message).split())
 
 
-__all__ = ["BRIEF_FIELDS", "brief", "optional_trace", "without_trace", "failure", "of_error", "of_run", "output_schema", "success"]
+__all__ = ["BRIEF_FIELDS", "TRACE_FIELDS", "brief", "optional_trace", "without_trace", "failure", "of_error", "of_run", "output_schema", "success"]

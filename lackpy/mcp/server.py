@@ -49,7 +49,7 @@ SessionId = Annotated[
 ]
 Keep = Annotated[bool, Field(description="Keep the run's plain-data variables (numbers, strings, lists, dicts) for the session's next run, like a notebook cell.")]
 Reset = Annotated[bool, Field(description="Forget the session's kept variables before this run.")]
-Trace = Annotated[bool, Field(description="Include the trace (every tool call with its arguments and result) in the structured result; left out by default, the text counts the calls.")]
+Trace = Annotated[bool, Field(description="Include the trace (every tool call with its arguments and result) and the files read in the structured result; left out by default.")]
 
 INSTRUCTIONS = (
     "lackpy runs small Python programs that compose a kit's tools in one call, validated and traced. "

@@ -162,7 +162,7 @@ def test_run_program_answers_the_cli_document(found, cli_document):
     answer = result(found, "run")
     assert not answer.is_error
     assert answer.structured_content["output"] == 3
-    assert comparable(answer.structured_content) == comparable({k: v for k, v in cli_document.items() if k != "trace"})
+    assert comparable(answer.structured_content) == comparable({k: v for k, v in cli_document.items() if k not in ("trace", "files_read")})
     brief = json.loads(answer.content[0].text)  # what a model reads: the output, not the trace
     assert brief == {"output": 3, "session": answer.structured_content["session"], "tool_calls": 3}
 
@@ -221,10 +221,11 @@ def _conforms(found: dict, name: str) -> dict:
 
 def test_the_structured_run_leaves_the_trace_out_unless_asked(found, cli_document):
     plain, traced = _conforms(found, "run"), _conforms(found, "run_traced")
-    assert "trace" not in plain and plain["output"] == 3
+    assert not {"trace", "files_read"} & set(plain) and plain["output"] == 3
     assert comparable(traced) == comparable(cli_document)  # trace: true is the whole `lackpy run --json` document
     assert [entry["tool"] for entry in traced["trace"]] == ["find_files", "read_file", "read_file"]
-    assert comparable({k: v for k, v in traced.items() if k != "trace"}) == comparable(plain)  # the trace is all that differs
+    assert len(traced["files_read"]) == 2
+    assert comparable({k: v for k, v in traced.items() if k not in ("trace", "files_read")}) == comparable(plain)  # all that differs
     assert len(json.dumps(traced)) - len(json.dumps(plain)) >= sum(len(json.dumps(entry)) for entry in traced["trace"])
 
 
@@ -232,7 +233,7 @@ def test_the_structured_run_leaves_the_trace_out_unless_asked(found, cli_documen
 def test_every_run_document_conforms_with_or_without_the_trace(found, name):
     document = _conforms(found, name)
     execution = document.get("execution", document)
-    assert ("trace" in execution) is name.endswith("_traced")
+    assert ("trace" in execution) is ("files_read" in execution) is name.endswith("_traced")
 
 
 # -- the other tools ---------------------------------------------------------------------
@@ -254,7 +255,7 @@ def test_delegate_counts_todos(found):
     brief = json.loads(answer.content[0].text)
     assert brief["program"] == answer.structured_content["program"] and brief["output"] == 3
     assert brief["tool_calls"] == len(result(found, "delegate_traced").structured_content["execution"]["trace"]) > 0
-    assert "trace" not in answer.structured_content["execution"]
+    assert not {"trace", "files_read"} & set(answer.structured_content["execution"])
 
 
 def test_generate_writes_a_program(found):
