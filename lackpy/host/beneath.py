@@ -259,14 +259,19 @@ def read_regular(
     try:
         if judge is not None:
             judge(fd)
-        info = os.fstat(fd)
-        if not _stat.S_ISREG(info.st_mode):
-            raise PathError(f"{shown}: not a regular file ({_kind(info.st_mode)}); lackpy reads only regular files there")
-        if info.st_size > max_bytes:
-            raise PathError(f"{shown}: larger than {max_bytes} bytes; lackpy does not read it")
-        return read_fd(fd, info.st_size, max_bytes, shown)
+        return read_opened(fd, max_bytes, shown)
     finally:
         os.close(fd)
+
+
+def read_opened(fd: int, max_bytes: int, shown: str) -> bytes:
+    """Every byte of the open file ``fd`` if ``fstat`` says it is a regular file of at most ``max_bytes``; PathError otherwise."""
+    info = os.fstat(fd)
+    if not _stat.S_ISREG(info.st_mode):
+        raise PathError(f"{shown}: not a regular file ({_kind(info.st_mode)}); lackpy reads only regular files there")
+    if info.st_size > max_bytes:
+        raise PathError(f"{shown}: larger than {max_bytes} bytes; lackpy does not read it")
+    return read_fd(fd, info.st_size, max_bytes, shown)
 
 
 def read_fd(fd: int, size: int, max_bytes: int | None, shown: str) -> bytes:
@@ -303,4 +308,4 @@ def _kind(mode: int) -> str:
     return "not a file"
 
 
-__all__ = ["RESOLVE_BENEATH", "RESOLVE_NO_MAGICLINKS", "RESOLVE_NO_SYMLINKS", "canonical", "kernel_enforced", "open_beneath", "open_dir", "read_fd", "read_regular"]
+__all__ = ["RESOLVE_BENEATH", "RESOLVE_NO_MAGICLINKS", "RESOLVE_NO_SYMLINKS", "canonical", "kernel_enforced", "open_beneath", "open_dir", "read_fd", "read_opened", "read_regular"]

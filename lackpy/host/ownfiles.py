@@ -28,14 +28,14 @@ from __future__ import annotations
 import errno
 import os
 import secrets
-import stat
 from typing import Callable
 
 from lackpy.errors import LackpyError, PathError
-from lackpy.host.beneath import open_beneath, read_fd, read_regular
+from lackpy.host.beneath import open_beneath, read_opened, read_regular
+from lackpy.host.journal import LACKPY_DIR
 
 #: The directory of lackpy's own files in a workspace.
-STATE_DIR = ".lackpy"
+STATE_DIR = LACKPY_DIR
 #: The most lackpy reads of one of its own files (a config, a kit, a template): 1 MiB.
 MAX_FILE_BYTES = 1 << 20
 #: The most entries lackpy lists in one of its directories (kits, templates).
@@ -98,8 +98,13 @@ def read_own(dir_fd: int, name: str, shown: str, error: ErrorClass, max_bytes: i
     try:
         return read_regular(dir_fd, name, max_bytes, what=shown)
     except PathError as exc:
-        fix = "replace the link with the file itself" if "symlink" in str(exc) else f"make it a regular file of at most {_size(max_bytes)}"
-        raise error(f"{exc}: {fix}, or remove it") from None
+        raise _refused(exc, error, max_bytes) from None
+
+
+def _refused(exc: PathError, error: ErrorClass, max_bytes: int) -> LackpyError:
+    """``exc`` as the caller's error class, with what to do about it."""
+    fix = "replace the link with the file itself" if "symlink" in str(exc) else f"make it a regular file of at most {_size(max_bytes)}"
+    return error(f"{exc}: {fix}, or remove it")
 
 
 def _size(count: int) -> str:
@@ -167,15 +172,9 @@ def read_path(path: str | os.PathLike, shown: str, error: ErrorClass, max_bytes:
     except OSError as exc:
         raise error(f"{shown}: cannot read: {(exc.strerror or str(exc)).lower()}") from None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise error(f"{shown}: not a regular file; lackpy reads only a regular file there: make it one, or remove it")
-        if info.st_size > max_bytes:
-            raise error(f"{shown}: larger than {_size(max_bytes)}; lackpy does not read it: make it smaller, or remove it")
-        try:
-            return read_fd(fd, info.st_size, max_bytes, shown)
-        except PathError as exc:
-            raise error(str(exc)) from None
+        return read_opened(fd, max_bytes, shown)
+    except PathError as exc:
+        raise _refused(exc, error, max_bytes) from None
     finally:
         os.close(fd)
 
