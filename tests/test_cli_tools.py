@@ -68,32 +68,14 @@ def test_options_before_search_are_refused_not_lost(invoke):
 
 def test_lackpy_run_streams_a_commands_output_on_a_terminal_without_its_escapes(tmp_path):
     """The spinner shows a running command's latest line; escape sequences in it are dropped, never drawn."""
-    import os
-    import pty
-    import subprocess
     import sys
+
+    from terminal import on_terminal
 
     root = tmp_path / "ws"
     root.mkdir()
     (root / "cmd.py").write_text("run_command(\"printf 'building step one\\\\n\\\\033]0;owned\\\\007\\\\033[2Jcleared\\\\n'; sleep 0.6\")['code']\n")
-    primary, secondary = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "lackpy", "run", "--kit", "coding", "--yes", "cmd.py"],
-        cwd=root, stdout=subprocess.PIPE, stderr=secondary, stdin=subprocess.DEVNULL,
-    )
-    os.close(secondary)
-    drawn = b""
-    while True:
-        try:
-            chunk = os.read(primary, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        drawn += chunk
-    out, _ = process.communicate(timeout=60)
-    os.close(primary)
-    assert process.returncode == 0 and out.decode().strip() == "0"
-    text = drawn.decode(errors="replace")
+    code, out, text = on_terminal([sys.executable, "-m", "lackpy", "run", "--kit", "coding", "--yes", "cmd.py"], root)
+    assert code == 0 and out.strip() == "0"
     assert "run_command: ]0;owned[2Jcleared" in text  # the latest line, printable characters only
     assert "\x1b]0;owned" not in text and "\x1b[2J" not in text  # no escape of the command's reaches the terminal

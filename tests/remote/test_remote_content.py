@@ -4,26 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
-import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("mcp")
 
-SERVERS = Path(__file__).with_name("servers.py")
+from .test_remote_servers import server_table, workspace_with  # noqa: E402  (the same real stdio servers)
 
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
     from lackpy import LackpyService
 
-    root = tmp_path_factory.mktemp("media") / "ws"
-    (root / ".lackpy").mkdir(parents=True)
-    (root / ".lackpy" / "config.toml").write_text(
-        f"[mcp.servers.media]\ncommand = {json.dumps(sys.executable)}\nargs = {json.dumps([str(SERVERS), 'media'])}\ngrade = [0, 0]\n"
-    )
+    root = workspace_with(tmp_path_factory.mktemp("media") / "ws", server_table("media", "media", grade="[0, 0]"))
     svc = LackpyService(root, trust=True)
     try:
         svc.load()

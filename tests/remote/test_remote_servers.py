@@ -415,29 +415,13 @@ def test_a_server_starts_on_the_first_use_of_its_tools_only(tmp_path):
 
 
 def test_lackpy_run_shows_remote_progress_on_a_terminal(tmp_path):
-    import pty
+    from terminal import on_terminal
 
     root = workspace_with(tmp_path / "ws", server_table("notes", "notes", grade="[0, 0]"))
     (root / "slow.py").write_text("notes__slow(0.8)\n")
     subprocess.run([sys.executable, "-m", "lackpy", "trust", str(root)], check=True, capture_output=True, timeout=60)
-    primary, secondary = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "lackpy", "run", "--kit", "notes__slow", "slow.py"], cwd=root, stdout=subprocess.PIPE, stderr=secondary, stdin=subprocess.DEVNULL
-    )
-    os.close(secondary)
-    drawn = b""
-    while True:
-        try:
-            chunk = os.read(primary, 4096)
-        except OSError:  # the terminal closed with the process
-            break
-        if not chunk:
-            break
-        drawn += chunk
-    out, _ = process.communicate(timeout=60)
-    os.close(primary)
-    assert process.returncode == 0 and out.decode().strip() == "done"
-    text = drawn.decode(errors="replace")
+    code, out, text = on_terminal([sys.executable, "-m", "lackpy", "run", "--kit", "notes__slow", "slow.py"], root)
+    assert code == 0 and out.strip() == "done"
     assert "notes__slow: step 1" in text and text.rstrip(" ").endswith("\r")  # drawn, then wiped
 
 
