@@ -18,7 +18,7 @@ import posixpath
 import re
 from contextlib import contextmanager
 from fnmatch import fnmatchcase
-from typing import Iterable, Iterator
+from typing import Iterator
 
 from lackpy.errors import PathError, ToolError
 from lackpy.host.deny import denied
@@ -160,12 +160,13 @@ def read_text(ctx: ToolContext, path: str) -> str:
 
 
 def writable(ctx: ToolContext, path: object) -> str:
-    """The canonical path of a file a tool may create, change or delete: never in ``.lackpy/`` nor in ``.git/``.
+    """The canonical path of a file a tool may create, change or delete: never in ``.lackpy/`` nor in any ``.git/``.
 
     ``.lackpy/`` is lackpy's own: a program that rewrote a kit or the
     config would widen its own powers on the next run. ``.git/`` is git's:
     its hooks and config (``core.fsmonitor``, ``core.pager``) run commands,
-    outside any sandbox, the next time the person uses git. Both are judged
+    outside any sandbox, the next time the person uses git, in the
+    workspace or in a repository nested in it (``vendor/x/.git``). Both are judged
     as written and as resolved (any case: on a case-insensitive disk
     ``.GIT`` is ``.git``), so no spelling and no link gets there. The
     backends refuse ``.lackpy/`` again where they act
@@ -176,7 +177,7 @@ def writable(ctx: ToolContext, path: object) -> str:
     written = posixpath.normpath(path)  # type: ignore[arg-type]
     if reserved_path(rel) or reserved_path(written):
         raise PathError(f"{path} is lackpy's own (.lackpy/ holds its config, kits, templates and commit journal); programs cannot change it")
-    if _GIT in (rel.partition("/")[0].casefold(), written.partition("/")[0].casefold()):
+    if any(part.casefold() == _GIT for part in (*rel.split("/"), *written.split("/"))):
         raise PathError(f"{path} is git's own (.git/ hooks and config run commands when you next use git); programs cannot change it")
     return rel
 

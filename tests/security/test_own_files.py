@@ -72,6 +72,7 @@ def test_no_tool_changes_lackpys_own_files(workspace, lackpy_dir, program, mode)
         'edit_file(".git/config", "bare = false", "bare = false\\n\\tfsmonitor = touch PWNED")',
         'write_file(".GIT/hooks/post-checkout", "x")',
         'write_file("gitdir/hooks/pre-push", "x")',
+        'write_file("vendor/lib/.git/hooks/pre-commit", "x")',
     ],
 )
 def test_no_tool_plants_what_git_runs(workspace, program, mode):
@@ -90,6 +91,7 @@ def test_no_tool_plants_what_git_runs(workspace, program, mode):
     assert not result.success and "git's own" in result.error, result.error
     assert {str(p): p.read_bytes() for p in git.rglob("*") if p.is_file()} == before
     assert sorted(p.name for p in (git / "hooks").iterdir()) == []
+    assert not (workspace / "vendor").exists()
 
 
 def test_reading_lackpys_files_still_works(workspace, lackpy_dir):
