@@ -40,6 +40,7 @@ from pydantic import BaseModel, Field
 
 from lackpy.approve import Unattended
 from lackpy.mcp import results
+from lackpy.mcp.progress import Reach
 from lackpy.run.approvals import ApprovalRequest, Decision
 
 #: The first protocol revision whose calls ask for input by returning InputRequiredResult.
@@ -60,7 +61,7 @@ NO_ELICITATION = Unattended(
     "start lackpy serve with --approval auto, notify or none to go on without asking"
 )
 
-Work = Callable[[Any], Awaitable[CallToolResult]]
+Work = Callable[[Any, Reach], Awaitable[CallToolResult]]
 
 
 class Approve(BaseModel):
@@ -164,13 +165,13 @@ def decision(action: str, content: Any) -> Decision:
     return Decision(False, "client", "the client's answer did not fill in the form")
 
 
-def _notifier(ctx: Context) -> Callable[[str], None]:
-    """A notice (a notify-mode gate) as an info log message to the client, best effort, never waited for."""
+def _notifier(reach: Reach) -> Callable[[str], None]:
+    """A notice (a notify-mode gate) as an info log message to the client, on the request open now; best effort, never waited for."""
 
     def notify(text: str) -> None:
         async def send() -> None:
             try:
-                await ctx.info(text)
+                await (await reach.current()).info(text)
             except Exception:  # a notice is a courtesy: a client that takes no log messages still gets the decision in the result
                 pass
 
@@ -204,29 +205,32 @@ class Asking:
         self.questions = Questions()
 
     async def serve(self, ctx: Context | None, work: Work, tool: str = "") -> Any:
-        """``work(approve)``'s result, asking ``ctx``'s client what its gates ask; an InputRequiredResult while one waits.
+        """``work(approve, reach)``'s result, asking ``ctx``'s client what its gates ask; an InputRequiredResult while one waits.
 
-        ``tool`` names the served tool, so a retry's ``request_state`` answers only a run of that tool.
+        ``tool`` names the served tool, so a retry's ``request_state`` answers
+        only a run of that tool; the retry also becomes the run's ``reach``,
+        the request its progress goes to.
         """
         if not _can_elicit(ctx):
-            return await work(NO_ELICITATION)
-        notify = _notifier(ctx)
+            return await work(NO_ELICITATION, Reach(ctx))
         if not _modern(ctx):
-            return await work(_Elicit(ctx, notify, self.questions))
+            reach = Reach(ctx)
+            return await work(_Elicit(ctx, _notifier(reach), self.questions), reach)
         state = ctx.request_state
         if state:
             waiting = self.waiting.get(state)
             if waiting is None or waiting.tool != tool:
                 return results.failure("error: this approval is no longer waiting (it timed out, or the server restarted); call the tool again")
+            waiting.reach.move(ctx)
             waiting.answer(ctx.input_responses or {})
         else:
-            waiting = self._start(work, notify, tool)
+            waiting = self._start(work, Reach(ctx), tool)
         return await waiting.next()
 
-    def _start(self, work: Work, notify: Callable[[str], None] | None, tool: str) -> "_Waiting":
+    def _start(self, work: Work, reach: Reach, tool: str) -> "_Waiting":
         token = secrets.token_urlsafe(24)
-        waiting = self.waiting[token] = _Waiting(token, notify, tool, self.questions)
-        waiting.task = asyncio.create_task(work(waiting.ask))
+        waiting = self.waiting[token] = _Waiting(token, reach, tool, self.questions)
+        waiting.task = asyncio.create_task(work(waiting.ask, reach))
         loop = asyncio.get_running_loop()
         waiting.task.add_done_callback(lambda _: loop.call_later(KEEP_FINISHED_S, self.waiting.pop, token, None))
         return waiting
@@ -235,8 +239,9 @@ class Asking:
 class _Waiting:
     """One run on a 2026-07-28 connection: its questions go out as InputRequiredResults, its answers come back on retries."""
 
-    def __init__(self, token: str, notify: Callable[[str], None] | None, tool: str, kept: Questions) -> None:
-        self.token, self.notify, self.tool, self.kept = token, notify, tool, kept
+    def __init__(self, token: str, reach: Reach, tool: str, kept: Questions) -> None:
+        self.token, self.reach, self.tool, self.kept = token, reach, tool, kept
+        self.notify = _notifier(reach)
         self.task: asyncio.Task | None = None
         self.questions: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self.pending: dict[str, asyncio.Future] = {}
@@ -245,8 +250,7 @@ class _Waiting:
     async def ask(self, request: ApprovalRequest) -> Decision | None:
         """The approver the run uses: queue the question, wait for the retry that answers it (the gate bounds the wait)."""
         if request.mode == "notify":
-            if self.notify is not None:
-                self.notify(notice(request))
+            self.notify(notice(request))
             return None
         key = f"approve-{next(self.keys)}"
         answered = self.pending[key] = asyncio.get_running_loop().create_future()
@@ -281,6 +285,7 @@ class _Waiting:
             asked.cancel()
             return self.task.result()
         key, message = asked.result()
+        self.reach.pause()  # this request ends with the question: until the retry, the run's progress waits
         form = ElicitRequestFormParams(message=message, requested_schema=render_elicitation_schema(Approve))
         return InputRequiredResult(input_requests={key: ElicitRequest(params=form)}, request_state=self.token)
 
@@ -288,13 +293,12 @@ class _Waiting:
 class _Elicit:
     """Asks a handshake-era client in the middle of the call."""
 
-    def __init__(self, ctx: Context, notify: Callable[[str], None] | None, kept: Questions) -> None:
+    def __init__(self, ctx: Context, notify: Callable[[str], None], kept: Questions) -> None:
         self.ctx, self.notify, self.kept = ctx, notify, kept
 
     async def __call__(self, request: ApprovalRequest) -> Decision | None:
         if request.mode == "notify":
-            if self.notify is not None:
-                self.notify(notice(request))
+            self.notify(notice(request))
             return None
         message, kept = self.kept.open(request)
         try:  # the raw answer, not ctx.elicit's: that one refuses an accept without content, which is a yes

@@ -30,7 +30,8 @@ from lackpy.lang.grade import Grade
 from lackpy.mcp import results
 from lackpy.mcp.approvals import Asking, add_questions
 from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
-from lackpy.mcp.logs import PROGRESS_LEVEL, ClientLog, add_completions, add_logging, lasting, say_in
+from lackpy.mcp.logs import ClientLog, add_completions, add_logging, lasting
+from lackpy.mcp.progress import Progress, Reach, calls
 from lackpy.mcp.policy import KitPolicy
 from lackpy.run.result import ExecutionResult
 from lackpy.schema import to_jsonable
@@ -129,11 +130,12 @@ class _Tools:
         except LackpyError as exc:
             return results.of_error(exc, self.service.notices)
 
-    async def _asking(self, ctx: Context | None, tool: str, work: Callable[[Any], Awaitable[CallToolResult]]) -> Any:
-        """``work(approve)`` of served tool ``tool``, its approvals asked of ``ctx``'s client; a LackpyError is a tool error."""
+    async def _asking(self, ctx: Context | None, tool: str, work: Callable[[Any, Reach], Awaitable[CallToolResult]]) -> Any:
+        """``work(approve, reach)`` of served tool ``tool``, its approvals asked of ``ctx``'s client and its progress sent to
+        ``reach`` (the request open now); a LackpyError is a tool error."""
 
-        async def guarded(approve: Any) -> CallToolResult:
-            return await self._call(lambda: work(approve))
+        async def guarded(approve: Any, reach: Reach) -> CallToolResult:
+            return await self._call(lambda: work(approve, reach))
 
         await self.log.notices_in(ctx)
         answer = await self.asking.serve(ctx, guarded, tool)
@@ -203,18 +205,18 @@ class _Tools:
         trace: Trace = False,
         ctx: Context | None = None,
     ) -> CallToolResult:
-        async def work(approve: Any) -> CallToolResult:
+        async def work(approve: Any, reach: Reach) -> CallToolResult:
             chosen = await self._kit(kit)
             state, note = self._session(ctx, session, keep)
             if reset:
                 state.reset()
-            async with _Progress(ctx) as progress:
+            async with Progress(reach) as progress:
                 progress.report(f"running the program with kit {_kit_name(chosen)}")
                 result = await self._in_session(state, note, lambda: self.service.run_program(
                     program, kit=chosen, params=params, limits=limits, dry_run=dry_run, session=state, keep=keep, on_event=progress.on_event,
                     ceiling=self.ceiling, approve=approve, approval=self.approval,
                 ))
-                progress.report(f"done: {_calls(len(result.trace))}")
+                progress.report(f"done: {calls(len(result.trace))}")
             return results.of_run(result.to_dict(), trace)
 
         return await self._asking(ctx, "run_program", work)
@@ -222,7 +224,7 @@ class _Tools:
     async def call_tool(self, spec: ToolSpec, arguments: dict[str, Any], ctx: Context | None) -> CallToolResult:
         """One tool of the default kit called on its own (``--expose-tools``): a one-call program, its output as the answer."""
 
-        async def work(approve: Any) -> CallToolResult:
+        async def work(approve: Any, reach: Reach) -> CallToolResult:
             given = dict(arguments or {})
             program = _one_call(spec.name, given)
             chosen = await asyncio.to_thread(self.policy.resolve_tools, self.service, [spec.name])
@@ -256,10 +258,10 @@ class _Tools:
         self, intent: Intent, kit: Kit = None, params: Params = None, dry_run: DryRun = False, session: SessionId = None, trace: Trace = False,
         ctx: Context | None = None,
     ) -> CallToolResult:
-        async def work(approve: Any) -> CallToolResult:
+        async def work(approve: Any, reach: Reach) -> CallToolResult:
             chosen = await self._kit(kit)
             state, note = self._session(ctx, session)
-            async with _Progress(ctx) as progress:
+            async with Progress(reach) as progress:
                 progress.report("writing a program for the intent")
                 result = await self._in_session(state, note, lambda: self.service.delegate(
                     intent, kit=chosen, params=params, dry_run=dry_run, on_event=progress.on_event, session=state, ceiling=self.ceiling,
@@ -304,70 +306,6 @@ class _Tools:
             return results.success({"path": path_or_tool, "content": content}, content)
 
         return await self._call(work)
-
-
-class _Progress:
-    """MCP progress notifications of one request, sent in order by one task; nothing when the client asked for none.
-
-    ``report`` and ``on_event`` only queue a message, so neither blocks the
-    work; leaving the block sends what is queued (unless the request is
-    cancelled) and never mixes a message into the result.
-    """
-
-    def __init__(self, ctx: Context | None) -> None:
-        self.ctx = ctx
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
-        self.sender: asyncio.Task | None = None
-        self.count = 0
-
-    async def __aenter__(self) -> "_Progress":
-        if self._wanted():
-            self.sender = asyncio.create_task(self._send())
-        return self
-
-    async def __aexit__(self, exc_type, exc, tb) -> None:
-        if self.sender is None:
-            return
-        if exc_type is None:
-            self.queue.put_nowait(None)
-            await self.sender
-        else:
-            self.sender.cancel()
-
-    def report(self, message: str) -> None:
-        if self.sender is not None:
-            self.queue.put_nowait(message)
-
-    def on_event(self, event: dict[str, Any]) -> None:
-        """A run or delegate event as a progress message: tool calls made, the tier being tried and its attempts, the tier that finished its turn."""
-        if event.get("event") == "tool":
-            self.report(f"{_calls(event.get('calls'))}, the last {event.get('tool')}")
-        elif event.get("event") == "tier":
-            kind = "a model" if event.get("model") else "no model"
-            self.report(f"trying tier {event.get('tier')} ({kind})")
-        elif event.get("event") == "progress":
-            total = f"/{event['total']:g}" if isinstance(event.get("total"), (int, float)) else ""
-            done = f"{event['progress']:g}{total}" if isinstance(event.get("progress"), (int, float)) else ""
-            self.report(f"{event.get('tool')}: {event.get('message') or done}")
-        elif event.get("event") == "attempt":
-            self.report(f"tier {event.get('tier')}: attempt {event.get('attempt')}")
-        elif event.get("event") == "done":
-            self.report(f"tier {event.get('tier')} finished")
-
-    def _wanted(self) -> bool:
-        try:
-            return self.ctx is not None and self.ctx.request_context is not None
-        except Exception:
-            return False
-
-    async def _send(self) -> None:
-        while (message := await self.queue.get()) is not None:
-            self.count += 1
-            try:
-                await self.ctx.report_progress(self.count, None, message)
-            except Exception:  # a client gone or a transport closed: progress is only a courtesy
-                pass
-            await say_in(self.ctx, PROGRESS_LEVEL, message)
 
 
 class _ServedTool(Tool):
@@ -449,10 +387,6 @@ def _settled(result: ExecutionResult, refused: str | None, note: str | None, mos
 
 def _kit_name(kit: ResolvedKit) -> str:
     return kit.name or ",".join(kit.tools)
-
-
-def _calls(count: Any) -> str:
-    return "1 tool call" if count == 1 else f"{count} tool calls"
 
 
 def _answer_text(value: Any) -> str:

@@ -299,6 +299,46 @@ def test_lackpy_serve_passes_remote_progress_to_its_client(service):
     assert "step" not in answer.content[0].text
 
 
+@pytest.mark.parametrize("transport, era", [("stdio", "legacy"), ("stdio", "auto"), ("http", "auto")])
+def test_remote_progress_reaches_the_client_after_it_approved_the_call(tmp_path, transport, era):
+    """On 2026-07-28 (``auto``) the approval ends the first request: the progress after it goes to the retry that answered."""
+    import mcp_types
+    from mcp import Client, StdioServerParameters
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
+    from mcp_support import start_http, stop
+
+    root = workspace_with(tmp_path / "ws", server_table("notes", "notes", grade="[0, 1]") + '[approvals]\nnotes__slow = "block"\n')
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), LACKPY_LOAD_PLUGINS="")
+    subprocess.run([sys.executable, "-m", "lackpy", "trust", str(root)], env=env, check=True, capture_output=True, timeout=60)
+    options = ["--allow-kits", "mcp:notes", "--kit", "mcp:notes"]
+    received, asked = [], []
+
+    async def on_progress(progress, total, message):
+        received.append(message)
+
+    async def answer(context, params):
+        asked.append(params.message)
+        return mcp_types.ElicitResult(action="accept", content={})
+
+    async def main(target):
+        async with Client(target, mode=era, elicitation_callback=answer) as client:
+            return await client.call_tool("run_program", {"program": "notes__slow(0.4)"}, progress_callback=on_progress)
+
+    if transport == "stdio":
+        answered = asyncio.run(main(StdioServerParameters(command=sys.executable, args=["-m", "lackpy", "serve", "-w", str(root), *options], env=env)))
+    else:
+        process, port = start_http(root, env, *options)
+        try:
+            answered = asyncio.run(main(f"http://127.0.0.1:{port}/mcp"))
+        finally:
+            stop(process)
+    assert not answered.is_error and answered.structured_content["output"] == "done"
+    assert asked == ["lackpy: Make this call? notes__slow(seconds=0.4)"]
+    assert [m for m in received if m.startswith("notes__slow: ")] == [f"notes__slow: step {i}" for i in range(4)]
+    assert received[0] == "running the program with kit mcp:notes" and received[-1] == "done: 1 tool call"
+
+
 def test_a_result_over_the_runs_output_budget_is_cut_with_a_notice(service):
     program = "text = notes__big(size)\n[len(text.encode()), text[:3], text[-3:], text[len(text) // 2 - 300:len(text) // 2 + 300]]"
     for budget in (200_000, 1_000_000):

@@ -1,0 +1,118 @@
+"""A served call's progress notifications, and where they go while the call spans several requests.
+
+A handshake-era call is one request from start to end. A 2026-07-28 call
+that asks for approval is several: the first request ends with an
+``InputRequiredResult`` and the run goes on while the client answers, and
+the answer comes on a retry, a new request with its own progress token. So
+a call's notifications go to ``Reach``: the request being answered now.
+Between rounds, no request is open and messages wait; the retry receives
+them, and whatever comes after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from lackpy.mcp.logs import PROGRESS_LEVEL, say_in
+
+
+class Reach:
+    """The request a call's notifications go to now: the one that started it, then each retry that answers it."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self._open = asyncio.Event()
+        self._open.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._open.is_set()
+
+    def pause(self) -> None:
+        """The request answered with a question: until the retry, nothing can be sent."""
+        self._open.clear()
+
+    def move(self, ctx: Any) -> None:
+        """The retry ``ctx`` answers the question: what waited and what follows goes to it."""
+        self.ctx = ctx
+        self._open.set()
+
+    async def current(self) -> Any:
+        """The request open now, once there is one."""
+        await self._open.wait()
+        return self.ctx
+
+
+class Progress:
+    """MCP progress notifications of one call, sent in order by one task; nothing when the client asked for none.
+
+    ``report`` and ``on_event`` only queue a message, so neither blocks the
+    work; leaving the block sends what is queued (unless the request is
+    cancelled, or no request is open to take it) and never mixes a message
+    into the result. Each message is also a log message at ``info``.
+    """
+
+    def __init__(self, reach: Reach) -> None:
+        self.reach = reach
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.sender: asyncio.Task | None = None
+        self.count = 0
+
+    async def __aenter__(self) -> "Progress":
+        if _in_request(self.reach.ctx):
+            self.sender = asyncio.create_task(self._send())
+        return self
+
+    async def __aexit__(self, exc_type, exc, tb) -> None:
+        if self.sender is None:
+            return
+        if exc_type is None and not self.reach.paused:
+            self.queue.put_nowait(None)
+            await self.sender
+        else:  # cancelled, or ended while its client was away (an approval that timed out): nobody to tell
+            self.sender.cancel()
+
+    def report(self, message: str) -> None:
+        if self.sender is not None:
+            self.queue.put_nowait(message)
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        """A run or delegate event as a progress message: tool calls made, a tool's own progress, the tier being tried and its attempts."""
+        kind = event.get("event")
+        if kind == "tool":
+            self.report(f"{calls(event.get('calls'))}, the last {event.get('tool')}")
+        elif kind == "tier":
+            self.report(f"trying tier {event.get('tier')} ({'a model' if event.get('model') else 'no model'})")
+        elif kind == "progress":
+            total = f"/{event['total']:g}" if isinstance(event.get("total"), (int, float)) else ""
+            done = f"{event['progress']:g}{total}" if isinstance(event.get("progress"), (int, float)) else ""
+            self.report(f"{event.get('tool')}: {event.get('message') or done}")
+        elif kind == "attempt":
+            self.report(f"tier {event.get('tier')}: attempt {event.get('attempt')}")
+        elif kind == "done":
+            self.report(f"tier {event.get('tier')} finished")
+
+    async def _send(self) -> None:
+        while (message := await self.queue.get()) is not None:
+            ctx = await self.reach.current()
+            self.count += 1
+            try:
+                await ctx.report_progress(self.count, None, message)
+            except Exception:  # a client gone or a transport closed: progress is only a courtesy
+                pass
+            await say_in(ctx, PROGRESS_LEVEL, message)
+
+
+def calls(count: Any) -> str:
+    return "1 tool call" if count == 1 else f"{count} tool calls"
+
+
+def _in_request(ctx: Any) -> bool:
+    try:
+        return ctx is not None and ctx.request_context is not None
+    except Exception:
+        return False
+
+
+__all__ = ["Progress", "Reach", "calls"]
