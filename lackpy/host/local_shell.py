@@ -153,6 +153,40 @@ class _Stream:
         self.size, self.last = 0, time.monotonic()
 
 
+class _Watch:
+    """A background command's new output while someone watches it: a ``_Stream`` fed by both reader threads.
+
+    What waits is passed on within ``STREAM_S`` by a timer, since a reader
+    blocked on a quiet pipe cannot; ``close`` passes on the rest at once.
+    """
+
+    def __init__(self, report: Callable[[str, str], None]) -> None:
+        self.stream = _Stream(report)
+        self.lock = threading.Lock()
+        self.timer: threading.Timer | None = None
+
+    def add(self, name: str, chunk: bytes) -> None:
+        with self.lock:
+            self.stream.add(name, chunk)
+            if self.stream.size and self.timer is None:
+                self.timer = threading.Timer(STREAM_S, self._due)
+                self.timer.daemon = True
+                self.timer.start()
+
+    def _due(self) -> None:
+        with self.lock:
+            self.timer = None
+            if self.stream.size:
+                self.stream.flush()
+
+    def close(self) -> None:
+        with self.lock:
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+            self.stream.flush(final=True)
+
+
 class _Unread:
     """Output not yet read, at most ``limit`` bytes: the oldest is dropped first, and counted."""
 
@@ -449,7 +483,10 @@ class Process:
         cwd: str,
         max_buffer_bytes: int,
         confined: Prepared | None = None,
+        on_output: Callable[[str, str], None] | None = None,
+        watcher: Any = None,
     ) -> None:
+        """``on_output`` watches from the first byte on (``watch``), for ``watcher``."""
         self.started = started
         self.confined = confined
         #: Why the command runs unconfined (the kernel cannot), or None.
@@ -463,21 +500,46 @@ class Process:
         self.code: int | None = None
         self.finished = False
         self._lock = threading.Lock()
+        self._watch: _Watch | None = _Watch(on_output) if on_output is not None else None
+        self.watcher: Any = watcher if on_output is not None else None
         self._readers = [
-            threading.Thread(target=self._read, args=(popen.stdout, self.stdout), name=f"lackpy-out-{self.pid}", daemon=True),
-            threading.Thread(target=self._read, args=(popen.stderr, self.stderr), name=f"lackpy-err-{self.pid}", daemon=True),
+            threading.Thread(target=self._read, args=(popen.stdout, self.stdout, "stdout"), name=f"lackpy-out-{self.pid}", daemon=True),
+            threading.Thread(target=self._read, args=(popen.stderr, self.stderr, "stderr"), name=f"lackpy-err-{self.pid}", daemon=True),
         ]
         for reader in self._readers:
             reader.start()
 
-    @staticmethod
-    def _read(pipe: Any, buffer: _Unread) -> None:
+    def watch(self, report: Callable[[str, str], None], by: Any = None) -> bool:
+        """From now on ``report(stream, text)`` hears the command's new output (coalesced as ``run_command``'s), until ``unwatch``.
+
+        It is a copy: the output stays in the buffers for ``read_new``.
+        ``by`` names the watcher: a second ``watch`` by the one already
+        watching changes nothing and returns False.
+        """
+        if self._watch is not None and by is not None and self.watcher is by:
+            return False
+        self.unwatch()
+        self._watch, self.watcher = _Watch(report), by
+        return True
+
+    def unwatch(self, by: Any = None) -> None:
+        """Pass on what the watcher (``by``'s, when given) has not heard yet, and stop telling it."""
+        if by is not None and self.watcher is not by:
+            return
+        watch, self._watch, self.watcher = self._watch, None, None
+        if watch is not None:
+            watch.close()
+
+    def _read(self, pipe: Any, buffer: _Unread, name: str) -> None:
         try:
             while True:
                 chunk = pipe.read(_CHUNK)
                 if not chunk:
                     break
                 buffer.add(chunk)
+                watch = self._watch
+                if watch is not None:
+                    watch.add(name, chunk)
         except (OSError, ValueError):
             pass
         finally:
@@ -593,7 +655,11 @@ class LocalShell:
             "timed_out": timed_out,
         }
 
-    def spawn(self, command: str, cwd: str, max_buffer_bytes: int, confinement: Confinement | None = None) -> Process:
+    def spawn(
+        self, command: str, cwd: str, max_buffer_bytes: int, confinement: Confinement | None = None,
+        on_output: Callable[[str, str], None] | None = None, watcher: Any = None,
+    ) -> Process:
+        """Start ``command`` in the background; ``on_output(stream, text)`` hears its output from the first byte (``Process.watch``)."""
         confined = prepare(confinement, _mounts()) if confinement is not None else None
         try:
             started = _start(command, cwd, confined)
@@ -601,7 +667,7 @@ class LocalShell:
             if confined is not None:
                 confined.cleanup()
             raise
-        return Process(started, command, cwd, max_buffer_bytes, confined)
+        return Process(started, command, cwd, max_buffer_bytes, confined, on_output, watcher)
 
 
 DEFAULT_SHELL = LocalShell()

@@ -49,6 +49,37 @@ def progress(message: str, progress: float | None = None, total: float | None = 
         sink({"event": "progress", "tool": TOOL.get(), "progress": progress, "total": total, "message": str(message)})
 
 
+class Listener:
+    """A run's progress sink (what ``PROGRESS`` holds) that falls silent when the run ends.
+
+    A thread that outlives the run (the reader of a background process)
+    may still hold it; once ``close``d it tells nobody. ``closing(fn)``
+    has ``fn()`` called first, so what such a thread still holds is passed
+    on before the run's result.
+    """
+
+    def __init__(self, sink: Callable[[dict], None]) -> None:
+        self.sink: Callable[[dict], None] | None = sink
+        self._closing: list[Callable[[], None]] = []
+
+    def __call__(self, event: dict) -> None:
+        sink = self.sink
+        if sink is not None:
+            sink(event)
+
+    def closing(self, fn: Callable[[], None]) -> None:
+        self._closing.append(fn)
+
+    def close(self) -> None:
+        for fn in self._closing:
+            try:
+                fn()
+            except Exception:  # progress is a courtesy: it never fails the run
+                pass
+        self._closing.clear()
+        self.sink = None
+
+
 def checked(spec: ToolSpec, impl: Callable[..., Any]) -> Callable[..., Any]:
     """``impl`` behind the argument check of ``spec``, awaited when it is async."""
     check = spec.check_arguments
@@ -143,4 +174,4 @@ def _in_thread(make: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
         return pool.submit(context.run, lambda: asyncio.run(make())).result()
 
 
-__all__ = ["DEADLINE", "PROGRESS", "RESULT_BUDGET", "TOOL", "awaited", "checked", "progress", "remaining"]
+__all__ = ["DEADLINE", "PROGRESS", "RESULT_BUDGET", "TOOL", "Listener", "awaited", "checked", "progress", "remaining"]

@@ -17,7 +17,7 @@ from time import perf_counter
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from lackpy.errors import CommitError, ConflictError, ErrorKind, LackpyError, ParamError
-from lackpy.kit.call import DEADLINE, PROGRESS, RESULT_BUDGET
+from lackpy.kit.call import DEADLINE, PROGRESS, RESULT_BUDGET, Listener
 from lackpy.kit.context import ToolContext
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.grade import Grade
@@ -120,7 +120,8 @@ def run_program(
     tools = {alias: recorder.wrap(alias, fn) for alias, fn in bound.items()}
     cancel = cancel or Cancel()
     token = DEADLINE.set(time.monotonic() + limits.timeout_s)
-    progress_token = PROGRESS.set(on_progress)
+    listening = Listener(on_progress) if on_progress is not None else None
+    progress_token = PROGRESS.set(listening)
     budget_token = RESULT_BUDGET.set(limits.max_output_bytes)
     stage: str | None = "run"
     try:
@@ -135,6 +136,8 @@ def run_program(
     finally:
         DEADLINE.reset(token)
         PROGRESS.reset(progress_token)
+        if listening is not None:
+            listening.close()
         RESULT_BUDGET.reset(budget_token)
     if stage is not None:  # the exception is gone, and with it what filled the memory
         ending = None

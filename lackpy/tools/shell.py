@@ -31,13 +31,13 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from typing import Any
+from typing import Any, Callable
 
 from lackpy.errors import ToolError
 from lackpy.host import confine
 from lackpy.host.confine import ConfinementError
 from lackpy.host.local_shell import DEFAULT_SHELL, LocalShell, Process
-from lackpy.kit.call import PROGRESS, progress
+from lackpy.kit.call import PROGRESS, Listener, progress
 from lackpy.kit.context import ToolContext
 from lackpy.tools import shipped, workspace
 
@@ -206,15 +206,42 @@ def start_process(ctx: ToolContext, command: str, cwd: str = ".") -> str:
         server_room()  # a server's bound on every session's processes together (lackpy.session); raises ToolError
     counter = ctx.session.setdefault("process_ids", itertools.count(1))
     shell = _shell(ctx)
+    id = f"p{next(counter)}"
+    options = _confined(ctx, shell)
+    listening = PROGRESS.get()
+    if isinstance(listening, Listener) and isinstance(shell, LocalShell):
+        options.update(on_output=_reporter(listening, id), watcher=listening)
     try:
-        process = shell.spawn(command, real, limit, **_confined(ctx, shell))
+        process = shell.spawn(command, real, limit, **options)
     except ConfinementError as exc:
         raise ToolError(f"start_process: {exc}") from None
     except OSError as exc:
         raise _start_error("start_process", exc) from None
-    id = f"p{next(counter)}"
     processes[id] = process
+    if "on_output" in options:
+        listening.closing(lambda: process.unwatch(by=listening))
     return id
+
+
+def _reporter(listening: Listener, id: str) -> Callable[[str, str], None]:
+    """A background process's new output as progress of the run, named ``start_process`` and marked ``[id]``."""
+
+    def report(stream: str, text: str) -> None:
+        mark = f"[{id} stderr]" if stream == "stderr" else f"[{id}]"
+        listening({"event": "progress", "tool": "start_process", "progress": None, "total": None, "message": f"{mark} {text}"})
+
+    return report
+
+
+def _watched(process: Any, id: str) -> None:
+    """While this run goes on, ``process``'s new output is progress of the run too (``poll_process`` still returns all of it).
+
+    When the run ends, what the watcher holds is passed on and it falls
+    silent; a later run's ``poll_process`` watches again, for that run.
+    """
+    listening = PROGRESS.get()
+    if isinstance(listening, Listener) and isinstance(process, Process) and process.watch(_reporter(listening, id), by=listening):
+        listening.closing(lambda: process.unwatch(by=listening))
 
 
 def _state(process: Any) -> dict:
@@ -241,7 +268,9 @@ def poll_process(ctx: ToolContext, id: str) -> dict:
     Args:
         id: A process id returned by start_process, such as "p1".
     """
-    return _state(_lookup(ctx, "poll_process", id))
+    process = _lookup(ctx, "poll_process", id)
+    _watched(process, id)
+    return _state(process)
 
 
 @shipped(

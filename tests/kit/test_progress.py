@@ -76,3 +76,42 @@ def test_a_commands_output_streams_as_progress_each_byte_once(workspace, mode):
     assert streamed[0] == "first\n"  # passed on before the command went on, not at its end
     assert all(len(m.encode()) <= 16 * 1024 + 64 * 1024 for m in streamed)
     assert "[stderr]" not in result.output["stdout"] and result.output["stderr"] == "oops\n"
+
+
+
+@pytest.mark.parametrize("mode", ["inprocess", "isolated"])
+def test_a_background_processs_output_streams_as_progress_of_the_runs_that_watch_it(workspace, mode):
+    """start_process's new output is progress of the run that started it, marked with its id, each byte once; a later run
+    that polls it watches it again; poll_process still returns all of it."""
+    events: list[dict] = []
+    command = "printf 'one\\n'; printf 'warn\\n' >&2; sleep 0.4; printf 'two\\n'; sleep 1.2; printf 'three\\n'"
+
+    async def run():
+        async with LackpyService(workspace, approve=True) as svc:
+            session = svc.open_session()
+            started = await svc.run_program(
+                f"p = start_process({command!r})\nrun_command('sleep 1')\np", kit="start_process,run_command", mode=mode,
+                on_event=events.append, session=session,
+            )
+            await asyncio.sleep(0.05)
+            seen = len(events)
+            later = await svc.run_program(
+                "first = poll_process('p1')\nrun_command('sleep 1.5')\n[first, poll_process('p1')]", kit="poll_process,run_command",
+                mode=mode, on_event=events.append, session=session,
+            )
+            await asyncio.sleep(0.05)  # events reach on_event on the loop
+            return started, later, events[:seen], events[seen:]
+
+    started, later, during_first, during_later = asyncio.run(run())
+    assert started.success and later.success, (started.error, later.error)
+
+    def watched(events: list[dict]) -> list[str]:
+        return [e["message"] for e in events if e["event"] == "progress" and e["tool"] == "start_process"]
+
+    first = watched(during_first)
+    assert "".join(m.removeprefix("[p1] ") for m in first if m.startswith("[p1] ")) == "one\ntwo\n"
+    assert [m for m in first if not m.startswith("[p1] ")] == ["[p1 stderr] warn\n"]
+    assert watched(during_later) == ["[p1] three\n"]
+    polled_first, polled_last = later.output
+    assert polled_first["stdout"] == "one\ntwo\n" and polled_first["stderr"] == "warn\n"
+    assert polled_last["stdout"] == "three\n" and not polled_last["running"]
