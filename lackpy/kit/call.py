@@ -32,6 +32,8 @@ DEADLINE: ContextVar[float | None] = ContextVar("lackpy_deadline", default=None)
 RESULT_BUDGET: ContextVar[int | None] = ContextVar("lackpy_result_budget", default=None)
 #: Where a tool reports its progress during a run (``{"event": "progress", "tool", "progress", "total", "message"}``), if anywhere.
 PROGRESS: ContextVar[Callable[[dict], None] | None] = ContextVar("lackpy_progress", default=None)
+#: The run's gatekeeper (``lackpy.run.approvals``), for a tool that carries a question from elsewhere to the person: an MCP server's elicitation.
+ASKING: ContextVar[Any] = ContextVar("lackpy_asking", default=None)
 #: The tool being called, while a run listens for progress (what ``progress`` names).
 TOOL: ContextVar[str] = ContextVar("lackpy_tool", default="")
 
@@ -174,4 +176,4 @@ def _in_thread(make: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
         return pool.submit(context.run, lambda: asyncio.run(make())).result()
 
 
-__all__ = ["DEADLINE", "PROGRESS", "RESULT_BUDGET", "TOOL", "Listener", "awaited", "checked", "progress", "remaining"]
+__all__ = ["ASKING", "DEADLINE", "PROGRESS", "RESULT_BUDGET", "TOOL", "Listener", "awaited", "checked", "progress", "remaining"]

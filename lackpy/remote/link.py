@@ -25,6 +25,7 @@ from typing import Any, Callable, Coroutine
 from lackpy.errors import LackpyError, LimitExceeded, ToolError
 from lackpy.kit.call import PROGRESS, RESULT_BUDGET, remaining
 from lackpy.kit.spec import ToolSpec
+from lackpy.remote import asks
 from lackpy.remote.enroll import qualified_names, remote_spec, result_value
 from lackpy.remote.settings import VARIABLE, ServerSettings, expand
 from lackpy.run.execute import value_size
@@ -53,8 +54,8 @@ class Enrollment:
 class _Link:
     """One server's client session, held open by a task on the remotes' loop until closed."""
 
-    def __init__(self, settings: ServerSettings, workspace: Path) -> None:
-        self.settings, self.workspace = settings, workspace
+    def __init__(self, settings: ServerSettings, workspace: Path, inflight: asks.InFlight) -> None:
+        self.settings, self.workspace, self.inflight = settings, workspace, inflight
         self.client: Any = None
         self.tools: list[Any] = []
         self._closing: asyncio.Event | None = None
@@ -75,7 +76,8 @@ class _Link:
         from mcp import Client
 
         try:
-            async with Client(self._target(), raise_exceptions=False, list_roots_callback=self._roots) as client:
+            hooks = {"list_roots_callback": self._roots, "elicitation_callback": self._elicit}
+            async with Client(self._target(), raise_exceptions=False, **hooks) as client:
                 self.tools = await _all_tools(client)
                 self.client = client
                 ready.set_result(None)
@@ -90,13 +92,15 @@ class _Link:
         """The client's ``roots``: the workspace, the one directory lackpy lets a server's tools work in.
 
         Declaring roots lets a server that needs them (a filesystem server)
-        list its tools; naming only the workspace keeps it there. ``sampling``
-        is not declared, so no server asks lackpy's model tiers to answer for
-        it; elicitation from a server is not yet forwarded to the person.
+        list its tools; naming only the workspace keeps it there.
         """
         from mcp.types import ListRootsResult, Root
 
         return ListRootsResult(roots=[Root(uri=self.workspace.resolve().as_uri(), name=self.workspace.name or "workspace")])
+
+    async def _elicit(self, context: Any, params: Any) -> Any:
+        """The server's question, to the person who answers the run's approvals (``lackpy.remote.asks``)."""
+        return await asks.elicit(self.inflight, context, params)
 
     def _target(self) -> Any:
         settings = self.settings
@@ -142,6 +146,7 @@ class Remotes:
     def __init__(self, servers: list[ServerSettings], workspace: Path, on_enroll: Callable[[list[ToolSpec]], None] | None = None) -> None:
         """``on_enroll(specs)`` hears of the tools a reconnected server lists (changed ones included)."""
         self.servers = {settings.name: settings for settings in servers}
+        self._inflight = {name: asks.InFlight() for name in self.servers}
         self.on_enroll = on_enroll
         self.workspace = workspace
         self.ledger: list[Enrollment] = []
@@ -207,7 +212,7 @@ class Remotes:
 
     async def _open(self, name: str) -> None:
         settings = self.servers[name]
-        link = _Link(settings, self.workspace)
+        link = _Link(settings, self.workspace, self._inflight[name])
         try:
             await asyncio.wait_for(link.open(), settings.start_timeout_s)
         except asyncio.TimeoutError:
@@ -266,7 +271,8 @@ class Remotes:
         try:
             if timeout <= 0:
                 raise TimeoutError
-            result = self._submit(self._call(server, spec.provider_config["tool"], arguments, timeout, _progress_of(spec)), timeout)
+            call = self._call(server, spec.provider_config["tool"], arguments, timeout, _progress_of(spec))
+            result = self._submit(self._asked(server, asks.asker_of(spec), call), timeout)
         except TimeoutError:
             if left <= allowed:  # the run's time ran out, not the tool's
                 raise LimitExceeded("timeout", None, f"the run's time ran out waiting for the MCP server {server}") from None
@@ -280,6 +286,15 @@ class Remotes:
             return _bounded(result_value(spec, result))
         except ToolError as exc:  # the server's own message: it may echo what it was given
             raise ToolError(_masked(str(exc), settings)) from None
+
+    async def _asked(self, server: str, asker: Any, call: Coroutine) -> Any:
+        """``call``'s result, the server's questions meanwhile going to ``asker`` (the run's channel; see ``lackpy.remote.asks``)."""
+        token = asks.ASKER.set(asker)
+        with self._inflight[server].holding(asker):
+            try:
+                return await call
+            finally:
+                asks.ASKER.reset(token)
 
     async def _call(self, server: str, tool: str, arguments: dict[str, Any], timeout: float, progress: Any) -> Any:
         link = self._links.get(server)
