@@ -24,7 +24,8 @@ import time
 from typing import Any, Callable, TextIO
 
 from lackpy.approve import Unattended
-from lackpy.run.approvals import ApprovalRequest, Decision
+from lackpy.run import forms
+from lackpy.run.approvals import ApprovalRequest, Decision, visible
 
 #: Lines of a question shown before the rest is left out (``a`` shows it all).
 SHOWN_LINES = 200
@@ -33,7 +34,9 @@ SHOWN_CHARS = 20_000
 #: The answers that print the whole question and ask again.
 SHOW_ALL = ("a", "all")
 #: What each gate asks.
-HEADS = {"program": "run this program?", "call": "make this call?", "commit": "apply these changes?"}
+HEADS = {"program": "run this program?", "call": "make this call?", "commit": "apply these changes?", "elicit": "a question for you:"}
+#: How many times a field is asked again after an answer it cannot take.
+FIELD_TRIES = 3
 #: A blocking approval on no terminal.
 NO_TERMINAL = Unattended("nobody can be asked: no terminal to ask on; pass --yes to approve everything for this command")
 
@@ -51,6 +54,8 @@ class Prompt:
         self._write(shown + ([note] if note else []))
         if request.mode == "notify":
             return None
+        if request.gate == "elicit":
+            return self._fill(request, time.monotonic() + request.wait_s)
         deadline = time.monotonic() + request.wait_s
         more = f"; a: show all {len(everything)} line{'s' if len(everything) != 1 else ''}" if note else ""
         self.out.write(f"lackpy: approve? [y/N] (waiting {request.wait_s:g} s{more}) ")
@@ -68,9 +73,53 @@ class Prompt:
             self.out.write(f"lackpy: approve? [y/N] ({max(deadline - time.monotonic(), 0):.0f} s left) ")
             self.out.flush()
 
+    def _fill(self, request: ApprovalRequest, deadline: float) -> Decision | None:
+        """A server's question: answer it at all (y/N), then each field of its form in turn; None when time runs out."""
+        self.out.write(f"lackpy: answer it? [y/N] (waiting {request.wait_s:g} s) ")
+        self.out.flush()
+        answer = _read_line(self.fd, deadline - time.monotonic())
+        if answer is None:
+            self._write(["", f"lackpy: no answer within {request.wait_s:g} s"])
+            return None
+        if answer.strip().lower() not in ("y", "yes"):
+            return Decision(False, "user", "declined on the terminal")
+        content: dict[str, Any] = {}
+        for field in forms.fields(request.form):
+            value = self._field(field, deadline)
+            if value is _TIMED_OUT:
+                self._write(["", f"lackpy: no answer within {request.wait_s:g} s"])
+                return None
+            if value is _WRONG:
+                return Decision(False, "user", f"no answer the field {field.name!r} takes")
+            if value is not _SKIPPED:
+                content[field.name] = value
+        return Decision(True, "user", "answered on the terminal", content=content)
+
+    def _field(self, field: forms.Field, deadline: float) -> Any:
+        """One field's typed value; _SKIPPED for an empty optional one, _WRONG after FIELD_TRIES answers it cannot take."""
+        for _ in range(FIELD_TRIES):
+            self.out.write(f"  {visible(field.line())}: ")
+            self.out.flush()
+            text = _read_line(self.fd, deadline - time.monotonic())
+            if text is None:
+                return _TIMED_OUT
+            if not text.strip():
+                if not field.required:
+                    return _SKIPPED
+                self._write(["  it is required"])
+                continue
+            try:
+                return forms.parse(field, text)
+            except ValueError as exc:
+                self._write([f"  {exc}"])
+        return _WRONG
+
     def _write(self, lines: list[str]) -> None:
         self.out.write("\n".join(lines) + "\n")
         self.out.flush()
+
+
+_TIMED_OUT, _WRONG, _SKIPPED = object(), object(), object()
 
 
 def terminal(before: Callable[[], Any] | None = None) -> Prompt | None:

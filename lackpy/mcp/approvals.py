@@ -56,6 +56,7 @@ QUESTION_URI = "lackpy://approvals/{id}"
 #: What each gate asks.
 HEADS = {"program": "Run this program?", "call": "Make this call?", "commit": "Apply these changes?"}
 
+
 NO_ELICITATION = Unattended(
     "nobody can be asked: the MCP client cannot answer approvals (it declared no elicitation capability); "
     "start lackpy serve with --approval auto, notify or none to go on without asking"
@@ -76,7 +77,14 @@ class Approve(BaseModel):
 
 
 def question(request: ApprovalRequest) -> tuple[str, str]:
-    """The whole question (what the approval allows, then the diff) and the part of it that makes a message."""
+    """The whole question (what the approval allows, then the diff) and the part of it that makes a message.
+
+    A server's question (``elicit``) is its own text under a line naming the
+    server; its fields are the form the client shows, so they are not repeated.
+    """
+    if request.gate == "elicit":
+        text = f"lackpy: {request.summary()}\n{request.question or ''}"
+        return text, text
     allowed = "\n".join([f"lackpy: {HEADS[request.gate]} {request.summary()}", *request.lines()])
     extra = "\n".join(request.more())
     return allowed + (f"\n\n{extra}" if extra else ""), allowed
@@ -144,17 +152,25 @@ def add_questions(server: MCPServer, asking: "Asking") -> None:
         return asking.questions.read(id)
 
 
-def decision(action: str, content: Any) -> Decision:
+def form_of(request: ApprovalRequest) -> dict[str, Any]:
+    """The form a question asks the client to fill in: the server's own for a server's question, else lackpy's ``Approve``."""
+    return request.form if request.gate == "elicit" else render_elicitation_schema(Approve)
+
+
+def decision(action: str, content: Any, gate: str = "call") -> Decision:
     """A client's elicitation answer.
 
     In MCP ``action: "accept"`` is the person's explicit yes, and a form with
     no required field may come back empty: so an accept approves unless its
     content says ``approve: false``. Content that is not the form (not an
     object, or ``approve`` not a boolean) approves nothing: a gate refuses
-    what it cannot read.
+    what it cannot read. An answer to a server's question (``elicit``)
+    carries what was filled in, checked against the server's form later.
     """
     if action != "accept":
         return Decision(False, "client", "the client declined" if action == "decline" else "the client cancelled")
+    if gate == "elicit":
+        return Decision(True, "client", "answered by the client", content=content if isinstance(content, dict) else {})
     if content is None:
         content = {}
     answer = content.get("approve", True) if isinstance(content, dict) else None
@@ -243,8 +259,8 @@ class _Waiting:
         self.token, self.reach, self.tool, self.kept = token, reach, tool, kept
         self.notify = _notifier(reach)
         self.task: asyncio.Task | None = None
-        self.questions: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
-        self.pending: dict[str, asyncio.Future] = {}
+        self.questions: asyncio.Queue[tuple[str, str, dict]] = asyncio.Queue()
+        self.pending: dict[str, tuple[asyncio.Future, str]] = {}
         self.keys = itertools.count(1)
 
     async def ask(self, request: ApprovalRequest) -> Decision | None:
@@ -253,9 +269,10 @@ class _Waiting:
             self.notify(notice(request))
             return None
         key = f"approve-{next(self.keys)}"
-        answered = self.pending[key] = asyncio.get_running_loop().create_future()
+        answered = asyncio.get_running_loop().create_future()
+        self.pending[key] = (answered, request.gate)
         message, kept = self.kept.open(request)
-        self.questions.put_nowait((key, message))
+        self.questions.put_nowait((key, message, form_of(request)))
         try:
             return await answered
         finally:
@@ -264,11 +281,11 @@ class _Waiting:
 
     def answer(self, responses: dict[str, Any]) -> None:
         for key, response in responses.items():
-            future = self.pending.get(key)
+            future, gate = self.pending.get(key, (None, ""))
             if future is None or future.done():
                 continue
             if isinstance(response, ElicitResult):
-                future.set_result(decision(response.action, response.content))
+                future.set_result(decision(response.action, response.content, gate))
             else:
                 future.set_result(Decision(False, "client", "the client sent an answer that is not an elicitation result"))
 
@@ -284,9 +301,9 @@ class _Waiting:
         if not asked.done():
             asked.cancel()
             return self.task.result()
-        key, message = asked.result()
+        key, message, schema = asked.result()
         self.reach.pause()  # this request ends with the question: until the retry, the run's progress waits
-        form = ElicitRequestFormParams(message=message, requested_schema=render_elicitation_schema(Approve))
+        form = ElicitRequestFormParams(message=message, requested_schema=schema)
         return InputRequiredResult(input_requests={key: ElicitRequest(params=form)}, request_state=self.token)
 
 
@@ -303,11 +320,11 @@ class _Elicit:
         message, kept = self.kept.open(request)
         try:  # the raw answer, not ctx.elicit's: that one refuses an accept without content, which is a yes
             outcome = await self.ctx.request_context.session.elicit_form(
-                message=message, requested_schema=render_elicitation_schema(Approve), related_request_id=self.ctx.request_id
+                message=message, requested_schema=form_of(request), related_request_id=self.ctx.request_id
             )
         finally:
             self.kept.close(kept)
-        return decision(outcome.action, outcome.content)
+        return decision(outcome.action, outcome.content, request.gate)
 
 
 __all__ = ["Asking", "NO_ELICITATION", "QUESTION_URI", "Questions", "add_questions", "decision", "notice", "question"]

@@ -99,7 +99,7 @@ class _Link:
         return ListRootsResult(roots=[Root(uri=self.workspace.resolve().as_uri(), name=self.workspace.name or "workspace")])
 
     async def _elicit(self, context: Any, params: Any) -> Any:
-        """The server's question, to the person who answers the run's approvals (``lackpy.remote.asks``)."""
+        """The server's question, to the person who answers the approvals of the run that called (``lackpy.remote.asks``)."""
         return await asks.elicit(self.inflight, context, params)
 
     def _target(self) -> Any:
@@ -162,10 +162,15 @@ class Remotes:
 
     # -- the loop -------------------------------------------------------------------
 
-    def _submit(self, coroutine: Coroutine, timeout: float) -> Any:
-        """Run ``coroutine`` on the remotes' loop; its result within ``timeout`` seconds (else TimeoutError, the work cancelled)."""
+    def _submit(self, coroutine: Coroutine, timeout: float, asker: asks.Asker | None = None) -> Any:
+        """Run ``coroutine`` on the remotes' loop; its result within ``timeout`` seconds (else TimeoutError, the work cancelled).
+
+        With an ``asker``, the server's questions meanwhile are answered on this thread, and the time they took is added.
+        """
         loop = self._started()
         future = asyncio.run_coroutine_threadsafe(coroutine, loop)
+        if asker is not None:
+            return asker.wait(future, timeout)
         try:
             return future.result(timeout)
         except concurrent.futures.TimeoutError:
@@ -271,8 +276,11 @@ class Remotes:
         try:
             if timeout <= 0:
                 raise TimeoutError
-            call = self._call(server, spec.provider_config["tool"], arguments, timeout, _progress_of(spec))
-            result = self._submit(self._asked(server, asks.asker_of(spec), call), timeout)
+            asker = asks.asker_of(spec)
+            # A question may wait for a person past the tool's time: then Asker.wait keeps the time, not the SDK's read timeout.
+            sdk_timeout = timeout if asker is None else asks.LONGEST_S
+            call = self._call(server, spec.provider_config["tool"], arguments, sdk_timeout, _progress_of(spec))
+            result = self._submit(self._asked(server, asker, call), timeout, asker)
         except TimeoutError:
             if left <= allowed:  # the run's time ran out, not the tool's
                 raise LimitExceeded("timeout", None, f"the run's time ran out waiting for the MCP server {server}") from None
@@ -287,8 +295,8 @@ class Remotes:
         except ToolError as exc:  # the server's own message: it may echo what it was given
             raise ToolError(_masked(str(exc), settings)) from None
 
-    async def _asked(self, server: str, asker: Any, call: Coroutine) -> Any:
-        """``call``'s result, the server's questions meanwhile going to ``asker`` (the run's channel; see ``lackpy.remote.asks``)."""
+    async def _asked(self, server: str, asker: asks.Asker | None, call: Coroutine) -> Any:
+        """``call``'s result, the server's questions meanwhile going to ``asker`` (see ``lackpy.remote.asks``)."""
         token = asks.ASKER.set(asker)
         with self._inflight[server].holding(asker):
             try:

@@ -38,6 +38,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 from lackpy.errors import ConfigError, DeniedError
 from lackpy.kit.spec import ToolSpec
 from lackpy.lang.grade import Grade
+from lackpy.run import forms
 from lackpy.run.execute import paused
 from lackpy.run.slots import set_aside
 from lackpy.run.trace import Approval, summarize
@@ -207,7 +208,9 @@ class ApprovalRequest:
     ``program`` gate: the ``program``, its own ``grade`` and ``risk`` and the
     ``tools`` it can reach. ``call``: the ``tool`` and its ``arguments``.
     ``commit``: the ``files`` the writes change, each with its counts
-    (``changes``), and their unified ``diff``. ``mode`` says whether the
+    (``changes``), and their unified ``diff``. ``elicit``: the MCP
+    ``server`` asks the person its ``question`` during a call of ``tool``,
+    and the answer fills in its ``form`` (``lackpy.run.forms``). ``mode`` says whether the
     answer is waited for (``block``, ``auto``) or this is only news
     (``notify``); ``wait_s`` how long an answer may take. ``showing`` is
     where the channel that asks says whether the person saw it whole.
@@ -229,6 +232,9 @@ class ApprovalRequest:
     files: list[str] = field(default_factory=list)
     diff: str | None = None
     changes: list[FileChange] = field(default_factory=list)
+    server: str | None = None
+    question: str | None = None
+    form: dict[str, Any] = field(default_factory=dict)
     showing: Showing = field(default_factory=Showing, compare=False, repr=False)
 
     def summary(self) -> str:
@@ -238,6 +244,8 @@ class ApprovalRequest:
             return f"{self.tool}({shown})"
         if self.gate == "commit":
             return f"write {_count(len(self.changes or self.files), 'file')} ({_tally(self.changes)})"
+        if self.gate == "elicit":
+            return f"the MCP server {self.server} asks, during {self.tool}:"
         return f"run a program ({self.risk}, {self.grade}) that can call {', '.join(self.tools) or 'no tools'}"
 
     def lines(self) -> list[str]:
@@ -246,6 +254,8 @@ class ApprovalRequest:
             return [change.line() for change in self.changes] or [name_shown(path) for path in self.files]
         if self.gate == "program":
             return [f"its own grade: {self.grade} ({self.risk})"] + _visible_lines(self.program or "")
+        if self.gate == "elicit":
+            return _visible_lines(self.question or "") + [f"- {visible(f.line())}" for f in forms.fields(self.form)]
         return []
 
     def more(self) -> list[str]:
@@ -387,11 +397,15 @@ def _line_counts(kinds: Mapping[str, str], diff: str) -> dict[str, tuple[int, in
 
 @dataclass(frozen=True)
 class Decision:
-    """An answer: approved or not, ``by`` whom (``user``, ``client``, ``callback``, ``yes``), and why."""
+    """An answer: approved or not, ``by`` whom (``user``, ``client``, ``callback``, ``yes``), and why.
+
+    ``content`` is what the person filled in, when they answered a server's question (``elicit``).
+    """
 
     approved: bool
     by: str = "user"
     reason: str = ""
+    content: dict[str, Any] | None = None
 
 
 #: What a run's gates call to ask: a Decision, or None when nobody answered within ``request.wait_s``.
@@ -465,6 +479,32 @@ class Gatekeeper:
         gated.__name__ = alias
         return gated
 
+    def elicit(self, server: str, tool: str, question: str, form: dict[str, Any]) -> Decision:
+        """An MCP server's question to the person during ``tool``'s call, asked as a blocking gate; the answer fills ``form``.
+
+        Nobody is asked when there is nobody, or only ``--yes`` (it approves
+        lackpy's gates; a server's question needs a person's answer). An
+        answer that does not fill in the form as asked is a refusal: the
+        server never sees it. The decision is kept without what was typed.
+        """
+        mode = Mode("block", self.policy.wait_s)
+        asked_at, start = _now(), time.monotonic()
+        try:
+            forms.fields(form)
+        except ValueError as exc:
+            request = self._request("elicit", mode, tool=tool, server=server, question=question)
+            return self._keep(request, mode, Decision(False, "lackpy", f"the server's form cannot be asked: {exc}"), asked_at, start)
+        request = self._request("elicit", mode, tool=tool, server=server, question=question, form=form)
+        if self.approver is approve_all:
+            decision = Decision(False, "yes", "--yes approves lackpy's own gates; a server's question needs a person's answer")
+        else:
+            decision = self._ask(request, mode)
+            wrong = forms.problem(form, decision.content or {}) if decision.approved else None
+            if wrong is not None:
+                decision = Decision(False, decision.by, f"the answer was not sent: {wrong}")
+        self._keep(request, mode, decision, asked_at, start)
+        return decision if not decision.approved else dataclasses.replace(decision, content=dict(decision.content or {}))
+
     def _request(self, gate: str, mode: Mode, **fields: Any) -> ApprovalRequest | None:
         if mode.kind == "none":
             return None
@@ -472,18 +512,23 @@ class Gatekeeper:
         return ApprovalRequest(gate=gate, mode=mode.kind, wait_s=wait, workspace=self.workspace, **fields)
 
     def _decide(self, request: ApprovalRequest, mode: Mode, step: int | None = None) -> Approval:
-        asked_at = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-        start = time.monotonic()
+        asked_at, start = _now(), time.monotonic()
+        return self._keep(request, mode, self._ask(request, mode), asked_at, start, step)
+
+    def _ask(self, request: ApprovalRequest, mode: Mode) -> Decision:
+        """The approver's answer to ``request`` (the run's clock stopped meanwhile), or what no answer means in ``mode``."""
         if mode.kind == "notify":
             if self.approver is not None:
                 self.approver(request)  # news only: the approver does not wait, and its answer does not count
-            decision = Decision(True, "notify", "notify mode goes on without waiting")
-        else:
-            waits = self.approver is not None and not getattr(self.approver, "instant", False)
-            with paused() if waits else nullcontext():  # the run's clock stops only for someone who takes time
-                with set_aside() if waits else nullcontext() as busy:  # and its run slot goes to another run meanwhile
-                    answer = Decision(False, "busy", busy) if busy else self.approver(request) if self.approver is not None else None
-            decision = answer if answer is not None else self._unanswered(request, mode)
+            return Decision(True, "notify", "notify mode goes on without waiting")
+        waits = self.approver is not None and not getattr(self.approver, "instant", False)
+        with paused() if waits else nullcontext():  # the run's clock stops only for someone who takes time
+            with set_aside() if waits else nullcontext() as busy:  # and its run slot goes to another run meanwhile
+                answer = Decision(False, "busy", busy) if busy else self.approver(request) if self.approver is not None else None
+        return answer if answer is not None else self._unanswered(request, mode)
+
+    def _keep(self, request: ApprovalRequest, mode: Mode, decision: Decision, asked_at: str, start: float, step: int | None = None) -> Approval:
+        """``decision`` kept as an Approval (in the result and the audit), never with what a person typed into a form."""
         approval = Approval(
             gate=request.gate,
             mode=str(mode),
@@ -503,6 +548,8 @@ class Gatekeeper:
         return approval
 
     def _unanswered(self, request: ApprovalRequest, mode: Mode) -> Decision:
+        if self.approver is None and request.gate == "elicit":
+            return Decision(False, "nobody", self.nobody)
         if self.approver is None:
             if mode.kind == "auto":
                 return Decision(True, "auto", "nobody to ask; auto mode goes on")
@@ -515,10 +562,16 @@ class Gatekeeper:
         return Decision(False, "timeout", f"no answer within {request.wait_s:g} s")
 
 
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
 def as_decision(answer: Any, by: str) -> Decision:
-    """A channel's answer as a Decision: a Decision, a bool, or "yes"/"no" text; anything else denies."""
+    """A channel's answer as a Decision: a Decision, a bool, "yes"/"no" text, or a dict (a server's form, filled in); anything else denies."""
     if isinstance(answer, Decision):
         return answer
+    if isinstance(answer, dict):
+        return Decision(True, by, "answered", content=answer)
     if isinstance(answer, bool):
         return Decision(answer, by, "approved" if answer else "refused")
     if isinstance(answer, str) and answer.strip().lower() in ("y", "yes", "approve", "approved"):

@@ -17,7 +17,7 @@ from time import perf_counter
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from lackpy.errors import CommitError, ConflictError, ErrorKind, LackpyError, ParamError
-from lackpy.kit.call import DEADLINE, PROGRESS, RESULT_BUDGET, Listener
+from lackpy.kit.call import ASKING, DEADLINE, PROGRESS, RESULT_BUDGET, Listener
 from lackpy.kit.context import ToolContext
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.grade import Grade
@@ -123,6 +123,7 @@ def run_program(
     listening = Listener(on_progress) if on_progress is not None else None
     progress_token = PROGRESS.set(listening)
     budget_token = RESULT_BUDGET.set(limits.max_output_bytes)
+    asking_token = ASKING.set(approvals)
     stage: str | None = "run"
     try:
         try:
@@ -139,6 +140,7 @@ def run_program(
         if listening is not None:
             listening.close()
         RESULT_BUDGET.reset(budget_token)
+        ASKING.reset(asking_token)
     if stage is not None:  # the exception is gone, and with it what filled the memory
         ending = None
         message = _OUT_OF_MEMORY[stage]

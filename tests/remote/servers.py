@@ -15,6 +15,7 @@ import asyncio
 import base64
 import os
 import sys
+from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import (
@@ -57,6 +58,34 @@ def notes() -> MCPServer:
     def refuse(reason: str) -> str:
         """Always fails with the reason."""
         raise ToolError(f"refused: {reason}")
+
+    @server.tool()
+    async def ask(question: str, ctx: Context) -> Any:
+        """Ask the person for a name and a count; returns the answer as text.
+
+        On a handshake-era connection it asks in the middle of the call; on
+        2026-07-28 it answers with an InputRequiredResult and reads the answer on the retry.
+        """
+        from mcp.server.elicitation import render_elicitation_schema
+        from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
+        from mcp_types.version import is_version_at_least
+        from pydantic import BaseModel, Field
+
+        class Answer(BaseModel):
+            name: str = Field(description="who")
+            count: int = Field(default=1, description="how many")
+
+        if not is_version_at_least(ctx.protocol_version or "2025-11-25", "2026-07-28"):
+            answered = await ctx.elicit(question, Answer)
+            return f"{answered.data.name} x{answered.data.count}" if answered.action == "accept" else answered.action
+        response = (ctx.input_responses or {}).get("who")
+        if response is None:
+            form = ElicitRequestFormParams(message=question, requested_schema=render_elicitation_schema(Answer))
+            return InputRequiredResult(input_requests={"who": ElicitRequest(params=form)}, request_state="asked")
+        if not isinstance(response, ElicitResult) or response.action != "accept":
+            return getattr(response, "action", "no answer")
+        answer = Answer.model_validate(response.content or {})
+        return f"{answer.name} x{answer.count}"
 
     @server.tool()
     async def slow(seconds: float, ctx: Context) -> str:

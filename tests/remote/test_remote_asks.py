@@ -1,0 +1,174 @@
+"""A remote server's question (elicitation) reaches the person through the run's approval channel, and nothing else answers it.
+
+The server ``notes`` (tests/remote/servers.py, the Python SDK) asks on a
+2026-07-28 connection, through InputRequiredResult rounds; ``asker``
+(tests/mcp/ts/ask_server.mjs, the TypeScript SDK) asks in the middle of a
+handshake-era call. Each channel answers: a Python ``approve`` callback, the
+client of ``lackpy serve`` (in both of its own eras), and the terminal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pty
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.remote.test_remote_servers import server_table, workspace_with
+
+pytest.importorskip("mcp")
+
+ASK_SERVER = Path(__file__).parents[1] / "mcp" / "ts" / "ask_server.mjs"
+HAS_TS = shutil.which("node") is not None and (ASK_SERVER.parent / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir()
+SERVERS = {
+    "notes": ("notes__ask", server_table("notes", "notes", grade="[0, 1]")),
+    "asker": ("asker__ask", f'[mcp.servers.asker]\ncommand = "node"\nargs = [{json.dumps(str(ASK_SERVER))}]\ngrade = [0, 1]\n'),
+}
+ERAS = [
+    pytest.param("notes", id="2026-07-28"),
+    pytest.param("asker", id="handshake", marks=pytest.mark.skipif(not HAS_TS, reason="node and tests/mcp/ts/node_modules (npm ci) are needed")),
+]
+
+
+def ws_for(tmp_path: Path, server: str) -> Path:
+    return workspace_with(tmp_path / "ws", SERVERS[server][1])
+
+
+def ask(root: Path, server: str, approve, question: str = "who?"):
+    from lackpy import LackpyService
+
+    tool = SERVERS[server][0]
+
+    async def main():
+        async with LackpyService(root, trust=True, approve=approve) as svc:
+            return await svc.run_program(f"{tool}({question!r})", kit=tool)
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("server", ERAS)
+def test_a_python_callback_answers_the_servers_question_with_its_form_filled(tmp_path, server):
+    asked = []
+
+    async def approve(request):
+        asked.append(request)
+        return {"name": "Ada", "count": 3}
+
+    result = ask(ws_for(tmp_path, server), server, approve)
+    assert result.success and result.output == "Ada x3", result.error
+    (request,) = asked
+    assert request.gate == "elicit" and request.server == server and request.tool == SERVERS[server][0]
+    assert request.summary() == f"the MCP server {server} asks, during {request.tool}:"
+    assert request.lines() == ["who?", "- name (string, required): who", "- count (integer, default 1): how many"]
+    (kept,) = result.approvals
+    assert (kept.gate, kept.approved, kept.by, kept.tool) == ("elicit", True, "callback", request.tool)
+    assert "Ada" not in json.dumps(result.to_dict()["approvals"])  # what was typed is the server's, not the record's
+
+
+@pytest.mark.parametrize("server", ERAS)
+@pytest.mark.parametrize(
+    "answer, sent, why",
+    [
+        ({"name": "Ada", "count": "three"}, "decline", "the answer was not sent: the field 'count' takes a whole number"),
+        ({"count": 2}, "decline", "the answer was not sent: the required field 'name' was not filled in"),
+        ({"name": "Ada", "extra": 1}, "decline", "the answer was not sent: the form has no field 'extra'"),
+        (False, "decline", "refused"),
+    ],
+)
+def test_an_answer_that_does_not_fill_in_the_form_never_reaches_the_server(tmp_path, server, answer, sent, why):
+    async def approve(request):
+        return answer
+
+    result = ask(ws_for(tmp_path, server), server, approve)
+    assert result.success and result.output == sent
+    assert result.approvals[0].reason == why
+
+
+@pytest.mark.parametrize("server", ERAS)
+def test_with_nobody_to_ask_or_only_yes_the_question_is_declined(tmp_path, server):
+    root = ws_for(tmp_path, server)
+    nobody, yes = ask(root, server, None), ask(root, server, True)
+    assert nobody.output == "decline" and nobody.approvals[0].by == "nobody" and "approve=" in nobody.approvals[0].reason
+    assert yes.output == "decline" and yes.approvals[0].by == "yes" and "needs a person's answer" in yes.approvals[0].reason
+
+
+@pytest.mark.parametrize("era", ["legacy", "auto"])
+def test_the_client_of_lackpy_serve_answers_with_the_servers_own_form(tmp_path, era):
+    import mcp_types
+    from mcp import Client
+
+    from lackpy import LackpyService
+    from lackpy.mcp.policy import KitPolicy
+    from lackpy.mcp.server import build_server
+
+    root = ws_for(tmp_path, "notes")
+    asked = []
+
+    async def answer(context, params):
+        asked.append(params)
+        return mcp_types.ElicitResult(action="accept", content={"name": "Bo", "count": 2})
+
+    async def main():
+        with LackpyService(root, trust=True) as svc:
+            server = build_server(svc, KitPolicy.build(svc, "notes__ask", ["notes__ask"]))
+            async with Client(server, mode=era, elicitation_callback=answer) as client:
+                return await client.call_tool("run_program", {"program": "notes__ask('who is it?')"})
+
+    answered = asyncio.run(main())
+    assert not answered.is_error and answered.structured_content["output"] == "Bo x2"
+    (params,) = asked
+    assert params.message == "lackpy: the MCP server notes asks, during notes__ask:\nwho is it?"
+    assert set(params.requested_schema["properties"]) == {"name", "count"} and params.requested_schema["required"] == ["name"]
+
+
+def typed(argv: list[str], cwd: Path, answers: list[tuple[bytes, bytes]], wait_s: float = 60.0) -> tuple[int, str]:
+    """Run ``argv`` on a pseudo-terminal; at each prompt in turn (its bytes seen), type its answer."""
+    primary, secondary = pty.openpty()
+    process = subprocess.Popen(argv, cwd=cwd, stdin=secondary, stdout=secondary, stderr=secondary, start_new_session=True)
+    os.close(secondary)
+    output, deadline, at = b"", time.monotonic() + wait_s, 0
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([primary], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(primary, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                output += chunk
+                if answers and answers[0][0] in output[at:]:
+                    at = output.index(answers[0][0], at) + len(answers[0][0])
+                    os.write(primary, answers.pop(0)[1])
+            elif process.poll() is not None:
+                break
+        process.wait(timeout=10)
+    finally:
+        os.close(primary)
+        if process.poll() is None:
+            process.kill()
+    return process.returncode, output.decode(errors="replace").replace("\r\n", "\n")
+
+
+def test_on_a_terminal_the_person_fills_in_each_field_and_is_asked_again_after_a_wrong_one(tmp_path):
+    root = ws_for(tmp_path, "notes")
+    (root / "ask.py").write_text("notes__ask('who?')\n")
+    argv = [sys.executable, "-m", "lackpy", "run", "--kit", "notes__ask", "ask.py"]
+    subprocess.run([sys.executable, "-m", "lackpy", "trust", str(root)], cwd=root, check=True, capture_output=True, timeout=60)
+    code, out = typed(
+        argv, root,
+        [(b"answer it? [y/N]", b"y\n"), (b"name (string, required): who: ", b"Cy\n"), (b"count (integer, default 1): how many: ", b"three\n"),
+         (b"answer a whole number\r\n  count (integer, default 1): how many: ", b"4\n")],
+    )
+    assert code == 0, out
+    assert "lackpy: a question for you: the MCP server notes asks, during notes__ask:\n  who?\n" in out
+    assert "Cy x4" in out
