@@ -54,7 +54,7 @@ NOTE_CHARS = 200
 #: Where a question waiting for an answer can be read whole.
 QUESTION_URI = "lackpy://approvals/{id}"
 #: What each gate asks.
-HEADS = {"program": "Run this program?", "call": "Make this call?", "commit": "Apply these changes?"}
+HEADS = {"program": "Run this program?", "call": "Make this call?", "commit": "Apply these changes?", "elicit": "A question for you:"}
 
 
 NO_ELICITATION = Unattended(
@@ -77,14 +77,7 @@ class Approve(BaseModel):
 
 
 def question(request: ApprovalRequest) -> tuple[str, str]:
-    """The whole question (what the approval allows, then the diff) and the part of it that makes a message.
-
-    A server's question (``elicit``) is its own text under a line naming the
-    server; its fields are the form the client shows, so they are not repeated.
-    """
-    if request.gate == "elicit":
-        text = f"lackpy: {request.summary()}\n{request.question or ''}"
-        return text, text
+    """The whole question (what the approval allows, then the diff) and the part of it that makes a message."""
     allowed = "\n".join([f"lackpy: {HEADS[request.gate]} {request.summary()}", *request.lines()])
     extra = "\n".join(request.more())
     return allowed + (f"\n\n{extra}" if extra else ""), allowed

@@ -125,7 +125,10 @@ def test_the_client_of_lackpy_serve_answers_with_the_servers_own_form(tmp_path, 
     answered = asyncio.run(main())
     assert not answered.is_error and answered.structured_content["output"] == "Bo x2"
     (params,) = asked
-    assert params.message == "lackpy: the MCP server notes asks, during notes__ask:\nwho is it?"
+    assert params.message == (
+        "lackpy: A question for you: the MCP server notes asks, during notes__ask:\n"
+        "who is it?\n- name (string, required): who\n- count (integer, default 1): how many"
+    )
     assert set(params.requested_schema["properties"]) == {"name", "count"} and params.requested_schema["required"] == ["name"]
 
 
