@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import sys
 from typing import Any
@@ -187,6 +188,22 @@ def media() -> MCPServer:
         """Whether the client declared the roots capability."""
         capabilities = ctx.client_capabilities
         return capabilities is not None and capabilities.roots is not None
+
+    @server.tool()
+    async def list_roots(ctx: Context) -> Any:
+        """The client's roots, as the protocol lists them (on 2026-07-28, through an InputRequiredResult round)."""
+        from mcp_types import InputRequiredResult, ListRootsRequest, ListRootsResult
+        from mcp_types.version import is_version_at_least
+
+        if not is_version_at_least(ctx.protocol_version or "2025-11-25", "2026-07-28"):
+            listed = await ctx.session.list_roots()
+        else:
+            listed = (ctx.input_responses or {}).get("roots")
+            if listed is None:
+                return InputRequiredResult(input_requests={"roots": ListRootsRequest()}, request_state="roots")
+        if not isinstance(listed, ListRootsResult):
+            return "not a roots listing"
+        return json.dumps([[root.name, str(root.uri)] for root in listed.roots])
 
     @server.tool()
     def everything() -> CallToolResult:

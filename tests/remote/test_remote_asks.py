@@ -132,6 +132,20 @@ def test_the_client_of_lackpy_serve_answers_with_the_servers_own_form(tmp_path, 
     assert set(params.requested_schema["properties"]) == {"name", "count"} and params.requested_schema["required"] == ["name"]
 
 
+@pytest.mark.skipif(not HAS_TS, reason="node and tests/mcp/ts/node_modules (npm ci) are needed")
+def test_a_handshake_era_server_that_lists_roots_gets_the_workspace_alone(tmp_path):
+    from lackpy import LackpyService
+
+    root = ws_for(tmp_path, "asker")
+
+    async def main():
+        async with LackpyService(root, trust=True) as svc:
+            return await svc.run_program("asker__roots()", kit="asker__roots")
+
+    result = asyncio.run(main())
+    assert result.success and result.output == [["ws", root.resolve().as_uri()]], result.error
+
+
 def typed(argv: list[str], cwd: Path, answers: list[tuple[bytes, bytes]], wait_s: float = 60.0) -> tuple[int, str]:
     """Run ``argv`` on a pseudo-terminal; at each prompt in turn (its bytes seen), type its answer."""
     primary, secondary = pty.openpty()

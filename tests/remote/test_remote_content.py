@@ -27,7 +27,7 @@ def service(tmp_path_factory):
 
 
 def run(svc, program: str, **options):
-    return asyncio.run(svc.run_program(program, kit="media__picture,media__everything,media__roots", **options))
+    return asyncio.run(svc.run_program(program, kit="media__picture,media__everything,media__roots,media__list_roots", **options))
 
 
 @pytest.mark.parametrize("mode", ["inprocess", "isolated"])
@@ -65,10 +65,7 @@ def test_lackpy_declares_roots_to_the_servers_it_uses(service):
     assert result.output is True
 
 
-def test_its_roots_are_the_workspace_alone(service):
-    from lackpy.remote.link import _Link as Link
-
-    link = Link.__new__(Link)
-    link.workspace = Path(service.workspace)
-    listed = asyncio.run(link._roots(None))
-    assert [(root.name, str(root.uri)) for root in listed.roots] == [("ws", Path(service.workspace).resolve().as_uri())]
+def test_its_roots_are_the_workspace_alone_when_a_2026_server_asks(service):
+    result = run(service, "media__list_roots()", mode="inprocess")
+    assert result.success, result.error
+    assert result.output == [["ws", Path(service.workspace).resolve().as_uri()]]

@@ -1,7 +1,8 @@
 // An MCP server built with the TypeScript SDK (handshake era only) whose tool asks the person in the middle of a call.
 //
 // Usage: node ask_server.mjs   (stdio)
-// Tool `ask(question)`: elicits {name: string (required), count: integer} and answers "NAME xCOUNT", or the action.
+// Tool `ask(question)`: elicits {name: string (required), count: integer} and answers "NAME xCOUNT", or the action;
+// tool `roots`: the client's roots as [[name, uri], ...].
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
@@ -27,5 +28,10 @@ server.registerTool(
     return { content: [{ type: "text", text }] };
   },
 );
+
+server.registerTool("roots", { description: "The client's roots, as it lists them." }, async () => {
+  const listed = await server.server.listRoots();
+  return { content: [{ type: "text", text: JSON.stringify(listed.roots.map((root) => [root.name, root.uri])) }] };
+});
 
 await server.connect(new StdioServerTransport());
