@@ -124,23 +124,25 @@ class _Tools:
         self.asking = Asking()
         self.log = ClientLog(service)
 
-    async def _call(self, work: Callable[[], Awaitable[CallToolResult]]) -> CallToolResult:
+    async def _call(self, work: Callable[[], Awaitable[CallToolResult]], ctx: Context | Reach | None = None) -> CallToolResult:
+        """``work()``'s result, a LackpyError as a tool error; then the notices the call left go to ``ctx``'s client
+        (a Reach: to the request open when the call ends)."""
         try:
             return await work()
         except LackpyError as exc:
             return results.of_error(exc, self.service.notices)
+        finally:
+            await self.log.notices_in(ctx.ctx if isinstance(ctx, Reach) else ctx)
 
     async def _asking(self, ctx: Context | None, tool: str, work: Callable[[Any, Reach], Awaitable[CallToolResult]]) -> Any:
         """``work(approve, reach)`` of served tool ``tool``, its approvals asked of ``ctx``'s client and its progress sent to
         ``reach`` (the request open now); a LackpyError is a tool error."""
 
         async def guarded(approve: Any, reach: Reach) -> CallToolResult:
-            return await self._call(lambda: work(approve, reach))
+            return await self._call(lambda: work(approve, reach), reach)
 
         await self.log.notices_in(ctx)
-        answer = await self.asking.serve(ctx, guarded, tool)
-        await self.log.notices_in(ctx)  # a server that failed to start, an audit that could not be written, during the call
-        return answer
+        return await self.asking.serve(ctx, guarded, tool)
 
     async def _kit(self, kit: str | None) -> ResolvedKit:
         """The kit a call runs with, resolved now (off the loop) and checked against what the server started with."""
@@ -242,7 +244,7 @@ class _Tools:
 
         return await self._asking(ctx, spec.name, work)
 
-    async def validate(self, program: Program, kit: Kit = None) -> CallToolResult:
+    async def validate(self, program: Program, kit: Kit = None, ctx: Context | None = None) -> CallToolResult:
         async def work() -> CallToolResult:
             chosen = await self._kit(kit)
             document = (await asyncio.to_thread(self.service.validate, program, chosen)).to_dict()
@@ -252,7 +254,7 @@ class _Tools:
             text = f"not valid: {first.get('message', '')} (line {first.get('line')}); " + json.dumps(document, ensure_ascii=False)
             return results.success(document, text)
 
-        return await self._call(work)
+        return await self._call(work, ctx)
 
     async def delegate(
         self, intent: Intent, kit: Kit = None, params: Params = None, dry_run: DryRun = False, session: SessionId = None, trace: Trace = False,
@@ -272,40 +274,42 @@ class _Tools:
 
         return await self._asking(ctx, "delegate", work)
 
-    async def generate(self, intent: Intent, kit: Kit = None) -> CallToolResult:
+    async def generate(self, intent: Intent, kit: Kit = None, ctx: Context | None = None) -> CallToolResult:
         async def work() -> CallToolResult:
             result = await self.service.generate(intent, kit=await self._kit(kit))
             return results.success(result.to_dict())
 
-        return await self._call(work)
+        return await self._call(work, ctx)
 
-    async def kit_list(self) -> CallToolResult:
+    async def kit_list(self, ctx: Context | None = None) -> CallToolResult:
         async def work() -> CallToolResult:
             kits = await asyncio.to_thread(self.service.kit_list)
             for row in kits:
                 row["allowed"] = row["name"] in self.policy.allowed
             return results.success({"kits": kits, "default_kit": self.policy.default_kit, "allowed": list(self.policy.allowed)})
 
-        return await self._call(work)
+        return await self._call(work, ctx)
 
-    async def kit_info(self, kit: Annotated[str, Field(description="A kit name, or tool names as 'a,b'.")]) -> CallToolResult:
+    async def kit_info(self, kit: Annotated[str, Field(description="A kit name, or tool names as 'a,b'.")], ctx: Context | None = None) -> CallToolResult:
         async def work() -> CallToolResult:
             return results.success(await asyncio.to_thread(self.service.kit_info, kit))
 
-        return await self._call(work)
+        return await self._call(work, ctx)
 
-    async def docs_index(self, kit: Kit = None) -> CallToolResult:
+    async def docs_index(self, kit: Kit = None, ctx: Context | None = None) -> CallToolResult:
         async def work() -> CallToolResult:
             return results.success(await asyncio.to_thread(self.service.docs_index, kit or self.policy.default_kit))
 
-        return await self._call(work)
+        return await self._call(work, ctx)
 
-    async def resolve_doc(self, path_or_tool: Annotated[str, Field(description="A tool name, e.g. 'read_file', or a doc path.")]) -> CallToolResult:
+    async def resolve_doc(
+        self, path_or_tool: Annotated[str, Field(description="A tool name, e.g. 'read_file', or a doc path.")], ctx: Context | None = None
+    ) -> CallToolResult:
         async def work() -> CallToolResult:
             content = await asyncio.to_thread(self.service.resolve_doc, self.policy.doc(path_or_tool))
             return results.success({"path": path_or_tool, "content": content}, content)
 
-        return await self._call(work)
+        return await self._call(work, ctx)
 
 
 class _ServedTool(Tool):

@@ -78,6 +78,20 @@ def test_a_notice_reaches_a_client_that_set_no_level_and_progress_text_does_not(
     assert seen[0][1].startswith(UNTRUSTED)
 
 
+@pytest.mark.parametrize("tool, arguments", [("validate", {"program": "1 + 1"}), ("kit_list", {}), ("docs_index", {})])
+def test_a_notice_reaches_the_client_after_any_served_tool_not_only_a_run(request, workspace, tool, arguments):
+    seen, on_log = _collector()
+    client = _client(request, workspace, logging_callback=on_log)
+
+    async def session():
+        async with client:
+            return await client.call_tool(tool, arguments)
+
+    answer = run(session())
+    assert not answer.is_error
+    assert [level for level, _ in seen] == ["warning"] and seen[0][1].startswith(UNTRUSTED), seen
+
+
 def test_set_level_debug_sends_progress_text_at_info(request, workspace):
     seen, on_log = _collector()
     client = _client(request, workspace, logging_callback=on_log)
