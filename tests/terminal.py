@@ -1,10 +1,12 @@
-"""A command run with its stderr on a real pseudo-terminal, as a person's `lackpy run` draws its spinner there."""
+"""Commands on a real pseudo-terminal: one drawing its spinner on stderr (``on_terminal``), one a person answers (``typed``)."""
 
 from __future__ import annotations
 
 import os
 import pty
+import select
 import subprocess
+import time
 from pathlib import Path
 
 
@@ -25,3 +27,35 @@ def on_terminal(argv: list[str], cwd: Path, timeout: float = 60.0) -> tuple[int,
     out, _ = process.communicate(timeout=timeout)
     os.close(primary)
     return process.returncode, out.decode(), drawn.decode(errors="replace")
+
+
+def typed(argv: list[str], cwd: Path, answers: list[tuple[bytes, bytes]], wait_s: float = 60.0) -> tuple[int, str]:
+    """Run ``argv`` with a pseudo-terminal as its stdin, stdout and stderr; at each prompt in turn (once its bytes
+    appear after the previous one), type its answer. (exit code, everything shown, with plain newlines)."""
+    answers = list(answers)
+    primary, secondary = pty.openpty()
+    process = subprocess.Popen(argv, cwd=cwd, stdin=secondary, stdout=secondary, stderr=secondary, start_new_session=True)
+    os.close(secondary)
+    output, deadline, at = b"", time.monotonic() + wait_s, 0
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([primary], [], [], 0.1)
+            if ready:
+                try:
+                    chunk = os.read(primary, 65536)
+                except OSError:  # EIO: the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                output += chunk
+                if answers and answers[0][0] in output[at:]:
+                    at = output.index(answers[0][0], at) + len(answers[0][0])
+                    os.write(primary, answers.pop(0)[1])
+            elif process.poll() is not None:
+                break
+        process.wait(timeout=10)
+    finally:
+        os.close(primary)
+        if process.poll() is None:
+            process.kill()
+    return process.returncode, output.decode(errors="replace").replace("\r\n", "\n")

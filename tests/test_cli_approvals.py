@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import subprocess
 import sys
 import time
@@ -15,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from lackpy.cli import cli
+from terminal import typed
 
 PROMPT = b"approve? [y/N]"
 
@@ -22,34 +21,7 @@ PROMPT = b"approve? [y/N]"
 def on_terminal(args: list[str], cwd: Path, answer: bytes | list[bytes] | None, wait_s: float = 30.0) -> tuple[int, str]:
     """Run ``lackpy ARGS`` with a pseudo-terminal as its stdin, stdout and stderr; type each ``answer`` at a prompt, in turn."""
     answers = [] if answer is None else [answer] if isinstance(answer, bytes) else list(answer)
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lackpy", *args], cwd=cwd, stdin=slave, stdout=slave, stderr=slave, start_new_session=True
-    )
-    os.close(slave)
-    output, prompts, deadline = b"", 0, time.monotonic() + wait_s
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # EIO: the child closed the terminal
-                    break
-                if not chunk:
-                    break
-                output += chunk
-                if output.count(PROMPT) > prompts and answers:
-                    prompts = output.count(PROMPT)
-                    os.write(master, answers.pop(0))
-            elif proc.poll() is not None:
-                break
-        proc.wait(timeout=10)
-    finally:
-        os.close(master)
-        if proc.poll() is None:
-            proc.kill()
-    return proc.returncode, output.decode(errors="replace").replace("\r\n", "\n")
+    return typed([sys.executable, "-m", "lackpy", *args], cwd, [(PROMPT, typed_answer) for typed_answer in answers], wait_s)
 
 
 @pytest.fixture

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import pty
-import select
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from terminal import typed
 from tests.remote.test_remote_servers import server_table, workspace_with
 
 pytest.importorskip("mcp")
@@ -144,36 +141,6 @@ def test_a_handshake_era_server_that_lists_roots_gets_the_workspace_alone(tmp_pa
 
     result = asyncio.run(main())
     assert result.success and result.output == [["ws", root.resolve().as_uri()]], result.error
-
-
-def typed(argv: list[str], cwd: Path, answers: list[tuple[bytes, bytes]], wait_s: float = 60.0) -> tuple[int, str]:
-    """Run ``argv`` on a pseudo-terminal; at each prompt in turn (its bytes seen), type its answer."""
-    primary, secondary = pty.openpty()
-    process = subprocess.Popen(argv, cwd=cwd, stdin=secondary, stdout=secondary, stderr=secondary, start_new_session=True)
-    os.close(secondary)
-    output, deadline, at = b"", time.monotonic() + wait_s, 0
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([primary], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(primary, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                output += chunk
-                if answers and answers[0][0] in output[at:]:
-                    at = output.index(answers[0][0], at) + len(answers[0][0])
-                    os.write(primary, answers.pop(0)[1])
-            elif process.poll() is not None:
-                break
-        process.wait(timeout=10)
-    finally:
-        os.close(primary)
-        if process.poll() is None:
-            process.kill()
-    return process.returncode, output.decode(errors="replace").replace("\r\n", "\n")
 
 
 def test_on_a_terminal_the_person_fills_in_each_field_and_is_asked_again_after_a_wrong_one(tmp_path):
