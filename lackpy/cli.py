@@ -4,8 +4,8 @@ Every command accepts ``--json`` and then prints exactly one JSON document:
 a result's ``to_dict()``, or an ``ErrorReport`` (``lackpy schema`` prints
 their JSON Schemas). Exit status: 0 success, 1 the program failed at run
 time, 2 an invalid program or bad usage. Errors are one line on stderr (or a
-JSON document), never a traceback. Only click is imported at start-up; the
-service is imported inside the commands that need it, and closed when the
+JSON document), never a traceback. Only click (and the list of run modes) is
+imported at start-up; the service is imported inside the commands that need it, and closed when the
 command ends, however it ends (so background processes a program started
 stop with it).
 """
@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import click
+
+from lackpy.run.modes import MODES  # a constant module: the one list of run modes
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -140,7 +142,7 @@ def run_options(fn: Callable) -> Callable:
     options = [
         click.option("--param", "-p", "params", multiple=True, help="Program parameter key=value (value parsed as JSON if it can be)."),
         click.option("--trace", "show_trace", is_flag=True, help="Print the tool-call trace to stderr."),
-        click.option("--mode", type=click.Choice(["isolated", "inprocess"]), default=None, help="Where the program runs (default from config: isolated)."),
+        click.option("--mode", type=click.Choice(list(MODES)), default=None, help="Where the program runs (default from config: isolated)."),
         click.option("--dry-run", "dry_run", is_flag=True, help="Apply no writes and call no command or other tool whose effects cannot be staged; print the diff of what would change."),
         click.option("--timeout", "timeout_s", type=float, default=None, help="Wall-clock limit in seconds."),
         click.option("--limit", "limit_items", multiple=True, help="Any limit as name=value, e.g. max_tool_calls=100."),

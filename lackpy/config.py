@@ -47,6 +47,7 @@ from lackpy.errors import ConfigError, LimitsError
 from lackpy.host.ownfiles import open_state, read_own, read_path
 from lackpy.infer.settings import InferenceSettings
 from lackpy.run.limits import Limits
+from lackpy.run.modes import DEFAULT_MODE, MODES
 
 CONFIG_PATH = Path(".lackpy") / "config.toml"
 #: The keys that say how programs are asked about (``lackpy.run.approvals.policy_from``).
@@ -70,7 +71,7 @@ class Config:
 
     default_kit: str = "readonly"
     checks: list[str] = field(default_factory=list)
-    mode: str = "isolated"
+    mode: str = DEFAULT_MODE
     sandbox: bool = True
     max_concurrent_runs: int = field(default_factory=lambda: default_concurrency())
     limits: Limits = field(default_factory=Limits)
@@ -107,9 +108,9 @@ class Config:
             checks = data.pop("rules", [])  # the key's name before 0.2
         if not isinstance(checks, list) or not all(isinstance(r, str) and ":" in r for r in checks):
             raise ConfigError(f"{where}: checks must be a list of \"module:function\" strings")
-        mode = data.pop("mode", "isolated")
-        if mode not in ("isolated", "inprocess"):
-            raise ConfigError(f"{where}: mode must be \"isolated\" or \"inprocess\", not {mode!r}")
+        mode = data.pop("mode", DEFAULT_MODE)
+        if mode not in MODES:
+            raise ConfigError(f"{where}: mode must be one of {', '.join(map(repr, MODES))}, not {mode!r}")
         sandbox = data.pop("sandbox", True)
         if not isinstance(sandbox, bool):
             raise ConfigError(f"{where}: sandbox must be true or false")
@@ -339,7 +340,7 @@ def _withhold(data: dict[str, Any]) -> list[str]:
 
     ignored = []
     for key, why in PRIVILEGED_KEYS.items():
-        if key in data and not (key == "mode" and data[key] == "isolated") and not (key == "sandbox" and data[key] is True):
+        if key in data and not (key == "mode" and data[key] == DEFAULT_MODE) and not (key == "sandbox" and data[key] is True):
             del data[key]
             ignored.append(f"config '{key}' ({why})")
     tools = data.get("tools")

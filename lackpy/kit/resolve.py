@@ -12,7 +12,7 @@ from lackpy.kit.kitfile import read_kit, find_kit
 from lackpy.kit.spec import ToolSpec
 from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.grade import Grade, compute_grade
-from lackpy.lang.grammar import FORBIDDEN_NAMES
+from lackpy.lang.names import RULE, bindable, shown
 
 KitSpec = str | Iterable[str] | Mapping[str, Any] | None
 
@@ -233,6 +233,6 @@ def _from_list(names: list) -> dict[str, str]:
 
 
 def _alias(alias: object) -> str:
-    if not isinstance(alias, str) or not alias.isidentifier() or alias.startswith("_") or alias in FORBIDDEN_NAMES:
-        raise KitError(f"{alias!r} cannot name a tool in programs; use an identifier without a leading underscore")
+    if not bindable(alias):
+        raise KitError(f"{shown(alias)} cannot name a tool in programs ({RULE}); choose another alias")
     return alias

@@ -7,7 +7,6 @@ documentation has always shown (``from lackpy.kit.toolbox import ToolSpec, ArgSp
 from __future__ import annotations
 
 import builtins
-import keyword
 import sys
 import warnings
 from typing import Any, Callable, Iterable, Mapping, Protocol, runtime_checkable
@@ -18,7 +17,7 @@ from lackpy.kit.context import ToolContext, bind
 from lackpy.kit.decorator import spec_of, spec_of_function
 from lackpy.kit.search import ToolMatch, rank
 from lackpy.kit.spec import ArgSpec, ToolSpec
-from lackpy.lang.grammar import FORBIDDEN_NAMES
+from lackpy.lang.names import RULE, bindable, shown
 
 
 @runtime_checkable
@@ -82,10 +81,8 @@ class Toolbox:
         if not isinstance(spec, ToolSpec):
             raise ToolboxError(f"register_tool expects a ToolSpec, not {type(spec).__name__}")
         name = spec.name
-        if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
-            raise ToolboxError(f"tool name {name!r} is not a valid Python identifier")
-        if name.startswith("_") or name in FORBIDDEN_NAMES:
-            raise ToolboxError(f"tool name '{name}' is reserved by the lackpy language; choose another name")
+        if not bindable(name):
+            raise ToolboxError(f"tool name {shown(name)} cannot name a tool in programs ({RULE}); choose another name")
         if name in self._tools and not replace:
             if self._tools[name] == spec:
                 return

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-import keyword
 from typing import Annotated, Any, AsyncIterator, Awaitable, Callable
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -27,6 +26,7 @@ from lackpy.kit.resolve import ResolvedKit
 from lackpy.kit.spec import ToolSpec
 from lackpy.lang.diagnostics import ValidationResult
 from lackpy.lang.grade import Grade
+from lackpy.lang.names import bindable, shown
 from lackpy.mcp import results
 from lackpy.mcp.approvals import Asking, add_questions
 from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
@@ -372,8 +372,8 @@ def _caller(tools: _Tools, spec: ToolSpec) -> Callable[[dict[str, Any], Context]
 def _one_call(tool: str, arguments: dict[str, Any]) -> str:
     """The program that calls ``tool`` once with ``arguments`` (given to it as variables of the same names)."""
     for name in arguments:
-        if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_"):
-            raise ArgumentError(f"{tool}: unknown argument {str(name)[:60]!r}")
+        if not bindable(name):
+            raise ArgumentError(f"{tool}: unknown argument {shown(name)}")
     return f"{tool}({', '.join(f'{name}={name}' for name in arguments)})"
 
 

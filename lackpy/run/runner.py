@@ -11,7 +11,6 @@ succeeds.
 from __future__ import annotations
 
 import json
-import keyword
 import time
 from time import perf_counter
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
@@ -21,13 +20,15 @@ from lackpy.kit.call import ASKING, DEADLINE, PROGRESS, RESULT_BUDGET, Listener
 from lackpy.kit.context import ToolContext
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.grade import Grade
-from lackpy.lang.grammar import ALLOWED_BUILTINS, FORBIDDEN_NAMES
+from lackpy.lang.grammar import ALLOWED_BUILTINS
+from lackpy.lang.names import RULE, bindable, shown
 from lackpy.lang.validator import Check
 from lackpy.run.approvals import Gatekeeper
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.dryrun import holding
 from lackpy.run.execute import MAX_RESULT_DEPTH, Ending, execute, give_back_spare, nesting, plain_variables, thread_deadline, value_size
+from lackpy.run.modes import MODES
 from lackpy.run.limits import Limits, layered
 from lackpy.run.result import ExecutionResult
 from lackpy.run.guardrails import guarded
@@ -36,7 +37,6 @@ from lackpy.schema import to_jsonable
 from lackpy.tools import workspace
 from lackpy.host.budget import clamp
 
-MODES = ("isolated", "inprocess")
 
 
 def run_program(
@@ -291,10 +291,9 @@ def prepared_for(program: str, kit: ResolvedKit, params: Mapping[str, Any] | Non
 def check_params(params: Mapping[str, Any], tools: frozenset[str]) -> None:
     """Parameter names must be plain identifiers that hide nothing; values plain data of sane depth."""
     for name, value in params.items():
-        shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:60] + "..."
-        if not isinstance(name, str) or not name.isidentifier() or name.startswith("_") or keyword.iskeyword(name):
-            raise ParamError(f"parameter name {shown} is not a valid variable name (letters, digits, '_'; no leading '_'; not a keyword)")
-        if name in tools or name in ALLOWED_BUILTINS or name in FORBIDDEN_NAMES:
+        if not bindable(name):
+            raise ParamError(f"parameter name {shown(name)} is not a valid variable name ({RULE})")
+        if name in tools or name in ALLOWED_BUILTINS:
             raise ParamError(f"parameter '{name}' would hide a tool or builtin of that name; rename it")
         if nesting(value, MAX_RESULT_DEPTH) > MAX_RESULT_DEPTH:
             raise ParamError(f"parameter '{name}' is nested more than {MAX_RESULT_DEPTH} levels deep; pass flatter data")

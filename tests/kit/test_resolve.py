@@ -174,7 +174,7 @@ def test_one_tools_name_is_that_tool_alone_unless_a_kit_has_the_name(toolbox, ki
     assert sorted(resolve_kit("read_file", toolbox, kits_dir).tools) == ["find_files", "read_file"]
 
 
-@pytest.mark.parametrize("alias", ["_x", "open", "1a", "eval", "a-b", ""])
+@pytest.mark.parametrize("alias", ["_x", "open", "1a", "eval", "a-b", "", "if", "lambda", "None"])
 def test_bad_alias_names(toolbox, alias):
     """Alias names that programs could not use raise KitError."""
     with pytest.raises(KitError) as info:

@@ -185,7 +185,7 @@ def test_bad_param_names_are_refused(kit, name):
     """Parameters cannot shadow tools or builtins or be private."""
     result = run_program("1", kit, {name: 1})
     assert not result.success and result.error_kind == "param"
-    if name.isidentifier() and not name.startswith("_"):
+    if name in ("read_file", "len"):  # names a program could bind, were they free
         assert result.error == f"parameter '{name}' would hide a tool or builtin of that name; rename it"
     else:
         assert result.error.startswith(f"parameter name '{name}' is not a valid variable name")
