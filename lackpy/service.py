@@ -33,7 +33,7 @@ from lackpy.infer.dispatch import Dispatcher, OnEvent, Outcome
 from lackpy.infer.result import DelegateResult, GenerationResult
 from lackpy.infer.select import choose_tools, within
 from lackpy.infer.tiers import build_tiers
-from lackpy.kit.docs import resolve_doc
+from lackpy.kit.docs import docs_index, resolve_doc
 from lackpy.kit.kitfile import KIT_NAME, kit_dirs, list_kit_files, read_kit
 from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
 from lackpy.kit.toolbox import Toolbox
@@ -656,7 +656,7 @@ class LackpyService:
 
     def docs_index(self, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> dict:
         self._follow_trust()
-        return self.toolbox.docs_index(kit, extra_tools)
+        return docs_index(self.toolbox, kit, extra_tools)
 
     def resolve_doc(self, path: str) -> str:
         """Read a doc by path, or by tool name when a tool of that name has docs.

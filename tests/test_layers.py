@@ -3,7 +3,8 @@
 errors/schema < lang < host < kit < tools < run < infer/remote < policy
 (approvals, session, trust, skills) < config < service < cli/mcp. Imports
 inside functions count as much as those at the top: a lazy import upward is
-still a cycle in the design. ``lackpy.host`` (the machine under the tools)
+still a cycle in the design, and no module reaches itself through the
+modules it imports (a cycle within one layer). ``lackpy.host`` (the machine under the tools)
 imports nothing of lackpy but ``lackpy.errors`` and itself.
 """
 
@@ -77,3 +78,65 @@ def test_host_imports_only_errors():
         if module.split(".")[1] not in ("errors", "host")
     }
     assert reached == set()
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """``{module: the lackpy modules it imports}``, each import taken to the longest module it names (a package's ``__init__`` as the package)."""
+    names = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {}
+    for name, path in names.items():
+        targets = set()
+        for _, module in _imports(path):
+            parts = module.split(".")
+            while parts and ".".join(parts) not in names:
+                parts.pop()
+            target = ".".join(parts)
+            if target not in ("", "lackpy", name):
+                targets.add(target)
+        graph[name] = targets
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that reach each other (strongly connected, more than one), by Tarjan's walk."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_module_imports_itself_round_a_cycle():
+    graph = _module_graph()
+    assert graph["lackpy.run.runner"] and graph["lackpy.service"]  # the graph sees imports (so an empty one cannot pass)
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

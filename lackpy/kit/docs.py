@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from lackpy.errors import DocsError, PathError
 from lackpy.host.beneath import canonical, open_dir, read_regular
@@ -14,6 +14,21 @@ from lackpy.host.deny import denied
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DOCS = PACKAGE_ROOT / "docs"
 MAX_DOC_BYTES = 1_000_000
+
+
+def docs_index(toolbox: Any, kit: Any = None, extra_tools: Iterable[str] | None = None) -> dict:
+    """``{"tool_docs": {name: path}, "kit_docs": [path]}`` for a kit of ``toolbox`` (with ``extra_tools``), or for every tool."""
+    from lackpy.kit.resolve import resolve_kit
+
+    if kit is None and not extra_tools:
+        specs = {spec.name: spec for spec in toolbox.list_tools()}
+        kit_docs: list[str] = []
+    else:
+        resolved = resolve_kit(kit if kit is not None else "none", toolbox, toolbox.kits_dir, extra_tools)
+        specs = resolved.tools
+        tool_docs = {spec.docs for spec in specs.values()}
+        kit_docs = [d for d in resolved.docs if d not in tool_docs]
+    return {"tool_docs": {n: s.docs for n, s in specs.items() if s.docs}, "kit_docs": kit_docs}
 
 
 def _inside(path: str, root: str) -> bool:

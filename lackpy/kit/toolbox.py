@@ -192,20 +192,6 @@ class Toolbox:
 
     # -- presentation ----------------------------------------------------
 
-    def docs_index(self, kit=None, extra_tools=None) -> dict:
-        """``{"tool_docs": {name: path}, "kit_docs": [path]}`` for a kit, or for every tool."""
-        from lackpy.kit.resolve import resolve_kit  # resolve builds on the toolbox
-
-        if kit is None and not extra_tools:
-            specs = {spec.name: spec for spec in self.list_tools()}
-            kit_docs: list[str] = []
-        else:
-            resolved = resolve_kit(kit if kit is not None else "none", self, self.kits_dir, extra_tools)
-            specs = resolved.tools
-            tool_docs = {spec.docs for spec in specs.values()}
-            kit_docs = [d for d in resolved.docs if d not in tool_docs]
-        return {"tool_docs": {n: s.docs for n, s in specs.items() if s.docs}, "kit_docs": kit_docs}
-
     def format_description(self, tools: Iterable[str] | Mapping[str, str] | None = None) -> str:
         """The signature lines a model sees: ``name(args) -> returns: description``.
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lackpy.errors import DocsError
-from lackpy.kit.docs import PACKAGE_DOCS, resolve_doc
+from lackpy.kit.docs import PACKAGE_DOCS, docs_index, resolve_doc
 
 FS_TOOLS = ["edit_file", "fetch_url", "find_files", "grep", "list_dir", "list_processes", "poll_process", "read_file", "run_command", "search_tools", "start_process", "stop_process", "todo_read", "todo_set", "web_search", "write_file"]
 SECTIONS = ["## Signature", "## Parameters", "## Returns", "## Notes", "## Examples"]
@@ -17,7 +17,7 @@ SECTIONS = ["## Signature", "## Parameters", "## Returns", "## Notes", "## Examp
 
 def test_docs_index_all_tools(toolbox):
     """docs_index() maps every tool to its docs path and lists no kit docs."""
-    assert toolbox.docs_index() == {
+    assert docs_index(toolbox) == {
         "tool_docs": {name: f"docs/tools/{name}.md" for name in FS_TOOLS},
         "kit_docs": [],
     }
@@ -25,7 +25,7 @@ def test_docs_index_all_tools(toolbox):
 
 def test_docs_index_for_named_kit(toolbox):
     """docs_index('readonly') lists only the readonly kit's tool docs."""
-    assert toolbox.docs_index("readonly") == {
+    assert docs_index(toolbox, "readonly") == {
         "tool_docs": {n: f"docs/tools/{n}.md" for n in ["read_file", "list_dir", "find_files", "grep"]},
         "kit_docs": [],
     }
@@ -34,7 +34,7 @@ def test_docs_index_for_named_kit(toolbox):
 def test_docs_index_for_workspace_kit(toolbox, kits_dir):
     """A workspace .kit file's frontmatter docs appear under kit_docs."""
     (kits_dir / "mine.kit").write_text("---\nname: mine\ndocs: docs/kits/mine.md\n---\nread_file\n")
-    assert toolbox.docs_index("mine") == {
+    assert docs_index(toolbox, "mine") == {
         "tool_docs": {"read_file": "docs/tools/read_file.md"},
         "kit_docs": ["docs/kits/mine.md"],
     }
@@ -42,8 +42,8 @@ def test_docs_index_for_workspace_kit(toolbox, kits_dir):
 
 def test_docs_index_for_alias_kit_and_extra_tools(toolbox):
     """An alias kit is indexed by alias, and extra_tools alone index those tools."""
-    assert toolbox.docs_index({"find": "find_files"})["tool_docs"] == {"find": "docs/tools/find_files.md"}
-    assert toolbox.docs_index(extra_tools=["write_file"]) == {
+    assert docs_index(toolbox, {"find": "find_files"})["tool_docs"] == {"find": "docs/tools/find_files.md"}
+    assert docs_index(toolbox, extra_tools=["write_file"]) == {
         "tool_docs": {"write_file": "docs/tools/write_file.md"},
         "kit_docs": [],
     }
@@ -227,7 +227,7 @@ def test_oversized_doc_refused(workspace):
 
 def test_docs_index_none_kit(toolbox):
     """The 'none' kit has an empty docs index."""
-    assert toolbox.docs_index("none") == {"tool_docs": {}, "kit_docs": []}
+    assert docs_index(toolbox, "none") == {"tool_docs": {}, "kit_docs": []}
 
 
 def test_doc_sections_splits_on_second_level_headings():
