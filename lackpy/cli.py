@@ -617,10 +617,12 @@ def mcp_add(name: str, command: tuple[str, ...], url: str | None, grade: str | N
             raise UsageError("--env takes KEY=VALUE, e.g. --env 'TOKEN=${MY_TOKEN}'")
         table["env"] = {key: value for key, _, value in pairs}
     if grade is not None:
-        try:
-            table["grade"] = [int(part) for part in grade.split(",")]
-        except ValueError:
-            raise UsageError(f"--grade takes W,D, two whole numbers from 0 to 3, e.g. 1,0; got {grade!r}") from None
+        from lackpy.lang.grade import Grade
+
+        parsed = Grade.parse(grade)
+        if parsed is None:
+            raise UsageError(f"--grade takes W,D, two whole numbers from 0 to 3, e.g. 1,0; got {grade!r}")
+        table["grade"] = list(parsed)
     svc = service()
     path = svc.mcp_add(name, table)
     if json_:

@@ -45,6 +45,7 @@ from typing import Any
 
 from lackpy.errors import ConfigError, LimitsError
 from lackpy.host.ownfiles import open_state, read_own, read_path
+from lackpy.lang.grade import Grade
 from lackpy.infer.settings import InferenceSettings
 from lackpy.run.limits import Limits
 from lackpy.run.modes import DEFAULT_MODE, MODES
@@ -141,9 +142,7 @@ class Config:
         if not isinstance(hosts, list) or not all(isinstance(h, str) and h.strip() for h in hosts):
             raise ConfigError(f"{where}: [guardrails] allow_hosts must be a list of host names such as \"docs.python.org\"")
         ceiling = data.pop("ceiling", None)
-        if ceiling is not None and not (isinstance(ceiling, str) and ceiling.strip()) and not (
-            isinstance(ceiling, list) and len(ceiling) == 2 and all(type(v) is int and 0 <= v <= 3 for v in ceiling)
-        ):
+        if ceiling is not None and not (isinstance(ceiling, str) and ceiling.strip()) and Grade.parse(ceiling) is None:
             raise ConfigError(f"{where}: ceiling must be a kit name such as \"readonly\" or [w, d] such as [1, 0]")
         from lackpy.remote.settings import list_up_to, parse_servers
         from lackpy.run.approvals import policy_from

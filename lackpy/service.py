@@ -16,7 +16,6 @@ import contextvars
 import dataclasses
 import functools
 import os
-import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -970,13 +969,8 @@ class LackpyService:
     def _ceiling(self, ceiling: CeilingSpec) -> Grade:
         if ceiling is None:
             return self.read_only_grade
-        if isinstance(ceiling, Grade):
-            return ceiling
-        if isinstance(ceiling, str) and re.fullmatch(r"\s*[0-3]\s*,\s*[0-3]\s*", ceiling):
-            ceiling = ceiling.split(",")
-        if isinstance(ceiling, (tuple, list)) and len(ceiling) == 2:
-            return Grade(*map(int, ceiling))
-        return self.resolve_kit(ceiling).grade
+        grade = Grade.parse(ceiling)
+        return grade if grade is not None else self.resolve_kit(ceiling).grade
 
     def _dispatcher(self, on_event: OnEvent | None, checks: Sequence[Check] | None = None) -> Dispatcher:
         return Dispatcher(self.tiers(), self.config.inference, checks=self.checks(checks), read_doc=self.resolve_doc, on_event=on_event)

@@ -25,6 +25,21 @@ class Grade(NamedTuple):
             return "critical"
         return "sensitive" if self.w >= 2 else "safe"
 
+    @classmethod
+    def parse(cls, value: object) -> "Grade | None":
+        """The grade ``value`` writes: ``"W,D"`` (``"1,0"``), ``[w, d]`` or a Grade, each part a whole number from 0 to 3;
+        None when it is not one (a kit name, say). The one reading of a grade for the config, the CLI and the API."""
+        if isinstance(value, Grade):
+            return value
+        if isinstance(value, str):
+            parts = [part.strip() for part in value.split(",")]
+            if len(parts) != 2 or not all(len(part) == 1 and part in "0123" for part in parts):
+                return None
+            value = [int(part) for part in parts]
+        if isinstance(value, (list, tuple)) and len(value) == 2 and all(type(v) is int and 0 <= v <= 3 for v in value):
+            return cls(*value)
+        return None
+
     def within(self, ceiling: "Grade") -> bool:
         """Whether this grade reaches no further than ``ceiling`` on either axis."""
         return self.w <= ceiling.w and self.d <= ceiling.d

@@ -77,3 +77,16 @@ def test_the_trust_ladder(grade, risk):
     from lackpy.lang.grade import RISKS, Grade
 
     assert Grade(*grade).risk == risk and risk in RISKS
+
+
+@pytest.mark.parametrize(
+    "written, grade",
+    [("1,0", Grade(1, 0)), (" 3 , 3 ", Grade(3, 3)), ([2, 1], Grade(2, 1)), ((0, 0), Grade(0, 0)), (Grade(1, 2), Grade(1, 2))],
+)
+def test_a_grade_is_read_one_way_wherever_it_is_written(written, grade):
+    assert Grade.parse(written) == grade
+
+
+@pytest.mark.parametrize("written", ["readonly", "4,0", "1,", "1,0,0", "-1,0", "1.0,0", [1], [1, 4], [True, 0], ["1", "0"], None, 3])
+def test_what_is_not_a_grade_reads_as_none(written):
+    assert Grade.parse(written) is None
