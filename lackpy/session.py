@@ -38,6 +38,7 @@ from typing import Any, Iterator, Mapping
 from lackpy.errors import LimitExceeded, ParamError, ToolError
 from lackpy.run.execute import MAX_RESULT_DEPTH, nesting, value_size
 from lackpy.run.trace import Summary
+from lackpy.tools.shell import CLOSED
 
 #: How much a session keeps of the variables its runs leave, in bytes (as JSON would count them).
 KEEP_BYTES = 1024 * 1024
@@ -56,7 +57,7 @@ PROCESS_ROOM = "process_room"
 
 _SCALARS = (type(None), bool, int, float, str)
 #: Tool state that is bookkeeping, not something a client would lose.
-_BOOKKEEPING = frozenset({"process_ids", "shell", PROCESS_ROOM})
+_BOOKKEEPING = frozenset({"process_ids", "shell", PROCESS_ROOM, CLOSED})
 #: Why a remembered session is gone when it held nothing: its id starts a new, empty session.
 _HELD_NOTHING = "held nothing"
 
@@ -146,6 +147,7 @@ class Session:
         self.closed = True
         stopped = stop_all(self.state)
         self.state.clear()
+        self.state[CLOSED] = True  # still closed: a start_process under way stops what it started
         self.reset()
         return stopped
 

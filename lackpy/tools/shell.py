@@ -160,6 +160,10 @@ def _streamed(stream: str, text: str) -> None:
     progress(text if stream == "stdout" else f"[stderr] {text}")
 
 
+#: The mark ``stop_all`` leaves on a session's state: no process of it may run any more.
+CLOSED = "processes_closed"
+
+
 def _processes(ctx_or_session: ToolContext | dict) -> dict[str, Any]:
     session = ctx_or_session.session if isinstance(ctx_or_session, ToolContext) else ctx_or_session
     return session.setdefault("processes", {})
@@ -218,6 +222,9 @@ def start_process(ctx: ToolContext, command: str, cwd: str = ".") -> str:
     except OSError as exc:
         raise _start_error("start_process", exc) from None
     processes[id] = process
+    if ctx.session.get(CLOSED):  # the session closed while it started: stop_all may have missed it
+        process.kill()
+        raise ToolError("start_process: the session closed while the process started; it was stopped")
     if "on_output" in options:
         listening.closing(lambda: process.unwatch(by=listening))
     return id
@@ -309,7 +316,12 @@ def list_processes(ctx: ToolContext) -> list[dict]:
 
 
 def stop_all(session: dict) -> int:
-    """Kill every background process of a session and all they started (for service shutdown); return how many were running."""
+    """Kill every background process of a session and all they started (for service shutdown); return how many were running.
+
+    The session is marked closed first, so a ``start_process`` that spawns
+    meanwhile on another thread stops its process itself (it registers, then looks).
+    """
+    session[CLOSED] = True
     stopped = 0
     for process in list(session.get("processes", {}).values()):
         if process.poll() is None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from lackpy.lang.names import bindable
+
 from .support import MODES, assert_refused, codes, run
 
 # -- snippets -----------------------------------------------------------------
@@ -130,7 +132,7 @@ def test_params_that_would_hide_names_are_refused(kit, workspace, canary, mode, 
     assert not result.success
     assert result.error_kind == "param", result.error
     assert result.trace == [] and result.files_read == []
-    if name.isidentifier() and not name.startswith("_"):
+    if bindable(name):  # a name a program could bind, were it free
         assert f"parameter '{name}' would hide a tool or builtin of that name" in result.error
     else:
         assert "is not a valid variable name" in result.error

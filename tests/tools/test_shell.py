@@ -450,3 +450,14 @@ def test_specs_match_the_implementations() -> None:
     grades = {spec.name: spec.effects_ceiling for spec in SPECS}
     assert grades == {"run_command": 3, "start_process": 3, "poll_process": 1, "stop_process": 2, "list_processes": 0}
     assert shell.MAX_TIMEOUT_S == 600
+
+
+def test_a_process_that_starts_as_its_session_closes_is_stopped_by_its_own_start(ctx: ToolContext) -> None:
+    """stop_all marks the session closed; a start_process that spawned meanwhile (another thread) sees it and stops its process."""
+    from lackpy.tools.shell import stop_all
+
+    stop_all(ctx.session)  # the service closed just before the start registered its process
+    with pytest.raises(ToolError, match="the session closed while the process started"):
+        start_process(ctx, "sleep 60.5151")
+    (process,) = ctx.session["processes"].values()
+    assert process.poll() is not None
