@@ -1,4 +1,4 @@
-"""The README's CLI section names every command the CLI has, so a new user finds each one there."""
+"""The README names every command the CLI has, so a new user finds each one there; and CI runs the README's own test command."""
 
 from __future__ import annotations
 
@@ -53,3 +53,14 @@ def test_the_mcp_commands_are_there_with_their_options():
         assert option in text
     for option in ("--url", "--grade", "--env"):  # what the README shows is what the command takes
         assert option in {opt for param in cli.commands["mcp"].commands["add"].params for opt in param.opts}
+
+
+def test_ci_runs_the_readmes_test_command_and_then_the_slow_tests():
+    """The README opens with two commands; the second, as written, is what .ci/run runs (then the tests it leaves out)."""
+    blocks = re.findall(r"```bash\n(.*?)\n```", README.read_text(encoding="utf-8"), re.S)
+    install_and_run, test = blocks[0], blocks[1]
+    assert "lackpy delegate" in install_and_run and "pytest" in test
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert test in ci
+    slow = ci.split(test, 1)[1]
+    assert '-m slow' in slow and '-m "not slow"' in test

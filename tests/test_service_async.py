@@ -152,6 +152,7 @@ def test_the_cli_stops_the_processes_its_program_started(tmp_path: Path, mode: s
     assert wait_gone(marker) == []
 
 
+@pytest.mark.slow
 def test_the_cli_stops_processes_when_it_is_terminated(tmp_path: Path):
     """SIGTERM to lackpy (a closed terminal, a supervisor) still closes the service."""
     marker = "63.1415"

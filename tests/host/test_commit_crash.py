@@ -28,6 +28,9 @@ import pytest
 
 from lackpy.host import journal
 
+#: Kills a committing process at every point and at random: in CI, not in the README's quick command.
+pytestmark = pytest.mark.slow
+
 MODIFIED, CREATED, DELETED = 150, 30, 20
 TOTAL = MODIFIED + CREATED + DELETED
 

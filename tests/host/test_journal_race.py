@@ -26,6 +26,9 @@ from lackpy.errors import CommitError, ConflictError
 from lackpy.host import beneath, journal
 from lackpy.host.journal import Baseline, Change
 
+#: Races commits against swapped directories: in CI, not in the README's quick command.
+pytestmark = pytest.mark.slow
+
 COMMITS, SECONDS = 300, 4.0
 _RENAME_EXCHANGE = 2
 _libc = ctypes.CDLL(None, use_errno=True)

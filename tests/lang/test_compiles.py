@@ -184,6 +184,7 @@ def test_valid_generated_programs_compile(src):
     assert_compiles_when_valid(src)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(programs(edge=True))
 def test_valid_generated_edge_programs_compile(src):

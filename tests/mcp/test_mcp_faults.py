@@ -342,6 +342,7 @@ def http_answers(url: str, mode: str) -> tuple[Any, float]:
 # -- 1. cancellation ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ERAS)
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_a_cancelled_run_writes_nothing_and_the_server_answers_next(request, tmp_path, server_env, transport, mode):
@@ -396,6 +397,7 @@ def test_a_cancelled_run_writes_nothing_and_the_server_answers_next(request, tmp
         assert wait_until(lambda: not marked_processes(marker), 5), f"left behind by the stdio server: {marked_processes(marker)}"
 
 
+@pytest.mark.slow
 def test_a_cancelled_run_leaves_no_report_on_stderr(raw_stdio):
     """A cancelled run's lackpy.run.execute.Cancelled is retrieved, not reported by asyncio as a lost exception.
 
@@ -715,6 +717,7 @@ def _drop(sock: socket.socket) -> None:
     sock.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("era", ["2026", "2025"])
 def test_a_dropped_http_connection_leaves_the_server_healthy_and_writes_nothing(http_server, era):
     """A client drops its connection mid-run: another client is answered at once; the write never lands; no worker is left running.
@@ -764,6 +767,7 @@ def test_a_dropped_http_connection_leaves_the_server_healthy_and_writes_nothing(
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("era", ["2026", "2025"])
 def test_closing_stdin_mid_run_ends_the_server_and_its_workers(raw_stdio, era):
     """The client of a stdio server goes away mid-run: the server exits at once, leaves no process behind and writes nothing."""

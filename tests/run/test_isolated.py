@@ -172,6 +172,7 @@ def test_the_worker_itself_cannot_read_files(outside):
     assert "CANARY-SECRET" not in repr(confined)
 
 
+@pytest.mark.slow
 def test_the_deadline_never_cuts_a_frame_in_half(kit):
     """Timeouts that fire while big tool calls are on the channel end as timeouts, never as crashes."""
     program = 's = "x" * 9000000\nfor i in range(10**4):\n    n = echo([s, i])[1]'

@@ -122,6 +122,7 @@ def test_trace_summary_is_bounded_and_taken_at_call_time(kit, workspace):
     assert listing.result == "['a', 'b']"
 
 
+@pytest.mark.slow
 def test_trace_of_ten_thousand_calls(kit):
     """A no-op tool called 10,000 times yields 10,000 numbered trace entries."""
     result = run("for i in range(10000):\n    noop()\n'done'", kit)

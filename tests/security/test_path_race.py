@@ -23,6 +23,9 @@ import pytest
 from lackpy.host import beneath
 from lackpy.service import LackpyService
 
+#: Races for seconds per tool and mode: in CI, not in the README's quick command.
+pytestmark = pytest.mark.slow
+
 SECRET = "RACE-SECRET-0451"
 #: The swapping process: sub/real is a directory, then a link to TARGET, then a directory again; each state lasts
 #: a random moment under a millisecond, so lookups land on both sides of every swap.

@@ -72,6 +72,7 @@ def timed(program: str, kit, mode: str, **limits):
     [(CPU_NESTED_LOOPS, {3, 4}), (CPU_SORTED_LOOP, {3}), (CPU_NESTED_GENERATORS, {1})],
     ids=["nested-loops", "sorted-loop", "nested-generators"],
 )
+@pytest.mark.slow
 def test_cpu_work_stops_at_the_timeout(kit, mode, program, lines):
     """CPU-bound work without while (nested loops, sorts, generators) stops with limit timeout on its line."""
     result, elapsed = timed(program, kit, mode, timeout_s=1)
@@ -246,6 +247,7 @@ def test_deep_tuple_hash_in_process_does_not_kill_the_host():
     assert "HOST-ALIVE" in completed.stdout
 
 
+@pytest.mark.slow
 def test_host_survives_a_barrage(kit, workspace):
     """After timeouts, memory exhaustion, output floods and a worker crash, both modes still run."""
     run(CPU_NESTED_LOOPS, kit, "isolated", timeout_s=0.5)

@@ -156,6 +156,7 @@ def test_many_globstars_over_the_small_workspace_stop_at_the_timeout(kit, canary
     assert_host_ok(kit, mode)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_slow_host_tool_is_cut_off_at_the_timeout(helper_kit, mode):
     """A host-side tool that blocks for 3 s under a 1 s timeout ends the run with limit timeout, not a crash.
@@ -268,6 +269,7 @@ def test_write_flood_stops_at_the_call_limit_and_writes_nothing(kit, workspace, 
     assert snapshot(workspace) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_repeated_large_tool_arguments_do_not_pile_up_in_the_host(kit, workspace, mode):
     """Rewriting one file with one 9 MB string must not make the host hold more than memory_bytes (a copy per call)."""
