@@ -103,50 +103,80 @@ def resolve_kit(
     (duplicates ignored) and the grade recomputed.
     """
     kits_dir = None if not workspace_kits else Path(kits_dir) if kits_dir is not None else toolbox.kits_dir
-    name = description = source = limits = None
-    docs: list[str] = []
-    extra: dict[str, Any] = {}
-    kit_path = None
+    parsed = _parsed(kit, toolbox, kits_dir)
+    _add_extra(parsed.aliases, extra_tools, toolbox)
+    return _assembled(parsed, toolbox)
+
+
+@dataclass
+class _Parsed:
+    """What a kit spec names before its tools are looked up: aliases, and a kit file's name, description, docs and limits."""
+
+    aliases: dict[str, str]
+    name: str | None = None
+    description: str | None = None
+    source: str | None = None
+    limits: Any = None
+    docs: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+
+def _parsed(kit: KitSpec, toolbox: Toolbox, kits_dir: Path | None) -> _Parsed:
     if kit is None:
         raise KitError("no kit given; name a kit, list tool names, or use 'none'")
     if isinstance(kit, str):
-        text = kit.strip()
-        if text in ("none", ""):
-            aliases: dict[str, str] = {}
-            name = "none"
-        elif text.startswith(SERVER_KIT) and "," not in text:
-            aliases = _from_list(server_tools(text, toolbox))
-            name, description = text, f"Every tool of the MCP server {text[len(SERVER_KIT):]}"
-        elif "," in text:
-            aliases = _from_list(_named_tools([t.strip() for t in text.split(",") if t.strip()], toolbox))
-        elif text in toolbox and not _is_kit(text, kits_dir):
-            aliases = _from_list([text])  # one tool's name, and no kit has it: that tool alone
-        else:
-            source, kit_path = find_kit(text, kits_dir)
-            kit_file = read_kit(kit_path)
-            aliases = {tool: tool for tool in kit_file.tools}
-            name, description, extra, limits = kit_file.name or text, kit_file.description, kit_file.extra, kit_file.limits
-            if kit_file.docs:
-                docs.append(kit_file.docs)
-            for tool, line in kit_file.lines.items():
-                if tool not in toolbox:
-                    try:
-                        toolbox.get(tool)
-                    except UnknownToolError as exc:
-                        raise KitFileError(f"{kit_path}, line {line}: {exc}") from None
-    elif isinstance(kit, Mapping):
-        aliases = {}
-        for alias, target in kit.items():
-            if isinstance(target, Mapping):
-                target = target.get("tool")
-            if not isinstance(target, str):
-                raise KitError(f"kit entry '{alias}' must name a tool: {{'{alias}': 'tool'}} or {{'{alias}': {{'tool': 'tool'}}}}")
-            aliases[_alias(alias)] = target
-    elif isinstance(kit, Iterable):
-        aliases = _from_list(_named_tools(list(kit), toolbox))
-    else:
-        raise KitError(f"a kit is a name, a list of tool names or an alias dict, not {type(kit).__name__}")
+        return _from_text(kit.strip(), toolbox, kits_dir)
+    if isinstance(kit, Mapping):
+        return _Parsed(_from_mapping(kit))
+    if isinstance(kit, Iterable):
+        return _Parsed(_from_list(_named_tools(list(kit), toolbox)))
+    raise KitError(f"a kit is a name, a list of tool names or an alias dict, not {type(kit).__name__}")
 
+
+def _from_text(text: str, toolbox: Toolbox, kits_dir: Path | None) -> _Parsed:
+    """``none``, ``mcp:NAME``, ``a,b``, one tool's name (when no kit has it), or a kit file's name."""
+    if text in ("none", ""):
+        return _Parsed({}, name="none")
+    if text.startswith(SERVER_KIT) and "," not in text:
+        return _Parsed(_from_list(server_tools(text, toolbox)), name=text, description=f"Every tool of the MCP server {text[len(SERVER_KIT):]}")
+    if "," in text:
+        return _Parsed(_from_list(_named_tools([t.strip() for t in text.split(",") if t.strip()], toolbox)))
+    if text in toolbox and not _is_kit(text, kits_dir):
+        return _Parsed(_from_list([text]))  # one tool's name, and no kit has it: that tool alone
+    return _from_file(text, toolbox, kits_dir)
+
+
+def _from_file(text: str, toolbox: Toolbox, kits_dir: Path | None) -> _Parsed:
+    """The kit file named ``text``; a tool it names that the toolbox lacks is an error at its line."""
+    source, kit_path = find_kit(text, kits_dir)
+    kit_file = read_kit(kit_path)
+    for tool, line in kit_file.lines.items():
+        if tool not in toolbox:
+            try:
+                toolbox.get(tool)
+            except UnknownToolError as exc:
+                raise KitFileError(f"{kit_path}, line {line}: {exc}") from None
+    return _Parsed(
+        {tool: tool for tool in kit_file.tools}, name=kit_file.name or text, description=kit_file.description, source=source,
+        limits=kit_file.limits, docs=[kit_file.docs] if kit_file.docs else [], extra=kit_file.extra, path=kit_path,
+    )
+
+
+def _from_mapping(kit: Mapping) -> dict[str, str]:
+    """``{alias: tool}`` or ``{alias: {"tool": tool}}``."""
+    aliases = {}
+    for alias, target in kit.items():
+        if isinstance(target, Mapping):
+            target = target.get("tool")
+        if not isinstance(target, str):
+            raise KitError(f"kit entry '{alias}' must name a tool: {{'{alias}': 'tool'}} or {{'{alias}': {{'tool': 'tool'}}}}")
+        aliases[_alias(alias)] = target
+    return aliases
+
+
+def _add_extra(aliases: dict[str, str], extra_tools: Iterable[str] | None, toolbox: Toolbox) -> None:
+    """``extra_tools`` joined to ``aliases`` under their own names; one already there under another alias is a conflict."""
     for tool in extra_tools or ():
         if not isinstance(tool, str):
             raise KitError(f"extra tool names must be strings, not {type(tool).__name__}")
@@ -157,29 +187,31 @@ def resolve_kit(
         elif current != tool:
             raise KitError(f"duplicate alias '{tool}': the kit maps it to '{current}', extra tools to '{tool}'")
 
-    specs = {alias: toolbox.get(tool) for alias, tool in aliases.items()}
+
+def _assembled(parsed: _Parsed, toolbox: Toolbox) -> ResolvedKit:
+    """The kit of ``parsed``'s tools, looked up in ``toolbox``: specs, implementations, grade and docs, bound to its context."""
+    specs = {alias: toolbox.get(tool) for alias, tool in parsed.aliases.items()}
     if SEARCH_TOOL not in specs and SEARCH_TOOL in toolbox and any(REMOTE_TAG in spec.tags for spec in specs.values()):
         specs[SEARCH_TOOL] = toolbox.get(SEARCH_TOOL)  # a kit of remote tools can always look their signatures up
-    impls = {alias: toolbox.resolve(spec.name) for alias, spec in specs.items()}
-    grade = compute_grade({a: {"grade_w": s.grade_w, "effects_ceiling": s.effects_ceiling} for a, s in specs.items()})
+    docs = list(parsed.docs)
     for spec in specs.values():
         if spec.docs and spec.docs not in docs:
             docs.append(spec.docs)
     resolved = ResolvedKit(
         tools=specs,
         callables={},
-        grade=grade,
-        description=description or ("Tools: " + ", ".join(specs) if specs else "No tools"),
+        grade=compute_grade({a: {"grade_w": s.grade_w, "effects_ceiling": s.effects_ceiling} for a, s in specs.items()}),
+        description=parsed.description or ("Tools: " + ", ".join(specs) if specs else "No tools"),
         docs=docs,
-        name=name,
-        extra=extra,
-        source=source,
-        impls=impls,
+        name=parsed.name,
+        extra=parsed.extra,
+        source=parsed.source,
+        impls={alias: toolbox.resolve(spec.name) for alias, spec in specs.items()},
         context=toolbox.context,
-        limits=limits,
+        limits=parsed.limits,
         config_limits=toolbox.config_limits,
         list_up_to=toolbox.list_up_to,
-        path=kit_path,
+        path=parsed.path,
     )
     resolved.callables = resolved.bind(toolbox.context)
     return resolved
