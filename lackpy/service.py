@@ -329,7 +329,7 @@ class LackpyService:
             for spec in specs:
                 toolbox.register_tool(spec, replace=True)
 
-        remotes = self._remotes = Remotes(config.mcp, self.workspace, on_enroll=register)
+        remotes = self._remotes = Remotes(config.mcp, self.workspace, on_enroll=register, tier_named=lambda name: self._sampling_tier(config, name))
         toolbox.register_provider(RemoteProvider(remotes))
 
         def on_missing(name: str | None) -> None:
@@ -924,6 +924,15 @@ class LackpyService:
         if self._tiers is None:
             self._tiers = build_tiers(self.config.inference, self.workspace)
         return self._tiers
+
+    def _sampling_tier(self, config: Config, name: str) -> Tier:
+        """The model tier ``name`` of ``config``'s ``[inference]``, for a server whose ``sampling`` names it (ConfigError if none).
+
+        Built for that server on the remotes' loop from the config the remotes came from, so it never waits for the service's load lock.
+        """
+        from lackpy.remote.sampling import tier_named
+
+        return tier_named(name, list(zip(config.inference.order, build_tiers(config.inference, self.workspace))))
 
     def tier_list(self) -> list[dict]:
         """Each configured tier: whether it can serve now, and why not."""

@@ -25,7 +25,7 @@ from typing import Any, Callable, Coroutine
 from lackpy.errors import LackpyError, LimitExceeded, ToolError
 from lackpy.kit.call import PROGRESS, RESULT_BUDGET, remaining
 from lackpy.kit.spec import ToolSpec
-from lackpy.remote import asks
+from lackpy.remote import asks, sampling
 from lackpy.remote.enroll import qualified_names, remote_spec, result_value
 from lackpy.remote.settings import VARIABLE, ServerSettings, expand
 from lackpy.run.execute import value_size
@@ -54,8 +54,8 @@ class Enrollment:
 class _Link:
     """One server's client session, held open by a task on the remotes' loop until closed."""
 
-    def __init__(self, settings: ServerSettings, workspace: Path, inflight: asks.InFlight) -> None:
-        self.settings, self.workspace, self.inflight = settings, workspace, inflight
+    def __init__(self, settings: ServerSettings, workspace: Path, inflight: asks.InFlight, tier_named: sampling.TierNamed | None = None) -> None:
+        self.settings, self.workspace, self.inflight, self.tier_named = settings, workspace, inflight, tier_named
         self.client: Any = None
         self.tools: list[Any] = []
         self._closing: asyncio.Event | None = None
@@ -76,7 +76,7 @@ class _Link:
         from mcp import Client
 
         try:
-            hooks = {"list_roots_callback": self._roots, "elicitation_callback": self._elicit}
+            hooks = {"list_roots_callback": self._roots, "elicitation_callback": self._elicit, **sampling.hooks(self.settings, self.tier_named, self.inflight)}
             async with Client(self._target(), raise_exceptions=False, **hooks) as client:
                 self.tools = await _all_tools(client)
                 self.client = client
@@ -143,9 +143,13 @@ async def _all_tools(client: Any) -> list[Any]:
 class Remotes:
     """The configured servers: their links, what each offers, and why one failed."""
 
-    def __init__(self, servers: list[ServerSettings], workspace: Path, on_enroll: Callable[[list[ToolSpec]], None] | None = None) -> None:
-        """``on_enroll(specs)`` hears of the tools a reconnected server lists (changed ones included)."""
+    def __init__(
+        self, servers: list[ServerSettings], workspace: Path, on_enroll: Callable[[list[ToolSpec]], None] | None = None,
+        tier_named: sampling.TierNamed | None = None,
+    ) -> None:
+        """``on_enroll(specs)`` hears of the tools a reconnected server lists (changed ones included); ``tier_named`` finds the tier a server's ``sampling`` names."""
         self.servers = {settings.name: settings for settings in servers}
+        self.tier_named = tier_named
         self._inflight = {name: asks.InFlight() for name in self.servers}
         self.on_enroll = on_enroll
         self.workspace = workspace
@@ -217,7 +221,7 @@ class Remotes:
 
     async def _open(self, name: str) -> None:
         settings = self.servers[name]
-        link = _Link(settings, self.workspace, self._inflight[name])
+        link = _Link(settings, self.workspace, self._inflight[name], self.tier_named)
         try:
             await asyncio.wait_for(link.open(), settings.start_timeout_s)
         except asyncio.TimeoutError:

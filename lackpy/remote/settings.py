@@ -11,7 +11,9 @@ true`` lets the server's own read-only hint lower an undeclared grade.
 ``category = "communication"`` files its tools under a category for
 ``lackpy tools search`` (a tool's own ``category`` wins); without one they
 have none (``""``), since a server's tools can be anything, and are still
-found by the server's name, which is one of their tags.
+found by the server's name, which is one of their tags. ``sampling = "TIER"``
+lets that inference tier answer the server's ``sampling/createMessage``
+(``lackpy.remote.sampling``); without it lackpy declares no sampling.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ CALL_TIMEOUT_S = 60.0
 #: How long a server may take to start and list its tools, in seconds.
 START_TIMEOUT_S = 20.0
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+_TIER = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
 #: A reference to an environment variable in a config value: ``${NAME}``.
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -53,6 +56,8 @@ class ServerSettings:
     trust_annotations: bool = False
     category: str = ""
     tool_categories: Mapping[str, str] = field(default_factory=dict)
+    sampling: str | None = None
+    """The inference tier that answers the server's sampling requests; None: lackpy declares no sampling."""
 
     @property
     def transport(self) -> str:
@@ -125,7 +130,7 @@ def _server(name: str, entry: Any, where: str) -> ServerSettings:
         raise ConfigError(f"{where}: a server name is letters, digits and single '_', starting with a letter (it prefixes its tools: {name}__tool)")
     if not isinstance(entry, dict):
         raise ConfigError(f"{where}: must be a table with command = ... or url = ...")
-    known = {"command", "args", "env", "cwd", "url", "headers", "grade", "tools", "timeout_s", "start_timeout_s", "trust_annotations", "category"}
+    known = {"command", "args", "env", "cwd", "url", "headers", "grade", "tools", "timeout_s", "start_timeout_s", "trust_annotations", "category", "sampling"}
     unknown = sorted(set(entry) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
@@ -162,6 +167,7 @@ def _server(name: str, entry: Any, where: str) -> ServerSettings:
         trust_annotations=_flag(entry.get("trust_annotations", False), f"{where} trust_annotations"),
         category=_category(entry.get("category", ""), f"{where} category"),
         tool_categories={tool: _category(t["category"], f"{where} tools.{tool}.category") for tool, t in tools.items() if "category" in t},
+        sampling=_tier_name(entry.get("sampling"), f"{where} sampling"),
     )
 
 
@@ -189,6 +195,15 @@ def _category(value: Any, where: str) -> str:
     problem = category_problem(value)
     if problem:
         raise ConfigError(f"{where}: {problem}")
+    return value
+
+
+def _tier_name(value: Any, where: str) -> str | None:
+    """``sampling``: the name of an inference tier, as ``[inference.NAME]`` names it (whether it is configured is checked when the server starts)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _TIER.match(value):
+        raise ConfigError(f'{where}: must name an inference tier, e.g. sampling = "ollama" for the tier of [inference.ollama]')
     return value
 
 
