@@ -153,3 +153,65 @@ def test_the_users_own_sampling_key_has_no_model_tier_in_an_untrusted_workspace(
         assert model.requests == []
     finally:
         user.unlink()
+
+
+def sampler_of(model: FakeLLM, timeout_s: float = 5.0, calling: bool = True):
+    """A Sampler as lackpy builds it for ``sampler`` (a real Ollama tier on the fake model), with a call in flight or none."""
+    from lackpy.infer.providers.ollama import OllamaTier
+    from lackpy.remote.asks import InFlight
+    from lackpy.remote.sampling import Sampler
+    from lackpy.remote.settings import ServerSettings
+
+    inflight = InFlight()
+    if calling:
+        inflight.askers.append(None)  # what Remotes holds while a call of the server's tools runs
+    settings = ServerSettings(name="sampler", command="x", sampling="ollama", timeout_s=timeout_s)
+    return Sampler(settings, OllamaTier({"host": model.url, "model": model.model, "timeout": 10}), inflight)
+
+
+def request(content=None, **extra):
+    from mcp.types import CreateMessageRequestParams, SamplingMessage, TextContent
+
+    content = content if content is not None else TextContent(type="text", text="hello")
+    return CreateMessageRequestParams(messages=[SamplingMessage(role="user", content=content)], max_tokens=16, **extra)
+
+
+def test_a_slow_tier_is_bounded_by_the_servers_time_and_never_blocks_the_loop():
+    from mcp.types import ErrorData
+
+    with FakeLLM(["late"], model="tiny-model", delay=1.5) as slow:
+        sampler = sampler_of(slow, timeout_s=0.4)
+
+        async def main():
+            ticks = 0
+
+            async def ticker():
+                nonlocal ticks
+                while True:
+                    await asyncio.sleep(0.02)
+                    ticks += 1
+
+            ticking = asyncio.create_task(ticker())
+            started = asyncio.get_running_loop().time()
+            answer = await sampler(None, request())
+            took = asyncio.get_running_loop().time() - started
+            ticking.cancel()
+            return answer, took, ticks
+
+        answer, took, ticks = asyncio.run(main())
+    assert isinstance(answer, ErrorData) and answer.message == "lackpy's tier ollama did not answer within 0.4 s"
+    assert took < 1.2 and ticks >= 5  # the loop went on serving while the tier's thread waited
+
+
+def test_a_request_outside_any_call_or_asking_for_tools_is_refused_before_the_model(model):
+    from mcp.types import ErrorData, Tool
+
+    idle = asyncio.run(sampler_of(model, calling=False)(None, request()))
+    assert isinstance(idle, ErrorData)
+    assert idle.message == "lackpy answers sampling for the MCP server sampler only during a call of its tools"
+    tool = Tool(name="t", input_schema={"type": "object"})
+    tools = asyncio.run(sampler_of(model)(None, request(tools=[tool])))
+    assert isinstance(tools, ErrorData) and tools.message == "lackpy's inference tiers answer text only; the MCP server sampler asked for tool use"
+    assert model.requests == []
+    answered = asyncio.run(sampler_of(model)(None, request()))
+    assert answered.content.text == "a short summary" and answered.model == "tiny-model"
