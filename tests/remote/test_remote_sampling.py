@@ -1,7 +1,9 @@
 """A server's sampling request is answered by the inference tier the config names for it, and refused otherwise.
 
 The server ``sampler`` (tests/remote/sampling_server.py, the Python SDK) asks
-the client to sample from inside its tools; the tier is an Ollama tier
+the client to sample from inside its tools, on a 2026-07-28 connection
+(InputRequiredResult rounds); tests/mcp/ts/sampling_server.mjs (the TypeScript
+SDK) asks in the middle of a handshake-era call. The tier is an Ollama tier
 talking to a fake model on 127.0.0.1 (tests/infer/llm_server.py), so what the
 model saw is what lackpy sent over the wire.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -215,3 +218,31 @@ def test_a_request_outside_any_call_or_asking_for_tools_is_refused_before_the_mo
     assert model.requests == []
     answered = asyncio.run(sampler_of(model)(None, request()))
     assert answered.content.text == "a short summary" and answered.model == "tiny-model"
+
+
+TS_SERVER = Path(__file__).parents[1] / "mcp" / "ts" / "sampling_server.mjs"
+HAS_TS = shutil.which("node") is not None and (TS_SERVER.parent / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir()
+
+
+def ts_sampler_table(**options: str) -> str:
+    lines = ["[mcp.servers.sampler]", 'command = "node"', f"args = {json.dumps([str(TS_SERVER)])}", "grade = [0, 1]"]
+    return "\n".join(lines + [f"{key} = {value}" for key, value in options.items()]) + "\n"
+
+
+@pytest.mark.skipif(not HAS_TS, reason="node and tests/mcp/ts/node_modules (npm ci) are needed")
+def test_on_a_handshake_era_connection_the_tier_answers_in_the_middle_of_the_call(tmp_path, model):
+    root = workspace_with(tmp_path / "ws", ts_sampler_table(sampling='"ollama"') + model_tier(model))
+    result, _ = run(root, 'sampler__summarize("the long text")', kit="sampler__summarize")
+    assert result.success, result.error
+    assert result.output == {"role": "assistant", "text": "a short summary", "model": "tiny-model", "stop": "endTurn"}
+    assert model.seen == [[{"role": "system", "content": SYSTEM}, {"role": "user", "content": "the long text"}]]
+    assert run(root, "sampler__declared()", kit="sampler__declared")[0].output is True
+
+
+@pytest.mark.skipif(not HAS_TS, reason="node and tests/mcp/ts/node_modules (npm ci) are needed")
+def test_on_a_handshake_era_connection_a_server_without_the_key_sees_the_sdks_refusal(tmp_path, model):
+    root = workspace_with(tmp_path / "ws", ts_sampler_table() + model_tier(model))
+    result, _ = run(root, 'sampler__summarize("spend my budget")', kit="sampler__summarize")
+    assert result.success and result.output == "refused: MCP error -32600: Sampling not supported", result.error
+    assert run(root, "sampler__declared()", kit="sampler__declared")[0].output is False
+    assert model.requests == []
