@@ -24,6 +24,7 @@ from typing import Any, Iterable
 from lackpy.errors import ToolError
 from lackpy.kit.spec import ArgSpec, ToolSpec
 from lackpy.remote.settings import ServerSettings
+from lackpy.remote.tasks import task_support
 
 PROVIDER = "mcp"
 #: The grade of a remote tool the config does not grade: it may do anything.
@@ -85,7 +86,7 @@ def remote_spec(settings: ServerSettings, tool: Any, qualified: str) -> ToolSpec
     return ToolSpec(
         name=qualified,
         provider=PROVIDER,
-        provider_config={"server": settings.name, "tool": tool.name, "key": tool_key(qualified, schema, output), "wrapped": _wraps(output)},
+        provider_config={"server": settings.name, "tool": tool.name, "key": tool_key(qualified, schema, output), "wrapped": _wraps(output), "tasks": task_support(tool)},
         description=_first_line(tool.description) or f"{tool.name} from the MCP server {settings.name}",
         args=args,
         returns=schema_text(_unwrapped(output)) if output else "Any",

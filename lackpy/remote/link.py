@@ -26,6 +26,7 @@ from lackpy.errors import LackpyError, LimitExceeded, ToolError
 from lackpy.kit.call import PROGRESS, RESULT_BUDGET, remaining
 from lackpy.kit.spec import ToolSpec
 from lackpy.remote import asks, sampling
+from lackpy.remote import tasks
 from lackpy.remote.enroll import qualified_names, remote_spec, result_value
 from lackpy.remote.settings import VARIABLE, ServerSettings, expand
 from lackpy.run.execute import value_size
@@ -246,6 +247,10 @@ class Remotes:
             except (LackpyError, RecursionError, ValueError, TypeError) as exc:
                 self.failures[f"{name}.{tool.name}"] = f"tool left out: its schema cannot be used ({type(exc).__name__})"
                 continue
+            why = tasks.unusable(spec.provider_config["tasks"], link.client.session.protocol_version)
+            if why is not None:
+                self.failures[f"{name}.{tool.name}"] = why
+                continue
             key = spec.provider_config["key"]
             if self._keys.get(spec.name) != key:
                 if spec.name in self._keys:
@@ -317,6 +322,8 @@ class Remotes:
             if self.on_enroll is not None:
                 self.on_enroll(specs)
         try:
+            if tasks.requires_task(link.tools, tool):  # a plain call would be refused: run it as a task (lackpy.remote.tasks)
+                return await tasks.call_as_task(link.client.session, tool, arguments, timeout, progress)
             # The SDK's own read timeout is a second later than ours, so a slow call always ends the same way (ours).
             return await link.client.call_tool(tool, arguments, read_timeout_seconds=timeout + 1.0, progress_callback=progress)
         except Exception as exc:

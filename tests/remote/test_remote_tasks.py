@@ -1,0 +1,115 @@
+"""Remote tools that run as tasks: a TypeScript SDK server whose tools require (or allow) task augmentation."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.remote.test_remote_servers import workspace_with
+
+HERE = Path(__file__).parent
+SERVER = HERE / "tasks_server.mjs"
+SDK = HERE.parent / "mcp" / "ts" / "node_modules" / "@modelcontextprotocol" / "sdk" / "dist" / "esm" / "experimental" / "tasks"
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH (.ci/run installs Node 20)"),
+    pytest.mark.skipif(not SDK.is_dir(), reason="@modelcontextprotocol/sdk is not installed: npm ci --prefix tests/mcp/ts"),
+]
+
+
+def tasks_table(markers: Path, **options) -> str:
+    lines = ["[mcp.servers.tasks]", 'command = "node"', f"args = {json.dumps([str(SERVER), str(markers)])}", "grade = [0, 0]"]
+    lines += [f"{key} = {value}" for key, value in options.items()]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def markers(tmp_path_factory):
+    return tmp_path_factory.mktemp("markers")
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory, markers):
+    from lackpy import LackpyService
+
+    root = workspace_with(tmp_path_factory.mktemp("tasks") / "ws", tasks_table(markers) + "[mcp.servers.tasks.tools.slow]\ntimeout_s = 1\n")
+    svc = LackpyService(root, trust=True)
+    try:
+        svc.load()
+        yield svc
+    finally:
+        svc.close()
+
+
+def run(svc, program: str, kit: str, **options):
+    return asyncio.run(svc.run_program(program, kit=kit, **options))
+
+
+def test_a_tool_that_requires_a_task_returns_its_value(service):
+    start = time.monotonic()
+    result = run(service, 'tasks__research(topic="tides")', "tasks__research")
+    assert result.success, result.error
+    assert result.output == "report on tides"
+    assert time.monotonic() - start < 5  # the task took 0.3 s: polls follow its pollInterval (0.1 s), not a fixed second
+    assert [entry.tool for entry in result.trace] == ["tasks__research"]
+
+
+def test_a_task_that_failed_is_a_tool_error_with_the_servers_message(service):
+    result = run(service, "tasks__broken()", "tasks__broken")
+    assert result.error_kind == "tool", result.error
+    assert result.error.endswith("ToolError in tasks__broken: the archive is offline")
+
+
+def test_a_task_that_failed_without_a_result_is_a_tool_error_with_its_status_message(service):
+    result = run(service, "tasks__refused()", "tasks__refused")
+    assert result.error_kind == "tool", result.error
+    assert result.error.endswith("ToolError in tasks__refused: quota exhausted")
+    assert run(service, 'tasks__research(topic="after")', "tasks__research").output == "report on after"  # the session still serves
+
+
+def test_a_task_past_the_tools_timeout_is_cancelled_on_the_server(service, markers):
+    start = time.monotonic()
+    result = run(service, "tasks__slow()", "tasks__slow", limits={"timeout_s": 30})
+    assert time.monotonic() - start < 5
+    assert result.error_kind == "tool" and "did not answer within the tool's timeout_s (1 s)" in result.error, result.error
+    assert _appears(markers / "cancelled-slow", within_s=5.0), "the server never saw tasks/cancel"
+
+
+def test_a_task_past_the_runs_time_is_cancelled_and_the_run_ends_at_its_deadline(tmp_path):
+    from lackpy import LackpyService
+
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    with LackpyService(workspace_with(tmp_path / "ws", tasks_table(markers)), trust=True) as svc:
+        result = run(svc, "tasks__slow()", "tasks__slow", limits={"timeout_s": 1})
+        assert result.error_kind == "limit" and result.limit == "timeout", result.error
+        assert _appears(markers / "cancelled-slow", within_s=5.0), "the server never saw tasks/cancel"
+
+
+def test_a_tool_with_optional_task_support_is_called_plainly(service):
+    result = run(service, "tasks__either()", "tasks__either")
+    assert result.success, result.error
+    assert result.output == "called plainly"
+
+
+def test_task_tools_are_listed_as_working(service):
+    names = {spec.name for spec in service.toolbox.list_tools()}
+    assert {"tasks__research", "tasks__slow", "tasks__either"} <= names
+    assert service.toolbox.get("tasks__research").provider_config["tasks"] == "required"
+    assert service.toolbox.get("tasks__either").provider_config["tasks"] == "optional"
+    assert not [key for key in service.remote_status() if key.get("reason")]
+
+
+def _appears(path: Path, within_s: float) -> bool:
+    """Whether ``path`` exists within ``within_s`` seconds (the server writes it as it handles tasks/cancel)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if path.exists():
+            return True
+        time.sleep(0.05)
+    return path.exists()
