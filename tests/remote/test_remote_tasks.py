@@ -113,3 +113,47 @@ def _appears(path: Path, within_s: float) -> bool:
             return True
         time.sleep(0.05)
     return path.exists()
+
+
+#: A server of protocol 2025-06-18 (before tasks) that still marks a tool as requiring them, as a careless server may:
+#: raw JSON-RPC over stdio, since the SDK's own server drops what the negotiated version does not have.
+BEFORE_TASKS = r'''
+import json, sys
+def tool(name, support):
+    return {"name": name, "inputSchema": {"type": "object"}, "execution": {"taskSupport": support}}
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    method, answer = message.get("method"), {"jsonrpc": "2.0", "id": message["id"]}
+    if method == "initialize":
+        answer["result"] = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "old", "version": "1"}}
+    elif method == "tools/list":
+        answer["result"] = {"tools": [tool("needs_task", "required"), tool("may_task", "optional")]}
+    elif method == "tools/call":
+        answer["result"] = {"content": [{"type": "text", "text": "plain " + message["params"]["name"]}]}
+    else:
+        answer["error"] = {"code": -32601, "message": "Method not found"}
+    print(json.dumps(answer), flush=True)
+'''
+
+
+def test_a_tool_that_requires_tasks_on_a_version_without_them_is_left_out_with_its_reason(tmp_path):
+    """2025-06-18 stands for every version without tasks: no server here speaks 2026-07-28 with a task tool (the SDK's
+    own server drops ``execution`` on such a session, the TypeScript SDK speaks 2025-11-25 at most), and the rule is one."""
+    import sys
+
+    from lackpy import LackpyService
+    from lackpy.remote import tasks
+
+    assert tasks.unusable("required", "2026-07-28") and tasks.unusable("optional", "2026-07-28") is None
+
+    script = tmp_path / "old.py"
+    script.write_text(BEFORE_TASKS)
+    config = f'[mcp.servers.old]\ncommand = {json.dumps(sys.executable)}\nargs = {json.dumps([str(script)])}\ngrade = [0, 0]\n'
+    with LackpyService(workspace_with(tmp_path / "ws", config), trust=True) as svc:
+        svc.load()
+        assert run(svc, "old__may_task()", "old__may_task").output == "plain may_task"  # optional: called plainly
+        names = {spec.name for spec in svc.toolbox.list_tools()}
+        assert "old__may_task" in names and "old__needs_task" not in names
+        assert svc._remotes.failures["old.needs_task"] == "tool left out: it runs only as a task, and protocol version 2025-06-18 has no tasks"
