@@ -9,7 +9,8 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const sdk = join(here, '..', 'mcp', 'ts', 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'esm');
 const { McpServer } = await import(join(sdk, 'server', 'mcp.js'));
 const { StdioServerTransport } = await import(join(sdk, 'server', 'stdio.js'));
-const { InMemoryTaskStore } = await import(join(sdk, 'experimental', 'tasks', 'stores', 'in-memory.js'));
+const { InMemoryTaskStore, InMemoryTaskMessageQueue } = await import(join(sdk, 'experimental', 'tasks', 'stores', 'in-memory.js'));
+const { ElicitResultSchema } = await import(join(sdk, 'types.js'));
 const z = createRequire(join(sdk, 'x.js'))('zod/v4');
 
 const markers = process.argv[2];
@@ -26,6 +27,7 @@ class MarkingStore extends InMemoryTaskStore {
 const server = new McpServer({ name: 'tasks', version: '1.0.0' }, {
   capabilities: { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
   taskStore: new MarkingStore(),
+  taskMessageQueue: new InMemoryTaskMessageQueue(),  // a task's questions wait for the client's tasks/result
 });
 
 function taskTool(name, execution, work) {
@@ -63,6 +65,16 @@ taskTool('refused', { taskSupport: 'required' }, async (store, id) => {
 taskTool('slow', { taskSupport: 'required' }, async (store, id) => {
   await later(60000);
   await store.storeTaskResult(id, 'completed', text('too late'));
+});
+// Asks the client a question in the middle of the task (status input_required), answered through tasks/result.
+taskTool('asking', { taskSupport: 'required' }, async (store, id) => {
+  await store.updateTaskStatus(id, 'input_required');
+  const form = { type: 'object', properties: { colour: { type: 'string', description: 'a colour' } }, required: ['colour'] };
+  const answer = await server.server.request(
+    { method: 'elicitation/create', params: { mode: 'form', message: 'Which colour?', requestedSchema: form } },
+    ElicitResultSchema, { relatedTask: { taskId: id } });
+  await store.updateTaskStatus(id, 'working');
+  await store.storeTaskResult(id, 'completed', text(`${answer.action}: ${answer.content?.colour}`));
 });
 taskTool('either', { taskSupport: 'optional' }, async (store, id, topic, ttl) => {
   await store.storeTaskResult(id, 'completed', text(ttl === undefined ? 'called plainly' : 'called as a task'));

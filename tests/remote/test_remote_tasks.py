@@ -157,3 +157,22 @@ def test_a_tool_that_requires_tasks_on_a_version_without_them_is_left_out_with_i
         names = {spec.name for spec in svc.toolbox.list_tools()}
         assert "old__may_task" in names and "old__needs_task" not in names
         assert svc._remotes.failures["old.needs_task"] == "tool left out: it runs only as a task, and protocol version 2025-06-18 has no tasks"
+
+
+def test_a_task_that_needs_input_asks_the_person_through_tasks_result(tmp_path):
+    from lackpy import LackpyService
+
+    asked = []
+
+    async def approve(request):
+        asked.append(request)
+        return {"colour": "teal"}
+
+    async def main():
+        async with LackpyService(workspace_with(tmp_path / "ws", tasks_table(tmp_path)), trust=True, approve=approve) as svc:
+            return await svc.run_program("tasks__asking()", kit="tasks__asking", limits={"timeout_s": 20})
+
+    result = asyncio.run(main())
+    assert result.success and result.output == "accept: teal", result.error
+    (request,) = asked
+    assert request.gate == "elicit" and request.server == "tasks" and request.lines()[0] == "Which colour?"
