@@ -79,6 +79,7 @@ class Sampler:
     def __init__(self, settings: ServerSettings, tier: Any, inflight: Any) -> None:
         self.settings, self.tier, self.inflight = settings, tier, inflight
         self._one = asyncio.Lock()
+        self._thread: asyncio.Future | None = None
 
     async def __call__(self, context: Any, params: Any) -> Any:
         from mcp.types import INVALID_REQUEST, ErrorData
@@ -105,17 +106,35 @@ class Sampler:
         """The tier's answer as a ``CreateMessageResult``, or ErrorData with a one-line reason (never a secret)."""
         from mcp.types import INTERNAL_ERROR, CreateMessageResult, ErrorData, TextContent
 
-        name, timeout = self.settings.name, self.settings.timeout_s
-        async with self._one:
-            try:
-                # The thread cannot be stopped: past the time it ends on the tier's own timeout, its answer dropped.
-                text = await asyncio.wait_for(asyncio.to_thread(self.tier.complete, messages), timeout)
-            except (asyncio.TimeoutError, TimeoutError):
-                return ErrorData(code=INTERNAL_ERROR, message=f"lackpy's tier {self.settings.sampling} did not answer within {timeout:g} s")
-            except Exception as exc:
-                return ErrorData(code=INTERNAL_ERROR, message=f"lackpy's tier {self.settings.sampling} could not answer: {_reason(exc)}")
+        timeout = self.settings.timeout_s
+        try:
+            text = await asyncio.wait_for(self._completed(messages), timeout)
+        except (asyncio.TimeoutError, TimeoutError):
+            return ErrorData(code=INTERNAL_ERROR, message=f"lackpy's tier {self.settings.sampling} did not answer within {timeout:g} s")
+        except Exception as exc:
+            return ErrorData(code=INTERNAL_ERROR, message=f"lackpy's tier {self.settings.sampling} could not answer: {_reason(exc)}")
         model = str(getattr(self.tier, "model_name", "") or self.settings.sampling)
         return CreateMessageResult(role="assistant", content=TextContent(type="text", text=str(text)), model=model, stop_reason="endTurn")
+
+
+    async def _completed(self, messages: list[dict[str, str]]) -> str:
+        """The tier's text, from a thread of its own; one thread per server at a time, waiting counting in the request's time.
+
+        A thread cannot be stopped: one past its time runs on to the tier's own
+        timeout, its answer dropped, and the next request waits for it to end.
+        """
+        async with self._one:
+            if self._thread is not None:
+                await asyncio.wait({self._thread})
+            self._thread = asyncio.ensure_future(asyncio.to_thread(self.tier.complete, messages))
+            self._thread.add_done_callback(_settled)
+            return await asyncio.shield(self._thread)
+
+
+def _settled(thread: asyncio.Future) -> None:
+    """Take a late thread's outcome, so an error nobody waits for any more is not logged as lost."""
+    if not thread.cancelled():
+        thread.exception()
 
 
 def chat_messages(params: Any) -> list[dict[str, str]]:

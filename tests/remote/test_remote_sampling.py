@@ -199,11 +199,14 @@ def test_a_slow_tier_is_bounded_by_the_servers_time_and_never_blocks_the_loop():
             answer = await sampler(None, request())
             took = asyncio.get_running_loop().time() - started
             ticking.cancel()
-            return answer, took, ticks
+            # The first thread still runs to the tier's own end: the next request waits for it, within its own time.
+            again = await sampler(None, request())
+            return answer, took, ticks, again, len(slow.requests)
 
-        answer, took, ticks = asyncio.run(main())
+        answer, took, ticks, again, asked = asyncio.run(main())
     assert isinstance(answer, ErrorData) and answer.message == "lackpy's tier ollama did not answer within 0.4 s"
     assert took < 1.2 and ticks >= 5  # the loop went on serving while the tier's thread waited
+    assert isinstance(again, ErrorData) and again.message == answer.message and asked == 1  # one thread per server at a time
 
 
 def test_a_request_outside_any_call_or_asking_for_tools_is_refused_before_the_model(model):
@@ -246,3 +249,15 @@ def test_on_a_handshake_era_connection_a_server_without_the_key_sees_the_sdks_re
     assert result.success and result.output == "refused: MCP error -32600: Sampling not supported", result.error
     assert run(root, "sampler__declared()", kit="sampler__declared")[0].output is False
     assert model.requests == []
+
+
+def test_a_tier_that_answers_no_messages_cannot_sample(tmp_path):
+    from lackpy.errors import ConfigError
+    from lackpy.infer.settings import InferenceSettings
+    from lackpy.infer.tiers import build_tiers
+    from lackpy.remote.sampling import tier_named
+
+    settings = InferenceSettings()  # templates and rules: no model
+    with pytest.raises(ConfigError) as info:
+        tier_named("templates", list(zip(settings.order, build_tiers(settings, tmp_path))))
+    assert str(info.value).startswith("sampling = 'templates' names no model tier of this workspace's [inference] (its model tiers: none)")
