@@ -26,8 +26,10 @@ server's tools is in flight (a server cannot spend the budget on its own
 time). One request at a time per server. The tier runs in a thread
 (``asyncio.to_thread``) so the remotes' loop keeps serving every other
 server, within the server's ``timeout_s``. ``maxTokens`` cannot be passed
-on: a tier's ``complete`` takes messages only, and its own ``max_tokens``
-setting (``[inference.NAME] max_tokens``) bounds the answer.
+on: a tier's ``complete`` takes messages only, so the tier's own settings
+bound the answer (``max_tokens`` for openai, anthropic and llamacpp,
+``options = { num_predict = N }`` for ollama); ``stopReason`` is always
+``endTurn``, as a tier does not say why it stopped.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from lackpy.remote.settings import ServerSettings
 
 #: ``tier_named(name)``: the service's model tier of that name; raises ConfigError when there is none.
 TierNamed = Callable[[str], Any]
-#: The longest reason a refused request carries back, in characters.
+#: The longest reason a failed tier's error carries back to the server, in characters.
 REASON_CHARS = 300
 
 
