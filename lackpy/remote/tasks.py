@@ -74,7 +74,7 @@ async def call_as_task(session: Any, tool: str, arguments: dict[str, Any], timeo
     deadline = loop.time() + timeout + BACKSTOP_S
     created = await _create(session, tool, arguments, timeout, progress)
     if not isinstance(created, CreateTaskResult):
-        return created  # the server answered at once
+        return await _checked(session, tool, created)  # the server answered at once
     task, done = created.task, False
     try:
         task = await _settled(session, task, deadline)
@@ -119,7 +119,7 @@ async def _settled(session: Any, task: Any, deadline: float) -> Any:
         left = deadline - loop.time()
         if left <= 0:
             raise _Late
-        interval = (task.poll_interval or 1000) / 1000
+        interval = (1000 if task.poll_interval is None else task.poll_interval) / 1000
         await asyncio.sleep(min(max(interval, POLL_MIN_S), POLL_MAX_S, left))
         request = GetTaskRequest(params=GetTaskRequestParams(task_id=task.task_id))
         task = await session.send_request(request, GetTaskResult, request_read_timeout_seconds=max(deadline - loop.time(), POLL_MIN_S))
@@ -139,8 +139,12 @@ async def _outcome(session: Any, tool: str, task: Any, deadline: float) -> Any:
         return await _failure(session, task, deadline)
     if task.status not in ("completed", "input_required"):
         return _error(f"the task ended in an unknown status {task.status!r}")
-    result = await _payload(session, task.task_id, deadline)
-    if not result.is_error:  # as the SDK checks a plain call's result against the tool's output schema
+    return await _checked(session, tool, await _payload(session, task.task_id, deadline))
+
+
+async def _checked(session: Any, tool: str, result: Any) -> Any:
+    """``result``, checked against the tool's output schema as the SDK checks a plain call's."""
+    if not result.is_error:
         await session.validate_tool_result(tool, result)
     return result
 

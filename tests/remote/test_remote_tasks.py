@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -115,10 +116,12 @@ def _appears(path: Path, within_s: float) -> bool:
     return path.exists()
 
 
-#: A server of protocol 2025-06-18 (before tasks) that still marks a tool as requiring them, as a careless server may:
-#: raw JSON-RPC over stdio, since the SDK's own server drops what the negotiated version does not have.
+#: A server of protocol 2025-06-18 (before tasks; or of the version its argument names) that marks a tool as requiring
+#: tasks, as a careless server may, and answers every call at once: raw JSON-RPC over stdio, since the SDK's own server
+#: drops what the negotiated version does not have.
 BEFORE_TASKS = r'''
 import json, sys
+VERSION = sys.argv[1] if len(sys.argv) > 1 else "2025-06-18"
 def tool(name, support):
     return {"name": name, "inputSchema": {"type": "object"}, "execution": {"taskSupport": support}}
 for line in sys.stdin:
@@ -127,11 +130,12 @@ for line in sys.stdin:
         continue
     method, answer = message.get("method"), {"jsonrpc": "2.0", "id": message["id"]}
     if method == "initialize":
-        answer["result"] = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "old", "version": "1"}}
+        answer["result"] = {"protocolVersion": VERSION, "capabilities": {"tools": {}}, "serverInfo": {"name": "old", "version": "1"}}
     elif method == "tools/list":
         answer["result"] = {"tools": [tool("needs_task", "required"), tool("may_task", "optional")]}
     elif method == "tools/call":
-        answer["result"] = {"content": [{"type": "text", "text": "plain " + message["params"]["name"]}]}
+        params = message["params"]
+        answer["result"] = {"content": [{"type": "text", "text": params["name"] + (" with a task" if "task" in params else " plainly")}]}
     else:
         answer["error"] = {"code": -32601, "message": "Method not found"}
     print(json.dumps(answer), flush=True)
@@ -141,8 +145,6 @@ for line in sys.stdin:
 def test_a_tool_that_requires_tasks_on_a_version_without_them_is_left_out_with_its_reason(tmp_path):
     """2025-06-18 stands for every version without tasks: no server here speaks 2026-07-28 with a task tool (the SDK's
     own server drops ``execution`` on such a session, the TypeScript SDK speaks 2025-11-25 at most), and the rule is one."""
-    import sys
-
     from lackpy import LackpyService
     from lackpy.remote import tasks
 
@@ -153,7 +155,7 @@ def test_a_tool_that_requires_tasks_on_a_version_without_them_is_left_out_with_i
     config = f'[mcp.servers.old]\ncommand = {json.dumps(sys.executable)}\nargs = {json.dumps([str(script)])}\ngrade = [0, 0]\n'
     with LackpyService(workspace_with(tmp_path / "ws", config), trust=True) as svc:
         svc.load()
-        assert run(svc, "old__may_task()", "old__may_task").output == "plain may_task"  # optional: called plainly
+        assert run(svc, "old__may_task()", "old__may_task").output == "may_task plainly"
         names = {spec.name for spec in svc.toolbox.list_tools()}
         assert "old__may_task" in names and "old__needs_task" not in names
         assert svc._remotes.failures["old.needs_task"] == "tool left out: it runs only as a task, and protocol version 2025-06-18 has no tasks"
@@ -176,3 +178,14 @@ def test_a_task_that_needs_input_asks_the_person_through_tasks_result(tmp_path):
     assert result.success and result.output == "accept: teal", result.error
     (request,) = asked
     assert request.gate == "elicit" and request.server == "tasks" and request.lines()[0] == "Which colour?"
+
+
+def test_a_server_that_answers_a_task_call_at_once_is_read_as_a_plain_answer(tmp_path):
+    from lackpy import LackpyService
+
+    script = tmp_path / "old.py"
+    script.write_text(BEFORE_TASKS)
+    config = f'[mcp.servers.old]\ncommand = {json.dumps(sys.executable)}\nargs = {json.dumps([str(script), "2025-11-25"])}\ngrade = [0, 0]\n'
+    with LackpyService(workspace_with(tmp_path / "ws", config), trust=True) as svc:
+        assert run(svc, "old__needs_task()", "old__needs_task").output == "needs_task with a task"
+        assert run(svc, "old__may_task()", "old__may_task").output == "may_task plainly"
