@@ -13,6 +13,7 @@ filter. What no pass claims is left for ``lackpy.infer.intent`` to judge.
 from __future__ import annotations
 
 import re
+from functools import partial
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Callable
@@ -516,76 +517,104 @@ def _place(st: State, raw: str, as_dir: bool = False) -> bool:
 
 
 def _parse_scope(s: Sentence, st: State) -> None:
-    def scope(hit: Hit) -> bool:
-        prep = hit.form("prep")
-        if hit.has("here"):
-            if prep in ("of", "for", "on") or hit.form("here") == "code" and prep != "in":
-                return False
-            st.note("in all files")
-        elif hit.has("noun") or hit.has("type2"):
-            noun = hit.form("noun") or hit.form("noun2") or ""
-            kind = hit.form("type") or hit.form("type2")
-            if kind and (type_of(kind) is None or kind in LOOSE_TYPES and not noun):
-                return False
-            if kind:
-                st.types.append(type_of(kind))
-            if hit.has("test"):
-                st.names.append(("test_*", "*_test.*"))
-            if noun in ("code", "source code", "sources", "source", "source file", "source files") and not kind:
-                st.vague = True
-            if noun:
-                st.file_nouns.add(hit.index("noun") if hit.has("noun") else hit.index("noun2"))
-            st.note(f"in {kind + ' ' if kind else ''}{noun or 'files'}")
-        else:
-            token = hit.token("path")
-            noun = hit.form("pathnoun") or ""
-            if token.quoted or token.form in LEXICON:
-                return False
-            is_dir = bool(noun) and noun != "file"
-            if not is_path(token.raw) and not type_of(token.form):
-                if prep not in _SCOPE_PREP.split("|") and not noun or noun == "file" or not DIR_PATH.fullmatch(token.raw):
-                    return False
-                is_dir = True
-            if not _place(st, token.raw, as_dir=is_dir):
-                return False
-            if noun == "file":
-                st.file_nouns.add(hit.index("pathnoun"))
-        if re.search(r"\beach\b", hit.match[0]):
-            st.each = True
-        return hit.claim("scope")
-
-    def named_dir(hit: Hit) -> bool:
-        token = hit.token("dir")
-        if token.quoted or token.form in LEXICON and token.form not in ("current", "working", "root"):
-            return False
-        if token.form in ("current", "working", "root", "top-level"):
-            st.dirs.append(".")
-        elif not _place(st, token.raw, as_dir=True):
-            return False
-        return hit.claim("scope")
-
-    def subject(hit: Hit) -> bool:
-        token = hit.token("dir")
-        if token.quoted or token.form in LEXICON or type_of(token.form) or not _place(st, token.raw, as_dir=not is_file(token.raw)):
-            return False
-        return hit.claim("scope", hit.index("dir"))
-
-    def path(hit: Hit) -> bool:
-        token = hit.token("path")
-        if token.quoted or token.form in LEXICON or not (is_path(token.raw) or token.raw in (".", "./")):
-            return False
-        noun = hit.form("noun") or ""
-        if not _place(st, token.raw, as_dir=bool(noun) and noun != "file"):
-            return False
-        if noun == "file":
-            st.file_nouns.add(hit.index("noun"))
-        return hit.claim("scope")
-
+    """Where the question looks: here, a kind of file, a named directory, a subject directory or a path."""
     s.scan(_HERE_ALONE, lambda hit: st.dirs.append(".") or hit.claim("scope"))
-    s.scan(_SCOPE, scope)
-    s.scan(_DIR_NAMED, named_dir)
-    s.scan(_SUBJECT_DIR, subject)
-    s.scan(_PATH, path)
+    s.scan(_SCOPE, partial(_scope, st))
+    s.scan(_DIR_NAMED, partial(_named_dir, st))
+    s.scan(_SUBJECT_DIR, partial(_subject_dir, st))
+    s.scan(_PATH, partial(_scope_path, st))
+
+
+def _scope(st: State, hit: Hit) -> bool:
+    """"in all files", "in python files", "in the tests", "under src/": one scope phrase, claimed when it is understood."""
+    if hit.has("here"):
+        understood = _scope_here(st, hit)
+    elif hit.has("noun") or hit.has("type2"):
+        understood = _scope_kind(st, hit)
+    else:
+        understood = _scope_place(st, hit)
+    if not understood:
+        return False
+    if re.search(r"\beach\b", hit.match[0]):
+        st.each = True
+    return hit.claim("scope")
+
+
+def _scope_here(st: State, hit: Hit) -> bool:
+    prep = hit.form("prep")
+    if prep in ("of", "for", "on") or hit.form("here") == "code" and prep != "in":
+        return False
+    st.note("in all files")
+    return True
+
+
+def _scope_kind(st: State, hit: Hit) -> bool:
+    """A kind of file ("python files", "the tests", "source code")."""
+    noun = hit.form("noun") or hit.form("noun2") or ""
+    kind = hit.form("type") or hit.form("type2")
+    if kind and (type_of(kind) is None or kind in LOOSE_TYPES and not noun):
+        return False
+    if kind:
+        st.types.append(type_of(kind))
+    if hit.has("test"):
+        st.names.append(("test_*", "*_test.*"))
+    if noun in ("code", "source code", "sources", "source", "source file", "source files") and not kind:
+        st.vague = True
+    if noun:
+        st.file_nouns.add(hit.index("noun") if hit.has("noun") else hit.index("noun2"))
+    st.note(f"in {kind + ' ' if kind else ''}{noun or 'files'}")
+    return True
+
+
+def _scope_place(st: State, hit: Hit) -> bool:
+    """A place after a preposition ("in src", "under docs/ folder", "in app.py file")."""
+    token = hit.token("path")
+    noun = hit.form("pathnoun") or ""
+    if token.quoted or token.form in LEXICON:
+        return False
+    is_dir = bool(noun) and noun != "file"
+    if not is_path(token.raw) and not type_of(token.form):
+        if hit.form("prep") not in _SCOPE_PREP.split("|") and not noun or noun == "file" or not DIR_PATH.fullmatch(token.raw):
+            return False
+        is_dir = True
+    if not _place(st, token.raw, as_dir=is_dir):
+        return False
+    if noun == "file":
+        st.file_nouns.add(hit.index("pathnoun"))
+    return True
+
+
+def _named_dir(st: State, hit: Hit) -> bool:
+    """"the current directory", "the src folder"."""
+    token = hit.token("dir")
+    if token.quoted or token.form in LEXICON and token.form not in ("current", "working", "root"):
+        return False
+    if token.form in ("current", "working", "root", "top-level"):
+        st.dirs.append(".")
+    elif not _place(st, token.raw, as_dir=True):
+        return False
+    return hit.claim("scope")
+
+
+def _subject_dir(st: State, hit: Hit) -> bool:
+    """A directory the question is about ("src has how many files")."""
+    token = hit.token("dir")
+    if token.quoted or token.form in LEXICON or type_of(token.form) or not _place(st, token.raw, as_dir=not is_file(token.raw)):
+        return False
+    return hit.claim("scope", hit.index("dir"))
+
+
+def _scope_path(st: State, hit: Hit) -> bool:
+    """A path written as one ("src/app.py", "./")."""
+    token = hit.token("path")
+    if token.quoted or token.form in LEXICON or not (is_path(token.raw) or token.raw in (".", "./")):
+        return False
+    noun = hit.form("noun") or ""
+    if not _place(st, token.raw, as_dir=bool(noun) and noun != "file"):
+        return False
+    if noun == "file":
+        st.file_nouns.add(hit.index("noun"))
+    return True
 
 
 _UNITS = {
