@@ -590,6 +590,8 @@ def mcp_list(json_: bool, service) -> None:
         click.echo(f"{'':<14} {row['where']}")
         if row["tools"]:
             click.echo(f"{'':<14} {', '.join(row['tools'])}")
+        for tool, why in row.get("left_out", {}).items():
+            click.echo(f"{'':<14} {tool}: {why}")
 
 
 mcp_group.add_command(click.Command("status", params=mcp_list.params, callback=mcp_list.callback, help="The same as lackpy mcp list."))

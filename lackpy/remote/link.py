@@ -297,6 +297,8 @@ class Remotes:
         except LackpyError:
             raise
         except Exception as exc:
+            if not _link_lost(exc):  # one call refused (an error answer, a request lackpy's client refused): the server still serves
+                raise ToolError(f"the MCP server {server} refused the call: {_reason(exc, settings)}") from None
             self.failures[server] = _reason(exc, settings)
             raise ToolError(f"the MCP server {server} failed: {self.failures[server]}; the next call reconnects") from None
         try:
@@ -354,7 +356,8 @@ class Remotes:
             thread.join(CLOSE_S)
 
     def status(self) -> list[dict]:
-        """Each server: where it is (no secrets), connected or why not, its tools, and the ledger's events of its tools."""
+        """Each server: where it is (no secrets), connected or why not, its tools, the tools it lists that lackpy left out
+        and why (``left_out``), and the ledger's events of its tools."""
         rows = []
         for name, settings in self.servers.items():
             link = self._links.get(name)
@@ -366,6 +369,7 @@ class Remotes:
                     "state": "connected" if link is not None and link.alive else "failed" if name in self.failures else "not connected",
                     "reason": self.failures.get(name),
                     "tools": sorted(qualified_names(name, [t.name for t in link.tools]).values()) if link is not None else [],
+                    "left_out": {key.split(".", 1)[1]: why for key, why in self.failures.items() if key.startswith(f"{name}.")},
                     "joined_and_left": [{"op": e.op, "tool": e.tool, "key": e.key} for e in self.ledger if e.server == name],
                 }
             )

@@ -83,6 +83,7 @@ def test_without_sampling_set_the_request_is_refused_and_no_model_is_asked(tmp_p
     result, _ = run(root, 'sampler__summarize("spend my budget")', kit="sampler__summarize")
     # lackpy declares no sampling, so the SDK's client refuses with its own words (on 2026-07-28 the call fails in lackpy).
     assert not result.success and "Sampling not supported" in result.error, result.error
+    assert "refused the call" in result.error and "reconnects" not in result.error  # one call refused, not a server failed
     assert model.seen == [] and model.requests == []
 
 

@@ -159,6 +159,8 @@ def test_a_tool_that_requires_tasks_on_a_version_without_them_is_left_out_with_i
         names = {spec.name for spec in svc.toolbox.list_tools()}
         assert "old__may_task" in names and "old__needs_task" not in names
         assert svc._remotes.failures["old.needs_task"] == "tool left out: it runs only as a task, and protocol version 2025-06-18 has no tasks"
+        (row,) = svc.remote_status()
+    assert row["left_out"] == {"needs_task": "tool left out: it runs only as a task, and protocol version 2025-06-18 has no tasks"}
 
 
 def test_a_task_that_needs_input_asks_the_person_through_tasks_result(tmp_path):
