@@ -10,20 +10,13 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from .test_remote_servers import server_table, workspace_with  # noqa: E402  (the same real stdio servers)
+from .test_remote_servers import server_table, serving, workspace_with  # noqa: E402  (the same real stdio servers)
 
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
-    from lackpy import LackpyService
-
-    root = workspace_with(tmp_path_factory.mktemp("media") / "ws", server_table("media", "media", grade="[0, 0]"))
-    svc = LackpyService(root, trust=True)
-    try:
-        svc.load()
+    with serving(workspace_with(tmp_path_factory.mktemp("media") / "ws", server_table("media", "media", grade="[0, 0]"))) as svc:
         yield svc
-    finally:
-        svc.close()
 
 
 def run(svc, program: str, **options):

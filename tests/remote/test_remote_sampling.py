@@ -63,12 +63,16 @@ def model():
         yield server
 
 
-def test_the_named_tier_answers_the_servers_request_with_its_text_and_model(tmp_path, model):
-    root = workspace_with(tmp_path / "ws", sampler_table(sampling='"ollama"') + model_tier(model))
+@pytest.mark.parametrize("era", ["2026-07-28", pytest.param("handshake", marks=pytest.mark.skipif("not HAS_TS", reason="node and tests/mcp/ts/node_modules (npm ci) are needed"))])
+def test_the_named_tier_answers_the_servers_request_with_its_text_and_model(tmp_path, model, era):
+    """The Python SDK server asks through a 2026-07-28 input round; the TypeScript one in the middle of a handshake-era call."""
+    table = sampler_table if era == "2026-07-28" else ts_sampler_table
+    root = workspace_with(tmp_path / "ws", table(sampling='"ollama"') + model_tier(model))
     result, _ = run(root, 'sampler__summarize("the long text to summarize")', kit="sampler__summarize")
     assert result.success, result.error
     assert result.output == {"role": "assistant", "text": "a short summary", "model": "tiny-model", "stop": "endTurn"}
     assert model.seen == [[{"role": "system", "content": SYSTEM}, {"role": "user", "content": "the long text to summarize"}]]
+    assert run(root, "sampler__declared()", kit="sampler__declared")[0].output is True
 
 
 def test_only_a_server_with_sampling_set_is_told_that_lackpy_samples(tmp_path, model):
@@ -231,16 +235,6 @@ HAS_TS = shutil.which("node") is not None and (TS_SERVER.parent / "node_modules"
 def ts_sampler_table(**options: str) -> str:
     lines = ["[mcp.servers.sampler]", 'command = "node"', f"args = {json.dumps([str(TS_SERVER)])}", "grade = [0, 1]"]
     return "\n".join(lines + [f"{key} = {value}" for key, value in options.items()]) + "\n"
-
-
-@pytest.mark.skipif(not HAS_TS, reason="node and tests/mcp/ts/node_modules (npm ci) are needed")
-def test_on_a_handshake_era_connection_the_tier_answers_in_the_middle_of_the_call(tmp_path, model):
-    root = workspace_with(tmp_path / "ws", ts_sampler_table(sampling='"ollama"') + model_tier(model))
-    result, _ = run(root, 'sampler__summarize("the long text")', kit="sampler__summarize")
-    assert result.success, result.error
-    assert result.output == {"role": "assistant", "text": "a short summary", "model": "tiny-model", "stop": "endTurn"}
-    assert model.seen == [[{"role": "system", "content": SYSTEM}, {"role": "user", "content": "the long text"}]]
-    assert run(root, "sampler__declared()", kit="sampler__declared")[0].output is True
 
 
 @pytest.mark.skipif(not HAS_TS, reason="node and tests/mcp/ts/node_modules (npm ci) are needed")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -32,6 +33,19 @@ def workspace_with(root: Path, config: str) -> Path:
     (root / "src").mkdir()
     (root / "src" / "app.py").write_text("print('app')\n")
     return root
+
+
+@contextlib.contextmanager
+def serving(root: Path):
+    """A trusted service on ``root``, loaded (its servers known), closed at the end."""
+    from lackpy import LackpyService
+
+    svc = LackpyService(root, trust=True)
+    try:
+        svc.load()
+        yield svc
+    finally:
+        svc.close()
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.remote.test_remote_servers import workspace_with
+from tests.remote.test_remote_servers import serving, workspace_with
 
 HERE = Path(__file__).parent
 SERVER = HERE / "tasks_server.mjs"
@@ -36,15 +36,9 @@ def markers(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory, markers):
-    from lackpy import LackpyService
-
     root = workspace_with(tmp_path_factory.mktemp("tasks") / "ws", tasks_table(markers) + "[mcp.servers.tasks.tools.slow]\ntimeout_s = 1\n")
-    svc = LackpyService(root, trust=True)
-    try:
-        svc.load()
+    with serving(root) as svc:
         yield svc
-    finally:
-        svc.close()
 
 
 def run(svc, program: str, kit: str, **options):
