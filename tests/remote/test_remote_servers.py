@@ -50,8 +50,6 @@ def serving(root: Path):
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
-    from lackpy import LackpyService
-
     config = (
         server_table("notes", "notes", grade="[0, 1]", env='{ LACKPY_NOTES_TOKEN = "${LACKPY_T_NOTES_SECRET}" }')
         + server_table("crashy", "crashy", grade="[0, 0]")
@@ -59,12 +57,10 @@ def service(tmp_path_factory):
     )
     root = workspace_with(tmp_path_factory.mktemp("remote") / "ws", config)
     os.environ["LACKPY_T_NOTES_SECRET"] = SECRET
-    svc = LackpyService(root, trust=True)
     try:
-        svc.load()
-        yield svc
+        with serving(root) as svc:
+            yield svc
     finally:
-        svc.close()
         os.environ.pop("LACKPY_T_NOTES_SECRET", None)
 
 
