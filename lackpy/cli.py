@@ -955,14 +955,32 @@ def serve(
 
 
 def main() -> None:
+    """The command, stopped cleanly by SIGTERM and SIGHUP.
+
+    The signal unwinds the command as an exception, so the service closes
+    and its processes stop; then lackpy exits at once. It does not wait for
+    a run thread still inside a tool: a thread that tool starts while the
+    interpreter finalizes never runs, and waiting for it would hang lackpy
+    (what such a tool started is stopped with lackpy, by its supervisor).
+    """
+    import os
     import signal
 
+    stopped: list[int] = []
+
     def stop(signum: int, frame: Any) -> None:
+        stopped.append(signum)
         raise SystemExit(128 + signum)  # unwinds, so the service closes and its processes stop
 
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, stop)
-    cli(prog_name="lackpy")
+    try:
+        cli(prog_name="lackpy")
+    finally:
+        if stopped:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(128 + stopped[0])
 
 
 if __name__ == "__main__":

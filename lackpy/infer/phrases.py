@@ -614,7 +614,7 @@ def _scope_path(st: State, hit: Hit) -> bool:
         return False
     if noun == "file":
         st.file_nouns.add(hit.index("noun"))
-    return True
+    return hit.claim("scope")
 
 
 _UNITS = {

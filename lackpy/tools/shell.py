@@ -209,6 +209,8 @@ def start_process(ctx: ToolContext, command: str, cwd: str = ".") -> str:
     if server_room is not None:
         server_room()  # a server's bound on every session's processes together (lackpy.session); raises ToolError
     counter = ctx.session.setdefault("process_ids", itertools.count(1))
+    if ctx.session.get(CLOSED):
+        raise ToolError("start_process: the session is closed; nothing was started")
     shell = _shell(ctx)
     id = f"p{next(counter)}"
     options = _confined(ctx, shell)

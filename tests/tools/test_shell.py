@@ -452,12 +452,28 @@ def test_specs_match_the_implementations() -> None:
     assert shell.MAX_TIMEOUT_S == 600
 
 
-def test_a_process_that_starts_as_its_session_closes_is_stopped_by_its_own_start(ctx: ToolContext) -> None:
+def test_a_closed_session_starts_no_process(ctx: ToolContext) -> None:
+    from lackpy.tools.shell import stop_all
+
+    stop_all(ctx.session)  # the service closed before the start
+    with pytest.raises(ToolError, match="the session is closed; nothing was started"):
+        start_process(ctx, "sleep 60.5151")
+    assert ctx.session.get("processes", {}) == {}
+
+
+def test_a_process_that_starts_as_its_session_closes_is_stopped_by_its_own_start(ctx: ToolContext, monkeypatch) -> None:
     """stop_all marks the session closed; a start_process that spawned meanwhile (another thread) sees it and stops its process."""
     from lackpy.tools.shell import stop_all
 
-    stop_all(ctx.session)  # the service closed just before the start registered its process
+    spawn = LocalShell.spawn
+
+    def spawn_then_close(self, *args, **kwargs):
+        process = spawn(self, *args, **kwargs)
+        stop_all(ctx.session)  # the service closes between the spawn and the registration
+        return process
+
+    monkeypatch.setattr(LocalShell, "spawn", spawn_then_close)
     with pytest.raises(ToolError, match="the session closed while the process started"):
-        start_process(ctx, "sleep 60.5151")
+        start_process(ctx, "sleep 60.5152")
     (process,) = ctx.session["processes"].values()
     assert process.poll() is not None
