@@ -35,6 +35,9 @@ from lackpy.kit.spec import ToolSpec
 
 #: The Asker of the call made on this task, if anyone answers its server's questions.
 ASKER: ContextVar["Asker | None"] = ContextVar("lackpy_remote_asker", default=None)
+#: The most questions one call may put to the person; past them, the server's questions are declined unasked
+#: (each question stops the run's clock, so a server that kept asking would hold the run, and the person, for ever).
+MOST_QUESTIONS = 5
 #: The SDK's read timeout of a call whose questions a person may answer (``Asker.wait`` keeps the call's real time).
 LONGEST_S = 86_400.0
 _DONE = object()
@@ -46,6 +49,7 @@ class Asker:
     def __init__(self, gatekeeper: Any, server: str, tool: str) -> None:
         self.gatekeeper, self.server, self.tool = gatekeeper, server, tool
         self.inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self.asked = 0
 
     async def __call__(self, params: Any) -> Any:
         """On the loop: hand the question to the run's thread and wait for its answer."""
@@ -80,6 +84,9 @@ class Asker:
 
         form = getattr(params, "requested_schema", None)
         if not isinstance(form, dict):  # a URL to open: lackpy's channels show text and take answers; they open nothing
+            return ElicitResult(action="decline")
+        self.asked += 1
+        if self.asked > MOST_QUESTIONS:
             return ElicitResult(action="decline")
         decision = self.gatekeeper.elicit(self.server, self.tool, str(getattr(params, "message", "")), form)
         if not decision.approved:

@@ -156,3 +156,24 @@ def test_on_a_terminal_the_person_fills_in_each_field_and_is_asked_again_after_a
     assert code == 0, out
     assert "lackpy: a question for you: the MCP server notes asks, during notes__ask:\n  who?\n" in out
     assert "Cy x4" in out
+
+
+def test_a_server_that_keeps_asking_is_declined_unasked_after_five_questions():
+    """Each question stops the run's clock: a server may not hold the run, and the person, by asking for ever."""
+    from mcp.types import ElicitRequestFormParams
+
+    from lackpy.remote.asks import MOST_QUESTIONS, Asker
+    from lackpy.run.approvals import Decision, Gatekeeper, policy_from
+
+    asked = []
+
+    def approver(request):
+        asked.append(request.question)
+        return Decision(True, "callback", "answered", content={"name": "Ada"})
+
+    gatekeeper = Gatekeeper(policy_from({}), approver)
+    asker = Asker(gatekeeper, "nag", "nag__ask")
+    form = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    answers = [asker.answer(ElicitRequestFormParams(message=f"again {i}?", requested_schema=form)) for i in range(8)]
+    assert [a.action for a in answers] == ["accept"] * MOST_QUESTIONS + ["decline"] * (8 - MOST_QUESTIONS)
+    assert asked == [f"again {i}?" for i in range(MOST_QUESTIONS)]
