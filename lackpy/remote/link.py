@@ -37,6 +37,9 @@ from lackpy.host.budget import clamp
 CLOSE_S = 5.0
 #: The most of a remote result a program receives outside a run, in bytes (as JSON counts them); in a run, its max_output_bytes.
 RESULT_BYTES = 1024 * 1024
+#: The shortest time between two progress notifications of a remote call passed on, in seconds; the longest message kept.
+PROGRESS_EVERY_S = 0.05
+PROGRESS_CHARS = 1000
 #: The JSON-RPC error code the SDK's client gives a call whose connection closed.
 CONNECTION_CLOSED = -32000
 
@@ -408,13 +411,23 @@ def _bounded(value: Any) -> Any:
 
 
 def _progress_of(spec: ToolSpec) -> Any:
-    """A progress callback passing the server's progress notifications on to the run's ``PROGRESS`` sink, or None."""
+    """A progress callback passing the server's progress notifications on to the run's ``PROGRESS`` sink, or None.
+
+    At most one every ``PROGRESS_EVERY_S`` passes (and the one that reaches
+    its total): a server that floods notifications fills no queue of lackpy's
+    or its client's; progress is news, and the newest is what counts.
+    """
     sink = PROGRESS.get()
     if sink is None:
         return None
+    last = [float("-inf")]
 
     async def progress(value: float, total: float | None, message: str | None) -> None:
-        sink({"event": "progress", "tool": spec.name, "progress": value, "total": total, "message": message})
+        now = time.monotonic()
+        if now - last[0] < PROGRESS_EVERY_S and (total is None or value < total):
+            return
+        last[0] = now
+        sink({"event": "progress", "tool": spec.name, "progress": value, "total": total, "message": str(message)[:PROGRESS_CHARS] if message else message})
 
     return progress
 

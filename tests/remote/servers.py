@@ -96,6 +96,14 @@ def notes() -> MCPServer:
             await asyncio.sleep(seconds / 4)
         return "done"
 
+    @server.tool()
+    async def flood(count: int, ctx: Context) -> str:
+        """Report progress count times as fast as it can, then reach the total."""
+        for step in range(count):
+            await ctx.report_progress(step, count, "x" * 5000)
+        await ctx.report_progress(count, count, "all done")
+        return "flooded"
+
     return server
 
 

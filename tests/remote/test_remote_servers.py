@@ -285,6 +285,20 @@ def test_a_remote_tools_progress_is_passed_on_apart_from_the_result(service, mod
     assert all(e["tool"] == "notes__slow" and e["total"] == 4 for e in progress)
 
 
+def test_a_server_that_floods_progress_is_passed_on_at_most_every_50_ms_and_its_last_word_kept(service):
+    events = []
+
+    async def main():
+        return await service.run_program("notes__flood(3000)", kit="notes__flood", on_event=events.append)
+
+    result = asyncio.run(main())
+    progress = [e for e in events if e["event"] == "progress"]
+    assert result.success and result.output == "flooded"
+    assert 1 <= len(progress) < 300, len(progress)  # 3001 sent, each within well under 50 ms of the last
+    assert progress[-1]["message"] == "all done" and progress[-1]["progress"] == 3000
+    assert all(len(e["message"]) <= 1000 for e in progress)
+
+
 def test_lackpy_serve_passes_remote_progress_to_its_client(service):
     from mcp import Client
 

@@ -16,7 +16,7 @@ from lackpy import LackpyService  # noqa: E402
 from lackpy.errors import KitError  # noqa: E402
 
 SERVERS = Path(__file__).with_name("servers.py")
-NOTES_TOOLS = ["notes__add_note", "notes__ask", "notes__big", "notes__list_notes", "notes__refuse", "notes__secret_env", "notes__slow", "notes__word_count"]
+NOTES_TOOLS = ["notes__add_note", "notes__ask", "notes__big", "notes__flood", "notes__list_notes", "notes__refuse", "notes__secret_env", "notes__slow", "notes__word_count"]
 
 
 def table(name: str, grade: str) -> str:
