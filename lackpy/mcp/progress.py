@@ -16,6 +16,9 @@ from typing import Any
 
 from lackpy.mcp.logs import PROGRESS_LEVEL, say_in
 
+#: The most progress messages that wait to be sent (between rounds, or to a slow client); past them the newest are dropped, and counted.
+MOST_WAITING = 256
+
 
 class Reach:
     """The request a call's notifications go to now: the one that started it, then each retry that answers it."""
@@ -58,6 +61,7 @@ class Progress:
         self.queue: asyncio.Queue[str | None] = asyncio.Queue()
         self.sender: asyncio.Task | None = None
         self.count = 0
+        self.dropped = 0
 
     async def __aenter__(self) -> "Progress":
         if _in_request(self.reach.ctx):
@@ -74,8 +78,15 @@ class Progress:
             self.sender.cancel()
 
     def report(self, message: str) -> None:
-        if self.sender is not None:
-            self.queue.put_nowait(message)
+        if self.sender is None:
+            return
+        if self.queue.qsize() >= MOST_WAITING:
+            self.dropped += 1
+            return
+        if self.dropped:
+            message = f"({self.dropped} progress messages were dropped while the client could not take them) {message}"
+            self.dropped = 0
+        self.queue.put_nowait(message)
 
     def on_event(self, event: dict[str, Any]) -> None:
         """A run or delegate event as a progress message: tool calls made, a tool's own progress, the tier being tried and its attempts."""

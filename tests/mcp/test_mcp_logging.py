@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -182,3 +183,33 @@ def test_completions_stop_at_one_hundred():
     completion = matching(tuple(f"kit{index:03}" for index in range(150)), "kit")
     assert len(completion.values) == 100 and completion.total == 150 and completion.has_more is True
     assert completion.values[0] == "kit000" and completion.values[-1] == "kit099"
+
+
+def test_progress_that_cannot_be_sent_waits_bounded_and_says_how_much_was_dropped():
+    """Between approval rounds nothing can be sent: a run that keeps reporting fills at most MOST_WAITING messages."""
+    from lackpy.mcp.progress import MOST_WAITING, Progress, Reach
+
+    class Request:
+        request_context = object()
+
+        def __init__(self):
+            self.sent = []
+
+        async def report_progress(self, progress, total, message):
+            self.sent.append(message)
+
+    async def main():
+        first, retry = Request(), Request()
+        reach = Reach(first)
+        async with Progress(reach) as progress:
+            reach.pause()
+            for i in range(MOST_WAITING + 50):
+                progress.report(f"m{i}")
+            reach.move(retry)
+            await asyncio.sleep(0.05)  # the retry takes what waited
+            progress.report("last")
+        return first.sent, retry.sent
+
+    first, retry = asyncio.run(main())
+    assert first == [] and len(retry) == MOST_WAITING + 1
+    assert retry[:2] == ["m0", "m1"] and retry[-1] == "(50 progress messages were dropped while the client could not take them) last"
