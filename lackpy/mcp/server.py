@@ -38,19 +38,20 @@ from lackpy.schema import to_jsonable
 from lackpy.service import LackpyService
 from lackpy.session import Session
 
-Program = Annotated[str, Field(description="The program: Python statements; the last expression is the result.")]
-Intent = Annotated[str, Field(description='What to do, in plain words, e.g. "count TODOs in python files".')]
-Kit = Annotated[str | None, Field(description="A kit this server allows, or tool names as 'a,b'; default: the server's default kit.")]
-Params = Annotated[dict[str, Any] | None, Field(description="Values the program receives as variables, by name.")]
-DryRun = Annotated[bool, Field(description="Apply no writes and call no tool whose effects cannot be staged (commands, processes, remote tools that change things; held_back lists them); return the diff of what would change.")]
-Limits = Annotated[dict[str, Any] | None, Field(description="Limits for this run, e.g. {\"timeout_s\": 5, \"max_tool_calls\": 100}.")]
-SessionId = Annotated[
+# The served tools' arguments, named *Arg so that no name here shadows the idea it carries (Kit, Limits, Session).
+ProgramArg = Annotated[str, Field(description="The program: Python statements; the last expression is the result.")]
+IntentArg = Annotated[str, Field(description='What to do, in plain words, e.g. "count TODOs in python files".')]
+KitArg = Annotated[str | None, Field(description="A kit this server allows, or tool names as 'a,b'; default: the server's default kit.")]
+ParamsArg = Annotated[dict[str, Any] | None, Field(description="Values the program receives as variables, by name.")]
+DryRunArg = Annotated[bool, Field(description="Apply no writes and call no tool whose effects cannot be staged (commands, processes, remote tools that change things; held_back lists them); return the diff of what would change.")]
+LimitsArg = Annotated[dict[str, Any] | None, Field(description="Limits for this run, e.g. {\"timeout_s\": 5, \"max_tool_calls\": 100}.")]
+SessionArg = Annotated[
     str | None,
     Field(description="A session id from an earlier result: its checklist, processes and kept variables. Left out: this connection's session, or a new one."),
 ]
-Keep = Annotated[bool, Field(description="Keep the run's plain-data variables (numbers, strings, lists, dicts) for the session's next run, like a notebook cell.")]
-Reset = Annotated[bool, Field(description="Forget the session's kept variables before this run.")]
-Trace = Annotated[bool, Field(description="Include the trace (every tool call with its arguments and result) and the files read in the structured result; left out by default.")]
+KeepArg = Annotated[bool, Field(description="Keep the run's plain-data variables (numbers, strings, lists, dicts) for the session's next run, like a notebook cell.")]
+ResetArg = Annotated[bool, Field(description="Forget the session's kept variables before this run.")]
+TraceArg = Annotated[bool, Field(description="Include the trace (every tool call with its arguments and result) and the files read in the structured result; left out by default.")]
 
 INSTRUCTIONS = (
     "lackpy runs small Python programs that compose a kit's tools in one call, validated and traced. "
@@ -196,15 +197,15 @@ class _Tools:
 
     async def run_program(
         self,
-        program: Program,
-        kit: Kit = None,
-        params: Params = None,
-        dry_run: DryRun = False,
-        limits: Limits = None,
-        session: SessionId = None,
-        keep: Keep = False,
-        reset: Reset = False,
-        trace: Trace = False,
+        program: ProgramArg,
+        kit: KitArg = None,
+        params: ParamsArg = None,
+        dry_run: DryRunArg = False,
+        limits: LimitsArg = None,
+        session: SessionArg = None,
+        keep: KeepArg = False,
+        reset: ResetArg = False,
+        trace: TraceArg = False,
         ctx: Context | None = None,
     ) -> CallToolResult:
         async def work(approve: Any, reach: Reach) -> CallToolResult:
@@ -244,7 +245,7 @@ class _Tools:
 
         return await self._asking(ctx, spec.name, work)
 
-    async def validate(self, program: Program, kit: Kit = None, ctx: Context | None = None) -> CallToolResult:
+    async def validate(self, program: ProgramArg, kit: KitArg = None, ctx: Context | None = None) -> CallToolResult:
         async def work() -> CallToolResult:
             chosen = await self._kit(kit)
             document = (await asyncio.to_thread(self.service.validate, program, chosen)).to_dict()
@@ -257,7 +258,7 @@ class _Tools:
         return await self._call(work, ctx)
 
     async def delegate(
-        self, intent: Intent, kit: Kit = None, params: Params = None, dry_run: DryRun = False, session: SessionId = None, trace: Trace = False,
+        self, intent: IntentArg, kit: KitArg = None, params: ParamsArg = None, dry_run: DryRunArg = False, session: SessionArg = None, trace: TraceArg = False,
         ctx: Context | None = None,
     ) -> CallToolResult:
         async def work(approve: Any, reach: Reach) -> CallToolResult:
@@ -274,7 +275,7 @@ class _Tools:
 
         return await self._asking(ctx, "delegate", work)
 
-    async def generate(self, intent: Intent, kit: Kit = None, ctx: Context | None = None) -> CallToolResult:
+    async def generate(self, intent: IntentArg, kit: KitArg = None, ctx: Context | None = None) -> CallToolResult:
         async def work() -> CallToolResult:
             result = await self.service.generate(intent, kit=await self._kit(kit))
             return results.success(result.to_dict())
@@ -296,7 +297,7 @@ class _Tools:
 
         return await self._call(work, ctx)
 
-    async def docs_index(self, kit: Kit = None, ctx: Context | None = None) -> CallToolResult:
+    async def docs_index(self, kit: KitArg = None, ctx: Context | None = None) -> CallToolResult:
         async def work() -> CallToolResult:
             return results.success(await asyncio.to_thread(self.service.docs_index, kit or self.policy.default_kit))
 
