@@ -104,9 +104,9 @@ class Config:
         default_kit = data.pop("default_kit", cls.default_kit)
         if not isinstance(default_kit, str) or not default_kit.strip():
             raise ConfigError(f"{where}: default_kit must be a kit name such as \"readonly\"")
-        checks = data.pop("checks", None)
-        if checks is None:
-            checks = data.pop("rules", [])  # the key's name before 0.2
+        if "rules" in data:  # one word per idea: "rules" is the tier that needs no model
+            raise ConfigError(f"{where}: the key rules is now checks (custom checks, \"module:function\"); rename it")
+        checks = data.pop("checks", [])
         if not isinstance(checks, list) or not all(isinstance(r, str) and ":" in r for r in checks):
             raise ConfigError(f"{where}: checks must be a list of \"module:function\" strings")
         mode = data.pop("mode", DEFAULT_MODE)

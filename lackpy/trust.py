@@ -30,7 +30,7 @@ from lackpy.host.ownfiles import STATE_DIR, listed, open_state, read_own, read_p
 #: Config keys that take effect only in a trusted workspace, and why.
 PRIVILEGED_KEYS = {
     "checks": "custom checks import modules",
-    "rules": "custom checks import modules",
+    "rules": "custom checks import modules (the old name of checks)",
     "mode": "mode = \"inprocess\" runs programs without the isolated worker",
     "sandbox": "sandbox = false drops the worker's confinement",
     "inference": "inference tiers send the workspace and API keys to a URL",

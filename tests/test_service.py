@@ -55,7 +55,7 @@ def test_config_dict_overrides_file(workspace: Path):
 
 @pytest.mark.parametrize(
     "text, message",
-    [("default_kit = [", "invalid TOML"), ("default_kit = 3", "default_kit"), ('rules = ["nocolon"]', "checks"), ('checks = ["nocolon"]', "checks")],
+    [("default_kit = [", "invalid TOML"), ("default_kit = 3", "default_kit"), ('rules = ["a:b"]', "the key rules is now checks"), ('checks = ["nocolon"]', "checks")],
     ids=["syntax", "type", "rules", "checks"],
 )
 def test_bad_config_is_a_clear_error(workspace: Path, text: str, message: str):
@@ -70,7 +70,7 @@ def test_bad_config_is_a_clear_error(workspace: Path, text: str, message: str):
 
 
 def test_configured_checks_apply(workspace: Path, tmp_path: Path, monkeypatch):
-    """Checks named in the config are imported and applied to every validation (the old key `rules` still works)."""
+    """Checks named in the config are imported and applied to every validation."""
     (tmp_path / "my_rules.py").write_text(
         textwrap.dedent(
             """
@@ -83,7 +83,7 @@ def test_configured_checks_apply(workspace: Path, tmp_path: Path, monkeypatch):
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     (workspace / ".lackpy").mkdir()
-    (workspace / ".lackpy" / "config.toml").write_text('rules = ["my_rules:no_print"]\n')
+    (workspace / ".lackpy" / "config.toml").write_text('checks = ["my_rules:no_print"]\n')
     svc = LackpyService(workspace, trust=True)
     result = svc.validate("print(1)")
     assert not result.valid and result.errors[0].code == "custom-check" and result.errors[0].message == "do not print"
@@ -91,10 +91,10 @@ def test_configured_checks_apply(workspace: Path, tmp_path: Path, monkeypatch):
     assert not run.success and run.error_kind == "validation"
 
 
-def test_unloadable_rule_is_a_config_error(workspace: Path):
-    """A rule that cannot be imported is reported when rules are first needed."""
+def test_an_unloadable_check_is_a_config_error(workspace: Path):
+    """A check that cannot be imported is reported when checks are first needed."""
     (workspace / ".lackpy").mkdir()
-    (workspace / ".lackpy" / "config.toml").write_text('rules = ["no_such_module_xyz:rule"]\n')
+    (workspace / ".lackpy" / "config.toml").write_text('checks = ["no_such_module_xyz:rule"]\n')
     svc = LackpyService(workspace, trust=True)
     with pytest.raises(ConfigError, match="no_such_module_xyz"):
         svc.validate("1")
