@@ -26,6 +26,7 @@ from typing import Any, Mapping
 
 from lackpy.errors import ConfigError
 from lackpy.kit.spec import category_problem
+from lackpy.lang.grade import Grade
 
 #: How long a call to a remote tool may take when the config says nothing, in seconds.
 CALL_TIMEOUT_S = 60.0
@@ -180,9 +181,10 @@ def _strings(value: Any, where: str) -> dict[str, str]:
 def _grade(value: Any, where: str) -> tuple[int, int] | None:
     if value is None:
         return None
-    if not isinstance(value, list) or len(value) != 2 or not all(type(v) is int and 0 <= v <= 3 for v in value):
+    grade = Grade.parse(value) if isinstance(value, list) else None  # the TOML list form only
+    if grade is None:
         raise ConfigError(f"{where}: must be [w, d], two whole numbers from 0 to 3, e.g. [1, 0] for a read-only network tool")
-    return value[0], value[1]
+    return grade.w, grade.d
 
 
 def _seconds(value: Any, where: str) -> float:
