@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
-import functools
 import os
 import threading
 import time
@@ -48,7 +47,8 @@ from lackpy.run.compiler import prepare
 from lackpy.run.limits import Limits
 from lackpy.run.result import ExecutionResult
 from lackpy.run.slots import Slots
-from lackpy.run.runner import check_params, prepared_for, run_program
+from lackpy.run.runner import check_params, prepared_for, run_with
+from lackpy.run.settings import RunSettings
 from lackpy.session import Session, Sessions
 from lackpy.host import journal
 from lackpy.host.ownfiles import exists, open_state, write_own
@@ -745,23 +745,21 @@ class LackpyService:
         events = _on_loop(on_event)
         asking = (approve, approval, asyncio.get_running_loop())
 
-        def settle() -> tuple[functools.partial[ExecutionResult], ExecutionResult | None]:
-            """The run, and its result already when the program is invalid (answered at once, never queued for a run thread)."""
+        def settle() -> tuple[RunSettings, ExecutionResult | None]:
+            """The run's settings, and its result already when the program is invalid (answered at once, never queued for a run thread)."""
             resolved = self.resolve_kit(kit, extra_tools)
             inputs = session.inputs(params, resolved.names) if session is not None else params
-            run = self._runner(
+            settings = self._settings(
                 resolved, inputs, checks, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=events, ceiling=ceiling, asking=asking
             )
-            if run.keywords["mode"] == "inprocess":
-                return run, None
-            valid = prepared_for(program, resolved, inputs, run.keywords["checks"]).code is not None
-            return run, None if valid else run(program)
+            if settings.mode == "inprocess":
+                return settings, None
+            valid = prepared_for(program, resolved, inputs, settings.checks).code is not None
+            return settings, None if valid else run_with(program, settings)
 
-        run, result = settle() if on_loop else await self._off_loop(settle)
-        if result is None and run.keywords["mode"] == "inprocess" and not asks_on_loop(approve):
-            result = run(program)  # on the loop: nothing here waits for it
-        elif result is None:
-            result = await self._cancellable(lambda cancel: run(program, cancel=cancel))
+        settings, result = settle() if on_loop else await self._off_loop(settle)
+        if result is None:
+            result = await self._scheduled(program, settings, approve)
         return _in_session(result, session, keep)
 
     def open_session(self, pinned: bool = False) -> Session:
@@ -771,7 +769,19 @@ class LackpyService:
         """
         return self.sessions.open(pinned)
 
-    def _runner(
+    async def _scheduled(self, program: str, settings: RunSettings, approve: ApproveSpec) -> ExecutionResult:
+        """Run a valid program where its mode says; the three ways a call of ``run_program`` is scheduled:
+
+        1. an invalid program is answered at once, by ``settle`` in ``run_program``, never queued;
+        2. an ``inprocess`` run whose approver does not answer on this loop runs on the loop itself (nothing here waits for it);
+        3. every other run (``isolated``, or an approver that answers on this loop, which must stay free) goes to a run
+           thread in its turn (``_cancellable``): cancelling the awaiting task cancels the run.
+        """
+        if settings.mode == "inprocess" and not asks_on_loop(approve):
+            return run_with(program, settings)
+        return await self._cancellable(lambda cancel: run_with(program, settings, cancel))
+
+    def _settings(
         self,
         resolved: ResolvedKit,
         params: Mapping[str, Any] | None,
@@ -784,11 +794,10 @@ class LackpyService:
         on_event: OnEvent | None = None,
         ceiling: CeilingSpec = None,
         asking: tuple[ApproveSpec, str | None, asyncio.AbstractEventLoop | None] = (None, None, None),
-    ) -> functools.partial[ExecutionResult]:
-        """``run(program, cancel=...)`` with everything else of a call settled: kit, params, checks, limits, mode, session, ceiling,
-        and who answers approvals (``asking``: approve, a mode for every gate, the caller's loop)."""
-        return functools.partial(
-            run_program,
+    ) -> RunSettings:
+        """The settings of a call's runs (``run_with(program, settings, cancel)``): kit, params, checks, limits, mode, session,
+        ceiling, and who answers approvals (``asking``: approve, a mode for every gate, the caller's loop)."""
+        return RunSettings(
             kit=resolved,
             params=params,
             checks=self.checks(checks),
@@ -1034,10 +1043,10 @@ class LackpyService:
 
         def work(cancel: Cancel) -> DelegateResult:
             request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
-            run = self._runner(
+            settings = self._settings(
                 request.kit, request.params, None, mode=mode, limits=limits, dry_run=dry_run, session=session, on_event=events, ceiling=ceiling, asking=asking
             )
-            outcome = self._dispatcher(events).dispatch(request, lambda program: _in_session(run(program, cancel=cancel), session, False))
+            outcome = self._dispatcher(events).dispatch(request, lambda program: _in_session(run_with(program, settings, cancel), session, False))
             execution = outcome.execution
             return DelegateResult(
                 **self._described(request, kit_info, outcome),

@@ -31,6 +31,7 @@ from lackpy.run.execute import MAX_RESULT_DEPTH, Ending, execute, give_back_spar
 from lackpy.run.modes import MODES
 from lackpy.run.limits import Limits, layered
 from lackpy.run.result import ExecutionResult
+from lackpy.run.settings import RunSettings
 from lackpy.run.guardrails import guarded
 from lackpy.run.trace import HeldCall, Recorder
 from lackpy.schema import to_jsonable
@@ -38,99 +39,166 @@ from lackpy.tools import workspace
 from lackpy.host.budget import clamp
 
 
+def run_program(program: str, kit: ResolvedKit, params: Mapping[str, Any] | None = None, *, cancel: Cancel | None = None, **settings: Any) -> ExecutionResult:
+    """Run ``program`` with ``kit``'s tools: the keyword form of ``run_with``.
 
-def run_program(
-    program: str,
-    kit: ResolvedKit,
-    params: Mapping[str, Any] | None = None,
-    *,
-    checks: Sequence[Check] = (),
-    context: ToolContext | None = None,
-    limits: Limits | Mapping[str, Any] | None = None,
-    mode: str = "isolated",
-    dry_run: bool = False,
-    sandbox: bool = True,
-    cancel: Cancel | None = None,
-    notices: Sequence[str] = (),
-    state: dict | None = None,
-    on_call: Callable[[str, int], None] | None = None,
-    on_progress: Callable[[dict], None] | None = None,
-    ceiling: Grade | None = None,
-    guardrails: tuple[Any, Any] | None = None,
-    approvals: Gatekeeper | None = None,
-) -> ExecutionResult:
-    """Validate (cached), compile (cached) and run ``program`` with ``kit``'s tools.
+    ``settings`` are the other fields of ``RunSettings`` (checks, limits,
+    mode, dry_run, ...); a name that is none of them raises TypeError.
+    """
+    return run_with(program, RunSettings(kit, params, **settings), cancel)
+
+
+def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None) -> ExecutionResult:
+    """Validate (cached), compile (cached) and run ``program`` as ``settings`` say, traced.
 
     Never raises for anything the program does: invalid programs, tool
     errors, exceptions and limits come back as a failed result. Writes are
     committed only when the program succeeds; with ``dry_run`` they are
-    returned as a diff instead. ``limits`` add to the configured and the
-    kit's (a ``Limits`` is taken as it is). ``cancel`` lets another thread
-    stop the run: it then raises ``Cancelled`` and nothing is written.
-    ``state`` is the session state the tools keep between runs (checklist,
-    processes), the toolbox's own when None; ``on_call(tool, calls)`` hears
-    of every tool call when it returns, on the thread that made it, and
-    ``on_progress(event)`` what a tool reports while it works (``PROGRESS``).
-    A program whose own grade (of the tools it calls) is above ``ceiling``
-    is refused before it runs, with ``error_kind`` ``denied``.
-    ``guardrails`` is the (before, after) pair of hook callers every tool
-    call goes through (``lackpy.run.guardrails``). ``approvals`` asks a
-    person at the program, call and commit gates (``lackpy.run.approvals``);
-    a refusal is ``denied``, and a refused commit writes nothing.
+    returned as a diff instead. ``cancel`` lets another thread stop the run:
+    it then raises ``Cancelled`` and nothing is written. A program above the
+    ceiling, or one a person did not approve, is refused before it runs
+    (``denied``); a refused commit writes nothing.
     """
     start = perf_counter()
-    params = dict(params or {})
-    names = kit.names
     try:
-        limits = layered(kit.config_limits, kit.limits, limits)
-        if mode not in MODES:
-            raise ParamError(f"unknown mode '{mode}'; use one of: {', '.join(MODES)}")
-        check_params(params, names)
+        checked = _checked(program, settings, start)
+        approvals = _program_approved(program, settings, checked, start)
+    except _Refused as refused:
+        return refused.result
+    kit, limits = settings.kit, checked.limits
+    context = _context_for(settings.context, kit, limits, settings.state, settings.dry_run)
+    context.kit = kit.tools
+    recorder = Recorder(limits.max_tool_calls, settings.on_call)
+    held: list[HeldCall] = []
+    tools = _wrapped_tools(settings, checked, context, recorder, approvals, held)
+    ran = _run_traced(checked, tools, settings, context, cancel or Cancel(), approvals)
+    decisions = approvals.decisions if approvals is not None else ()
+    if ran.stage is not None:  # the exception is gone, and with it what filled the memory
+        return _failed(
+            start, kit, _OUT_OF_MEMORY[ran.stage], ErrorKind.LIMIT, notices=settings.notices, program_grade=checked.own, approvals=decisions,
+            limit="memory", limit_value=limits.memory_bytes, trace=recorder.entries(kit.tools, decisions),
+            held_back=held, dry_run=settings.dry_run, mode=settings.mode, limits=limits,
+        )
+    return _result(start, settings, checked, ran, context, recorder.entries(kit.tools, decisions), held, decisions)
+
+
+class _Refused(Exception):
+    """A run refused before it starts, with its failed result."""
+
+    def __init__(self, result: ExecutionResult) -> None:
+        super().__init__(result.error)
+        self.result = result
+
+
+class _Checked(NamedTuple):
+    """What the checks before a run settled: the parameters, the limits, the code, the tools it calls and its grade."""
+
+    params: dict
+    limits: Limits
+    code: Any
+    called: list[str]
+    own: Grade
+
+
+def _checked(program: str, settings: RunSettings, start: float) -> _Checked:
+    """The checks before a run: limits, mode and parameters, then the program (validated and compiled), then the ceiling.
+
+    Raises ``_Refused`` with the failed result of the first check that fails.
+    """
+    kit, params = settings.kit, dict(settings.params or {})
+    try:
+        limits = layered(kit.config_limits, kit.limits, settings.limits)
+        if settings.mode not in MODES:
+            raise ParamError(f"unknown mode '{settings.mode}'; use one of: {', '.join(MODES)}")
+        check_params(params, kit.names)
     except LackpyError as exc:
-        return _failed(start, kit, str(exc), ErrorKind.parse(exc.kind), notices=notices)
-    prepared = prepared_for(program, kit, params, checks)
+        raise _Refused(_failed(start, kit, str(exc), ErrorKind.parse(exc.kind), notices=settings.notices)) from None
+    prepared = prepared_for(program, kit, params, settings.checks)
     if prepared.code is None:
         errors = prepared.validation.errors
-        return _failed(start, kit, f"invalid program: {errors[0]}", ErrorKind.VALIDATION, diagnostics=list(errors), notices=notices)
-
-    called = [alias for alias in prepared.validation.calls if alias in names]  # validation proved it calls no other tool
+        failed = _failed(start, kit, f"invalid program: {errors[0]}", ErrorKind.VALIDATION, diagnostics=list(errors), notices=settings.notices)
+        raise _Refused(failed)
+    called = [alias for alias in prepared.validation.calls if alias in kit.names]  # validation proved it calls no other tool
     own = kit.grade_of(called)
+    ceiling = settings.ceiling
     if ceiling is not None and not own.within(ceiling):
         above = ", ".join(kit.above(called, ceiling))
         message = f"denied: the program calls {above}, above the ceiling {ceiling}; run it under a higher ceiling (--ceiling KIT or W,D) if you mean it"
-        return _failed(start, kit, message, ErrorKind.DENIED, notices=notices, program_grade=own)
-    if approvals is not None:
-        approvals = approvals.fresh()  # a run's own decisions (a delegate runs several programs)
-        answer = approvals.program(program, own, called)
-        if answer is not None and not answer.approved:
-            message = f"denied: the program was not approved ({answer.by}): {answer.reason}"
-            return _failed(start, kit, message, ErrorKind.DENIED, notices=notices, program_grade=own, approvals=approvals.decisions)
-    context = _context_for(context, kit, limits, state, dry_run)
-    context.kit = kit.tools
-    recorder = Recorder(limits.max_tool_calls, on_call)
-    bound = kit.bind(context, called)
+        raise _Refused(_failed(start, kit, message, ErrorKind.DENIED, notices=settings.notices, program_grade=own))
+    return _Checked(params, limits, prepared.code, called, own)
+
+
+def _program_approved(program: str, settings: RunSettings, checked: _Checked, start: float) -> Gatekeeper | None:
+    """The run's own gatekeeper (a delegate runs several programs), once the program gate approved; None without approvals.
+
+    Raises ``_Refused`` when the program is not approved.
+    """
+    if settings.approvals is None:
+        return None
+    approvals = settings.approvals.fresh()
+    answer = approvals.program(program, checked.own, checked.called)
+    if answer is not None and not answer.approved:
+        message = f"denied: the program was not approved ({answer.by}): {answer.reason}"
+        failed = _failed(start, settings.kit, message, ErrorKind.DENIED, notices=settings.notices, program_grade=checked.own, approvals=approvals.decisions)
+        raise _Refused(failed)
+    return approvals
+
+
+def _wrapped_tools(
+    settings: RunSettings, checked: _Checked, context: ToolContext, recorder: Recorder, approvals: Gatekeeper | None, held: list[HeldCall]
+) -> dict[str, Callable[..., Any]]:
+    """The tools the program calls, bound to ``context`` and wrapped, innermost first: approval gates, guardrails, dry-run holding, the trace.
+
+    A dry run holds outermost, so a held call reaches no guardrail, no
+    approval and no tool; the recorder is outermost of all, so it sees every call.
+    """
+    kit = settings.kit
+    bound = kit.bind(context, checked.called)
     if approvals is not None:
         approvals.steps = lambda: len(recorder.calls)
         bound = {alias: approvals.gate(alias, kit.tools[alias], fn) for alias, fn in bound.items()}
-    if guardrails is not None:
-        bound = {alias: guarded(alias, kit.tools[alias], fn, *guardrails) for alias, fn in bound.items()}
-    held: list[HeldCall] = []
-    if dry_run:  # outermost: a held call reaches no guardrail, no approval and no tool
+    if settings.guardrails is not None:
+        bound = {alias: guarded(alias, kit.tools[alias], fn, *settings.guardrails) for alias, fn in bound.items()}
+    if settings.dry_run:
         bound = {alias: holding(alias, kit.tools[alias], fn, held, lambda: len(recorder.calls)) for alias, fn in bound.items()}
-    tools = {alias: recorder.wrap(alias, fn) for alias, fn in bound.items()}
-    cancel = cancel or Cancel()
+    return {alias: recorder.wrap(alias, fn) for alias, fn in bound.items()}
+
+
+class _Ran(NamedTuple):
+    """How a run went: ``stage`` is where it ran out of memory (``run`` or ``writes``), None when it did not."""
+
+    stage: str | None
+    ending: Ending | None = None
+    output: Any = None
+    output_cut: bool = False
+    printed: str = ""
+    printed_cut: bool = False
+    writes: _Writes | None = None
+
+
+def _run_traced(
+    checked: _Checked, tools: dict, settings: RunSettings, context: ToolContext, cancel: Cancel, approvals: Gatekeeper | None
+) -> _Ran:
+    """Run the program and finish its writes with the run's context variables set, and reset, in this order.
+
+    DEADLINE (the run's end), PROGRESS (who hears tools' progress),
+    RESULT_BUDGET (the bytes a result may take), ASKING (the gatekeeper a
+    tool asks). A ``MemoryError`` in lackpy's own process becomes the stage
+    it happened at; what filled the memory is gone when this frame returns.
+    """
+    limits = checked.limits
     token = DEADLINE.set(time.monotonic() + limits.timeout_s)
-    listening = Listener(on_progress) if on_progress is not None else None
+    listening = Listener(settings.on_progress) if settings.on_progress is not None else None
     progress_token = PROGRESS.set(listening)
     budget_token = RESULT_BUDGET.set(limits.max_output_bytes)
     asking_token = ASKING.set(approvals)
     stage: str | None = "run"
     try:
         try:
-            ending = _ended(prepared.code, tools, params, limits, mode, sandbox, cancel)
+            ending = _ended(checked.code, tools, checked.params, limits, settings.mode, settings.sandbox, cancel)
             output, output_cut, printed, printed_cut = _budgeted(ending, limits.budget_bytes)
             stage = "writes"
-            writes = _finish_writes(ending, context, dry_run, cancel, approvals)
+            writes = _finish_writes(ending, context, settings.dry_run, cancel, approvals)
             stage = None
         except MemoryError:
             give_back_spare()  # first, before anything here needs memory
@@ -141,22 +209,23 @@ def run_program(
             listening.close()
         RESULT_BUDGET.reset(budget_token)
         ASKING.reset(asking_token)
-    if stage is not None:  # the exception is gone, and with it what filled the memory
-        ending = None
-        message = _OUT_OF_MEMORY[stage]
-        decisions = approvals.decisions if approvals is not None else ()
-        return _failed(
-            start, kit, message, ErrorKind.LIMIT, notices=notices, program_grade=own, approvals=decisions,
-            limit="memory", limit_value=limits.memory_bytes, trace=recorder.entries(kit.tools, decisions),
-            held_back=held, dry_run=dry_run, mode=mode, limits=limits,
-        )
+    if stage is not None:
+        return _Ran(stage)
+    return _Ran(None, ending, output, output_cut, printed, printed_cut, writes)
+
+
+def _result(
+    start: float, settings: RunSettings, checked: _Checked, ran: _Ran, context: ToolContext, trace: list, held: list[HeldCall], decisions: Sequence[Any]
+) -> ExecutionResult:
+    """The result of a run that ended (well or not) without running out of memory."""
+    ending, writes, own = ran.ending, ran.writes, checked.own
     return ExecutionResult(
         success=writes.success,
-        output=output,
+        output=ran.output,
         error=writes.error,
         error_kind=writes.error_kind,
         error_line=ending.error_line,
-        trace=recorder.entries(kit.tools, approvals.decisions if approvals is not None else ()),
+        trace=trace,
         limit=ending.limit,
         limit_value=ending.limit_value,
         files_read=list(context.files_read),
@@ -166,18 +235,18 @@ def run_program(
         dry_run=writes.dry_run,
         diff=writes.diff,
         held_back=held,
-        mode=mode,
-        grade=kit.grade,
+        mode=settings.mode,
+        grade=settings.kit.grade,
         program_grade=own,
         risk=own.risk,
-        printed=printed,
-        output_truncated=output_cut,
-        printed_truncated=printed_cut,
+        printed=ran.printed,
+        output_truncated=ran.output_cut,
+        printed_truncated=ran.printed_cut,
         duration_ms=round((perf_counter() - start) * 1000, 4),
-        notices=list(notices),
+        notices=list(settings.notices),
         variables=ending.variables,
-        limits=limits,
-        approvals=list(approvals.decisions) if approvals is not None else [],
+        limits=checked.limits,
+        approvals=list(decisions),
     )
 
 

@@ -1,0 +1,98 @@
+"""A run's settings travel as one frozen object; the keyword form builds it; the run path stays in short steps."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+import lackpy
+from lackpy import Cancel, Toolbox, resolve_kit, run_program
+from lackpy.run.execute import Cancelled
+from lackpy.kit.call import ASKING, DEADLINE, PROGRESS, RESULT_BUDGET
+from lackpy.plugins import populate
+from lackpy.run.runner import run_with
+from lackpy.run.settings import RunSettings
+
+ROOT = Path(lackpy.__file__).parent
+
+
+@pytest.fixture
+def kit(workspace: Path):
+    box = Toolbox(str(workspace))
+    populate(box)
+    return resolve_kit(["read_file", "write_file", "find_files"], box)
+
+
+def test_settings_are_frozen(kit):
+    """A run cannot change the settings it was given (a delegate runs several programs with one)."""
+    settings = RunSettings(kit, {"n": 1}, mode="inprocess")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        settings.mode = "isolated"  # type: ignore[misc]
+    assert settings.mode == "inprocess" and settings.dry_run is False and settings.sandbox is True
+
+
+def test_keyword_form_and_settings_form_agree(kit):
+    """run_program(program, kit, params, **settings) is run_with(program, RunSettings(kit, params, **settings))."""
+    program = "text = read_file('README.md')\nlen(text) + n\n"
+    by_keywords = run_program(program, kit, {"n": 2}, mode="inprocess", notices=["note"])
+    by_settings = run_with(program, RunSettings(kit, {"n": 2}, mode="inprocess", notices=["note"]))
+    for result in (by_keywords, by_settings):
+        assert result.success, result.error
+        assert result.output == len("# Demo\n\nStatus: draft\n") + 2
+        assert [entry.tool for entry in result.trace] == ["read_file"]
+        assert result.files_read == ["README.md"] and result.notices == ["note"] and result.mode == "inprocess"
+
+
+def test_an_unknown_setting_is_refused_by_name(kit):
+    """A misspelt keyword is a TypeError that names it, as before the settings were one object."""
+    with pytest.raises(TypeError, match="moed"):
+        run_program("1\n", kit, moed="inprocess")
+
+
+def test_one_settings_runs_several_programs_each_on_its_own(kit, workspace: Path):
+    """Two dry runs with one settings: each holds its own writes, and nothing reaches the workspace."""
+    settings = RunSettings(kit, mode="inprocess", dry_run=True)
+    first = run_with("write_file('a.txt', 'one')\n", settings)
+    second = run_with("write_file('b.txt', 'two')\n", settings)
+    assert first.success and second.success
+    assert first.files_created == ["a.txt"] and second.files_created == ["b.txt"]
+    assert not (workspace / "a.txt").exists() and not (workspace / "b.txt").exists()
+
+
+def test_context_variables_are_reset_after_every_run(kit):
+    """DEADLINE, PROGRESS, RESULT_BUDGET and ASKING are back to what they were after a run that succeeds, fails or is cancelled."""
+    seen = lambda: (DEADLINE.get(None), PROGRESS.get(None), RESULT_BUDGET.get(None), ASKING.get(None))  # noqa: E731
+    before = seen()
+    heard: list[dict] = []
+    settings = RunSettings(kit, mode="inprocess", on_progress=heard.append)
+    assert run_with("find_files('*.md')\n", settings).success
+    assert seen() == before
+    failed = run_with("1 / 0\n", settings)
+    assert not failed.success and failed.error_kind == "runtime"
+    assert seen() == before
+    cancel = Cancel()
+    cancel.cancel()
+    with pytest.raises(Cancelled):
+        run_with("find_files('*.md')\n", settings, cancel)
+    assert seen() == before
+
+
+def _lengths(path: Path, names: set[str] | None = None) -> dict[str, int]:
+    tree = ast.parse(path.read_text())
+    return {
+        node.name: node.end_lineno - node.lineno + 1
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (names is None or node.name in names)
+    }
+
+
+def test_the_run_path_is_made_of_short_functions():
+    """No function of the runner, the settings or the service's run path is over 80 lines."""
+    lengths = {**_lengths(ROOT / "run" / "runner.py"), **_lengths(ROOT / "run" / "settings.py")}
+    service = _lengths(ROOT / "service.py", {"run_program", "_settings", "_scheduled", "_cancellable"})
+    assert set(service) == {"run_program", "_settings", "_scheduled", "_cancellable"} and "run_with" in lengths
+    too_long = {name: n for name, n in {**lengths, **service}.items() if n > 80}
+    assert too_long == {}
