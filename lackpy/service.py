@@ -754,6 +754,7 @@ class LackpyService:
             )
             if settings.mode == "inprocess":
                 return settings, None
+            # The run's own check of the program is then a lookup in prepare's cache (by text, names, params and checks).
             valid = prepared_for(program, resolved, inputs, settings.checks).code is not None
             return settings, None if valid else run_with(program, settings)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import asyncio
 import dataclasses
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from lackpy import Cancel, Toolbox, resolve_kit, run_program
 from lackpy.run.execute import Cancelled
 from lackpy.kit.call import ASKING, DEADLINE, PROGRESS, RESULT_BUDGET
 from lackpy.plugins import populate
+from lackpy.run import compiler
 from lackpy.run.runner import run_with
 from lackpy.run.settings import RunSettings
 
@@ -96,3 +98,14 @@ def test_the_run_path_is_made_of_short_functions():
     assert set(service) == {"run_program", "_settings", "_scheduled", "_cancellable"} and "run_with" in lengths
     too_long = {name: n for name, n in {**lengths, **service}.items() if n > 80}
     assert too_long == {}
+
+
+def test_the_service_validates_a_program_once_per_call(workspace: Path):
+    """The service checks a program before queuing its run; the run's own check is a hit in prepare's cache, not a second validation."""
+    program = f"# {workspace}\nlen(find_files('**/*.md'))\n"  # a text no other test prepares
+    before = compiler._prepare_cached.cache_info()
+    result = asyncio.run(lackpy.LackpyService(workspace).run_program(program, "readonly"))
+    after = compiler._prepare_cached.cache_info()
+    assert result.success and result.output == 1, result.error
+    assert result.mode == "isolated"  # the path that checks before queuing
+    assert after.misses - before.misses == 1 and after.hits - before.hits >= 1
