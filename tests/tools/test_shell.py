@@ -340,14 +340,15 @@ def test_a_finished_shell_leaves_no_children(ctx: ToolContext, workspace: Path) 
 def test_list_processes(ctx: ToolContext) -> None:
     assert list_processes(ctx) == []
     quick = start_process(ctx, "exit 2")
-    slow = start_process(ctx, "sleep 30")
+    slow = start_process(ctx, "echo up; sleep 30")
     assert eventually(lambda: ctx.session["processes"][quick].poll() is not None)
+    assert eventually(lambda: "up" in ctx.session["processes"][slow].stdout.data.decode())  # the command runs, not only its supervisor
     assert list_processes(ctx) == [
         {"id": "p1", "command": "exit 2", "running": False, "code": 2},
-        {"id": "p2", "command": "sleep 30", "running": True, "code": None},
+        {"id": "p2", "command": "echo up; sleep 30", "running": True, "code": None},
     ]
     stop_process(ctx, slow)
-    assert list_processes(ctx)[1] == {"id": "p2", "command": "sleep 30", "running": False, "code": -9}
+    assert list_processes(ctx)[1] == {"id": "p2", "command": "echo up; sleep 30", "running": False, "code": -9}
 
 
 def test_unknown_id_names_the_known_ids(ctx: ToolContext) -> None:
