@@ -48,6 +48,18 @@ def _collector() -> tuple[list[tuple[str, str]], object]:
     return seen, on_log
 
 
+def _logged(request, workspace: Path, steps):
+    """``steps(client)`` in one session of a handshake-era client that collects log messages: (its result, [(level, text)])."""
+    seen, on_log = _collector()
+    client = _client(request, workspace, logging_callback=on_log)
+
+    async def session():
+        async with client:
+            return await steps(client)
+
+    return run(session()), seen
+
+
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_initialize_declares_logging_and_completions_and_no_prompts(request, workspace, mode):
     client = _client(request, workspace, mode)
@@ -64,16 +76,10 @@ def test_initialize_declares_logging_and_completions_and_no_prompts(request, wor
 
 
 def test_a_notice_reaches_a_client_that_set_no_level_and_progress_text_does_not(request, workspace):
-    seen, on_log = _collector()
-    client = _client(request, workspace, logging_callback=on_log)
+    async def steps(client):
+        return await client.call_tool("run_program", {"program": "1 + 1"}), await client.call_tool("run_program", {"program": "2 + 2"})
 
-    async def session():
-        async with client:
-            first = await client.call_tool("run_program", {"program": "1 + 1"})
-            second = await client.call_tool("run_program", {"program": "2 + 2"})
-            return first, second
-
-    first, second = run(session())
+    (first, second), seen = _logged(request, workspace, steps)
     assert not first.is_error and not second.is_error
     assert [level for level, _ in seen] == ["warning"], seen  # the notice once, not again on the second call
     assert seen[0][1].startswith(UNTRUSTED)
@@ -81,28 +87,17 @@ def test_a_notice_reaches_a_client_that_set_no_level_and_progress_text_does_not(
 
 @pytest.mark.parametrize("tool, arguments", [("validate", {"program": "1 + 1"}), ("kit_list", {}), ("docs_index", {})])
 def test_a_notice_reaches_the_client_after_any_served_tool_not_only_a_run(request, workspace, tool, arguments):
-    seen, on_log = _collector()
-    client = _client(request, workspace, logging_callback=on_log)
-
-    async def session():
-        async with client:
-            return await client.call_tool(tool, arguments)
-
-    answer = run(session())
+    answer, seen = _logged(request, workspace, lambda client: client.call_tool(tool, arguments))
     assert not answer.is_error
     assert [level for level, _ in seen] == ["warning"] and seen[0][1].startswith(UNTRUSTED), seen
 
 
 def test_set_level_debug_sends_progress_text_at_info(request, workspace):
-    seen, on_log = _collector()
-    client = _client(request, workspace, logging_callback=on_log)
+    async def steps(client):
+        await client.set_logging_level("debug")
+        return await client.call_tool("run_program", {"program": 'len(find_files("**/*.py"))'})
 
-    async def session():
-        async with client:
-            await client.set_logging_level("debug")
-            return await client.call_tool("run_program", {"program": 'len(find_files("**/*.py"))'})
-
-    answer = run(session())
+    answer, seen = _logged(request, workspace, steps)
     assert not answer.is_error
     assert seen[0][0] == "warning" and seen[0][1].startswith(UNTRUSTED)  # setLevel sends what was held
     progress = [text for level, text in seen if level == "info"]
@@ -114,7 +109,7 @@ def test_a_level_above_warning_holds_the_notice_back_until_it_is_lowered(request
     seen, on_log = _collector()
     client = _client(request, workspace, logging_callback=on_log)
 
-    async def session():
+    async def session():  # reads what was sent in the middle of the session
         async with client:
             await client.set_logging_level("error")
             await client.call_tool("run_program", {"program": "1 + 1"})
