@@ -29,7 +29,7 @@ run mode. Callers catch at the level they care about::
     │   └── ForkServerBroken   crash      the fork server exited or hung; it is replaced (lackpy.run.forkserver)
     ├── SandboxUnavailable     sandbox    a requested confinement layer is not supported here
     ├── InferenceError         inference  an inference tier is misconfigured or its model failed to answer
-    │   ├── NotUnderstood      inference  the rules tier understood only part of an intent, or none it serves (lackpy.infer.intent)
+    │   ├── NotUnderstood      inference  the rules tier understood only part of an intent, or none it serves (lackpy.infer.understand.intent)
     │   ├── UnreachableError   inference  no usable answer from a model server (lackpy.infer.providers.http)
     │   └── HTTPStatusError    inference  a model server answered with an HTTP error (lackpy.infer.providers.http)
     ├── GenerationError        generation no tier could write a valid program for an intent

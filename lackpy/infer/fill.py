@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Mapping
 
 from lackpy.errors import TemplateError
+from lackpy.infer.understand.words import normalize_intent
 
 #: ``{...}`` in a pattern; what is inside must be an identifier.
 _BRACED = re.compile(r"\{([^{}]*)\}")
@@ -34,14 +35,6 @@ _FSTRING_START = getattr(tokenize, "FSTRING_START", None)
 _FSTRING_END = getattr(tokenize, "FSTRING_END", None)
 # Tokens that may sit between the parts of an implicit string concatenation.
 _FILLER = frozenset({tokenize.NL, tokenize.COMMENT})
-
-
-def normalize_intent(intent: str) -> str:
-    """The intent as patterns see it: stripped, without one trailing ``.``, ``!`` or ``?``."""
-    text = intent.strip()
-    if text[-1:] in (".", "!", "?"):
-        text = text[:-1].rstrip()
-    return text
 
 
 def placeholders(pattern: str) -> list[str]:
@@ -288,4 +281,4 @@ def _refuse_existing(scanned: tuple[tuple[int, int, str, object], ...], values: 
                 raise TemplateError(f"the program already has the text {{{clash}}} in a string; rename the placeholder {clash!r}")
 
 
-__all__ = ["body_placeholders", "generalize", "normalize_intent", "pattern_regex", "placeholders", "render"]
+__all__ = ["body_placeholders", "generalize", "pattern_regex", "placeholders", "render"]

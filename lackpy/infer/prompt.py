@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from lackpy.infer.base import Message
-from lackpy.infer.terms import terms
+from lackpy.infer.understand.terms import terms
 from lackpy.kit.resolve import REMOTE_TAG, SEARCH_TOOL, ResolvedKit
 from lackpy.lang.grammar import ALLOWED_BUILTINS
 

@@ -1,10 +1,10 @@
 """The rules tier: everyday questions about files, understood and answered with no model.
 
-The intent is parsed into a structure (``lackpy.infer.intent``: what is
-asked, of what, in which files, with which filters and ordering) and the
-structure becomes programs (``lackpy.infer.compose``), one per set of tools
-that can answer it. This tier proposes the first the kit can run, calling
-each tool by the kit's name for it.
+The intent is parsed into a structure (``lackpy.infer.understand.intent``:
+what is asked, of what, in which files, with which filters and ordering) and
+the structure becomes programs (``lackpy.infer.understand.compose``), one per
+set of tools that can answer it. This tier proposes the first the kit can
+run, calling each tool by the kit's name for it.
 
 When the intent is about files but some part of it is not understood, the
 tier proposes nothing and raises ``NotUnderstood``: the attempt log then says
@@ -26,9 +26,10 @@ from pathlib import Path
 
 from lackpy.errors import InferenceError
 from lackpy.infer.base import Proposal, Request, Tier
-from lackpy.infer.compose import Variant, build
-from lackpy.infer.fill import normalize_intent, render
-from lackpy.infer.intent import FILLER, Intent, NotUnderstood, Parsed, parse, tokenize as words
+from lackpy.infer.fill import render
+from lackpy.infer.understand.compose import Variant, build
+from lackpy.infer.understand.intent import FILLER, Intent, NotUnderstood, Parsed, parse, tokenize as words
+from lackpy.infer.understand.words import normalize_intent
 
 #: Intents the tier serves, shown when no tier could serve and offered as the closest ones.
 EXAMPLES = (
@@ -135,7 +136,7 @@ def _content(text: str) -> set[str]:
 
 
 class RulesTier(Tier):
-    """Serves the questions ``lackpy.infer.intent`` understands, with the tools the kit has, under its aliases."""
+    """Serves the questions ``lackpy.infer.understand.intent`` understands, with the tools the kit has, under its aliases."""
 
     name = "rules"
     model = False

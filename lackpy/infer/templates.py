@@ -35,7 +35,8 @@ import yaml
 from lackpy.errors import ConfigError, LackpyError, TemplateError
 from lackpy.host.ownfiles import MAX_FILE_BYTES, listed, open_state, read_own, write_own
 from lackpy.infer.base import Proposal, Tier, Request
-from lackpy.infer.fill import body_placeholders, generalize, normalize_intent, pattern_regex, placeholders, render
+from lackpy.infer.fill import body_placeholders, generalize, pattern_regex, placeholders, render
+from lackpy.infer.understand.words import normalize_intent
 from lackpy.kit.frontmatter import split_frontmatter
 from lackpy.kit.kitfile import find_kit, read_kit
 from lackpy.lang.grade import Grade, compute_grade

@@ -10,7 +10,8 @@ from lackpy.errors import TemplateError
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from lackpy.infer.fill import body_placeholders, generalize, normalize_intent, pattern_regex, placeholders, render
+from lackpy.infer.fill import body_placeholders, generalize, pattern_regex, placeholders, render
+from lackpy.infer.understand.words import normalize_intent
 
 
 def test_placeholders_in_order():

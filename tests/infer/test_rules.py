@@ -1,6 +1,6 @@
 """The rules tier: every kind of question's program runs for real on a known workspace, on every kit that can serve it.
 
-The many ways of asking each question are in test_intents.py; this file
+The many ways of asking each question are in understand/test_intents.py; this file
 holds the tier's contract: details, kits and aliases, refusals and their
 messages, needs, globs, escaping, and speed.
 """
@@ -14,7 +14,7 @@ import pytest
 
 from lackpy.errors import InferenceError
 from lackpy.infer.base import Request
-from lackpy.infer.intent import NotUnderstood, parse
+from lackpy.infer.understand.intent import NotUnderstood, parse
 from lackpy.infer.rules import EXAMPLES, RulesTier, anchored, needs, programs
 from lackpy.kit.resolve import resolve_kit
 from lackpy.kit.toolbox import Toolbox

@@ -35,16 +35,16 @@ from typing import Any, Callable
 import pytest
 
 from lackpy.infer.base import Request
-from lackpy.infer.compose import build
-from lackpy.infer.intent import NotUnderstood, parse
 from lackpy.infer.rules import RulesTier
+from lackpy.infer.understand.compose import build
+from lackpy.infer.understand.intent import NotUnderstood, parse
 from lackpy.kit.resolve import resolve_kit
 from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.validator import validate
 from lackpy.plugins import populate
 from lackpy.run.runner import run_program
 
-WORKLOADS = Path(os.environ.get("LACKPY_WORKLOADS", Path(__file__).resolve().parents[3] / "shared" / "workloads"))
+WORKLOADS = Path(os.environ.get("LACKPY_WORKLOADS", Path(__file__).resolve().parents[4] / "shared" / "workloads"))
 SERVED_AT_LEAST = 0.90
 
 

@@ -4,17 +4,17 @@ A question about files mixes English ("how many", "the", "without") with
 code ("TODO", "__init__", "src/pkg1", "*.py"). ``tokenize`` splits an intent
 into words, keeping a quoted phrase as one word and expanding contractions
 ("don't" is "do not", so "not" is never lost); the predicates here say what a
-word looks like, which the passes of ``lackpy.infer.phrases`` use to decide
-what it means. The vocabulary is data: which words name file types, which
-carry no meaning, which name operations the parser knows it does not serve.
+word looks like, which the passes of ``lackpy.infer.understand.phrases`` use
+to decide what it means. The vocabulary is data: which words name file
+types, which carry no meaning, which name operations the parser knows it does
+not serve. ``normalize_intent`` (the intent as patterns see it) lives here
+too, so that the templates tier and the parser read an intent one way.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from lackpy.infer.fill import normalize_intent
 
 # -- vocabulary -------------------------------------------------------------------------
 
@@ -115,6 +115,18 @@ class Token:
     quoted: bool = False
 
 
+def normalize_intent(intent: str) -> str:
+    """The intent as patterns see it: stripped, without one trailing ``.``, ``!`` or ``?``.
+
+    One rule for every reader of an intent: the templates' patterns match it,
+    and ``tokenize`` starts from it.
+    """
+    text = intent.strip()
+    if text[-1:] in (".", "!", "?"):
+        text = text[:-1].rstrip()
+    return text
+
+
 def tokenize(intent: str) -> list[Token]:
     """The words of ``intent``: contractions expanded, a quoted phrase one word, trailing punctuation dropped."""
     text = normalize_intent(intent.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"'))
@@ -185,5 +197,5 @@ def search_word(token: Token) -> str:
 
 __all__ = [
     "BARE_FILES", "CODE_STARTS", "FILLER", "KINDS", "LOOSE_TYPES", "MARKERS", "NOT_SUPPORTED", "NUMBER_WORDS",
-    "TYPE_WORDS", "Token", "code_like", "is_file", "is_path", "search_word", "tokenize", "type_of",
+    "TYPE_WORDS", "Token", "code_like", "is_file", "is_path", "normalize_intent", "search_word", "tokenize", "type_of",
 ]

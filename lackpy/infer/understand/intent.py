@@ -28,7 +28,7 @@ confidence.
 
 Words the user searches for stay data: they are kept as written (a quoted
 phrase verbatim) and become string literals in the program (see
-``lackpy.infer.compose``), never code.
+``lackpy.infer.understand.compose``), never code.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 
 from lackpy.errors import InferenceError
-from lackpy.infer.phrases import Sentence, State, read
-from lackpy.infer.words import FILLER, KINDS, NOT_SUPPORTED, tokenize
+from lackpy.infer.understand.phrases import Sentence, State, read
+from lackpy.infer.understand.words import FILLER, KINDS, NOT_SUPPORTED, tokenize
 
 # -- the structure --------------------------------------------------------------------
 

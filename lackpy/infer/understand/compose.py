@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from textwrap import indent
 
-from lackpy.infer.intent import Filter, Intent
+from lackpy.infer.understand.intent import Filter, Intent
 
 #: How many matching lines a grep that must see every hit asks for before the tool stops.
 GREP_MAX_HITS = 100_000

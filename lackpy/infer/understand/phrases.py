@@ -7,7 +7,8 @@ over the words (one space between words, claimed words hidden), so a phrase
 is found wherever it stands in the sentence: "how many TODOs in src" and
 "TODO count for src" claim the same parts. The order of ``PASSES`` settles
 overlaps: "with the most TODOs" is an ordering before "with TODOs" can be a
-filter. What no pass claims is left for ``lackpy.infer.intent`` to judge.
+filter. What no pass claims is left for ``lackpy.infer.understand.intent``
+to judge.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Callable
 
-from lackpy.infer.words import (
+from lackpy.infer.understand.words import (
     BOUNDARY, CLAIMED, CODE_STARTS, DIR_PATH, FILLER, LOOSE_TYPES, MAGIC, NUMBER_WORDS, TYPE_WORDS, Token, code_like, is_file,
     is_path, search_word, type_of,
 )

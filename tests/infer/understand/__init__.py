@@ -1,0 +1,1 @@
+"""Tests of ``lackpy.infer.understand``: the intents the rules tier understands."""
