@@ -55,10 +55,10 @@ import re
 import sys
 from typing import Callable, Iterable
 
-from lackpy.infer.asttools import parse_quietly
-from lackpy.infer.mend import Mended
+from lackpy.infer.mend.asttools import parse_quietly
+from lackpy.infer.mend.answer import Mended
 from lackpy.infer.keys import wrong_keys
-from lackpy.infer.modes import (
+from lackpy.infer.mend.modes import (
     IMPLEMENT_NOT_ORCHESTRATE,
     INVALID,
     JUPYTER_CONFUSION,
@@ -75,8 +75,8 @@ from lackpy.infer.modes import (
     Failure,
 )
 from lackpy.infer.suspect import check_success, missing_path
-from lackpy.infer.transcript import leftover_line
-from lackpy.infer.truncation import completable
+from lackpy.infer.mend.transcript import leftover_line
+from lackpy.infer.mend.truncation import completable
 from lackpy.kit.docs import doc_sections
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.lang.diagnostics import Diagnostic

@@ -413,7 +413,7 @@ def test_feedback_without_the_guide_still_has_the_hint(kit):
 
 def test_classify_answer_refuses_cut_off_and_session_answers(kit):
     """A truncated answer or a transcript line no program can hold is refused even when what is left validates."""
-    from lackpy.infer.mend import mend
+    from lackpy.infer.mend.answer import mend
 
     cut = mend('files = find_files("*.py")\nlen(files)\nThis counts the Python files in', kit.names)
     assert validate(cut.program, kit.names).valid

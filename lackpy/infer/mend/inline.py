@@ -26,7 +26,7 @@ import ast
 import copy
 from dataclasses import dataclass
 
-from lackpy.infer.asttools import fresh_name, is_call, names_in, stored, unparsed
+from lackpy.infer.mend.asttools import fresh_name, is_call, names_in, stored, unparsed
 
 #: Nodes that evaluate their parts conditionally or repeatedly: a one-time argument must not land inside one.
 _GUARDED = (ast.BoolOp, ast.IfExp, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)

@@ -40,7 +40,7 @@ import posixpath
 import re
 from typing import Callable
 
-from lackpy.infer.asttools import call, fresh_name, method, names_in, stored, unparsed
+from lackpy.infer.mend.asttools import call, fresh_name, method, names_in, stored, unparsed
 
 #: Modules a model often uses without importing them; their names mean the module unless the program assigns them.
 UNIMPORTED = {"os": "os", "glob": "glob", "pathlib": "pathlib", "Path": "pathlib.Path"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lackpy.infer.sanitize import Extracted, extract, sanitize
+from lackpy.infer.mend.sanitize import Extracted, extract, sanitize
 
 PROGRAM = 'files = find_files("**/*.py")\nlen(files)'
 

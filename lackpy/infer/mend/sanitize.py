@@ -20,9 +20,9 @@ import textwrap
 import warnings
 from dataclasses import dataclass
 
-from lackpy.infer.fstrings import requote
-from lackpy.infer.transcript import untranscribe
-from lackpy.infer.truncation import completable, few_words, unfinished_sentence
+from lackpy.infer.mend.fstrings import requote
+from lackpy.infer.mend.transcript import untranscribe
+from lackpy.infer.mend.truncation import completable, few_words, unfinished_sentence
 
 #: A markdown fence line, with or without a language tag: ```python, ~~~, ``` py.
 FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})\s*[\w+.#-]*\s*$")

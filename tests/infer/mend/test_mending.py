@@ -21,8 +21,8 @@ import pytest
 import lackpy.plugins
 from lackpy import LackpyService
 from lackpy.infer.classify import DOC_HEADING, GUIDE_HEADING, HINTS, classify_answer, classify_runtime, feedback
-from lackpy.infer.mend import Mended, mend
-from lackpy.infer.modes import (
+from lackpy.infer.mend.answer import Mended, mend
+from lackpy.infer.mend.modes import (
     IMPLEMENT_NOT_ORCHESTRATE as IMPLEMENT,
     INVALID,
     JUPYTER_CONFUSION,
@@ -40,7 +40,7 @@ from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.validator import validate
 from lackpy.run.runner import run_program
 
-from .llm_server import FakeLLM
+from ..llm_server import FakeLLM
 
 #: The expected program of a row whose answer is refused.
 REFUSED = None

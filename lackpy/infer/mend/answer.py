@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Collection
 
-from lackpy.infer.modes import JUPYTER_CONFUSION, MODES, SYNTAX_ARTIFACT, first_mode
-from lackpy.infer.repairs import REPAIR_MODES, apply_repairs
-from lackpy.infer.sanitize import DROP_PROSE, JOIN_BLOCKS, REQUOTE_FSTRINGS, STRIP_MARKUP, STRIP_PROMPTS, STRIP_TRANSCRIPT, extract
+from lackpy.infer.mend.modes import JUPYTER_CONFUSION, MODES, SYNTAX_ARTIFACT, first_mode
+from lackpy.infer.mend.repairs import REPAIR_MODES, apply_repairs
+from lackpy.infer.mend.sanitize import DROP_PROSE, JOIN_BLOCKS, REQUOTE_FSTRINGS, STRIP_MARKUP, STRIP_PROMPTS, STRIP_TRANSCRIPT, extract
 
 #: The failure mode each extraction step reveals.
 EXTRACTION_MODES = {

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import ast
 
-from lackpy.infer.asttools import is_call, stored, unparsed
+from lackpy.infer.mend.asttools import is_call, stored, unparsed
 
 
 def _counter_start(stmt: ast.stmt) -> tuple[str, int] | None:

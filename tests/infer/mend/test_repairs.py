@@ -6,8 +6,8 @@ import ast
 
 import pytest
 
-from lackpy.infer.modes import MODES
-from lackpy.infer.repairs import REPAIR_MODES, REPAIRS, TEXT_REPAIRS, apply_repairs
+from lackpy.infer.mend.modes import MODES
+from lackpy.infer.mend.repairs import REPAIR_MODES, REPAIRS, TEXT_REPAIRS, apply_repairs
 from lackpy.lang.validator import validate
 
 KIT = frozenset({"read_file", "write_file", "find_files", "list_dir", "grep", "edit_file"})
