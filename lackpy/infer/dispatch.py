@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 
 from lackpy.errors import GenerationError, LackpyError
 from lackpy.infer.base import Availability, Message, Tier, Request
-from lackpy.infer.classify import Failure, classify_answer, classify_runtime, classify_validation, feedback
+from lackpy.infer.diagnose.classify import Failure, classify_answer, classify_runtime, classify_validation, feedback
 from lackpy.infer.mend.answer import mend
 from lackpy.infer.prompt import build_messages
 from lackpy.infer.settings import MODEL_SNIPPET, InferenceSettings

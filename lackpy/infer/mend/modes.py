@@ -2,8 +2,10 @@
 
 They live apart from ``classify`` so that the modules that find a failure
 (mending, the checks on a finished run) and the one that explains it can all
-name it without importing each other. Why the order is what it is: see the
-table in ``lackpy.infer.classify``.
+name it without importing each other. They live in the mend wing because
+mending names them first and ``lackpy.infer.diagnose`` may import mend (never
+the other way round). Why the order is what it is: see the table in
+``lackpy.infer.diagnose.classify``.
 """
 
 from __future__ import annotations

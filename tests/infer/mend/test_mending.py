@@ -20,7 +20,7 @@ import pytest
 
 import lackpy.plugins
 from lackpy import LackpyService
-from lackpy.infer.classify import DOC_HEADING, GUIDE_HEADING, HINTS, classify_answer, classify_runtime, feedback
+from lackpy.infer.diagnose.classify import DOC_HEADING, GUIDE_HEADING, HINTS, classify_answer, classify_runtime, feedback
 from lackpy.infer.mend.answer import Mended, mend
 from lackpy.infer.mend.modes import (
     IMPLEMENT_NOT_ORCHESTRATE as IMPLEMENT,
@@ -271,7 +271,7 @@ def test_refusals_get_the_hint_and_sections_that_fix_them(kit, read_doc, answer,
 
 def test_the_program_guide_has_a_section_for_every_quoted_title(read_doc):
     """Every guide section a mode or a construct asks for exists in docs/guide/answers.md."""
-    from lackpy.infer.classify import CONSTRUCT_MODES, GUIDE, GUIDE_SECTIONS, NODE_MODES
+    from lackpy.infer.diagnose.classify import CONSTRUCT_MODES, GUIDE, GUIDE_SECTIONS, NODE_MODES
     from lackpy.kit.docs import doc_sections
 
     sections = doc_sections(read_doc(GUIDE))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import lackpy.plugins
-from lackpy.infer.classify import (
+from lackpy.infer.diagnose.classify import (
     DOC_HEADING,
     HINTS,
     IMPLEMENT_NOT_ORCHESTRATE,

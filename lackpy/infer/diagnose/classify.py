@@ -55,9 +55,10 @@ import re
 import sys
 from typing import Callable, Iterable
 
-from lackpy.infer.mend.asttools import parse_quietly
+from lackpy.infer.diagnose.keys import wrong_keys
+from lackpy.infer.diagnose.suspect import check_success, missing_path
 from lackpy.infer.mend.answer import Mended
-from lackpy.infer.keys import wrong_keys
+from lackpy.infer.mend.asttools import parse_quietly
 from lackpy.infer.mend.modes import (
     IMPLEMENT_NOT_ORCHESTRATE,
     INVALID,
@@ -74,7 +75,6 @@ from lackpy.infer.mend.modes import (
     WRONG_OUTPUT,
     Failure,
 )
-from lackpy.infer.suspect import check_success, missing_path
 from lackpy.infer.mend.transcript import leftover_line
 from lackpy.infer.mend.truncation import completable
 from lackpy.kit.docs import doc_sections

@@ -24,7 +24,7 @@ import ast
 import re
 from typing import Any, Callable
 
-from lackpy.infer.keys import wrong_keys
+from lackpy.infer.diagnose.keys import wrong_keys
 from lackpy.infer.mend.modes import KEY_HALLUCINATION, PATH_PREFIX, WRONG_OUTPUT, Failure
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.run.result import ExecutionResult
