@@ -330,11 +330,13 @@ def main() -> None:
     t_traced, t_plain = side_by_side([lambda: run_program(loop, kit, mode="inprocess"), lambda: exec(loop_code, {"noop": noop})], args.repeat)
     print(f"| 10,000 calls of a no-op tool | {fmt(t_traced)} | {fmt(t_plain)} | {fmt((t_traced - t_plain) / 10000)} per call |")
 
-    from lackpy.run.approvals import BLOCK, ApprovalPolicy, Gatekeeper, approve_all
+    from lackpy.approvals.approver import approve_all
+    from lackpy.approvals.gatekeeper import Gatekeeper
+    from lackpy.approvals.policy import BLOCK, ApprovalPolicy
 
     asked = Gatekeeper(ApprovalPolicy(calls={"noop": BLOCK}), approve_all)  # every call asked about, answered at once
     t_asked, t_plain = side_by_side(
-        [lambda: run_program(loop, kit, mode="inprocess", approvals=asked), lambda: exec(loop_code, {"noop": noop})], args.repeat
+        [lambda: run_program(loop, kit, mode="inprocess", gatekeeper=asked), lambda: exec(loop_code, {"noop": noop})], args.repeat
     )
     print(f"| 10,000 calls of a no-op tool, each approved (`approve=True`) | {fmt(t_asked)} | {fmt(t_plain)} | {fmt((t_asked - t_plain) / 10000)} per call |")
 

@@ -44,11 +44,10 @@ _EXPORTS = {
     "ExecutionResult": "lackpy.run.result",
     "TraceEntry": "lackpy.run.trace",
     # approvals and guardrails
-    "Approval": "lackpy.run.trace",
-    "ApprovalRequest": "lackpy.run.approvals",
-    "ApprovalPolicy": "lackpy.run.approvals",
-    "Decision": "lackpy.run.approvals",
-    "Unattended": "lackpy.approve",
+    "ApprovalRequest": "lackpy.approvals.request",
+    "ApprovalPolicy": "lackpy.approvals.policy",
+    "Decision": "lackpy.approvals.decision",
+    "Unattended": "lackpy.approvals.approver",
     "ToolCall": "lackpy.run.guardrails",
     "Deny": "lackpy.run.guardrails",
     # plugins

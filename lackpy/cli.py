@@ -272,7 +272,7 @@ def _approver(yes: bool, spinner: "Spinner | None" = None) -> Any:
     """Who answers this command's approvals: --yes, the terminal, or nobody (a blocking gate then says to pass --yes)."""
     if yes:
         return True
-    from lackpy.prompt import NO_TERMINAL, terminal
+    from lackpy.approvals.terminal import NO_TERMINAL, terminal
 
     return terminal(spinner.close if spinner is not None else None) or NO_TERMINAL
 

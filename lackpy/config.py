@@ -51,7 +51,7 @@ from lackpy.run.limits import Limits
 from lackpy.run.modes import DEFAULT_MODE, MODES
 
 CONFIG_PATH = Path(".lackpy") / "config.toml"
-#: The keys that say how programs are asked about (``lackpy.run.approvals.policy_from``).
+#: The keys that say how programs are asked about (``lackpy.approvals.policy.policy_from``).
 APPROVAL_KEYS = ("approve", "approval_timeout_s", "approvals")
 #: The most runs one service may run at once.
 MAX_CONCURRENT_RUNS = 256
@@ -85,7 +85,7 @@ class Config:
     ceiling: Any = None
     """The grade no program may exceed: a kit name or [w, d] (None: no ceiling beyond the kit's)."""
     approvals: Any = field(default_factory=lambda: _default_approvals())
-    """How programs are asked about (``approve``, ``approval_timeout_s``, ``[approvals]``): a ``lackpy.run.approvals.ApprovalPolicy``."""
+    """How programs are asked about (``approve``, ``approval_timeout_s``, ``[approvals]``): a ``lackpy.approvals.policy.ApprovalPolicy``."""
     audit: bool = False
     """``audit = true``: every approval decision is appended to ``.lackpy/audit.jsonl``."""
     list_tools_up_to: int = 30
@@ -145,7 +145,7 @@ class Config:
         if ceiling is not None and not (isinstance(ceiling, str) and ceiling.strip()) and Grade.parse(ceiling) is None:
             raise ConfigError(f"{where}: ceiling must be a kit name such as \"readonly\" or [w, d] such as [1, 0]")
         from lackpy.remote.settings import list_up_to, parse_servers
-        from lackpy.run.approvals import policy_from
+        from lackpy.approvals.policy import policy_from
 
         approvals = policy_from({key: data.pop(key) for key in APPROVAL_KEYS if key in data}, where)
         audit = data.pop("audit", False)
@@ -189,7 +189,7 @@ class Config:
 
 
 def _default_approvals() -> Any:
-    from lackpy.run.approvals import ApprovalPolicy
+    from lackpy.approvals.policy import ApprovalPolicy
 
     return ApprovalPolicy()
 
@@ -222,7 +222,7 @@ def load_config(workspace: Path, *, trusted: bool = True) -> Config:
     asked = {} if trusted else {key: data.pop(key) for key in APPROVAL_KEYS if key in data}
     config = Config.from_dict({**own, **data}, path if text is not None else None)
     if asked:  # an untrusted workspace may ask more than the user's own settings, never less
-        from lackpy.run.approvals import policy_from
+        from lackpy.approvals.policy import policy_from
 
         config.approvals = dataclasses.replace(config.approvals, floor=policy_from(asked, str(path), defaults=False))
     config.ignored = ignored

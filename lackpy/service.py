@@ -40,8 +40,9 @@ from lackpy.lang.grade import Grade
 from lackpy.lang.grammar import language_spec
 from lackpy.lang.validator import Check
 from lackpy.plugins import populate
-from lackpy.approve import ApproveSpec, Audit, approver_for, asks_on_loop
-from lackpy.run.approvals import Gatekeeper, Mode, with_kit
+from lackpy.approvals.approver import ApproveSpec, Audit, approver_for, asks_on_loop
+from lackpy.approvals.gatekeeper import Gatekeeper
+from lackpy.approvals.policy import Ask, with_kit
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.limits import Limits
@@ -728,7 +729,7 @@ class LackpyService:
         A program whose own grade (of the tools it calls) is above
         ``ceiling`` (a kit name, a Grade or (w, d); default the config's
         ``ceiling``, else none) is refused before it runs: ``denied``.
-        ``approve`` answers what the approval gates ask (``lackpy.run.approvals``:
+        ``approve`` answers what the approval gates ask (``lackpy.approvals.gatekeeper``:
         the program up front when configured, commands, processes, web
         requests and destructive remote tools before each call, staged writes
         before they are applied): an async callback given an
@@ -812,7 +813,7 @@ class LackpyService:
             on_progress=on_event,
             ceiling=self._run_ceiling(ceiling),
             guardrails=self._guardrail_hooks(),
-            approvals=self._gatekeeper(resolved, *asking),
+            gatekeeper=self._gatekeeper(resolved, *asking),
         )
 
     def _gatekeeper(self, kit: ResolvedKit, approve: ApproveSpec, approval: str | None, loop: asyncio.AbstractEventLoop | None) -> Gatekeeper:
@@ -844,7 +845,7 @@ class LackpyService:
                 raise KitError(str(exc)) from None
         if approval is not None:
             try:
-                policy = dataclasses.replace(policy, every=Mode.parse(approval, "approval"))
+                policy = dataclasses.replace(policy, every=Ask.parse(approval, "approval"))
             except ConfigError as exc:
                 raise ParamError(str(exc)) from None
         approver, nobody = approver_for(approve, loop)

@@ -76,7 +76,7 @@ def test_yes_approves_everything_for_that_command_and_the_result_says_so(ws, mon
     result = CliRunner().invoke(cli, ["run", "--kit", "filesystem", "--yes", "--json", "prog.py"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
-    assert [(a["gate"], a["approved"], a["by"]) for a in document["approvals"]] == [("commit", True, "yes")]
+    assert [(a["gate"], a["approved"], a["by"]) for a in document["decisions"]] == [("commit", True, "yes")]
     assert (ws / "keep.txt").read_text() == "changed\n"
 
 

@@ -1,7 +1,8 @@
 """The layer table: every module of lackpy imports only its own layer and the layers below.
 
-errors/schema < lang < host < kit < tools < run < infer/remote < policy
-(approvals, session, trust, skills) < config < service < cli/mcp. Imports
+errors/schema < lang < host < kit < tools < run/approvals < infer/remote <
+policy (session, trust, skills) < config < service < cli/mcp. The approval
+gates act inside a run, so ``approvals`` shares the run's layer. Imports
 inside functions count as much as those at the top: a lazy import upward is
 still a cycle in the design, and no module reaches itself through the
 modules it imports (a cycle within one layer). ``lackpy.host`` (the machine under the tools)
@@ -24,9 +25,9 @@ LAYER = {
     "host": 2,
     "kit": 3,
     "tools": 4,
-    "run": 5,
+    "run": 5, "approvals": 5,
     "infer": 6, "remote": 6, "plugins": 6,
-    "approve": 7, "session": 7, "trust": 7, "skills": 7, "report": 7, "prompt": 7,
+    "session": 7, "trust": 7, "skills": 7, "report": 7,
     "config": 8,
     "service": 9,
     "cli": 10, "mcp": 10, "__main__": 10,

@@ -1,6 +1,6 @@
 """Who answers an approval, and where the answers are written down.
 
-The gates (``lackpy.run.approvals``) ask a plain function on the run's
+The gates (``lackpy.approvals.gatekeeper``) ask a plain function on the run's
 thread. Here a caller's ``approve=`` becomes that function: ``True``
 approves everything (``--yes``), an ``Unattended`` means nobody can be asked
 (a blocking gate denies, saying how to allow it), an async callable is asked
@@ -20,15 +20,31 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Union
+from typing import Any, Awaitable, Callable, Protocol, Union
 
-from lackpy.run.approvals import Approval, ApprovalRequest, Approver, Decision, approve_all, as_decision, exact
+from lackpy.approvals.decision import Decision, as_decision
+from lackpy.approvals.request import ApprovalRequest, exact
 
 #: What ``approve=`` takes: None (nobody), True (everything), an Unattended, or a callable answering an ApprovalRequest.
 ApproveSpec = Union[None, bool, "Unattended", Callable[[ApprovalRequest], Union[Any, Awaitable[Any]]]]
 
 #: Where decisions are appended when ``audit = true``.
 AUDIT_PATH = Path(".lackpy") / "audit.jsonl"
+
+
+class Approver(Protocol):
+    """What a run's gates call to ask: a Decision, or None when nobody answered within ``request.wait_s``."""
+
+    def __call__(self, request: ApprovalRequest) -> Decision | None: ...
+
+
+def approve_all(request: ApprovalRequest) -> Decision:
+    """The approver of ``--yes``: everything asked is approved, and recorded as such."""
+    return _YES
+
+
+_YES = Decision(True, "yes", "approved in advance (--yes)")
+approve_all.instant = True  # type: ignore[attr-defined]  # answers at once: no run clock to stop
 
 
 @dataclass(frozen=True)
@@ -79,7 +95,7 @@ class _Plain:
             answer = self.fn(request)
         except Exception as exc:  # the function's own failure denies; it never ends the run another way
             return Decision(False, "callback", f"the approve function failed: {type(exc).__name__}: {exc}")
-        return None if answer is None or request.mode == "notify" else as_decision(answer, "callback")
+        return None if answer is None or request.ask == "notify" else as_decision(answer, "callback")
 
 
 class _Callback:
@@ -90,7 +106,7 @@ class _Callback:
 
     def __call__(self, request: ApprovalRequest) -> Decision | None:
         future = asyncio.run_coroutine_threadsafe(_answer(self.fn, request), self.loop)
-        if request.mode == "notify":
+        if request.ask == "notify":
             return None  # news only: not waited for
         try:
             return as_decision(future.result(timeout=request.wait_s), "callback")
@@ -127,8 +143,8 @@ class Audit:
         self.notices = notices if notices is not None else []
         self.failed: str | None = None
 
-    def __call__(self, approval: Approval, request: ApprovalRequest) -> None:
-        entry = {"workspace": str(self.workspace), **approval.to_dict()}
+    def __call__(self, decision: Decision, request: ApprovalRequest) -> None:
+        entry = {"workspace": str(self.workspace), **decision.to_dict()}
         if request.gate == "program":
             entry["program"] = request.program
             entry["grade"] = request.grade.to_dict() if request.grade is not None else None
@@ -164,4 +180,4 @@ class Audit:
             os.close(fd)
 
 
-__all__ = ["AUDIT_PATH", "ApproveSpec", "Audit", "PYTHON", "Unattended", "approver_for", "asks_on_loop"]
+__all__ = ["AUDIT_PATH", "ApproveSpec", "Approver", "Audit", "PYTHON", "Unattended", "approve_all", "approver_for", "asks_on_loop"]

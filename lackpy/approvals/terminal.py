@@ -12,7 +12,7 @@ counts) and, when it fits, the diff. What does not fit in ``SHOWN_LINES``
 lines and ``SHOWN_CHARS`` characters is left out with a line that says so,
 and ``a`` at the prompt prints all of it before the person answers; until
 they have read a question that was cut, it is not approved when its wait
-ends, whatever the mode.
+ends, however the gate asks.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ import sys
 import time
 from typing import Any, Callable, TextIO
 
-from lackpy.approve import Unattended
-from lackpy.run import forms
-from lackpy.run.approvals import ApprovalRequest, Decision, visible
+from lackpy.approvals import forms
+from lackpy.approvals.approver import Unattended
+from lackpy.approvals.decision import Decision
+from lackpy.approvals.request import ApprovalRequest, visible
 
 #: Lines of a question shown before the rest is left out (``a`` shows it all).
 SHOWN_LINES = 200
@@ -52,7 +53,7 @@ class Prompt:
             self.before()
         everything, shown, note = _layout(request)
         self._write(shown + ([note] if note else []))
-        if request.mode == "notify":
+        if request.ask == "notify":
             return None
         if request.gate == "elicit":
             return self._fill(request, time.monotonic() + request.wait_s)
@@ -143,13 +144,13 @@ def _layout(request: ApprovalRequest) -> tuple[list[str], list[str], str | None]
     not fit is marked cut on the request (``Showing``), so it is not
     approved by default until the person has read it all.
     """
-    head = ("(notice) " if request.mode == "notify" else "") + HEADS[request.gate]
+    head = ("(notice) " if request.ask == "notify" else "") + HEADS[request.gate]
     allowed = [f"lackpy: {head} {request.summary()}"] + [f"  {line}" for line in request.lines()]
     extra = [f"  {line}" for line in request.more()]
     everything = allowed + extra
     if _fits(everything):
         return everything, everything, None
-    asks = request.mode != "notify"
+    asks = request.ask != "notify"
     if _fits(allowed):
         return everything, allowed, f"lackpy: the diff ({len(extra)} lines) is not shown" + ("; answer a to read it before you answer" if asks else "")
     shown = _cut(allowed)

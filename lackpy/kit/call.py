@@ -32,7 +32,7 @@ DEADLINE: ContextVar[float | None] = ContextVar("lackpy_deadline", default=None)
 RESULT_BUDGET: ContextVar[int | None] = ContextVar("lackpy_result_budget", default=None)
 #: Where a tool reports its progress during a run (``{"event": "progress", "tool", "progress", "total", "message"}``), if anywhere.
 PROGRESS: ContextVar[Callable[[dict], None] | None] = ContextVar("lackpy_progress", default=None)
-#: The run's gatekeeper (``lackpy.run.approvals``), for a tool that carries a question from elsewhere to the person: an MCP server's elicitation.
+#: The run's gatekeeper (``lackpy.approvals.gatekeeper``), for a tool that carries a question from elsewhere to the person: an MCP server's elicitation.
 ASKING: ContextVar[Any] = ContextVar("lackpy_asking", default=None)
 #: The tool being called, while a run listens for progress (what ``progress`` names).
 TOOL: ContextVar[str] = ContextVar("lackpy_tool", default="")

@@ -38,10 +38,11 @@ from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, Inpu
 from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, Field
 
-from lackpy.approve import Unattended
+from lackpy.approvals.approver import Unattended
 from lackpy.mcp import results
 from lackpy.mcp.progress import Reach
-from lackpy.run.approvals import ApprovalRequest, Decision
+from lackpy.approvals.decision import Decision
+from lackpy.approvals.request import ApprovalRequest
 
 #: The first protocol revision whose calls ask for input by returning InputRequiredResult.
 INPUT_REQUIRED_VERSION = "2026-07-28"
@@ -258,7 +259,7 @@ class _Waiting:
 
     async def ask(self, request: ApprovalRequest) -> Decision | None:
         """The approver the run uses: queue the question, wait for the retry that answers it (the gate bounds the wait)."""
-        if request.mode == "notify":
+        if request.ask == "notify":
             self.notify(notice(request))
             return None
         key = f"approve-{next(self.keys)}"
@@ -307,7 +308,7 @@ class _Elicit:
         self.ctx, self.notify, self.kept = ctx, notify, kept
 
     async def __call__(self, request: ApprovalRequest) -> Decision | None:
-        if request.mode == "notify":
+        if request.ask == "notify":
             self.notify(notice(request))
             return None
         message, kept = self.kept.open(request)

@@ -30,9 +30,9 @@ def serve(
     address = parse_address(http) if http is not None else None
     token = _token(token_env) if token_env is not None else None
     if approval is not None:
-        from lackpy.run.approvals import Mode
+        from lackpy.approvals.policy import Ask
 
-        Mode.parse(approval, "--approval")  # a bad mode is said before the server starts
+        Ask.parse(approval, "--approval")  # a bad approval mode is said before the server starts
     if token_env is not None and address is None:
         raise UsageError("--token-env goes with --http [HOST:]PORT; over stdio the client that starts lackpy is trusted")
     service = LackpyService(workspace, trust=True if trust else None).load()

@@ -13,7 +13,8 @@ from typing import Any
 from lackpy.errors import ErrorKind
 from lackpy.lang.diagnostics import Diagnostic
 from lackpy.lang.grade import Grade
-from lackpy.run.trace import Approval, HeldCall, TraceEntry
+from lackpy.approvals.decision import Decision
+from lackpy.run.trace import HeldCall, TraceEntry
 from lackpy.schema import Contract, to_jsonable
 
 _PRIVATE = {"json": False}
@@ -72,8 +73,8 @@ class ExecutionResult(Contract):
     """The variables the session keeps for its next run (runs with ``keep``)."""
     not_kept: dict[str, str] = field(default_factory=dict)
     """Variables of a ``keep`` run that the session did not keep, each with the reason."""
-    approvals: list[Approval] = field(default_factory=list)
-    """Every approval asked for and its answer, in order (program, calls, commit)."""
+    decisions: list[Decision] = field(default_factory=list)
+    """Every approval asked for and its decision, in order (program, calls, commit, a server's questions)."""
     variables: dict[str, Any] = field(default_factory=dict, metadata=_PRIVATE)
     limits: Any = field(default=None, metadata=_PRIVATE)
 

@@ -23,7 +23,7 @@ from lackpy.lang.grade import Grade
 from lackpy.lang.grammar import ALLOWED_BUILTINS
 from lackpy.lang.names import RULE, bindable, shown
 from lackpy.lang.validator import Check
-from lackpy.run.approvals import Gatekeeper
+from lackpy.approvals.gatekeeper import Gatekeeper
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.dryrun import holding
@@ -62,7 +62,7 @@ def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None) 
     start = perf_counter()
     try:
         checked = _checked(program, settings, start)
-        approvals = _program_approved(program, settings, checked, start)
+        gatekeeper = _program_approved(program, settings, checked, start)
     except _Refused as refused:
         return refused.result
     kit, limits = settings.kit, checked.limits
@@ -70,12 +70,12 @@ def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None) 
     context.kit = kit.tools
     recorder = Recorder(limits.max_tool_calls, settings.on_call)
     held: list[HeldCall] = []
-    tools = _wrapped_tools(settings, checked, context, recorder, approvals, held)
-    ran = _run_traced(checked, tools, settings, context, cancel or Cancel(), approvals)
-    decisions = approvals.decisions if approvals is not None else ()
+    tools = _wrapped_tools(settings, checked, context, recorder, gatekeeper, held)
+    ran = _run_traced(checked, tools, settings, context, cancel or Cancel(), gatekeeper)
+    decisions = gatekeeper.decisions if gatekeeper is not None else ()
     if ran.stage is not None:  # the exception is gone, and with it what filled the memory
         return _failed(
-            start, kit, _OUT_OF_MEMORY[ran.stage], ErrorKind.LIMIT, notices=settings.notices, program_grade=checked.own, approvals=decisions,
+            start, kit, _OUT_OF_MEMORY[ran.stage], ErrorKind.LIMIT, notices=settings.notices, program_grade=checked.own, decisions=decisions,
             limit="memory", limit_value=limits.memory_bytes, trace=recorder.entries(kit.tools, decisions),
             held_back=held, dry_run=settings.dry_run, mode=settings.mode, limits=limits,
         )
@@ -133,19 +133,19 @@ def _program_approved(program: str, settings: RunSettings, checked: _Checked, st
 
     Raises ``_Refused`` when the program is not approved.
     """
-    if settings.approvals is None:
+    if settings.gatekeeper is None:
         return None
-    approvals = settings.approvals.fresh()
-    answer = approvals.program(program, checked.own, checked.called)
+    gatekeeper = settings.gatekeeper.fresh()
+    answer = gatekeeper.program(program, checked.own, checked.called)
     if answer is not None and not answer.approved:
         message = f"denied: the program was not approved ({answer.by}): {answer.reason}"
-        failed = _failed(start, settings.kit, message, ErrorKind.DENIED, notices=settings.notices, program_grade=checked.own, approvals=approvals.decisions)
+        failed = _failed(start, settings.kit, message, ErrorKind.DENIED, notices=settings.notices, program_grade=checked.own, decisions=gatekeeper.decisions)
         raise _Refused(failed)
-    return approvals
+    return gatekeeper
 
 
 def _wrapped_tools(
-    settings: RunSettings, checked: _Checked, context: ToolContext, recorder: Recorder, approvals: Gatekeeper | None, held: list[HeldCall]
+    settings: RunSettings, checked: _Checked, context: ToolContext, recorder: Recorder, gatekeeper: Gatekeeper | None, held: list[HeldCall]
 ) -> dict[str, Callable[..., Any]]:
     """The tools the program calls, bound to ``context`` and wrapped, innermost first: approval gates, guardrails, dry-run holding, the trace.
 
@@ -154,9 +154,9 @@ def _wrapped_tools(
     """
     kit = settings.kit
     bound = kit.bind(context, checked.called)
-    if approvals is not None:
-        approvals.steps = lambda: len(recorder.calls)
-        bound = {alias: approvals.gate(alias, kit.tools[alias], fn) for alias, fn in bound.items()}
+    if gatekeeper is not None:
+        gatekeeper.steps = lambda: len(recorder.calls)
+        bound = {alias: gatekeeper.gate(alias, kit.tools[alias], fn) for alias, fn in bound.items()}
     if settings.guardrails is not None:
         bound = {alias: guarded(alias, kit.tools[alias], fn, *settings.guardrails) for alias, fn in bound.items()}
     if settings.dry_run:
@@ -177,7 +177,7 @@ class _Ran(NamedTuple):
 
 
 def _run_traced(
-    checked: _Checked, tools: dict, settings: RunSettings, context: ToolContext, cancel: Cancel, approvals: Gatekeeper | None
+    checked: _Checked, tools: dict, settings: RunSettings, context: ToolContext, cancel: Cancel, gatekeeper: Gatekeeper | None
 ) -> _Ran:
     """Run the program and finish its writes with the run's context variables set, and reset, in this order.
 
@@ -191,14 +191,14 @@ def _run_traced(
     listening = Listener(settings.on_progress) if settings.on_progress is not None else None
     progress_token = PROGRESS.set(listening)
     budget_token = RESULT_BUDGET.set(limits.max_output_bytes)
-    asking_token = ASKING.set(approvals)
+    asking_token = ASKING.set(gatekeeper)
     stage: str | None = "run"
     try:
         try:
             ending = _ended(checked.code, tools, checked.params, limits, settings.mode, settings.sandbox, cancel)
             output, output_cut, printed, printed_cut = _budgeted(ending, limits.budget_bytes)
             stage = "writes"
-            writes = _finish_writes(ending, context, settings.dry_run, cancel, approvals)
+            writes = _finish_writes(ending, context, settings.dry_run, cancel, gatekeeper)
             stage = None
         except MemoryError:
             give_back_spare()  # first, before anything here needs memory
@@ -246,7 +246,7 @@ def _result(
         notices=list(settings.notices),
         variables=ending.variables,
         limits=checked.limits,
-        approvals=list(decisions),
+        decisions=list(decisions),
     )
 
 
@@ -314,7 +314,7 @@ class _Writes(NamedTuple):
     diff: str | None
 
 
-def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: Cancel, approvals: Gatekeeper | None = None) -> _Writes:
+def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: Cancel, gatekeeper: Gatekeeper | None = None) -> _Writes:
     """Commit the staged writes of a successful run (once approved), or describe them for a dry run.
 
     A cancelled run raises Cancelled here, before anything is written. A
@@ -338,7 +338,7 @@ def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: 
     elif not ending.success:
         return unchanged  # a failed run changes nothing, and reports nothing as changed
     else:
-        answer = approvals.commit(planned, store.diff) if approvals is not None else None
+        answer = gatekeeper.commit(planned, store.diff) if gatekeeper is not None else None
         if answer is not None and not answer.approved:
             error = f"denied: the changes were not approved ({answer.by}): {answer.reason}; nothing was written"
             return unchanged._replace(success=False, error=error, error_kind=ErrorKind.DENIED)
@@ -376,7 +376,7 @@ def _failed(
     diagnostics: list | None = None,
     notices: Sequence[str] = (),
     program_grade: Grade | None = None,
-    approvals: Sequence[Any] = (),
+    decisions: Sequence[Any] = (),
     **fields: Any,
 ) -> ExecutionResult:
     """A failed result; ``fields`` are any others it has (a run stopped late has its trace)."""
@@ -391,6 +391,6 @@ def _failed(
         risk=program_grade.risk if program_grade is not None else None,
         duration_ms=round((perf_counter() - start) * 1000, 4),
         notices=list(notices),
-        approvals=list(approvals),
+        decisions=list(decisions),
         **fields,
     )

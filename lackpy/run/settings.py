@@ -1,7 +1,7 @@
 """A run's settings: everything a run of a program needs besides the program and its cancel handle.
 
 The service settles them once per call (kit, parameters, checks, limits,
-mode, session state, who hears events, ceiling, guardrails, approvals) and
+mode, session state, who hears events, ceiling, guardrails, gatekeeper) and
 hands them to the runner as one object, so no layer passes them on as a
 row of keywords. The program text and the ``Cancel`` stay arguments: they
 belong to one run, and a delegate runs several programs with one settings.
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from lackpy.kit.resolve import ResolvedKit
     from lackpy.lang.grade import Grade
     from lackpy.lang.validator import Check
-    from lackpy.run.approvals import Gatekeeper
+    from lackpy.approvals.gatekeeper import Gatekeeper
     from lackpy.run.limits import Limits
 
 
@@ -40,7 +40,7 @@ class RunSettings:
     call when it returns; ``on_progress(event)`` what a tool reports while
     it works. A program whose own grade is above ``ceiling`` is refused.
     ``guardrails`` is the (before, after) pair of hook callers every tool
-    call goes through; ``approvals`` the gatekeeper that asks a person at
+    call goes through; ``gatekeeper`` the one that asks a person at
     the program, call and commit gates (a run takes its own copy).
     """
 
@@ -58,4 +58,4 @@ class RunSettings:
     on_progress: Callable[[dict], None] | None = None
     ceiling: Grade | None = None
     guardrails: tuple[Any, Any] | None = None
-    approvals: Gatekeeper | None = None
+    gatekeeper: Gatekeeper | None = None

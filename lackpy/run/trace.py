@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Callable, Literal
 
+from lackpy.approvals.decision import Decision
 from lackpy.errors import LimitExceeded
 from lackpy.kit.spec import ToolSpec
 from lackpy.schema import Contract, as_dict
@@ -27,26 +28,6 @@ _repr.maxlevel = 3
 # Results of these types are kept as they are; anything else is summarised at
 # once, so later changes by the program do not rewrite the trace.
 _KEEP = frozenset({type(None), bool, int, float})
-
-
-@dataclass(frozen=True)
-class Approval(Contract):
-    """One decision, as the result, its trace and the audit file keep it."""
-
-    gate: str
-    mode: str
-    approved: bool
-    by: str
-    reason: str = ""
-    tool: str | None = None
-    arguments: dict[str, str] = field(default_factory=dict)
-    files: list[str] = field(default_factory=list)
-    step: int | None = None
-    """The trace step of the call it gated."""
-    asked_at: str = ""
-    """When it was asked (UTC, ISO 8601)."""
-    waited_ms: float = 0.0
-
 
 
 @dataclass(frozen=True)
@@ -71,8 +52,8 @@ class TraceEntry:
     duration_ms: float
     success: bool
     error: str | None = None
-    approval: Approval | None = None
-    """The approval asked for before this call ran, if one was."""
+    decision: Decision | None = None
+    """The decision asked for before this call ran, if one was."""
 
     def to_dict(self) -> dict:
         return as_dict(self)
@@ -171,11 +152,11 @@ class Recorder:
 
         return announced
 
-    def entries(self, tools: dict[str, ToolSpec], approvals: Any = ()) -> list[TraceEntry]:
-        """The trace: one entry per call, with the approval asked for before it (``approvals`` name their step)."""
+    def entries(self, tools: dict[str, ToolSpec], decisions: Any = ()) -> list[TraceEntry]:
+        """The trace: one entry per call, with the decision asked for before it (``decisions`` name their step)."""
         if not self.calls:
             return []
-        asked = {approval.step: approval for approval in approvals if approval.step is not None}
+        asked = {decision.step: decision for decision in decisions if decision.step is not None}
         params = {alias: [a.name for a in spec.args] for alias, spec in tools.items()}
         out = []
         append = out.append

@@ -70,7 +70,7 @@ def test_over_stdio_accepting_both_questions_runs_the_command_and_writes(ws, ser
     assert answering.messages[0].startswith("lackpy: Make this call? run_command(command='touch canary.txt')")
     assert answering.messages[1].startswith("lackpy: Apply these changes? write 1 file (1 created; +1 -0 lines)\ncreated   new.txt  +1 -0\n\n")
     assert "+++ b/new.txt" in answering.messages[1]
-    assert [(a["gate"], a["approved"], a["by"]) for a in result["approvals"]] == [("call", True, "client"), ("commit", True, "client")]
+    assert [(a["gate"], a["approved"], a["by"]) for a in result["decisions"]] == [("call", True, "client"), ("commit", True, "client")]
 
 
 @pytest.mark.parametrize("mode", ERAS)
@@ -112,7 +112,7 @@ def test_a_server_started_with_approval_none_goes_on_without_asking(ws, server_e
         return result.structured_content
 
     result = asyncio.run(main())
-    assert result["success"] and result["approvals"] == [] and (ws / "canary.txt").exists()
+    assert result["success"] and result["decisions"] == [] and (ws / "canary.txt").exists()
 
 
 def test_a_bad_approval_mode_stops_the_server_before_it_starts(ws, server_env):
@@ -130,7 +130,7 @@ def test_in_process_both_eras_answer_the_same(ws):
 
     legacy, modern = (asyncio.run(main(mode)) for mode in ERAS)
     for result in (legacy, modern):
-        assert result["error_kind"] == "denied" and [a["approved"] for a in result["approvals"]] == [True, False]
+        assert result["error_kind"] == "denied" and [a["approved"] for a in result["decisions"]] == [True, False]
     assert not (ws / "new.txt").exists() and (ws / "canary.txt").exists()  # the command ran; the writes were refused
     shutil.rmtree(ws / ".lackpy", ignore_errors=True)
 
@@ -156,7 +156,7 @@ async def in_process_call(ws: Path, mode: str, answering) -> dict:
 def test_an_accept_without_content_is_a_yes(ws, mode, content):
     result = asyncio.run(in_process_call(ws, mode, Accepting(content)))
     assert not result["error"] and result["output"] == 0, result
-    assert [(a["approved"], a["reason"]) for a in result["approvals"]] == [(True, "approved by the client")] * 2
+    assert [(a["approved"], a["reason"]) for a in result["decisions"]] == [(True, "approved by the client")] * 2
     assert (ws / "canary.txt").exists() and (ws / "new.txt").read_text() == "n"
 
 
@@ -269,7 +269,7 @@ def test_a_question_too_long_for_its_message_is_not_approved_by_an_auto_wait(ws,
 
     result = asyncio.run(main())
     assert result["error_kind"] == "denied"
-    [approval] = result["approvals"]
+    [approval] = result["decisions"]
     assert approval["by"] == "timeout" and not approval["approved"]
     assert "the message held only the first" in approval["reason"] and "auto mode goes on only after a question shown whole" in approval["reason"]
 
@@ -286,7 +286,7 @@ def test_a_question_read_whole_through_its_resource_goes_on_after_an_auto_wait(w
     [message], [whole] = answering.messages, answering.read
     assert "This question is too long for one message" in message and "; echo done" not in message and len(message) <= MESSAGE_CHARS
     assert whole == "lackpy: Make this call? run_command(command='echo " + "ab" * 5000 + "; echo done')"
-    assert result["success"] and result["output"] == "done\n" and result["approvals"][0]["by"] == "timeout"
+    assert result["success"] and result["output"] == "done\n" and result["decisions"][0]["by"] == "timeout"
 
 
 class SlowAnswer:

@@ -65,9 +65,9 @@ def test_a_python_callback_answers_the_servers_question_with_its_form_filled(tmp
     assert request.gate == "elicit" and request.server == server and request.tool == SERVERS[server][0]
     assert request.summary() == f"the MCP server {server} asks, during {request.tool}:"
     assert request.lines() == ["who?", "- name (string, required): who", "- count (integer, default 1): how many"]
-    (kept,) = result.approvals
+    (kept,) = result.decisions
     assert (kept.gate, kept.approved, kept.by, kept.tool) == ("elicit", True, "callback", request.tool)
-    assert "Ada" not in json.dumps(result.to_dict()["approvals"])  # what was typed is the server's, not the record's
+    assert "Ada" not in json.dumps(result.to_dict()["decisions"])  # what was typed is the server's, not the record's
 
 
 @pytest.mark.parametrize("server", ERAS)
@@ -86,15 +86,15 @@ def test_an_answer_that_does_not_fill_in_the_form_never_reaches_the_server(tmp_p
 
     result = ask(ws_for(tmp_path, server), server, approve)
     assert result.success and result.output == sent
-    assert result.approvals[0].reason == why
+    assert result.decisions[0].reason == why
 
 
 @pytest.mark.parametrize("server", ERAS)
 def test_with_nobody_to_ask_or_only_yes_the_question_is_declined(tmp_path, server):
     root = ws_for(tmp_path, server)
     nobody, yes = ask(root, server, None), ask(root, server, True)
-    assert nobody.output == "decline" and nobody.approvals[0].by == "nobody" and "approve=" in nobody.approvals[0].reason
-    assert yes.output == "decline" and yes.approvals[0].by == "yes" and "needs a person's answer" in yes.approvals[0].reason
+    assert nobody.output == "decline" and nobody.decisions[0].by == "nobody" and "approve=" in nobody.decisions[0].reason
+    assert yes.output == "decline" and yes.decisions[0].by == "yes" and "needs a person's answer" in yes.decisions[0].reason
 
 
 @pytest.mark.parametrize("era", ["legacy", "auto"])
@@ -163,7 +163,9 @@ def test_a_server_that_keeps_asking_is_declined_unasked_after_five_questions():
     from mcp.types import ElicitRequestFormParams
 
     from lackpy.remote.asks import MOST_QUESTIONS, Asker
-    from lackpy.run.approvals import Decision, Gatekeeper, policy_from
+    from lackpy.approvals.decision import Decision
+    from lackpy.approvals.gatekeeper import Gatekeeper
+    from lackpy.approvals.policy import policy_from
 
     asked = []
 

@@ -84,7 +84,8 @@ def test_a_memory_error_in_lackpy_after_the_program_ends_as_a_limit_result(works
     """Out of memory while the run finishes (here: answering the commit question), the run fails as a limit; nothing is written."""
     from lackpy import Toolbox, resolve_kit, run_program
     from lackpy.plugins import populate
-    from lackpy.run.approvals import ApprovalPolicy, Gatekeeper
+    from lackpy.approvals.gatekeeper import Gatekeeper
+    from lackpy.approvals.policy import ApprovalPolicy
 
     def out_of_memory(request):
         raise MemoryError
@@ -92,7 +93,7 @@ def test_a_memory_error_in_lackpy_after_the_program_ends_as_a_limit_result(works
     box = Toolbox(str(workspace))
     populate(box)
     kit = resolve_kit("filesystem", box)
-    result = run_program('write_file("new.txt", "x")\n"done"', kit, mode="inprocess", approvals=Gatekeeper(ApprovalPolicy(), out_of_memory))
+    result = run_program('write_file("new.txt", "x")\n"done"', kit, mode="inprocess", gatekeeper=Gatekeeper(ApprovalPolicy(), out_of_memory))
     assert (result.success, result.error_kind, result.limit) == (False, "limit", "memory")
     assert result.error.startswith("limit exceeded: memory: lackpy ran out of memory while finishing the writes")
     assert [entry.tool for entry in result.trace] == ["write_file"] and result.mode == "inprocess"

@@ -11,7 +11,9 @@ import pytest
 
 from lackpy import LackpyService
 from lackpy.errors import ConfigError, ParamError
-from lackpy.run.approvals import BLOCK, NONE, ApprovalRequest, Decision, FileChange, Mode, exact, file_changes, policy_from, visible
+from lackpy.approvals.decision import Decision
+from lackpy.approvals.policy import BLOCK, NONE, Ask, policy_from
+from lackpy.approvals.request import ApprovalRequest, FileChange, exact, file_changes, visible
 
 MODES = ["isolated", "inprocess"]
 
@@ -54,9 +56,9 @@ def test_writes_wait_for_a_yes_to_the_diff(ws, mode):
         result = run(svc, "write_file('keep.txt', 'changed\\n')\nwrite_file('new.txt', 'n')", kit="filesystem", mode=mode, approve=answers)
     assert result.success and (ws / "keep.txt").read_text() == "changed\n" and (ws / "new.txt").read_text() == "n"
     [request] = answers.requests
-    assert request.gate == "commit" and request.mode == "block" and sorted(request.files) == ["keep.txt", "new.txt"]
+    assert request.gate == "commit" and request.ask == "block" and sorted(request.files) == ["keep.txt", "new.txt"]
     assert "-as it was\n+changed" in request.diff and "+++ b/new.txt" in request.diff
-    [approval] = result.approvals
+    [approval] = result.decisions
     assert (approval.gate, approval.approved, approval.by) == ("commit", True, "callback")
 
 
@@ -88,7 +90,7 @@ def test_a_dry_run_asks_nothing_and_a_run_that_writes_nothing_asks_nothing(ws):
 def test_true_approves_everything_and_says_so(ws):
     with LackpyService(ws, approve=True) as svc:
         result = run(svc, "write_file('new.txt', 'n')", kit="filesystem")
-    assert result.success and [(a.gate, a.by) for a in result.approvals] == [("commit", "yes")]
+    assert result.success and [(a.gate, a.by) for a in result.decisions] == [("commit", "yes")]
 
 
 # -- the call gate: commands, processes and web requests, before they run -------------------------
@@ -105,7 +107,7 @@ def test_a_refused_command_never_runs_and_the_program_stops_denied(ws, mode):
     assert request.gate == "call" and request.tool == "run_command" and request.arguments == {"command": "touch canary.txt"}
     assert "touch canary.txt" in request.summary()
     [entry] = result.trace
-    assert entry.approval is not None and entry.approval.approved is False and entry.approval.step == 1
+    assert entry.decision is not None and entry.decision.approved is False and entry.decision.step == 1
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -114,8 +116,8 @@ def test_an_approved_command_runs_and_its_trace_entry_says_who_approved_it(ws, m
         result = run(svc, "read_file('keep.txt')\nrun_command('echo hi')['stdout']", kit="coding", mode=mode, approve=Answers(True))
     assert result.success and result.output == "hi\n"
     first, second = result.trace
-    assert first.approval is None and second.approval.by == "callback" and second.approval.step == 2
-    assert second.approval.arguments == {"command": "'echo hi'"}
+    assert first.decision is None and second.decision.by == "callback" and second.decision.step == 2
+    assert second.decision.arguments == {"command": "'echo hi'"}
 
 
 def test_a_web_request_and_a_process_are_asked_about_too(ws):
@@ -160,7 +162,7 @@ def test_after_the_program_is_approved_the_calls_are_still_asked_about(ws):
     with LackpyService(ws, trust=True) as svc:
         result = run(svc, "run_command('echo hi')['code']", kit="coding", approve=answers)
     assert result.success and [r.gate for r in answers.requests] == ["program", "call"]
-    assert [a.gate for a in result.approvals] == ["program", "call"]
+    assert [a.gate for a in result.decisions] == ["program", "call"]
 
 
 # -- modes and time -----------------------------------------------------------------------------
@@ -171,7 +173,7 @@ def test_time_spent_waiting_for_a_person_does_not_count_against_the_timeout(ws, 
     with LackpyService(ws) as svc:
         result = run(svc, "run_command('echo a')\nrun_command('echo b')['stdout']", kit="coding", mode=mode, limits={"timeout_s": 1}, approve=Answers(delay=0.7))
     assert result.success and result.output == "b\n"
-    assert all(a.waited_ms >= 650 for a in result.approvals)
+    assert all(a.waited_ms >= 650 for a in result.decisions)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -187,8 +189,8 @@ def test_block_denies_and_auto_goes_on_when_no_answer_comes_in_time(ws):
         blocked = run(svc, "run_command('touch canary.txt')", kit="all", approve=Answers(delay=5))
         auto = run(svc, "run_command('echo x') if False else fetch_url('http://127.0.0.1:9/')", kit="all", approve=Answers(delay=5))
     assert blocked.error_kind == "denied" and "no answer within 0.3 s" in blocked.error and not (ws / "canary.txt").exists()
-    [approval] = auto.approvals
-    assert approval.approved and approval.by == "timeout" and approval.mode == "auto:0.3"
+    [approval] = auto.decisions
+    assert approval.approved and approval.by == "timeout" and approval.ask == "auto:0.3"
     assert auto.error_kind != "denied"  # it went on (and the request itself failed: nothing listens on port 9)
 
 
@@ -196,23 +198,23 @@ def test_notify_tells_and_goes_on_without_waiting(ws):
     answers = Answers(False, delay=5)
     with LackpyService(ws) as svc:
         result = run(svc, "run_command('echo hi')['stdout']", kit="coding", approve=answers, approval="notify")
-    assert result.success and result.output == "hi\n" and result.approvals[0].by == "notify"
-    assert result.approvals[0].waited_ms < 1000
-    assert answers.requests[0].mode == "notify"
+    assert result.success and result.output == "hi\n" and result.decisions[0].by == "notify"
+    assert result.decisions[0].waited_ms < 1000
+    assert answers.requests[0].ask == "notify"
 
 
 def test_approval_none_asks_nothing(ws):
     with LackpyService(ws) as svc:
         result = run(svc, "run_command('echo hi')\nwrite_file('new.txt', 'n')", kit="coding", approval="none")
-    assert result.success and result.approvals == [] and (ws / "new.txt").exists()
+    assert result.success and result.decisions == [] and (ws / "new.txt").exists()
 
 
 def test_a_bad_mode_is_one_clear_error():
     with pytest.raises(ConfigError, match="is not an approval mode; use block, auto, notify or none"):
-        Mode.parse("sometimes")
+        Ask.parse("sometimes")
     with pytest.raises(ConfigError, match="from 1 to 86400"):
-        Mode.parse("auto:-3")
-    assert Mode.parse("auto:30") == Mode("auto", 30.0) and str(Mode.parse("BLOCK")) == "block"
+        Ask.parse("auto:-3")
+    assert Ask.parse("auto:30") == Ask("auto", 30.0) and str(Ask.parse("BLOCK")) == "block"
 
 
 def test_a_bad_approval_argument_is_a_param_error(ws):
@@ -225,8 +227,8 @@ def test_a_bad_approval_argument_is_a_param_error(ws):
 
 def test_the_config_names_modes_per_gate_and_per_tool():
     policy = policy_from({"approve": "program", "approval_timeout_s": 30, "approvals": {"commit": "notify", "run_command": "none", "*": "auto"}})
-    assert policy.program == BLOCK and policy.commit == Mode("notify") and policy.wait_s == 30
-    assert policy.calls["run_command"] == NONE and policy.calls["*"] == Mode("auto")
+    assert policy.program == BLOCK and policy.commit == Ask("notify") and policy.wait_s == 30
+    assert policy.calls["run_command"] == NONE and policy.calls["*"] == Ask("auto")
     with pytest.raises(ConfigError, match="approve must be"):
         policy_from({"approve": "always"})
 
@@ -323,7 +325,7 @@ def test_an_untrusted_workspaces_kit_may_only_ask_more(ws):
     kit_file(ws, "---\nname: scripts\napprovals:\n  read_file: block\n  commit: none\n---\nread_file\n")
     with LackpyService(ws, trust=False) as svc:
         result = run(svc, "read_file('keep.txt')", kit="scripts", approve=Answers(False))
-    assert result.error_kind == "denied" and result.approvals[0].tool == "read_file"
+    assert result.error_kind == "denied" and result.decisions[0].tool == "read_file"
 
 
 def test_a_bad_mode_in_a_kit_is_a_kit_error(ws):
@@ -425,7 +427,7 @@ def test_an_untrusted_workspace_kit_cannot_shorten_the_users_wait(ws, own_trust_
     with LackpyService(ws, trust=False) as svc:
         result = run(svc, "run_command('touch canary.txt')", kit="scripts", extra_tools=["run_command"], approve=answers)
     [request] = answers.requests
-    assert (request.mode, request.wait_s) == asked
+    assert (request.ask, request.wait_s) == asked
     assert result.error_kind == "denied" and not (ws / "canary.txt").exists()
 
 
@@ -437,7 +439,7 @@ def test_an_untrusted_workspace_config_cannot_shorten_the_users_wait_either(ws, 
     with LackpyService(ws, trust=False) as svc:
         run(svc, "run_command('touch canary.txt')", kit="coding", approve=answers)
         run(svc, "write_file('new.txt', 'n')", kit="coding", approve=answers)
-    assert [(r.gate, r.mode, r.wait_s) for r in answers.requests] == [("call", "auto", 300.0), ("commit", "block", 300.0)]
+    assert [(r.gate, r.ask, r.wait_s) for r in answers.requests] == [("call", "auto", 300.0), ("commit", "block", 300.0)]
 
 
 # -- a run waiting for a person gives its slot back ---------------------------------------------
