@@ -141,3 +141,58 @@ def test_no_module_imports_itself_round_a_cycle():
 
 def test_the_cycle_check_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+#: The wings of ``lackpy.infer`` and the other wings each may import. The core
+#: (``lackpy/infer/*.py`` and ``providers/``) may import every wing; a wing
+#: imports no module of the core, so each wing can be read and tested on its own.
+INFER_WINGS = {"understand": set(), "mend": set(), "diagnose": {"mend"}}
+
+
+def _infer_part(module: str) -> str | None:
+    """The part of ``lackpy.infer`` a dotted module name belongs to: a wing, ``"core"``, or None outside infer."""
+    parts = module.split(".")
+    if parts[:2] != ["lackpy", "infer"]:
+        return None
+    return parts[2] if len(parts) > 2 and parts[2] in INFER_WINGS else "core"
+
+
+def _wing_edges_not_allowed(name: str, imports: list[tuple[int, str]]) -> list[str]:
+    """The imports of module ``name`` that cross from its wing to the core or to a wing it may not import."""
+    source = _infer_part(name)
+    if source in (None, "core"):
+        return []
+    return [
+        f"{name}:{line} imports {module}"
+        for line, module in imports
+        if _infer_part(module) not in (None, source, *INFER_WINGS[source])
+    ]
+
+
+def test_infer_wings_import_only_downward():
+    infer = sorted((PACKAGE / "infer").rglob("*.py"))
+    assert {path.parent.name for path in infer} >= set(INFER_WINGS)  # every wing is there (so an empty walk cannot pass)
+    crossing, relative = [], []
+    for path in infer:
+        name = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        crossing += _wing_edges_not_allowed(name, _imports(path))
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        relative += [f"{name}:{node.lineno}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level]
+    assert relative == []  # a relative import would hide an edge from this test
+    assert crossing == []
+
+
+def test_the_wing_check_finds_a_forbidden_edge():
+    allowed = [(1, "lackpy.errors"), (2, "lackpy.infer.mend.modes"), (3, "lackpy.infer.diagnose.keys")]
+    assert _wing_edges_not_allowed("lackpy.infer.diagnose.classify", allowed) == []
+    assert _wing_edges_not_allowed("lackpy.infer.dispatch", [(1, "lackpy.infer.diagnose.classify")]) == []
+    assert _wing_edges_not_allowed("lackpy.infer.mend.answer", [(7, "lackpy.infer.diagnose.classify")]) == [
+        "lackpy.infer.mend.answer:7 imports lackpy.infer.diagnose.classify"
+    ]
+    assert _wing_edges_not_allowed("lackpy.infer.understand.words", [(3, "lackpy.infer.fill"), (4, "lackpy.infer")]) == [
+        "lackpy.infer.understand.words:3 imports lackpy.infer.fill",
+        "lackpy.infer.understand.words:4 imports lackpy.infer",
+    ]
+    assert _wing_edges_not_allowed("lackpy.infer.understand.terms", [(5, "lackpy.infer.mend.modes")]) == [
+        "lackpy.infer.understand.terms:5 imports lackpy.infer.mend.modes"
+    ]
