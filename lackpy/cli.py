@@ -891,7 +891,7 @@ def doctor(ctx: click.Context, rollback: bool, discard: bool, workspace: str | N
 @click.option("json_", "--json", is_flag=True, help="Accepted for symmetry; schemas are always JSON.")
 def schema(name: str, json_: bool) -> None:
     """Print the JSON Schema of a --json document: a run's result, delegate, generate, validate or error."""
-    from lackpy.service import result_schema
+    from lackpy.report import result_schema
 
     _emit_json(result_schema(name))
 

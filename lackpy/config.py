@@ -350,3 +350,32 @@ def _withhold(data: dict[str, Any]) -> list[str]:
                 ignored.append(f"[tools] {key} ({why})")
         data["tools"] = tools
     return ignored
+
+
+def add_server(workspace: Path, name: str, table: dict[str, Any]) -> Path:
+    """Add ``[mcp.servers.NAME]`` with ``table`` to the workspace's config (``lackpy mcp add``); the config's path.
+
+    Raises ConfigError when the table is not a valid server or the file
+    cannot take one, ParamError when NAME is configured already. The file is
+    written whole and renamed into place, never opened through a link.
+    """
+    from lackpy.errors import ParamError
+    from lackpy.host.ownfiles import write_own
+    from lackpy.remote.settings import parse_servers, table_text
+
+    parse_servers({"servers": {name: table}}, "lackpy mcp add")
+    path = Path(workspace) / CONFIG_PATH
+    text = workspace_config_text(workspace) or ""
+    try:
+        existing = tomllib.loads(text).get("mcp", {}).get("servers", {})
+    except (tomllib.TOMLDecodeError, AttributeError) as exc:
+        raise ConfigError(f"{path}: cannot add a server to this file: {exc}; fix it first") from None
+    if name in existing:
+        raise ParamError(f"an MCP server named {name!r} is configured already in {path}; edit or remove its table there")
+    added = text + ("\n" if text and not text.endswith("\n") else "") + ("\n" if text else "") + table_text(name, table)
+    state = open_state(workspace, error=ConfigError, create=True)
+    try:
+        write_own(state, path.name, added.encode("utf-8"))
+    finally:
+        os.close(state)
+    return path

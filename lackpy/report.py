@@ -41,4 +41,17 @@ class ErrorReport(Contract):
         return cls(ErrorDetail(ErrorKind.USAGE, message, notices=list(notices or [])))
 
 
-__all__ = ["ErrorDetail", "ErrorReport"]
+def result_schema(name: str) -> dict:
+    """The JSON Schema of a --json document: ``result``, ``delegate``, ``generate``, ``validate`` or ``error``."""
+    from lackpy.errors import ParamError
+    from lackpy.infer.result import DelegateResult, GenerationResult
+    from lackpy.lang.diagnostics import ValidationResult
+    from lackpy.run.result import ExecutionResult
+
+    types = {"result": ExecutionResult, "delegate": DelegateResult, "generate": GenerationResult, "validate": ValidationResult, "error": ErrorReport}
+    if name not in types:
+        raise ParamError(f"unknown schema {name!r}; use one of: {', '.join(types)}")
+    return types[name].json_schema()
+
+
+__all__ = ["ErrorDetail", "ErrorReport", "result_schema"]

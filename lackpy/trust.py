@@ -20,11 +20,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterable, Iterator
 
-from lackpy.errors import ConfigError
+from lackpy.errors import ConfigError, KitError, LackpyError, UnknownKitError
+from lackpy.kit.kitfile import list_kit_files
+from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
+from lackpy.kit.toolbox import Toolbox
+from lackpy.lang.grade import Grade
 from lackpy.host.ownfiles import STATE_DIR, listed, open_state, read_own, read_path
 
 #: Config keys that take effect only in a trusted workspace, and why.
@@ -222,7 +229,148 @@ def trusted() -> list[Record]:
     return [Record(path, r.get("hash", ""), r.get("trusted_at", 0.0)) for path, r in sorted(_load().items())]
 
 
+class WorkspaceTrust:
+    """Whether one workspace is trusted now: judged when a service loads, followed at every request.
+
+    ``given`` is the service's ``trust``: None asks the trust record (``lackpy
+    trust``); True trusts the files as they are when judged, for that service
+    only (``lackpy serve --trust``); False never trusts. ``lock`` is the
+    service's load lock: a change is judged, and trust lost, under it, so no
+    request sees a half-rebuilt service.
+    """
+
+    def __init__(self, workspace: Path, given: bool | None, lock: threading.Lock) -> None:
+        self.workspace, self.given, self.lock = workspace, given, lock
+        #: The stats and hash of the trusted files as trusted (None: not trusted); every request compares the stats.
+        self._stamp: Stamp | None = None
+        #: With ``given=True``: the hash of the files this service trusts (its own writes move it along).
+        self._pinned: str | None = None
+
+    def judge(self) -> bool:
+        """Whether the workspace is trusted now; keeps the stamp later requests compare against.
+
+        A workspace never trusted is not hashed.
+        """
+        self._stamp = None
+        if self.given is False or (self.given is None and recorded_hash(self.workspace) is None):
+            return False
+        record = (str(store_path()),) if self.given is None else ()  # a revoked or renewed record counts too
+        judged = stamp(self.workspace, record)
+        if self.given is None and recorded_hash(self.workspace) != judged.hash:
+            return False
+        self._stamp, self._pinned = judged, judged.hash
+        return True
+
+    def follow(self, lose: Callable[[str], None]) -> None:
+        """Where requests enter: a trusted workspace whose trusted files changed is judged again; ``lose(why)`` when it fails.
+
+        Costs one ``stat`` per covered file and directory (and the trust
+        record) while nothing changed; only a changed stat hashes the files
+        again. A hash the person trusted (the record, which ``lackpy kit
+        create`` and ``lackpy trust`` renew; with ``given=True`` the files as
+        the service started, moved along by its own writes) keeps trust;
+        anything else loses it for the rest of the service's life.
+        """
+        judged = self._stamp
+        if judged is None or not judged.changed():
+            return
+        with self.lock:
+            if self._stamp is not judged:
+                return  # another request judged this change already
+            why = self._changed(judged)
+            if why is not None:
+                self.given, self._stamp = False, None
+                lose(why)
+
+    def _changed(self, judged: Stamp) -> str | None:
+        """Why the changed files are no longer trusted, or None when they still are (the stamp renewed)."""
+        try:
+            fresh = judged.again()
+        except LackpyError as exc:
+            return f"its .lackpy/ changed since you trusted it and cannot be read ({exc})"
+        expected = self._pinned if self.given is True else recorded_hash(self.workspace)
+        if expected is None:
+            return "its trust was revoked (lackpy trust --revoke)"
+        if fresh.hash != expected:
+            return "its .lackpy/ changed since you trusted it"
+        self._stamp = fresh
+        return None
+
+    @contextmanager
+    def keeping(self) -> Iterator[None]:
+        """A workspace the person trusted stays trusted while lackpy itself writes its kits, templates and config.
+
+        Around the write: the record (or, with ``given=True``, the pinned
+        hash) moves along with lackpy's own change. Follow trust first, so a
+        change someone else made is judged before.
+        """
+        recorded = self.given is None and is_trusted(self.workspace)
+        yield
+        if recorded:
+            trust(self.workspace)
+        with self.lock:
+            if self._stamp is not None and (recorded or self.given is True):
+                self._stamp = self._stamp.again()
+                self._pinned = self._stamp.hash
+
+
+def withheld(workspace: Path, kits_dir: Path, toolbox: Toolbox, read_only: Grade, default_kit: KitSpec | None) -> tuple[list[str], bool]:
+    """What an untrusted workspace's kits, templates and ``default_kit`` ask above the read-only grade, and whether
+    the default kit is among them (None: the config is the host's own, not the workspace's, so it stands)."""
+    from lackpy.infer.templates import load_templates
+
+    ignored = []
+    for name, (source, path) in sorted(list_kit_files(kits_dir).items()):
+        grade = above_read_only(name, source, toolbox, kits_dir, read_only)
+        if grade is not None:
+            ignored.append(f"kit '{name}' ({path.relative_to(workspace)}, {grade})")
+    default = _grade_of(default_kit, toolbox, kits_dir) if default_kit is not None else None
+    withhold_default = default is not None and not default.within(read_only)
+    if withhold_default:
+        ignored.append(f"default_kit = {default_kit!r} (above read-only)")
+    for template in load_templates(workspace):
+        grade = _grade_of(template.kit, toolbox, kits_dir) if template.kit is not None else None
+        if grade is not None and not grade.within(read_only):
+            ignored.append(f"template '{template.name}' (kit {template.kit}, {grade})")
+    return ignored, withhold_default
+
+
+def above_read_only(name: str, source: str, toolbox: Toolbox, kits_dir: Path, read_only: Grade) -> Grade | None:
+    """The grade of a workspace's own kit file when it reaches above read-only (what trust gates), else None."""
+    grade = _grade_of(name, toolbox, kits_dir) if source == "workspace" else None
+    return grade if grade is not None and not grade.within(read_only) else None
+
+
+def resolve_untrusted(kit: KitSpec, toolbox: Toolbox, kits_dir: Path, extra_tools: Iterable[str] | None, read_only: Grade, workspace: Path) -> ResolvedKit:
+    """Resolve a kit in an untrusted workspace: its own kit file counts only up to the read-only grade.
+
+    Above it, the package's kit of that name is used (the one the file
+    shadows); with none, the kit is refused, saying how to trust.
+    """
+    resolved = resolve_kit(kit, toolbox, kits_dir, extra_tools)
+    if resolved.source != "workspace":
+        return resolved
+    base = resolve_kit(kit, toolbox, kits_dir)
+    if base.grade.within(read_only):
+        return resolved
+    try:
+        return resolve_kit(kit, toolbox, extra_tools=extra_tools, workspace_kits=False)
+    except UnknownKitError:
+        raise KitError(
+            f"kit '{kit}' comes from this workspace ({base.grade}, above read-only) and the workspace is not trusted; "
+            f"if you trust it, run: lackpy trust {workspace}"
+        ) from None
+
+
+def _grade_of(kit: KitSpec, toolbox: Toolbox, kits_dir: Path) -> Grade | None:
+    """The grade of ``kit`` as the workspace defines it, or None when it does not resolve."""
+    try:
+        return resolve_kit(kit, toolbox, kits_dir).grade
+    except LackpyError:
+        return None
+
+
 __all__ = [
-    "PRIVILEGED_KEYS", "PRIVILEGED_TOOL_SETTINGS", "Record", "Stamp", "is_trusted", "recorded_hash", "revoke", "stamp", "store_path", "trust",
-    "trusted", "workspace_hash",
+    "PRIVILEGED_KEYS", "PRIVILEGED_TOOL_SETTINGS", "Record", "Stamp", "WorkspaceTrust", "above_read_only", "is_trusted", "recorded_hash",
+    "resolve_untrusted", "revoke", "stamp", "store_path", "trust", "trusted", "withheld", "workspace_hash",
 ]

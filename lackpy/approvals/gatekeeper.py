@@ -21,24 +21,31 @@ clock, slots and trace summaries, never the runner.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import time
 from contextlib import nullcontext
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from lackpy.approvals import forms
-from lackpy.approvals.approver import Approver, approve_all
+from lackpy.approvals.approver import ApproveSpec, Approver, Audit, approve_all, approver_for
 from lackpy.approvals.decision import Decision
-from lackpy.approvals.policy import Ask, ApprovalPolicy
+from lackpy.approvals.policy import Ask, ApprovalPolicy, with_kit
 from lackpy.approvals.request import ApprovalRequest, file_changes
-from lackpy.errors import DeniedError
+from lackpy.errors import ConfigError, DeniedError, KitError, ParamError
+from lackpy.kit.resolve import ResolvedKit
 from lackpy.kit.spec import ToolSpec
 from lackpy.lang.grade import Grade
 from lackpy.run.execute import paused
 from lackpy.run.slots import set_aside
 from lackpy.run.trace import summarize
 
+#: Gatekeepers a service keeps for reuse before its table starts again.
+MOST_KEPT = 64
+#: Who answers a call's approvals: (``approve``, an ``approval`` mode for every gate or None, the caller's event loop or None).
+Answering = tuple[ApproveSpec, str | None, asyncio.AbstractEventLoop | None]
 
 class Gatekeeper:
     """The gates of one run: asks ``approver`` as ``policy`` says and keeps every decision.
@@ -192,4 +199,59 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-__all__ = ["Gatekeeper"]
+class Gatekeepers:
+    """The gatekeepers of one service's calls, each built once per kit, answerer, ``approval`` and loop.
+
+    A run takes its own copy (``Gatekeeper.fresh``). ``clear`` forgets them
+    all (the service's trust or config changed). With ``audit``, every
+    decision is appended to ``.lackpy/audit.jsonl`` through one ``Audit``,
+    whose failure to write is said once in ``notices``.
+    """
+
+    def __init__(self, workspace: str, notices: list[str]) -> None:
+        self.workspace, self.notices = workspace, notices
+        self._kept: dict[tuple, tuple[ResolvedKit, Gatekeeper]] = {}
+        self._audit: Audit | None = None
+
+    def clear(self) -> None:
+        self._kept.clear()
+
+    def get(self, kit: ResolvedKit, policy: ApprovalPolicy, answering: Answering, *, trusted: bool, audit: bool) -> Gatekeeper:
+        """The gates of a call with ``kit``: ``policy``, with the kit's ``approvals`` (a kit an untrusted workspace wrote may
+        only ask more), every gate asking as ``approval`` says when given; answered by ``approve``."""
+        approve, approval, loop = answering
+        try:
+            key = (id(kit), approve, approval, loop, audit)
+            kept = self._kept.get(key)
+        except TypeError:  # an answerer that cannot be a key: built each time
+            key, kept = None, None
+        if kept is not None and kept[0] is kit:
+            return kept[1]
+        gatekeeper = self._build(kit, policy, answering, trusted, audit)
+        if key is not None:
+            if len(self._kept) >= MOST_KEPT:
+                self._kept.clear()
+            self._kept[key] = (kit, gatekeeper)  # the kit is kept too, so its id is never another kit's
+        return gatekeeper
+
+    def _build(self, kit: ResolvedKit, policy: ApprovalPolicy, answering: Answering, trusted: bool, audit: bool) -> Gatekeeper:
+        approve, approval, loop = answering
+        if kit.extra.get("approvals") is not None:
+            names = {alias: spec.name for alias, spec in kit.tools.items()}
+            own = trusted or kit.source != "workspace"
+            try:
+                policy = with_kit(policy, kit.extra["approvals"], names, f"kit '{kit.name}'", only_more=not own)
+            except ConfigError as exc:
+                raise KitError(str(exc)) from None
+        if approval is not None:
+            try:
+                policy = dataclasses.replace(policy, every=Ask.parse(approval, "approval"))
+            except ConfigError as exc:
+                raise ParamError(str(exc)) from None
+        approver, nobody = approver_for(approve, loop)
+        if audit and self._audit is None:
+            self._audit = Audit(Path(self.workspace), self.notices)
+        return Gatekeeper(policy, approver, nobody=nobody, record=self._audit if audit else None, workspace=self.workspace)
+
+
+__all__ = ["Answering", "Gatekeeper", "Gatekeepers"]

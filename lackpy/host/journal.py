@@ -832,6 +832,27 @@ def _finish(tree: _Tree, record: dict, pause: Callable[[str], None], journaled: 
 # -- recovery -------------------------------------------------------------------------
 
 
+def recover_at_start(root: str | os.PathLike) -> tuple[Report | None, str | None]:
+    """Finish a commit an earlier lackpy process left unfinished in ``root``, before anything reads the workspace.
+
+    Returns the report when recovery did something (or stopped), and the
+    notice that says so. No trust is needed: recovery acts only on a record
+    this user's lackpy signed for this workspace. A stopped journal also
+    stops the next commit here, until ``lackpy doctor`` resolves it. One
+    directory read when there is nothing; a recovery that breaks must not
+    take every command down with it, so its failure is said, not raised.
+    """
+    if not pending(root):
+        return None, None
+    try:
+        report = recover(root)
+    except Exception as exc:
+        return None, f"commit: lackpy could not check the unfinished commit in {STATE_DIR}: {type(exc).__name__}: {exc}; run lackpy doctor"
+    if report.action in ("none", "busy", "cleaned"):
+        return None, None
+    return report, f"{report.error_kind}: {report.message}" if report.stopped else f"lackpy {report.message}"
+
+
 def recover(root: str | os.PathLike, action: str = "auto", wait: float = 0.0) -> Report:
     """Finish what a commit left in the workspace's journal, as ``action`` says.
 

@@ -68,6 +68,22 @@ class Toolbox:
         self.version += 1
         self._impls = {t: f for t, f in self._impls.items() if self._tools[t].provider != name}
 
+    def take_over(self, old: "Toolbox", leave: str) -> None:
+        """What a host gave ``old`` goes on here: its session state (the processes programs started), and the providers
+        and tools registered on it, except provider ``leave``'s (a rebuilt service's config brings back its own)."""
+        self.context.session = old.context.session
+        for name, provider in old._providers.items():
+            if name != leave and name not in self._providers:
+                self.register_provider(provider)
+        for name, spec in old._tools.items():
+            if name in self._tools or spec.provider == leave:
+                continue
+            function = old._functions.get(name)
+            if function is not None:
+                self.register(function)
+            else:
+                self.register_tool(spec)
+
     def register(self, fn: Callable[..., Any], *, replace: bool = False) -> ToolSpec:
         """Add a function as a tool: its ``@tool`` spec, or one derived from it now. Returns the spec."""
         spec = spec_of(fn) or spec_of_function(fn)

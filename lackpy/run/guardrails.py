@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import urlsplit
 
 from lackpy.errors import DeniedError
@@ -103,4 +103,46 @@ class AllowHosts:
         return Deny(f"{host or 'that URL'} is not an allowed host (allowed: {', '.join(self.hosts) or 'none'}); add it to [guardrails] allow_hosts")
 
 
-__all__ = ["AllowHosts", "Deny", "RedactKeys", "ToolCall", "guarded"]
+class Guardrails:
+    """The guardrails of one service: the config's ``[guardrails]``, the plugins that implement the hooks, and ``add``'s.
+
+    ``settings`` gives the config's table and ``plugins`` the registered
+    plugins, both asked once, on first use (reading them may load the config).
+    """
+
+    def __init__(self, settings: Callable[[], Mapping[str, Any]], plugins: Callable[[], Iterable[Any]]) -> None:
+        self._settings, self._plugins = settings, plugins
+        self._manager: Any = None
+
+    def add(self, plugin: Any) -> None:
+        """Put every tool call through ``plugin``'s ``before_tool_call`` / ``after_tool_call``."""
+        self.manager().register(plugin)
+
+    def manager(self) -> Any:
+        if self._manager is None:
+            import pluggy
+
+            from lackpy import hookspecs
+
+            manager = pluggy.PluginManager("lackpy")
+            manager.add_hookspecs(hookspecs)
+            for plugin in self._plugins():
+                if any(hasattr(plugin, hook) for hook in ("before_tool_call", "after_tool_call")):
+                    manager.register(plugin)
+            settings = self._settings()
+            if settings.get("redact_keys"):
+                manager.register(RedactKeys())
+            if settings.get("allow_hosts") is not None:
+                manager.register(AllowHosts(settings["allow_hosts"]))
+            self._manager = manager
+        return self._manager
+
+    def hooks(self) -> tuple[Any, Any] | None:
+        """The (before, after) hook callers, or None when no guardrail is registered (calls go straight through)."""
+        hook = self.manager().hook
+        if not hook.before_tool_call.get_hookimpls() and not hook.after_tool_call.get_hookimpls():
+            return None
+        return hook.before_tool_call, hook.after_tool_call
+
+
+__all__ = ["AllowHosts", "Deny", "Guardrails", "RedactKeys", "ToolCall", "guarded"]

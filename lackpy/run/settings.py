@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from lackpy.approvals.gatekeeper import Gatekeeper
     from lackpy.run.limits import Limits
 
+#: What hears a run's events: ``{"event": "tool", ...}`` and ``{"event": "progress", ...}`` (``lackpy.run.scheduler``).
+OnEvent = Callable[[dict], None]
+
 
 @dataclass(frozen=True)
 class RunSettings:
@@ -55,7 +58,7 @@ class RunSettings:
     notices: Sequence[str] = ()
     state: dict | None = None
     on_call: Callable[[str, int], None] | None = None
-    on_progress: Callable[[dict], None] | None = None
+    on_progress: OnEvent | None = None
     ceiling: Grade | None = None
     guardrails: tuple[Any, Any] | None = None
     gatekeeper: Gatekeeper | None = None

@@ -103,5 +103,5 @@ def test_a_wrong_guardrails_table_is_one_line():
 
 def test_without_guardrails_calls_go_straight_through(workspace):
     with LackpyService(workspace, trust=False) as svc:
-        assert svc._guardrail_hooks() is None
+        assert svc.guardrails.hooks() is None
         assert run(svc, 'read_file("a.txt")', kit="readonly").output == "alpha\n"

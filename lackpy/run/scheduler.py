@@ -1,0 +1,136 @@
+"""Where a run goes: on the caller's loop, or on a run thread in its turn; and how an async caller hears of it.
+
+The service is async at its edge, and its rules for where work runs live
+here together:
+
+1. an invalid program is answered at once by the service, never queued;
+2. an ``inprocess`` run whose approver does not answer on the caller's loop
+   runs on the loop itself, since nothing else waits for it;
+3. every other run (``isolated``, or an approver that answers on the
+   caller's loop, which must stay free) goes to a run thread in its turn
+   (``cancellable``): at most ``max_concurrent_runs`` at once (``Slots``),
+   and cancelling the awaiting task cancels the run.
+
+Anything else that blocks (reading files, building tiers) goes to a plain
+worker thread (``off_loop``). Events a run reports from its thread reach the
+caller's ``on_event`` on the caller's loop (``on_loop``), tool calls at most
+every ``PROGRESS_S`` (``tool_events``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, TypeVar
+
+from lackpy.run.cancel import Cancel
+from lackpy.run.result import ExecutionResult
+from lackpy.run.runner import run_with
+from lackpy.run.settings import OnEvent, RunSettings
+from lackpy.run.slots import Slots
+
+T = TypeVar("T")
+#: How long a cancelled call waits for its run to wind down (worker killed, nothing written).
+CANCEL_GRACE_S = 2.0
+#: How often a run reports its tool calls to ``on_event``, at most, in seconds.
+PROGRESS_S = 0.1
+
+
+class Scheduler:
+    """The run threads of one service: ``size()`` (its ``max_concurrent_runs``) runs at once, the rest wait their turn.
+
+    A run that waits for a person gives its slot back meanwhile, so there
+    are threads for those too (``Slots.threads``). A run's time starts when
+    it starts, so waiting never counts against its timeout. The threads are
+    made on first use, so a service that only validates makes none.
+    """
+
+    def __init__(self, size: Callable[[], int]) -> None:
+        self._size = size
+        self._threads: ThreadPoolExecutor | None = None
+        self._slots: Slots | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def ready(self) -> bool:
+        """Whether the run threads exist (else making them may read the config: do it off the loop)."""
+        return self._threads is not None
+
+    def threads(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._threads is None:
+                self._slots = Slots(self._size())
+                self._threads = ThreadPoolExecutor(self._slots.threads, thread_name_prefix="lackpy-run")
+            return self._threads
+
+    async def run(self, program: str, settings: RunSettings, on_loop: bool) -> ExecutionResult:
+        """Run a valid program: on the caller's loop when ``on_loop`` (an ``inprocess`` run nobody answers on this loop), else in its turn."""
+        if on_loop:
+            return run_with(program, settings)
+        return await self.cancellable(lambda cancel: run_with(program, settings, cancel))
+
+    async def cancellable(self, work: Callable[[Cancel], T]) -> T:
+        """``work(cancel)`` on a run thread in its turn; cancelling the awaiting task cancels the run, which gets ``CANCEL_GRACE_S`` to stop."""
+        cancel = Cancel()
+        threads = self.threads() if self.ready else await off_loop(self.threads)
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(threads, contextvars.copy_context().run, self._slots.run, work, cancel)
+        future.add_done_callback(_retrieved)
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            cancel.cancel()
+            deadline = loop.time() + CANCEL_GRACE_S
+            while not future.done() and loop.time() < deadline:
+                try:
+                    await asyncio.wait({future}, timeout=deadline - loop.time())
+                except asyncio.CancelledError:
+                    continue  # cancelled again (cancel scopes repeat it): the grace is still waited out
+            raise
+
+    def close(self) -> None:
+        """Stop taking runs; runs still waiting for their turn are dropped."""
+        with self._lock:
+            threads, self._threads = self._threads, None
+        if threads is not None:
+            threads.shutdown(wait=False, cancel_futures=True)
+
+
+async def off_loop(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on a worker thread, so the caller's loop stays free."""
+    return await asyncio.to_thread(fn, *args)
+
+
+def on_loop(on_event: OnEvent | None) -> OnEvent | None:
+    """``on_event`` called on the caller's event loop, whichever thread the event comes from."""
+    if on_event is None:
+        return None
+    loop = asyncio.get_running_loop()
+    return lambda event: loop.call_soon_threadsafe(on_event, event)
+
+
+def tool_events(on_event: OnEvent | None) -> Callable[[str, int], None] | None:
+    """A run's ``on_call`` sending ``on_event`` a tool event for the first call and then at most every PROGRESS_S."""
+    if on_event is None:
+        return None
+    last = [0.0]
+
+    def on_call(tool: str, calls: int) -> None:
+        now = time.monotonic()
+        if calls == 1 or now - last[0] >= PROGRESS_S:
+            last[0] = now
+            on_event({"event": "tool", "tool": tool, "calls": calls})
+
+    return on_call
+
+
+def _retrieved(future: asyncio.Future) -> None:
+    """Retrieve a run's outcome, so a cancelled run that nobody awaits is not reported as lost."""
+    if not future.cancelled():
+        future.exception()
+
+
+__all__ = ["CANCEL_GRACE_S", "PROGRESS_S", "Scheduler", "off_loop", "on_loop", "tool_events"]
