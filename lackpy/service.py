@@ -22,29 +22,26 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-import yaml
 
 from lackpy import trust as trust_store
 from lackpy.approvals.approver import ApproveSpec, asks_on_loop
 from lackpy.approvals.gatekeeper import Gatekeeper, Gatekeepers
-from lackpy.config import Config, add_server, load_config
-from lackpy.errors import KitError, LackpyError, ParamError, WorkspaceError
+from lackpy.config import Config, add_server
+from lackpy.errors import KitError, ParamError, WorkspaceError
 from lackpy.host import journal
-from lackpy.host.ownfiles import exists, open_state, write_own
 from lackpy.infer.base import Request, Tier
 from lackpy.infer.dispatch import Dispatcher, Outcome
 from lackpy.infer.result import DelegateResult, GenerationResult
-from lackpy.infer.select import choose_tools, within
-from lackpy.infer.tiers import build_tiers
+from lackpy.infer.select import tools_for
+from lackpy.infer.tiers import build_tiers, tier_rows
 from lackpy.kit.cache import KitCache
 from lackpy.kit.docs import docs_index, resolve_doc
-from lackpy.kit.kitfile import KIT_NAME, kit_dirs, list_kit_files, read_kit
+from lackpy.kit.kitfile import kit_dirs, kit_rows, write_kit
 from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
 from lackpy.kit.spec import ToolSpec
 from lackpy.kit.toolbox import Toolbox
@@ -52,7 +49,7 @@ from lackpy.lang.diagnostics import ValidationResult
 from lackpy.lang.grade import Grade
 from lackpy.lang.grammar import language_spec
 from lackpy.lang.validator import Check
-from lackpy.plugins import get_plugin_manager, populate
+from lackpy.plugins import get_plugin_manager
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.guardrails import Guardrails
@@ -62,11 +59,10 @@ from lackpy.run.runner import check_params, prepared_for, run_with
 from lackpy.run.scheduler import Scheduler, off_loop, on_loop, tool_events
 from lackpy.run.settings import OnEvent, RunSettings
 from lackpy.session import Session, Sessions
+from lackpy.workspace import Loaded, load_workspace
 
 #: Formats ``tool_schemas`` exports.
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
-#: The kit whose grade is the default ceiling when delegate chooses tools itself.
-READ_ONLY_KIT = "readonly"
 #: A ceiling: a kit name (its grade), a Grade, or (w, d).
 CeilingSpec = str | Grade | tuple[int, int] | None
 
@@ -103,13 +99,10 @@ class LackpyService:
         self._config_given = config
         self._load_lock = threading.Lock()
         self._trust = trust_store.WorkspaceTrust(self.workspace, trust, self._load_lock)
-        self._trusted = True
-        self._read_only = Grade(0, 0)
-        self._config: Config | None = None
-        self._toolbox: Toolbox | None = None
-        #: The toolbox trust was lost from, until the rebuilt one takes over what the host gave it.
+        #: The config, toolbox and MCP servers as trust allows (``lackpy.workspace``), loaded on first use.
+        self._loaded: Loaded | None = None
+        #: The toolbox trust was lost from, until a loading takes over what the host gave it.
         self._previous: Toolbox | None = None
-        self._remotes: Any = None
         self._config_checks: list[Check] | None = None
         self._tiers: list[Tier] | None = None
         own_kits = any(source == "workspace" for source, _ in kit_dirs(self.kits_dir))
@@ -123,9 +116,9 @@ class LackpyService:
 
     def load(self) -> "LackpyService":
         """Read the config, check trust and build the toolbox now (else on first use); returns the service."""
-        if self._toolbox is None:
+        if self._loaded is None:
             with self._load_lock:
-                if self._toolbox is None:
+                if self._loaded is None:
                     self.recovery, notice = journal.recover_at_start(self.workspace)
                     self.notices += [notice] if notice else []
                     self._build()
@@ -134,60 +127,27 @@ class LackpyService:
     @property
     def config(self) -> Config:
         """The workspace's settings, read on first use."""
-        return self.load()._config  # type: ignore[return-value]
+        return self.load()._loaded.config  # type: ignore[union-attr]
 
     @property
     def toolbox(self) -> Toolbox:
         """Every tool of this service (the plugins' and the ones registered on it), loaded on first use."""
-        return self.load()._toolbox  # type: ignore[return-value]
+        return self.load()._loaded.toolbox  # type: ignore[union-attr]
 
     @property
     def trusted(self) -> bool:
         """Whether this workspace's .lackpy/ may raise privileges (``lackpy trust``, or ``trust=True``)."""
-        return self.load()._trusted
+        return self.load()._loaded.trusted  # type: ignore[union-attr]
 
     @property
     def read_only_grade(self) -> Grade:
         """The default ceiling: the grade of the package's read-only kit (never a workspace's)."""
-        return self.load()._read_only
+        return self.load()._loaded.read_only  # type: ignore[union-attr]
 
     def _build(self) -> None:
-        """Judge trust, read the config and build the toolbox, as trust allows (called under the load lock)."""
-        given = self._config_given
-        trusted = self._trust.judge()
-        if isinstance(given, Config):
-            config = given
-        elif given is not None:
-            config = Config.from_dict(dict(given))
-        else:
-            config = load_config(self.workspace, trusted=trusted)
-        toolbox = Toolbox(str(self.workspace), settings=config.tools)
-        toolbox.config_limits, toolbox.list_up_to = config.limits, config.list_tools_up_to
-        populate(toolbox)
-        if config.mcp:
-            from lackpy.remote.attach import attach
-
-            self._remotes = attach(toolbox, config.mcp, self.workspace, self.notices, lambda name: self._sampling_tier(config, name))
-        self._read_only = resolve_kit(READ_ONLY_KIT, toolbox, workspace_kits=False).grade
-        self._trusted = trusted
-        ignored = list(config.ignored) if not trusted else []
-        if not trusted:
-            withheld, default_withheld = trust_store.withheld(
-                self.workspace, self.kits_dir, toolbox, self._read_only, config.default_kit if given is None else None
-            )
-            ignored += withheld
-            if default_withheld:
-                config.default_kit = READ_ONLY_KIT
-        if ignored:
-            self.notices.append(
-                f"this workspace is not trusted, so lackpy ignored: {'; '.join(ignored)}; if you trust it, run: lackpy trust {self.workspace}"
-            )
-        if self._previous is not None:
-            from lackpy.remote.enroll import PROVIDER
-
-            toolbox.take_over(self._previous, leave=PROVIDER)  # remote tools come back from the untrusted config's servers
-            self._previous = None
-        self._config, self._toolbox = config, toolbox
+        """Judge trust, then load the workspace as trust allows (called under the load lock)."""
+        self._loaded = load_workspace(self.workspace, self._config_given, self._trust.judge(), self.notices, self._sampling_tier, self._previous)
+        self._previous = None
 
     def _follow_trust(self) -> None:
         """Where requests enter: a trusted workspace whose trusted files changed is judged again (``WorkspaceTrust.follow``)."""
@@ -204,13 +164,12 @@ class LackpyService:
             f"{self.workspace}: {why}; lackpy now treats it as untrusted: "
             f"run lackpy trust {self.workspace} to trust it again (a running lackpy serve needs a restart)"
         )
-        self._previous = self._toolbox if self._toolbox is not None else self._previous
-        remotes = self._remotes
-        self._toolbox = self._config = self._config_checks = self._tiers = self._remotes = None
+        old, self._loaded, self._config_checks, self._tiers = self._loaded, None, None, None
         self._kits.clear()
         self._gatekeepers.clear()
-        if remotes is not None:
-            remotes.close()
+        if old is not None and old.remotes is not None:
+            old.remotes.close()
+        self._previous = old.toolbox if old is not None else self._previous  # kept until a loading takes it over
         self._build()
 
     @contextmanager
@@ -250,14 +209,10 @@ class LackpyService:
         """
         self._follow_trust()
         self.toolbox.list_tools()  # every server started, so the status is what it is
-        rows = self._remotes.status() if self._remotes is not None else [
-            {"name": s.name, "transport": s.transport, "where": s.describe(), "state": "not connected", "reason": None, "tools": []} for s in self.config.mcp
-        ]
+        remotes = self._loaded.remotes  # type: ignore[union-attr]
+        rows = remotes.status() if remotes is not None else [server.row("not connected") for server in self.config.mcp]
         why = f"this workspace is not trusted, so its servers do not start; lackpy trust {self.workspace} starts them"
-        return rows + [
-            {"name": s.name, "transport": s.transport, "where": s.describe(), "state": "ignored", "reason": why, "tools": []}
-            for s in self.config.ignored_servers
-        ]
+        return rows + [server.row("ignored", why) for server in self.config.ignored_servers]
 
     # -- closing ---------------------------------------------------------------------
 
@@ -265,13 +220,14 @@ class LackpyService:
         """Stop the background processes this service's programs started (every session's), and its run threads."""
         self._scheduler.close()
         self.sessions.close_all()
-        if self._remotes is not None:
-            self._remotes.close()
-        if self._toolbox is None:
+        loaded = self._loaded
+        if loaded is None:
             return
+        if loaded.remotes is not None:
+            loaded.remotes.close()
         from lackpy.tools.shell import stop_all
 
-        stop_all(self._toolbox.context.session)
+        stop_all(loaded.toolbox.context.session)
 
     async def aclose(self) -> None:
         """``close()`` off the event loop."""
@@ -308,29 +264,19 @@ class LackpyService:
         def resolve() -> ResolvedKit:
             if self.trusted:
                 return resolve_kit(kit, toolbox, self.kits_dir, extra_tools)
-            return trust_store.resolve_untrusted(kit, toolbox, self.kits_dir, extra_tools, self._read_only, self.workspace)
+            return trust_store.resolve_untrusted(kit, toolbox, self.kits_dir, extra_tools, self.read_only_grade, self.workspace)
 
         return self._kits.get(kit, extra_tools, toolbox, resolve)
 
     def kit_list(self) -> list[dict]:
         """Every kit: where it comes from, whether it shadows the package's, and whether it is ignored."""
         self._follow_trust()
-        package = list_kit_files(None)
-        kits = []
-        for name, (source, path) in sorted(list_kit_files(self.kits_dir).items()):
-            row = {"name": name, "description": "", "tools": [], "source": source, "path": str(path)}
-            row["shadows"] = str(package[name][1]) if source == "workspace" and name in package else None
-            row["ignored"] = None
-            try:
-                kit_file = read_kit(path)
-                row.update(description=kit_file.description, tools=kit_file.tools)
-                grade = None if self.trusted else trust_store.above_read_only(name, source, self.toolbox, self.kits_dir, self._read_only)
-                if grade is not None:
-                    row["ignored"] = f"above read-only ({grade}) in an untrusted workspace"
-            except LackpyError as exc:
-                row["error"] = str(exc)
-            kits.append(row)
-        return kits
+
+        def ignored(name: str, source: str) -> str | None:
+            grade = None if self.trusted else trust_store.above_read_only(name, source, self.toolbox, self.kits_dir, self.read_only_grade)
+            return None if grade is None else f"above read-only ({grade}) in an untrusted workspace"
+
+        return kit_rows(self.kits_dir, ignored)
 
     def kit_info(self, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> dict:
         """A kit as ``lackpy kit info`` shows it: where it comes from, its grade, and each tool by the name programs call."""
@@ -364,8 +310,6 @@ class LackpyService:
 
     def kit_create(self, name: str, tools: Sequence[str], description: str = "", force: bool = False) -> Path:
         """Write ``.lackpy/kits/NAME.kit`` in the workspace; refuses to overwrite unless ``force``."""
-        if not isinstance(name, str) or not KIT_NAME.match(name) or name == "none":
-            raise KitError(f"kit name {name!r} is not valid; use letters, digits, '-', '_' and '.'")
         tools = list(tools)
         if not tools:
             raise KitError("a kit needs at least one tool; pass --tools a,b")
@@ -373,18 +317,8 @@ class LackpyService:
             if tool not in self.toolbox:
                 self.toolbox.get(tool)  # raises UnknownToolError naming the closest tools
         resolve_kit(tools, self.toolbox)  # duplicates and bad names
-        path = self.kits_dir / f"{name}.kit"
-        meta = {"name": name, **({"description": description} if description else {})}
-        text = "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True) + "---\n" + "\n".join(tools) + "\n"
         with self._keeping_trust():
-            kits = open_state(self.workspace, "kits", KitError, create=True)  # never through a link out of the workspace
-            try:
-                if not force and exists(kits, path.name):
-                    raise KitError(f"kit '{name}' already exists at {path}; pass --force to overwrite it")
-                write_own(kits, path.name, text.encode("utf-8"))  # replaces whatever was there (a FIFO, a link), never opens it
-            finally:
-                os.close(kits)
-        return path
+            return write_kit(self.workspace, name, tools, description, force)
 
     def tool_schemas(self, format: str, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> list[dict]:
         """A kit's tools (default: every tool) in the ``openai``, ``anthropic`` or ``mcp`` shape, named as programs call them."""
@@ -484,9 +418,9 @@ class LackpyService:
         """
         if keep and session is None:
             raise ParamError("keep needs a session to keep the variables in; open one with open_session() and pass it")
-        configured = mode or (self._config.mode if self._config is not None else None)  # settled again after resolve_kit judged trust
+        configured = mode or (self._loaded.config.mode if self._loaded is not None else None)  # settled again after resolve_kit judged trust
         approve = approve if approve is not None else self.approve
-        loaded = self._toolbox is not None and self._config_checks is not None
+        loaded = self._loaded is not None and self._config_checks is not None
         answering = (approve, approval, asyncio.get_running_loop())
         events = on_loop(on_event)
 
@@ -586,13 +520,7 @@ class LackpyService:
     def tier_list(self) -> list[dict]:
         """Each configured tier: whether it can serve now, and why not."""
         self._follow_trust()
-        listing = []
-        for tier in self.tiers():
-            availability = tier.available()
-            listing.append(
-                {"name": tier.name, "model": tier.model, "available": availability.ok, "reason": availability.reason, "description": tier.describe()}
-            )
-        return listing
+        return tier_rows(self.tiers())
 
     def plan_kit(self, intent: str, kit: KitSpec = None, extra_tools: Iterable[str] | None = None, ceiling: CeilingSpec = None) -> tuple[ResolvedKit, dict]:
         """The kit for an intent: the one named, or tools chosen from the intent under ``ceiling``."""
@@ -602,15 +530,7 @@ class LackpyService:
             return resolved, {"name": resolved.name, "tools": sorted(resolved.tools), "chosen": False}
         limit = self._ceiling(ceiling)
         needs = [list(self.resolve_kit(need).aliases().values()) for need in (tier.needs(intent) for tier in self.tiers()) if need]
-        tools = choose_tools(intent, self.toolbox.list_tools(), limit, needs)
-        if not tools:
-            stronger = choose_tools(intent, self.toolbox.list_tools(), Grade(3, 3))
-            if stronger:
-                raise KitError(
-                    f"{intent!r} needs {', '.join(stronger)}, above the ceiling ({limit}); "
-                    f"name a kit with --kit, or raise the ceiling with --ceiling KIT"
-                )
-            tools = [alias for alias, spec in self.resolve_kit(None).tools.items() if within(spec, limit)]
+        tools = tools_for(intent, self.toolbox.list_tools(), limit, needs, lambda: self.resolve_kit(None).tools)
         resolved = self.resolve_kit(tools, extra_tools)
         return resolved, {"name": None, "tools": sorted(resolved.tools), "chosen": True, "ceiling": limit.to_dict()}
 

@@ -28,7 +28,7 @@ LAYER = {
     "run": 5, "approvals": 5,
     "infer": 6, "remote": 6, "plugins": 6,
     "session": 7, "trust": 7, "skills": 7, "report": 7,
-    "config": 8,
+    "config": 8, "workspace": 8,
     "service": 9,
     "cli": 10, "mcp": 10, "__main__": 10,
 }

@@ -15,6 +15,7 @@ import pytest
 import lackpy.config
 import lackpy.infer.tiers
 import lackpy.service
+import lackpy.workspace
 from lackpy import LackpyService
 
 
@@ -94,7 +95,8 @@ def test_blocking_work_happens_off_the_loop(tmp_path: Path, monkeypatch):
 
         monkeypatch.setattr(module, name, recorded)
 
-    spy(lackpy.service, "load_config")
+    spy(lackpy.workspace, "load_config")
+    spy(lackpy.workspace, "resolve_kit")
     spy(lackpy.service, "resolve_kit")
     spy(lackpy.service, "build_tiers")
 

@@ -11,8 +11,9 @@ searching for the same words would see first.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
+from lackpy.errors import KitError
 from lackpy.kit.search import match, query_terms
 from lackpy.kit.spec import ToolSpec
 from lackpy.lang.grade import Grade
@@ -58,4 +59,18 @@ def choose_tools(
     return chosen
 
 
-__all__ = ["choose_tools", "within"]
+def tools_for(intent: str, specs: Sequence[ToolSpec], ceiling: Grade, needs: Sequence[Sequence[str]], fallback: Callable[[], dict[str, ToolSpec]]) -> list[str]:
+    """The tools delegate gives ``intent`` when no kit is named: ``choose_tools``'s, else ``fallback()``'s (the default
+    kit's) under ``ceiling``. Raises KitError when only tools above the ceiling would do, saying how to raise it."""
+    tools = choose_tools(intent, specs, ceiling, needs)
+    if tools:
+        return tools
+    stronger = choose_tools(intent, specs, Grade(3, 3))
+    if stronger:
+        raise KitError(
+            f"{intent!r} needs {', '.join(stronger)}, above the ceiling ({ceiling}); name a kit with --kit, or raise the ceiling with --ceiling KIT"
+        )
+    return [alias for alias, spec in fallback().items() if within(spec, ceiling)]
+
+
+__all__ = ["choose_tools", "tools_for", "within"]

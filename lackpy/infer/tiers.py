@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
 from lackpy.errors import ConfigError, LackpyError
 from lackpy.infer.base import Tier
@@ -34,4 +35,13 @@ def build_tiers(settings: InferenceSettings, workspace: Path) -> list[Tier]:
     return tiers
 
 
-__all__ = ["build_tiers"]
+def tier_rows(tiers: Sequence[Tier]) -> list[dict]:
+    """Each tier as ``lackpy tiers`` lists it: whether it can serve now, and why not (each one asked now)."""
+    rows = []
+    for tier in tiers:
+        availability = tier.available()
+        rows.append({"name": tier.name, "model": tier.model, "available": availability.ok, "reason": availability.reason, "description": tier.describe()})
+    return rows
+
+
+__all__ = ["build_tiers", "tier_rows"]

@@ -21,10 +21,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-from lackpy.errors import KitFileError, UnknownKitError, closest
-from lackpy.host.ownfiles import MAX_FILE_BYTES, STATE_DIR, exists, listed, open_state, read_own
+import yaml
+
+from lackpy.errors import KitError, KitFileError, LackpyError, UnknownKitError, closest
+from lackpy.host.ownfiles import MAX_FILE_BYTES, STATE_DIR, exists, listed, open_state, read_own, write_own
 from lackpy.kit.frontmatter import split_frontmatter
 
 PACKAGE_KITS = Path(__file__).resolve().parent.parent / "kits"
@@ -219,3 +221,42 @@ def find_kit(name: str, kits_dir: Path | None) -> tuple[str, Path]:
         f"unknown kit '{name}'{closest(name, known)}; available kits: {names} "
         "(or give tool names separated by commas)"
     )
+
+
+def kit_rows(kits_dir: Path | None, ignored: Callable[[str, str], str | None]) -> list[dict]:
+    """Every kit as ``lackpy kit list`` shows it: where it comes from, whether it shadows the package's, and
+    ``ignored(name, source)``: why it is ignored (an untrusted workspace's kit above read-only), or None."""
+    package = list_kit_files(None)
+    rows = []
+    for name, (source, path) in sorted(list_kit_files(kits_dir).items()):
+        row = {"name": name, "description": "", "tools": [], "source": source, "path": str(path), "ignored": None}
+        row["shadows"] = str(package[name][1]) if source == "workspace" and name in package else None
+        try:
+            kit_file = read_kit(path)
+            row.update(description=kit_file.description, tools=kit_file.tools, ignored=ignored(name, source))
+        except LackpyError as exc:
+            row["error"] = str(exc)
+        rows.append(row)
+    return rows
+
+
+def write_kit(workspace: Path, name: str, tools: list[str], description: str = "", force: bool = False) -> Path:
+    """Write ``.lackpy/kits/NAME.kit`` in ``workspace`` (the tools checked already); refuses to overwrite unless ``force``.
+
+    The kits directory is opened beneath the workspace, never through a link
+    out of it, and the file is written whole and renamed into place, so
+    whatever was there (a FIFO, a link) is replaced, never opened.
+    """
+    if not isinstance(name, str) or not KIT_NAME.match(name) or name == "none":
+        raise KitError(f"kit name {name!r} is not valid; use letters, digits, '-', '_' and '.'")
+    meta = {"name": name, **({"description": description} if description else {})}
+    text = "---\n" + yaml.safe_dump(meta, sort_keys=False, allow_unicode=True) + "---\n" + "\n".join(tools) + "\n"
+    path = Path(workspace) / STATE_DIR / "kits" / f"{name}{SUFFIX}"
+    kits = open_state(workspace, "kits", KitError, create=True)
+    try:
+        if not force and exists(kits, path.name):
+            raise KitError(f"kit '{name}' already exists at {path}; pass --force to overwrite it")
+        write_own(kits, path.name, text.encode("utf-8"))
+    finally:
+        os.close(kits)
+    return path

@@ -364,13 +364,10 @@ class Remotes:
         rows = []
         for name, settings in self.servers.items():
             link = self._links.get(name)
+            state = "connected" if link is not None and link.alive else "failed" if name in self.failures else "not connected"
             rows.append(
                 {
-                    "name": name,
-                    "transport": settings.transport,
-                    "where": settings.describe(),
-                    "state": "connected" if link is not None and link.alive else "failed" if name in self.failures else "not connected",
-                    "reason": self.failures.get(name),
+                    **settings.row(state, self.failures.get(name)),
                     "tools": sorted(qualified_names(name, [t.name for t in link.tools]).values()) if link is not None else [],
                     "left_out": {key.split(".", 1)[1]: why for key, why in self.failures.items() if key.startswith(f"{name}.")},
                     "joined_and_left": [{"op": e.op, "tool": e.tool, "key": e.key} for e in self.ledger if e.server == name],

@@ -72,6 +72,10 @@ class ServerSettings:
         """The category of ``tool``: its own ``category``, else the server's (``""``: none)."""
         return self.tool_categories.get(tool, self.category)
 
+    def row(self, state: str, reason: str | None = None) -> dict:
+        """The server as ``lackpy mcp list`` shows one that is not connected: ``state`` and why, with no tools."""
+        return {"name": self.name, "transport": self.transport, "where": self.describe(), "state": state, "reason": reason, "tools": []}
+
     def describe(self) -> str:
         """Where the server is, without any secret: the command and its arguments, or the URL."""
         if self.command:
