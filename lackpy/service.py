@@ -35,8 +35,8 @@ from lackpy.config import Config, add_server
 from lackpy.errors import KitError, ParamError, WorkspaceError
 from lackpy.host import journal
 from lackpy.infer.base import Request, Tier
-from lackpy.infer.dispatch import Dispatcher, Outcome
-from lackpy.infer.result import DelegateResult, GenerationResult
+from lackpy.infer.dispatch import Dispatcher
+from lackpy.infer.result import DelegateResult, GenerationResult, described
 from lackpy.infer.select import tools_for
 from lackpy.infer.tiers import build_tiers, tier_rows
 from lackpy.kit.cache import KitCache
@@ -146,7 +146,7 @@ class LackpyService:
 
     def _build(self) -> None:
         """Judge trust, then load the workspace as trust allows (called under the load lock)."""
-        self._loaded = load_workspace(self.workspace, self._config_given, self._trust.judge(), self.notices, self._sampling_tier, self._previous)
+        self._loaded = load_workspace(self.workspace, self._config_given, self._trust.judge(), self.notices, self._previous)
         self._previous = None
 
     def _follow_trust(self) -> None:
@@ -280,33 +280,16 @@ class LackpyService:
 
     def kit_info(self, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> dict:
         """A kit as ``lackpy kit info`` shows it: where it comes from, its grade, and each tool by the name programs call."""
-        resolved = self.resolve_kit(kit, extra_tools)
-        return {
-            "name": resolved.name,
-            "description": resolved.description,
-            "source": resolved.source,
-            "path": str(resolved.path) if resolved.path else None,
-            "grade": resolved.grade.to_dict(),
-            "tools": [{"name": alias, "tool": spec.name, **self._tool_row(spec, alias)} for alias, spec in resolved.tools.items()],
-            "docs": list(resolved.docs),
-            "extra": dict(resolved.extra),
-        }
+        return self.resolve_kit(kit, extra_tools).info(self._approval)
 
     def toolbox_list(self) -> list[dict]:
         """Every tool of the toolbox, as ``lackpy tools`` shows it."""
         self._follow_trust()
-        return [{"name": spec.name, **self._tool_row(spec, None)} for spec in self.toolbox.list_tools()]
+        return [spec.row(self._approval(spec)) for spec in self.toolbox.list_tools()]
 
-    def _tool_row(self, spec: ToolSpec, alias: str | None) -> dict:
-        return {
-            "signature": spec.signature(alias) if alias is not None else spec.signature(),
-            "description": spec.description,
-            "provider": spec.provider,
-            "grade": {"w": spec.grade_w, "d": spec.effects_ceiling},
-            "category": spec.category,
-            "approval": str(self.config.approvals.for_call(spec)),
-            "docs": spec.docs,
-        }
+    def _approval(self, spec: ToolSpec) -> str:
+        """How a call of ``spec`` is asked about (the config's policy)."""
+        return str(self.config.approvals.for_call(spec))
 
     def kit_create(self, name: str, tools: Sequence[str], description: str = "", force: bool = False) -> Path:
         """Write ``.lackpy/kits/NAME.kit`` in the workspace; refuses to overwrite unless ``force``."""
@@ -439,7 +422,7 @@ class LackpyService:
         settings, result = settle() if on_this_loop else await off_loop(settle)
         if result is None:
             result = await self._scheduler.run(program, settings, settings.mode == "inprocess" and not asks_on_loop(approve))
-        return _in_session(result, session, keep)
+        return session.answered(result, keep) if session is not None else result
 
     def open_session(self, pinned: bool = False) -> Session:
         """A new session: its own checklist, processes and kept variables, closed with the service.
@@ -508,15 +491,6 @@ class LackpyService:
             self._tiers = build_tiers(self.config.inference, self.workspace)
         return self._tiers
 
-    def _sampling_tier(self, config: Config, name: str) -> Tier:
-        """The model tier ``name`` of ``config``'s ``[inference]``, for a server whose ``sampling`` names it (ConfigError if none).
-
-        Built for that server on the remotes' loop from the config the remotes came from, so it never waits for the service's load lock.
-        """
-        from lackpy.remote.sampling import tier_named
-
-        return tier_named(name, list(zip(config.inference.order, build_tiers(config.inference, self.workspace))))
-
     def tier_list(self) -> list[dict]:
         """Each configured tier: whether it can serve now, and why not."""
         self._follow_trust()
@@ -553,7 +527,7 @@ class LackpyService:
         def work() -> GenerationResult:
             request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
             outcome = self._dispatcher(events).dispatch(request)
-            return GenerationResult(**self._described(request, kit_info, outcome))
+            return GenerationResult(**described(request, kit_info, outcome, self.notices))
 
         return await off_loop(work)
 
@@ -588,10 +562,15 @@ class LackpyService:
         def work(cancel: Cancel) -> DelegateResult:
             request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
             settings = self._settings(request.kit, request.params, None, mode, limits, dry_run, session, events, ceiling, answering)
-            outcome = self._dispatcher(events).dispatch(request, lambda program: _in_session(run_with(program, settings, cancel), session, False))
+
+            def run(program: str) -> ExecutionResult:
+                result = run_with(program, settings, cancel)
+                return session.answered(result, False) if session is not None else result
+
+            outcome = self._dispatcher(events).dispatch(request, run)
             execution = outcome.execution
             return DelegateResult(
-                **self._described(request, kit_info, outcome),
+                **described(request, kit_info, outcome, self.notices),
                 success=execution is not None and execution.success,
                 execution=execution,
                 execution_ms=outcome.execution_ms,
@@ -607,19 +586,6 @@ class LackpyService:
         check_params(params, resolved.names)
         ceiling = None if self.trusted else self.read_only_grade
         return Request(intent.strip(), resolved, params, self.workspace, program_ceiling=ceiling), kit_info
-
-    def _described(self, request: Request, kit_info: dict, outcome: Outcome) -> dict:
-        return {
-            "intent": request.intent,
-            "program": outcome.program,
-            "provider": outcome.provider,
-            "detail": outcome.detail,
-            "grade": request.kit.grade,
-            "kit": kit_info,
-            "attempts": outcome.attempts,
-            "generation_ms": outcome.generation_ms,
-            "notices": list(self.notices),
-        }
 
     # -- templates: the ratchet ------------------------------------------------
 
@@ -657,14 +623,6 @@ class LackpyService:
         from lackpy.infer.templates import list_templates
 
         return list_templates(self.workspace)
-
-
-def _in_session(result: ExecutionResult, session: Session | None, keep: bool) -> ExecutionResult:
-    """``result`` naming its session and the variables the session keeps (updated from a successful ``keep`` run)."""
-    if session is None:
-        return result
-    not_kept = session.keep(result.variables) if keep and result.success else {}
-    return dataclasses.replace(result, session=session.id, kept=sorted(session.variables), not_kept=not_kept)
 
 
 __all__ = ["LackpyService"]

@@ -29,6 +29,7 @@ server hold is bounded, and one client cannot take what another holds:
 from __future__ import annotations
 
 import collections
+import dataclasses
 import secrets
 import threading
 import time
@@ -37,6 +38,7 @@ from typing import Any, Iterator, Mapping
 
 from lackpy.errors import LimitExceeded, ParamError, ToolError
 from lackpy.run.execute import MAX_RESULT_DEPTH, nesting, value_size
+from lackpy.run.result import ExecutionResult
 from lackpy.run.trace import Summary
 from lackpy.tools.shell import CLOSED
 
@@ -101,6 +103,11 @@ class Session:
             return self._keep(variables, None)
         with self.table.keeping:
             return self._keep(variables, self.table.kept_room(self))
+
+    def answered(self, result: ExecutionResult, keep: bool) -> ExecutionResult:
+        """``result`` naming this session and the variables it keeps (updated first from a successful ``keep`` run)."""
+        not_kept = self.keep(result.variables) if keep and result.success else {}
+        return dataclasses.replace(result, session=self.id, kept=sorted(self.variables), not_kept=not_kept)
 
     def _keep(self, variables: Mapping[str, Any], room: int | None) -> dict[str, str]:
         kept: dict[str, Any] = {}

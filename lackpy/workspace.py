@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from lackpy import trust as trust_store
 from lackpy.config import Config, load_config
@@ -39,14 +39,12 @@ def load_workspace(
     given: Config | Mapping[str, Any] | None,
     trusted: bool,
     notices: list[str],
-    sampling_tier: Callable[[Config, str], Any],
     previous: Toolbox | None = None,
 ) -> Loaded:
     """Read the config (``given``: the host's own, else the workspace's) and build the toolbox, as ``trusted`` allows.
 
-    ``sampling_tier(config, name)`` builds the model tier a server's
-    ``sampling`` names. ``previous`` is the toolbox of a loading trust was
-    lost from: the new toolbox takes over what the host gave it.
+    ``previous`` is the toolbox of a loading trust was lost from: the new
+    toolbox takes over what the host gave it.
     """
     if isinstance(given, Config):
         config = given
@@ -61,7 +59,7 @@ def load_workspace(
     if config.mcp:
         from lackpy.remote.attach import attach
 
-        remotes = attach(toolbox, config.mcp, workspace, notices, lambda name: sampling_tier(config, name))
+        remotes = attach(toolbox, config.mcp, workspace, notices, lambda name: _sampling_tier(config, workspace, name))
     read_only = resolve_kit(READ_ONLY_KIT, toolbox, workspace_kits=False).grade
     ignored = [] if trusted else list(config.ignored)
     if not trusted:
@@ -77,6 +75,18 @@ def load_workspace(
 
         toolbox.take_over(previous, leave=PROVIDER)  # remote tools come back from the untrusted config's servers
     return Loaded(config, toolbox, remotes, read_only, trusted)
+
+
+def _sampling_tier(config: Config, workspace: Path, name: str) -> Any:
+    """The model tier ``name`` of ``config``'s ``[inference]``, for a server whose ``sampling`` names it (ConfigError if none).
+
+    Built for that server, on the servers' loop, from the config the servers
+    came from, so it never waits for a service's load lock.
+    """
+    from lackpy.infer.tiers import build_tiers
+    from lackpy.remote.sampling import tier_named
+
+    return tier_named(name, list(zip(config.inference.order, build_tiers(config.inference, workspace))))
 
 
 __all__ = ["READ_ONLY_KIT", "Loaded", "load_workspace"]

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lackpy.errors import ErrorKind
-from lackpy.infer.dispatch import Attempt
+from lackpy.infer.base import Request
+from lackpy.infer.dispatch import Attempt, Outcome
 from lackpy.lang.grade import Grade
 from lackpy.run.result import ExecutionResult
 from lackpy.run.trace import TraceEntry
@@ -70,4 +71,19 @@ class DelegateResult(GenerationResult):
         return self.execution.trace if self.execution else []
 
 
-__all__ = ["DelegateResult", "GenerationResult"]
+
+def described(request: Request, kit: dict, outcome: Outcome, notices: list[str]) -> dict:
+    """The fields ``GenerationResult`` and ``DelegateResult`` share, from the request, the kit as planned and the outcome."""
+    return {
+        "intent": request.intent,
+        "program": outcome.program,
+        "provider": outcome.provider,
+        "detail": outcome.detail,
+        "grade": request.kit.grade,
+        "kit": kit,
+        "attempts": outcome.attempts,
+        "generation_ms": outcome.generation_ms,
+        "notices": list(notices),
+    }
+
+__all__ = ["DelegateResult", "GenerationResult", "described"]

@@ -69,6 +69,19 @@ class ResolvedKit:
         """``{name in programs: tool name in the toolbox}``."""
         return {alias: spec.name for alias, spec in self.tools.items()}
 
+    def info(self, approval: Callable[[ToolSpec], str]) -> dict:
+        """The kit as ``lackpy kit info`` shows it: where it comes from, its grade, and each tool by the name programs call."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "source": self.source,
+            "path": str(self.path) if self.path else None,
+            "grade": self.grade.to_dict(),
+            "tools": [spec.row(approval(spec), alias) for alias, spec in self.tools.items()],
+            "docs": list(self.docs),
+            "extra": dict(self.extra),
+        }
+
 
 #: The tool that finds a kit's tools by words; every kit holding a remote tool (tagged REMOTE_TAG) holds it too.
 SEARCH_TOOL = "search_tools"

@@ -186,6 +186,20 @@ class ToolSpec:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    def row(self, approval: str, alias: str | None = None) -> dict:
+        """The tool as ``lackpy tools`` and ``lackpy kit info`` list it (``approval``: how a call of it is asked about)."""
+        return {
+            "name": alias or self.name,
+            **({"tool": self.name} if alias is not None else {}),
+            "signature": self.signature(alias),
+            "description": self.description,
+            "provider": self.provider,
+            "grade": {"w": self.grade_w, "d": self.effects_ceiling},
+            "category": self.category,
+            "approval": approval,
+            "docs": self.docs,
+        }
+
     # -- the schema and its exports ---------------------------------------------
 
     def input_schema(self) -> dict:
