@@ -411,7 +411,7 @@ class LackpyService:
             """The run's settings, and its result already when the program is invalid (answered at once, never queued)."""
             resolved = self.resolve_kit(kit, extra_tools)
             inputs = session.inputs(params, resolved.names) if session is not None else params
-            settings = self._settings(resolved, inputs, checks, mode, limits, dry_run, session, events, ceiling, answering)
+            settings = self._settings(resolved, inputs, checks, session, events, answering, mode=mode, limits=limits, dry_run=dry_run, ceiling=ceiling)
             if settings.mode == "inprocess":
                 return settings, None
             # The run's own check of the program is then a lookup in prepare's cache (by text, names, params and checks).
@@ -431,35 +431,14 @@ class LackpyService:
         """
         return self.sessions.open(pinned)
 
-    def _settings(
-        self,
-        resolved: ResolvedKit,
-        params: Mapping[str, Any] | None,
-        checks: Sequence[Check] | None,
-        mode: str | None,
-        limits: Mapping[str, Any] | Limits | None,
-        dry_run: bool,
-        session: Session | None,
-        on_event: OnEvent | None,
-        ceiling: CeilingSpec,
-        answering: tuple,
-    ) -> RunSettings:
+    def _settings(self, kit: ResolvedKit, params: Mapping[str, Any] | None, checks: Sequence[Check] | None, session: Session | None,
+                  events: OnEvent | None, answering: tuple, *, mode: str | None, limits: Any, dry_run: bool, ceiling: CeilingSpec) -> RunSettings:
         """The settings of a call's runs (``run_with(program, settings, cancel)``); ``answering`` is who answers its approvals."""
         return RunSettings(
-            kit=resolved,
-            params=params,
-            checks=self.checks(checks),
-            limits=limits,
-            mode=mode or self.config.mode,
-            dry_run=dry_run,
-            sandbox=self.config.sandbox,
-            notices=self.notices,
-            state=session.state if session is not None else None,
-            on_call=tool_events(on_event),
-            on_progress=on_event,
-            ceiling=self.ceiling_grade(ceiling),
-            guardrails=self.guardrails.hooks(),
-            gatekeeper=self._gatekeeper(resolved, answering),
+            kit=kit, params=params, checks=self.checks(checks), limits=limits, mode=mode or self.config.mode, dry_run=dry_run,
+            sandbox=self.config.sandbox, notices=self.notices, state=session.state if session is not None else None,
+            on_call=tool_events(events), on_progress=events, ceiling=self.ceiling_grade(ceiling), guardrails=self.guardrails.hooks(),
+            gatekeeper=self._gatekeeper(kit, answering),
         )
 
     def _gatekeeper(self, kit: ResolvedKit, answering: tuple) -> Gatekeeper:
@@ -561,7 +540,7 @@ class LackpyService:
 
         def work(cancel: Cancel) -> DelegateResult:
             request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
-            settings = self._settings(request.kit, request.params, None, mode, limits, dry_run, session, events, ceiling, answering)
+            settings = self._settings(request.kit, request.params, None, session, events, answering, mode=mode, limits=limits, dry_run=dry_run, ceiling=ceiling)
 
             def run(program: str) -> ExecutionResult:
                 result = run_with(program, settings, cancel)
