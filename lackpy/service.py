@@ -227,7 +227,7 @@ class LackpyService:
             loaded.remotes.close()
         from lackpy.tools.shell import stop_all
 
-        stop_all(loaded.toolbox.context.session)
+        stop_all(loaded.toolbox.context.state)
 
     async def aclose(self) -> None:
         """``close()`` off the event loop."""

@@ -107,4 +107,4 @@ def make_ctx(workspace: Path):
 
     yield make
     for context in made:
-        stop_all(context.session)
+        stop_all(context.state)

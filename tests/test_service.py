@@ -145,7 +145,7 @@ def test_close_stops_background_processes(workspace: Path):
         assert started.output == "p1"
         listed = asyncio.run(svc.run_program("list_processes()", kit="coding", mode="inprocess"))
         assert listed.output[0]["running"] is True
-        process = svc.toolbox.context.session["processes"]["p1"]
+        process = svc.toolbox.context.state["processes"]["p1"]
     assert process.poll() is not None
 
 

@@ -327,10 +327,10 @@ def test_what_the_host_gave_survives_lost_trust(trusted_repo):
         return text.upper()
 
     svc.toolbox.register(shout)
-    session = svc.toolbox.context.session
+    session = svc.toolbox.context.state
     (trusted_repo / ".lackpy" / "kits" / "tools.kit").write_text(TOOLS_KIT + "write_file\n")
     assert svc.resolve_kit("shout,read_file").names == {"shout", "read_file"}
-    assert not svc.trusted and svc.config.mcp == [] and svc.toolbox.context.session is session
+    assert not svc.trusted and svc.config.mcp == [] and svc.toolbox.context.state is session
 
 
 def test_a_trusted_file_turned_special_loses_trust_with_its_reason(trusted_repo):

@@ -22,12 +22,12 @@ class ToolContext:
     ``fs`` is the backend tools reach files through (``lackpy.host.fs``);
     left None, the tools use the local disk, staged when ``staging`` is set
     (every program run stages, so its writes are all-or-nothing).
-    ``session`` is state that outlives a run (processes, checklists) and
+    ``state`` is the tool state that outlives a run (processes, checklists) and
     ``settings`` the tool settings from the service's config; both are shared
     by the contexts ``fresh`` makes. ``kit`` is the run's tools by alias.
     """
 
-    __slots__ = ("root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "session", "settings", "kit", "started_ns")
+    __slots__ = ("root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "state", "settings", "kit", "started_ns")
 
     def __init__(
         self,
@@ -43,7 +43,8 @@ class ToolContext:
         self.fs = fs
         self.files_read: dict[str, None] = {}
         self.files_modified: dict[str, None] = {}
-        self.session: dict = {}
+        #: The tool state of the session the run belongs to (a checklist, processes): shared by its runs.
+        self.state: dict = {}
         self.settings: dict = dict(settings or {})
         #: When the run began (``time.time_ns()``): staged writes refuse files changed since that they never read.
         self.started_ns = time.time_ns()
@@ -54,11 +55,11 @@ class ToolContext:
     def workspace(self) -> Path:
         return Path(self.root)
 
-    def fresh(self, staging: bool = True, max_write_bytes: int = 64 * 1024 * 1024, session: dict | None = None) -> "ToolContext":
+    def fresh(self, staging: bool = True, max_write_bytes: int = 64 * 1024 * 1024, state: dict | None = None) -> "ToolContext":
         """A new context over the same (already resolved) workspace, nothing recorded.
 
         A staging context over a custom backend stages over that backend.
-        ``session`` replaces the shared session state (a client's own).
+        ``state`` replaces the shared tool state (a client session's own).
         """
         context = ToolContext.__new__(ToolContext)
         context.root = self.root
@@ -72,7 +73,7 @@ class ToolContext:
             context.fs = StagedFilesystem(self.fs, max_write_bytes, context.started_ns) if staging else self.fs
         context.files_read = {}
         context.files_modified = {}
-        context.session = self.session if session is None else session
+        context.state = self.state if state is None else state
         context.settings = self.settings
         context.kit = {}
         return context

@@ -71,7 +71,7 @@ class Toolbox:
     def take_over(self, old: "Toolbox", leave: str) -> None:
         """What a host gave ``old`` goes on here: its session state (the processes programs started), and the providers
         and tools registered on it, except provider ``leave``'s (a rebuilt service's config brings back its own)."""
-        self.context.session = old.context.session
+        self.context.state = old.context.state
         for name, provider in old._providers.items():
             if name != leave and name not in self._providers:
                 self.register_provider(provider)

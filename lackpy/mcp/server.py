@@ -210,13 +210,13 @@ class _Tools:
     ) -> CallToolResult:
         async def work(approve: Any, reach: Reach) -> CallToolResult:
             chosen = await self._kit(kit)
-            state, note = self._session(ctx, session, keep)
+            held, note = self._session(ctx, session, keep)
             if reset:
-                state.reset()
+                held.reset()
             async with Progress(reach) as progress:
                 progress.report(f"running the program with kit {_kit_name(chosen)}")
-                result = await self._in_session(state, note, lambda: self.service.run_program(
-                    program, kit=chosen, params=params, limits=limits, dry_run=dry_run, session=state, keep=keep, on_event=progress.on_event,
+                result = await self._in_session(held, note, lambda: self.service.run_program(
+                    program, kit=chosen, params=params, limits=limits, dry_run=dry_run, session=held, keep=keep, on_event=progress.on_event,
                     ceiling=self.ceiling, approve=approve, approval=self.approval,
                 ))
                 progress.report(f"done: {calls(len(result.trace))}")
@@ -231,9 +231,9 @@ class _Tools:
             given = dict(arguments or {})
             program = _one_call(spec.name, given)
             chosen = await asyncio.to_thread(self.policy.resolve_tools, self.service, [spec.name])
-            state, note = self._session(ctx, None)
-            result = await self._in_session(state, note, lambda: self.service.run_program(
-                program, kit=chosen, params=given, session=state, ceiling=self.ceiling, approve=approve, approval=self.approval
+            held, note = self._session(ctx, None)
+            result = await self._in_session(held, note, lambda: self.service.run_program(
+                program, kit=chosen, params=given, session=held, ceiling=self.ceiling, approve=approve, approval=self.approval
             ))
             if not result.success:
                 error = (result.error or "no result").removeprefix("line 1: ")
@@ -263,11 +263,11 @@ class _Tools:
     ) -> CallToolResult:
         async def work(approve: Any, reach: Reach) -> CallToolResult:
             chosen = await self._kit(kit)
-            state, note = self._session(ctx, session)
+            held, note = self._session(ctx, session)
             async with Progress(reach) as progress:
                 progress.report("writing a program for the intent")
-                result = await self._in_session(state, note, lambda: self.service.delegate(
-                    intent, kit=chosen, params=params, dry_run=dry_run, on_event=progress.on_event, session=state, ceiling=self.ceiling,
+                result = await self._in_session(held, note, lambda: self.service.delegate(
+                    intent, kit=chosen, params=params, dry_run=dry_run, on_event=progress.on_event, session=held, ceiling=self.ceiling,
                     approve=approve, approval=self.approval,
                 ))
                 progress.report("done")

@@ -260,9 +260,9 @@ _OUT_OF_MEMORY = {
 def _context_for(context: ToolContext | None, kit: ResolvedKit, limits: Limits, state: dict | None, dry_run: bool) -> ToolContext:
     """The run's tool context: a fresh staging one, or the caller's; a dry run always stages, whatever it was given."""
     if context is None:
-        return (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes, session=state)
+        return (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes, state=state)
     if dry_run and not context.staging:
-        return context.fresh(staging=True, max_write_bytes=limits.max_write_bytes, session=context.session)
+        return context.fresh(staging=True, max_write_bytes=limits.max_write_bytes, state=context.state)
     return context
 
 

@@ -1,9 +1,9 @@
 """Shell commands and background processes: run_command and the *_process tools.
 
 They run through a shell backend, ``LocalShell`` (``lackpy.host.local_shell``)
-unless a session holds another under ``ctx.session["shell"]`` (anything with
+unless a session holds another under ``ctx.state["shell"]`` (anything with
 ``run`` and ``spawn``, e.g. a sandboxed one or a fake in tests). Background
-processes live in ``ctx.session["processes"]`` (id -> Process), so every run
+processes live in ``ctx.state["processes"]`` (id -> Process), so every run
 of one service instance sees them and ``stop_all(session)`` ends them at
 shutdown. ``run_command`` never leaves processes behind: use ``start_process``
 for anything meant to keep running. On Linux "a command" means everything it
@@ -52,7 +52,7 @@ DEFAULT_MAX_PROCESSES = 16
 
 
 def _shell(ctx: ToolContext) -> Any:
-    return ctx.session.get("shell") or DEFAULT_SHELL
+    return ctx.state.get("shell") or DEFAULT_SHELL
 
 
 def _confined(ctx: ToolContext, shell: Any) -> dict:
@@ -76,7 +76,7 @@ def _env_names(ctx: ToolContext) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _confinement(ctx: ToolContext) -> Confinement:
+def _confinement(ctx: ToolContext) -> confine.Confinement:
     """The confinement the context's settings ask for: ``deny``, ``command_network``, ``require_command_confinement``, ``command_env``."""
     deny = ctx.settings.get("deny") or ()
     if isinstance(deny, str) or not all(isinstance(p, str) for p in deny):
@@ -164,9 +164,9 @@ def _streamed(stream: str, text: str) -> None:
 CLOSED = "processes_closed"
 
 
-def _processes(ctx_or_session: ToolContext | dict) -> dict[str, Any]:
-    session = ctx_or_session.session if isinstance(ctx_or_session, ToolContext) else ctx_or_session
-    return session.setdefault("processes", {})
+def _processes(ctx_or_state: ToolContext | dict) -> dict[str, Any]:
+    state = ctx_or_state.state if isinstance(ctx_or_state, ToolContext) else ctx_or_state
+    return state.setdefault("processes", {})
 
 
 def _lookup(ctx: ToolContext, tool: str, id: object) -> Any:
@@ -205,11 +205,11 @@ def start_process(ctx: ToolContext, command: str, cwd: str = ".") -> str:
             f"start_process: {len(running)} processes are already running ({', '.join(running)}); "
             "stop one with stop_process first"
         )
-    server_room = ctx.session.get("process_room")
+    server_room = ctx.state.get("process_room")
     if server_room is not None:
         server_room()  # a server's bound on every session's processes together (lackpy.session); raises ToolError
-    counter = ctx.session.setdefault("process_ids", itertools.count(1))
-    if ctx.session.get(CLOSED):
+    counter = ctx.state.setdefault("process_ids", itertools.count(1))
+    if ctx.state.get(CLOSED):
         raise ToolError("start_process: the session is closed; nothing was started")
     shell = _shell(ctx)
     id = f"p{next(counter)}"
@@ -224,7 +224,7 @@ def start_process(ctx: ToolContext, command: str, cwd: str = ".") -> str:
     except OSError as exc:
         raise _start_error("start_process", exc) from None
     processes[id] = process
-    if ctx.session.get(CLOSED):  # the session closed while it started: stop_all may have missed it
+    if ctx.state.get(CLOSED):  # the session closed while it started: stop_all may have missed it
         process.kill()
         raise ToolError("start_process: the session closed while the process started; it was stopped")
     if "on_output" in options:
@@ -317,15 +317,15 @@ def list_processes(ctx: ToolContext) -> list[dict]:
     return listed
 
 
-def stop_all(session: dict) -> int:
-    """Kill every background process of a session and all they started (for service shutdown); return how many were running.
+def stop_all(state: dict) -> int:
+    """Kill every background process of a session's tool ``state`` and all they started (for shutdown); return how many were running.
 
-    The session is marked closed first, so a ``start_process`` that spawns
+    The state is marked closed first, so a ``start_process`` that spawns
     meanwhile on another thread stops its process itself (it registers, then looks).
     """
-    session[CLOSED] = True
+    state[CLOSED] = True
     stopped = 0
-    for process in list(session.get("processes", {}).values()):
+    for process in list(state.get("processes", {}).values()):
         if process.poll() is None:
             stopped += 1
         process.kill()

@@ -1,7 +1,7 @@
 """A checklist per service session: todo_set replaces it, todo_read returns it.
 
 Each service instance (each MCP session) has its own list, kept in the
-ToolContext's session state, so every run of that service sees it.
+ToolContext's tool state (``ctx.state``), so every run of that service sees it.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def todo_set(ctx: ToolContext, items: list[str | dict]) -> list[dict]:
     if len(items) > MAX_ITEMS:
         raise ToolError(f"todo_set: at most {MAX_ITEMS} items")
     checklist = [_item(i, value) for i, value in enumerate(items, start=1)]
-    ctx.session["todo"] = checklist
+    ctx.state["todo"] = checklist
     return [dict(item) for item in checklist]
 
 
@@ -58,7 +58,7 @@ def todo_set(ctx: ToolContext, items: list[str | dict]) -> list[dict]:
 )
 def todo_read(ctx: ToolContext) -> list[dict]:
     """The session's checklist: [{'id', 'text', 'status'}]."""
-    return [dict(item) for item in ctx.session.get("todo", [])]
+    return [dict(item) for item in ctx.state.get("todo", [])]
 
 
 TOOLS = [todo_set, todo_read]

@@ -90,7 +90,7 @@ def no_leftovers():
 def ctx(workspace: Path):
     context = ToolContext(workspace)
     yield context
-    stop_all(context.session)
+    stop_all(context.state)
 
 
 def run_program(svc: LackpyService, program: str):
@@ -224,7 +224,7 @@ def test_a_finished_background_shell_leaves_nothing(ctx: ToolContext) -> None:
     mark = marker(319)
     id = start_process(ctx, f"setsid sleep {mark} & sleep 0.2; echo up")
     assert eventually(lambda: not poll_process(ctx, id)["running"])
-    assert ctx.session["processes"][id].poll() == 0
+    assert ctx.state["processes"][id].poll() == 0
     assert gone(mark)
 
 
@@ -233,7 +233,7 @@ def test_stop_all_kills_every_tree(ctx: ToolContext) -> None:
     start_process(ctx, f"setsid sleep {first}")
     start_process(ctx, f"(sleep {second} &) & sleep {shell}")
     assert eventually(lambda: sleeping(first) and sleeping(second)), "the processes never started"
-    assert stop_all(ctx.session) == 2
+    assert stop_all(ctx.state) == 2
     assert gone(first, second, shell)
 
 
@@ -357,7 +357,7 @@ def test_when_the_supervisor_dies_anyway_its_namespace_dies_with_it(ctx: ToolCon
     setsid, own = marker(327), marker(327)
     id = start_process(ctx, f"setsid sleep {setsid} & sleep {own}")
     assert eventually(lambda: sleeping(setsid) and sleeping(own)), "the processes never started"
-    os.kill(ctx.session["processes"][id].pid, signal.SIGKILL)  # from outside: the command itself cannot
+    os.kill(ctx.state["processes"][id].pid, signal.SIGKILL)  # from outside: the command itself cannot
     assert gone(setsid, own)
     assert stop_process(ctx, id)["running"] is False
 
@@ -369,7 +369,7 @@ def test_when_the_supervisor_dies_anyway_its_shell_dies_with_it(ctx: ToolContext
     id = start_process(ctx, f"sleep {own}; echo never")
     shells = lambda: [pid for pid in holders(own) if "-c" in processes().get(pid, [])]  # noqa: E731
     assert eventually(lambda: shells() and sleeping(own)), "the processes never started"
-    os.kill(ctx.session["processes"][id].pid, signal.SIGKILL)
+    os.kill(ctx.state["processes"][id].pid, signal.SIGKILL)
     assert eventually(lambda: not shells(), 2.0), "the shell outlived its supervisor"
     assert stop_process(ctx, id)["running"] is False
 

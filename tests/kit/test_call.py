@@ -88,7 +88,7 @@ def test_bad_calls_to_builtin_tools_are_refused(toolbox, workspace: Path, name, 
     assert toolbox.context.files_read == {} and toolbox.context.files_modified == {}
     assert not (workspace / "notes.txt").exists()
     assert (workspace / "README.md").read_text() == README
-    assert toolbox.context.session.get("todo") is None
+    assert toolbox.context.state.get("todo") is None
 
 
 def make_recorder():

@@ -101,7 +101,7 @@ def test_every_shipped_tool_that_acts_is_held_back(toolbox: Toolbox, workspace: 
     kit = resolve_kit("all", toolbox)
     result = run_program(f"{call}\n", kit, mode="inprocess", dry_run=True)
     assert result.error_kind == "denied" and [held.tool for held in result.held_back] == [call.split("(")[0]]
-    assert not (workspace / CANARY).exists() and kit.context.session.get("todo") is None
+    assert not (workspace / CANARY).exists() and kit.context.state.get("todo") is None
 
 
 def test_what_each_shipped_tool_does_in_a_dry_run(toolbox: Toolbox):

@@ -156,7 +156,7 @@ def test_leftover_children_are_killed_when_the_shell_exits(ctx: ToolContext, wor
 
 def test_timeout_is_capped_at_ten_minutes(ctx: ToolContext) -> None:
     fake = RecordingShell()
-    ctx.session["shell"] = fake
+    ctx.state["shell"] = fake
     run_command(ctx, "true", timeout=10_000)
     run_command(ctx, "true", timeout=float("inf"))
     run_command(ctx, "true", timeout=600)
@@ -167,17 +167,17 @@ def test_timeout_is_capped_at_ten_minutes(ctx: ToolContext) -> None:
 
 @pytest.mark.parametrize("timeout", [0, -1, -0.5, float("nan")])
 def test_timeout_must_be_a_positive_number(ctx: ToolContext, timeout) -> None:
-    ctx.session["shell"] = RecordingShell()
+    ctx.state["shell"] = RecordingShell()
     with pytest.raises(ToolError) as info:
         run_command(ctx, "true", timeout=timeout)
     assert str(info.value) == f"run_command: timeout must be positive, not {timeout!r}"
-    assert ctx.session["shell"].calls == []
+    assert ctx.state["shell"].calls == []
 
 
 @pytest.mark.parametrize("timeout", ["5", None, True, [5]])
 def test_timeout_must_be_a_number(toolbox, timeout) -> None:
     """A timeout that is not a number is refused by the argument check; the shell is never asked."""
-    toolbox.context.session["shell"] = fake = RecordingShell()
+    toolbox.context.state["shell"] = fake = RecordingShell()
     with pytest.raises(ArgumentError) as info:
         toolbox.bound("run_command")("true", timeout=timeout)
     assert str(info.value) == f"run_command: argument 'timeout' expects a number, got {timeout!r} ({type(timeout).__name__})"
@@ -189,10 +189,10 @@ def test_timeout_must_be_a_number(toolbox, timeout) -> None:
 def test_output_cap_comes_from_settings(make_ctx) -> None:
     fake = RecordingShell()
     context = make_ctx(command_output_bytes=1234)
-    context.session["shell"] = fake
+    context.state["shell"] = fake
     run_command(context, "true")
     default = make_ctx()
-    default.session["shell"] = fake
+    default.state["shell"] = fake
     run_command(default, "true")
     assert [call[3] for call in fake.calls] == [1234, 64 * 1024]
 
@@ -243,12 +243,12 @@ def test_empty_command_is_refused(ctx: ToolContext, command: str) -> None:
 @pytest.mark.parametrize("tool", ["run_command", "start_process"])
 def test_non_string_command_is_refused(toolbox, tool: str) -> None:
     """A command that is not a str is refused by the argument check; nothing runs or starts."""
-    toolbox.context.session["shell"] = fake = RecordingShell()
+    toolbox.context.state["shell"] = fake = RecordingShell()
     with pytest.raises(ArgumentError) as info:
         toolbox.bound(tool)(["ls"])
     assert str(info.value) == f"{tool}: argument 'command' expects a str, got ['ls'] (list)"
     assert fake.calls == []
-    assert toolbox.context.session.get("processes", {}) == {}
+    assert toolbox.context.state.get("processes", {}) == {}
 
 
 @pytest.mark.parametrize("cwd", ["/tmp", "..", "../outside", "src/../..", ""])
@@ -257,7 +257,7 @@ def test_cwd_outside_the_workspace_is_refused(ctx: ToolContext, cwd: str) -> Non
         run_command(ctx, "touch escaped", cwd=cwd)
     with pytest.raises(PathError):
         start_process(ctx, "touch escaped", cwd=cwd)
-    assert ctx.session.get("processes", {}) == {}
+    assert ctx.state.get("processes", {}) == {}
 
 
 def test_cwd_symlink_out_of_the_workspace_is_refused(ctx: ToolContext, workspace: Path, outside: Path, canary) -> None:
@@ -298,7 +298,7 @@ def test_stderr_is_read_separately(ctx: ToolContext) -> None:
     assert eventually(lambda: not poll_process(ctx, id)["running"]) is True
     # the polls above consumed the output; start again and read it only at the end
     id = start_process(ctx, "echo to-out; echo to-err >&2")
-    assert eventually(lambda: ctx.session["processes"][id].poll() is not None)
+    assert eventually(lambda: ctx.state["processes"][id].poll() is not None)
     assert poll_process(ctx, id) == {"running": False, "code": 0, "stdout": "to-out\n", "stderr": "to-err\n"}
 
 
@@ -310,7 +310,7 @@ def test_stop_kills_the_process_group_and_is_idempotent(ctx: ToolContext, worksp
     duration = mark()
     id = start_process(ctx, f"sleep {duration} & echo up; wait")
     child = pid_of(duration)
-    leader = ctx.session["processes"][id].pid
+    leader = ctx.state["processes"][id].pid
     assert alive(child) and alive(leader)
     final = stop_process(ctx, id)
     assert final["running"] is False
@@ -324,7 +324,7 @@ def test_stop_kills_the_process_group_and_is_idempotent(ctx: ToolContext, worksp
 
 def test_stop_after_a_normal_exit_keeps_the_exit_code(ctx: ToolContext) -> None:
     id = start_process(ctx, "exit 4")
-    assert eventually(lambda: ctx.session["processes"][id].poll() is not None)
+    assert eventually(lambda: ctx.state["processes"][id].poll() is not None)
     assert stop_process(ctx, id) == {"running": False, "code": 4, "stdout": "", "stderr": ""}
 
 
@@ -341,8 +341,8 @@ def test_list_processes(ctx: ToolContext) -> None:
     assert list_processes(ctx) == []
     quick = start_process(ctx, "exit 2")
     slow = start_process(ctx, "echo up; sleep 30")
-    assert eventually(lambda: ctx.session["processes"][quick].poll() is not None)
-    assert eventually(lambda: "up" in ctx.session["processes"][slow].stdout.data.decode())  # the command runs, not only its supervisor
+    assert eventually(lambda: ctx.state["processes"][quick].poll() is not None)
+    assert eventually(lambda: "up" in ctx.state["processes"][slow].stdout.data.decode())  # the command runs, not only its supervisor
     assert list_processes(ctx) == [
         {"id": "p1", "command": "exit 2", "running": False, "code": 2},
         {"id": "p2", "command": "echo up; sleep 30", "running": True, "code": None},
@@ -406,12 +406,12 @@ def test_stop_all_cleans_up(make_ctx, workspace: Path) -> None:
     start_process(context, f"sleep {second} & wait")
     start_process(context, "exit 0")
     children = [pid_of(first), pid_of(second)]
-    leaders = [process.pid for process in context.session["processes"].values()]
-    eventually(lambda: context.session["processes"]["p3"].poll() is not None)
-    assert stop_all(context.session) == 2
+    leaders = [process.pid for process in context.state["processes"].values()]
+    eventually(lambda: context.state["processes"]["p3"].poll() is not None)
+    assert stop_all(context.state) == 2
     assert all(not p["running"] for p in list_processes(context))
     assert eventually(lambda: not any(alive(pid) for pid in children + leaders), 2.0)
-    assert stop_all(context.session) == 0
+    assert stop_all(context.state) == 0
     assert stop_all({}) == 0
 
 
@@ -456,10 +456,10 @@ def test_specs_match_the_implementations() -> None:
 def test_a_closed_session_starts_no_process(ctx: ToolContext) -> None:
     from lackpy.tools.shell import stop_all
 
-    stop_all(ctx.session)  # the service closed before the start
+    stop_all(ctx.state)  # the service closed before the start
     with pytest.raises(ToolError, match="the session is closed; nothing was started"):
         start_process(ctx, "sleep 60.5151")
-    assert ctx.session.get("processes", {}) == {}
+    assert ctx.state.get("processes", {}) == {}
 
 
 def test_a_process_that_starts_as_its_session_closes_is_stopped_by_its_own_start(ctx: ToolContext, monkeypatch) -> None:
@@ -470,11 +470,11 @@ def test_a_process_that_starts_as_its_session_closes_is_stopped_by_its_own_start
 
     def spawn_then_close(self, *args, **kwargs):
         process = spawn(self, *args, **kwargs)
-        stop_all(ctx.session)  # the service closes between the spawn and the registration
+        stop_all(ctx.state)  # the service closes between the spawn and the registration
         return process
 
     monkeypatch.setattr(LocalShell, "spawn", spawn_then_close)
     with pytest.raises(ToolError, match="the session closed while the process started"):
         start_process(ctx, "sleep 60.5152")
-    (process,) = ctx.session["processes"].values()
+    (process,) = ctx.state["processes"].values()
     assert process.poll() is not None
