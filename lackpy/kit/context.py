@@ -24,10 +24,10 @@ class ToolContext:
     (every program run stages, so its writes are all-or-nothing).
     ``state`` is the tool state that outlives a run (processes, checklists) and
     ``settings`` the tool settings from the service's config; both are shared
-    by the contexts ``fresh`` makes. ``kit`` is the run's tools by alias.
+    by the contexts ``fresh`` makes. ``tools`` is the run's tools (their specs) by the names its program calls them.
     """
 
-    __slots__ = ("root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "state", "settings", "kit", "started_ns")
+    __slots__ = ("root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "state", "settings", "tools", "started_ns")
 
     def __init__(
         self,
@@ -49,7 +49,7 @@ class ToolContext:
         #: When the run began (``time.time_ns()``): staged writes refuse files changed since that they never read.
         self.started_ns = time.time_ns()
         #: The run's tools by the names its program calls them (set by the runner; empty outside a run).
-        self.kit: dict = {}
+        self.tools: dict = {}
 
     @property
     def workspace(self) -> Path:
@@ -75,7 +75,7 @@ class ToolContext:
         context.files_modified = {}
         context.state = self.state if state is None else state
         context.settings = self.settings
-        context.kit = {}
+        context.tools = {}
         return context
 
     def note_read(self, path: str) -> None:

@@ -36,7 +36,7 @@ def search_tools(ctx: ToolContext, query: str, limit: int = 8) -> list[dict]:
         raise ToolError(f"search_tools: limit must be from 1 to {MAX_RESULTS}, got {limit}")
     if not query_terms(query):
         raise ToolError('search_tools: give words to look for, e.g. search_tools("issues")')
-    others = {alias: spec for alias, spec in ctx.kit.items() if alias != "search_tools"}
+    others = {alias: spec for alias, spec in ctx.tools.items() if alias != "search_tools"}
     return [
         {"name": found.name, "signature": found.spec.signature(found.name), "description": found.spec.description}
         for found in rank(query, others, limit)

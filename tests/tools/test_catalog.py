@@ -15,7 +15,7 @@ SPECS = {spec.name: spec for spec in SUITE_SPECS}
 @pytest.fixture
 def ctx(tmp_path) -> ToolContext:
     context = ToolContext(tmp_path)
-    context.kit = {"read": SPECS["read_file"], "grep": SPECS["grep"], "write_file": SPECS["write_file"], "search_tools": SPECS["search_tools"]}
+    context.tools = {"read": SPECS["read_file"], "grep": SPECS["grep"], "write_file": SPECS["write_file"], "search_tools": SPECS["search_tools"]}
     return context
 
 
@@ -46,11 +46,11 @@ def test_it_ranks_with_the_toolbox_scorer_over_tags_and_categories(ctx):
     from lackpy.kit.search import rank
     from lackpy.kit.spec import ToolSpec
 
-    ctx.kit["chat__post"] = ToolSpec("chat__post", "mcp", description="Post a message.", tags=["mcp", "chat", "notify"], category="communication")
+    ctx.tools["chat__post"] = ToolSpec("chat__post", "mcp", description="Post a message.", tags=["mcp", "chat", "notify"], category="communication")
     assert [t["name"] for t in search_tools(ctx, "send a notification")] == ["chat__post"]
     assert [t["name"] for t in search_tools(ctx, "communication")] == ["chat__post"]
     assert [t["name"] for t in search_tools(ctx, "chat")] == ["chat__post"]  # a server's name is a tag of its tools
     query = "save text to a file"
-    others = {alias: spec for alias, spec in ctx.kit.items() if alias != "search_tools"}
+    others = {alias: spec for alias, spec in ctx.tools.items() if alias != "search_tools"}
     assert [t["name"] for t in search_tools(ctx, query)] == [m.name for m in rank(query, others, 8)]
     assert [t["name"] for t in search_tools(ctx, query)][0] == "write_file"
