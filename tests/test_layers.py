@@ -183,7 +183,7 @@ def test_infer_wings_import_only_downward():
 
 
 def test_the_wing_check_finds_a_forbidden_edge():
-    allowed = [(1, "lackpy.errors"), (2, "lackpy.infer.mend.modes"), (3, "lackpy.infer.diagnose.keys")]
+    allowed = [(1, "lackpy.errors"), (2, "lackpy.infer.mend.failures"), (3, "lackpy.infer.diagnose.keys")]
     assert _wing_edges_not_allowed("lackpy.infer.diagnose.classify", allowed) == []
     assert _wing_edges_not_allowed("lackpy.infer.dispatch", [(1, "lackpy.infer.diagnose.classify")]) == []
     assert _wing_edges_not_allowed("lackpy.infer.mend.answer", [(7, "lackpy.infer.diagnose.classify")]) == [
@@ -193,6 +193,6 @@ def test_the_wing_check_finds_a_forbidden_edge():
         "lackpy.infer.understand.words:3 imports lackpy.infer.fill",
         "lackpy.infer.understand.words:4 imports lackpy.infer",
     ]
-    assert _wing_edges_not_allowed("lackpy.infer.understand.terms", [(5, "lackpy.infer.mend.modes")]) == [
-        "lackpy.infer.understand.terms:5 imports lackpy.infer.mend.modes"
+    assert _wing_edges_not_allowed("lackpy.infer.understand.terms", [(5, "lackpy.infer.mend.failures")]) == [
+        "lackpy.infer.understand.terms:5 imports lackpy.infer.mend.failures"
     ]

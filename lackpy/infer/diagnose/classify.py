@@ -59,7 +59,7 @@ from lackpy.infer.diagnose.keys import wrong_keys
 from lackpy.infer.diagnose.suspect import check_success, missing_path
 from lackpy.infer.mend.answer import Mended
 from lackpy.infer.mend.asttools import parse_quietly
-from lackpy.infer.mend.modes import (
+from lackpy.infer.mend.failures import (
     IMPLEMENT_NOT_ORCHESTRATE,
     INVALID,
     JUPYTER_CONFUSION,

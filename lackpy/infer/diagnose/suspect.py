@@ -25,7 +25,7 @@ import re
 from typing import Any, Callable
 
 from lackpy.infer.diagnose.keys import wrong_keys
-from lackpy.infer.mend.modes import KEY_HALLUCINATION, PATH_PREFIX, WRONG_OUTPUT, Failure
+from lackpy.infer.mend.failures import KEY_HALLUCINATION, PATH_PREFIX, WRONG_OUTPUT, Failure
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.run.result import ExecutionResult
 from lackpy.run.trace import TraceEntry

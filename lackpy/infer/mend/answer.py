@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Collection
 
-from lackpy.infer.mend.modes import JUPYTER_CONFUSION, MODES, SYNTAX_ARTIFACT, first_mode
+from lackpy.infer.mend.failures import JUPYTER_CONFUSION, MODES, SYNTAX_ARTIFACT, first_mode
 from lackpy.infer.mend.repairs import REPAIR_MODES, apply_repairs
 from lackpy.infer.mend.sanitize import DROP_PROSE, JOIN_BLOCKS, REQUOTE_FSTRINGS, STRIP_MARKUP, STRIP_PROMPTS, STRIP_TRANSCRIPT, extract
 

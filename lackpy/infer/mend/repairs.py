@@ -26,7 +26,7 @@ from lackpy.infer.mend.fstrings import requote
 from lackpy.infer.mend.asttools import call as _call, is_call as _is_call, parse_quietly, unparsed as _unparsed
 from lackpy.infer.mend.inline import inline_helpers, map_filter_to_comprehension
 from lackpy.infer.mend.loops import while_to_for
-from lackpy.infer.mend.modes import IMPLEMENT_NOT_ORCHESTRATE, INVALID, JUPYTER_CONFUSION, STDLIB_LEAK, SYNTAX_ARTIFACT, WRONG_OUTPUT
+from lackpy.infer.mend.failures import IMPLEMENT_NOT_ORCHESTRATE, INVALID, JUPYTER_CONFUSION, STDLIB_LEAK, SYNTAX_ARTIFACT, WRONG_OUTPUT
 from lackpy.infer.mend.stdlib_calls import stdlib_to_tools
 
 #: Rounds of the whole table; a repair can expose work for another (unwrap_main, then open_to_read_file).

@@ -22,7 +22,7 @@ import lackpy.plugins
 from lackpy import LackpyService
 from lackpy.infer.diagnose.classify import DOC_HEADING, GUIDE_HEADING, HINTS, classify_answer, classify_runtime, feedback
 from lackpy.infer.mend.answer import Mended, mend
-from lackpy.infer.mend.modes import (
+from lackpy.infer.mend.failures import (
     IMPLEMENT_NOT_ORCHESTRATE as IMPLEMENT,
     INVALID,
     JUPYTER_CONFUSION,

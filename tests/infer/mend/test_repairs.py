@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from lackpy.infer.mend.modes import MODES
+from lackpy.infer.mend.failures import MODES
 from lackpy.infer.mend.repairs import REPAIR_MODES, REPAIRS, TEXT_REPAIRS, apply_repairs
 from lackpy.lang.validator import validate
 
