@@ -573,6 +573,8 @@ def validate_cmd(program: str, kit: str | None, tools: tuple[str, ...], params: 
 @cli.group(name="mcp", cls=LackpyGroup)
 def mcp_group() -> None:
     """The MCP servers whose tools join lackpy's kits ([mcp.servers.NAME] in .lackpy/config.toml)."""
+    # Named as hosts name it ("mcp add"), after the config's [mcp] table; the code is lackpy.remote (other servers),
+    # beside lackpy.mcp (lackpy serve, lackpy itself as a server): the package names say which side of the protocol.
 
 
 @mcp_group.command(name="list")
