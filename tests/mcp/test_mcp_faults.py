@@ -401,7 +401,7 @@ def test_a_cancelled_run_writes_nothing_and_the_server_answers_next(request, tmp
 def test_a_cancelled_run_leaves_no_report_on_stderr(raw_stdio):
     """A cancelled run's lackpy.run.execute.Cancelled is retrieved, not reported by asyncio as a lost exception.
 
-    LackpyService._cancellable catches the CancelledError and waits up to
+    Scheduler.cancellable catches the CancelledError and waits up to
     CANCEL_GRACE_S for the run thread, then retrieves its exception; the MCP
     SDK cancels handlers through an anyio cancel scope, which cancels that wait
     again at once, so the retrieval is skipped and asyncio prints "Future
