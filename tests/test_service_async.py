@@ -227,6 +227,7 @@ def test_in_process_runs_under_load_do_not_time_out_waiting(tmp_path: Path):
     assert all(r.success for r in results), {r.error for r in results if not r.success}
 
 
+@pytest.mark.slow
 def test_in_process_results_do_not_hold_the_programs_objects(tmp_path: Path):
     """Results keep plain data within the output limit, else summaries: a host keeping them does not grow."""
     import tracemalloc

@@ -79,6 +79,7 @@ def test_a_commands_output_streams_as_progress_each_byte_once(workspace, mode):
 
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["inprocess", "isolated"])
 def test_a_background_processs_output_streams_as_progress_of_the_runs_that_watch_it(workspace, mode):
     """start_process's new output is progress of the run that started it, marked with its id, each byte once; a later run

@@ -177,6 +177,7 @@ def programs(draw, edge=False):
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(programs())
 def test_valid_generated_programs_compile(src):

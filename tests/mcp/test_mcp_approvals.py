@@ -260,6 +260,7 @@ def in_process(ws: Path, config: dict | None = None, **options):
 LONG = 'run_command("echo " + "ab" * 5000 + "; echo done")["stdout"][-5:]'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ERAS)
 def test_a_question_too_long_for_its_message_is_not_approved_by_an_auto_wait(ws, mode):
     async def main() -> dict:
@@ -274,6 +275,7 @@ def test_a_question_too_long_for_its_message_is_not_approved_by_an_auto_wait(ws,
     assert "the message held only the first" in approval["reason"] and "auto mode goes on only after a question shown whole" in approval["reason"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ERAS)
 def test_a_question_read_whole_through_its_resource_goes_on_after_an_auto_wait(ws, mode):
     async def main() -> tuple:

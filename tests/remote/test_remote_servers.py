@@ -126,6 +126,7 @@ def test_a_slow_remote_call_ends_with_the_runs_deadline(service, mode):
     assert run(service, 'notes__list_notes(prefix="zzz")').output == []  # the server still serves
 
 
+@pytest.mark.slow
 def test_a_remote_calls_timeout_reads_once_on_the_cli(tmp_path):
     root = workspace_with(tmp_path / "ws", server_table("notes", "notes", grade="[0, 0]"))
     (root / "slow.py").write_text("notes__slow(30)\n")
@@ -173,6 +174,7 @@ def test_an_untrusted_workspace_starts_no_server(tmp_path):
         assert any("MCP server tables launch commands" in notice for notice in svc.notices)
 
 
+@pytest.mark.slow
 def test_mcp_list_over_the_cli(service):
     env = dict(os.environ, LACKPY_T_NOTES_SECRET=SECRET)
     untrusted = subprocess.run([sys.executable, "-m", "lackpy", "mcp", "list", "-w", str(service.workspace)], capture_output=True, text=True, timeout=60, env=env)
@@ -191,6 +193,7 @@ def test_mcp_list_over_the_cli(service):
     assert SECRET not in out.stdout
 
 
+@pytest.mark.slow
 def test_mcp_status_in_an_untrusted_workspace_lists_what_was_added_as_ignored_until_trusted(tmp_path):
     root = tmp_path / "ws"
     root.mkdir()
@@ -241,6 +244,7 @@ def test_an_http_server(tmp_path):
         process.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_mcp_add_writes_a_server_table_that_then_serves(tmp_path):
     from lackpy import LackpyService
 
@@ -323,6 +327,7 @@ def test_lackpy_serve_passes_remote_progress_to_its_client(service):
     assert "step" not in answer.content[0].text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transport, era", [("stdio", "legacy"), ("stdio", "auto"), ("http", "auto")])
 def test_remote_progress_reaches_the_client_after_it_approved_the_call(tmp_path, transport, era):
     """On 2026-07-28 (``auto``) the approval ends the first request: the progress after it goes to the retry that answered."""
@@ -427,6 +432,7 @@ def test_a_kit_of_remote_tools_holds_search_tools_and_long_lists_collapse(servic
     assert run(service, 'search_tools("")', kit="notes__add_note").error_kind == "tool"
 
 
+@pytest.mark.slow
 def test_a_server_whose_traffic_is_not_mcp_is_reported_and_the_rest_serve(tmp_path):
     from lackpy import LackpyService
 
@@ -478,6 +484,7 @@ def test_a_server_starts_on_the_first_use_of_its_tools_only(tmp_path):
     assert count.read_text() == "1"  # started once
 
 
+@pytest.mark.slow
 def test_lackpy_run_shows_remote_progress_on_a_terminal(tmp_path):
     from terminal import on_terminal
 

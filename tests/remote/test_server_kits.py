@@ -66,6 +66,7 @@ def test_an_untrusted_workspaces_server_is_no_kit(ws):
             svc.resolve_kit("mcp:notes")
 
 
+@pytest.mark.slow
 def test_lackpy_serve_offers_a_server_by_name_and_a_refusal_names_the_server_kit(ws):
     from mcp import Client, StdioServerParameters
 
