@@ -40,12 +40,15 @@ _EXPORTS = {
     "progress": "lackpy.kit.call",
     # running
     "run_program": "lackpy.run.runner",
+    "run_with": "lackpy.run.runner",
+    "RunSettings": "lackpy.run.settings",
     "Cancel": "lackpy.run.cancel",
     "ExecutionResult": "lackpy.run.result",
     "TraceEntry": "lackpy.run.trace",
     # approvals and guardrails
     "ApprovalRequest": "lackpy.approvals.request",
     "ApprovalPolicy": "lackpy.approvals.policy",
+    "Gatekeeper": "lackpy.approvals.gatekeeper",
     "Decision": "lackpy.approvals.decision",
     "Unattended": "lackpy.approvals.approver",
     "ToolCall": "lackpy.run.guardrails",
