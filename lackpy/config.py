@@ -45,6 +45,7 @@ from typing import Any
 
 from lackpy.errors import ConfigError, LimitsError
 from lackpy.host.ownfiles import open_state, read_own, read_path
+from lackpy.host.places import user_dir
 from lackpy.lang.grade import Grade
 from lackpy.infer.settings import InferenceSettings
 from lackpy.run.limits import Limits
@@ -255,8 +256,7 @@ def _ignored_servers(table: Any, served: list, where: str) -> list:
 
 def user_config_path() -> Path:
     """The user's own config, outside every workspace: ``$XDG_CONFIG_HOME/lackpy/config.toml``."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "lackpy" / "config.toml"
+    return user_dir() / "config.toml"
 
 
 def workspace_config_text(workspace: str | Path) -> str | None:

@@ -33,6 +33,7 @@ from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
 from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.grade import Grade
 from lackpy.host.ownfiles import STATE_DIR, listed, open_state, read_own, read_path
+from lackpy.host.places import user_dir
 
 #: Config keys that take effect only in a trusted workspace, and why.
 PRIVILEGED_KEYS = {
@@ -56,8 +57,7 @@ MAX_STORE_BYTES = 8 << 20
 
 def store_path() -> Path:
     """Where trust is recorded: outside every workspace."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "lackpy" / "trust.json"
+    return user_dir() / "trust.json"
 
 
 def workspace_hash(workspace: Path) -> str:

@@ -111,9 +111,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 from lackpy.errors import CommitError, ConflictError, PathError
 from lackpy.host import beneath
+from lackpy.host.places import LACKPY_DIR, user_dir  # LACKPY_DIR: lackpy's own files in a workspace; no program may write anywhere in it
 
-#: The directory of lackpy's own files in a workspace; no program may write anywhere in it.
-LACKPY_DIR = ".lackpy"
 #: Where a rollback keeps the originals of files it could not put back (``.lackpy/recovered/<commit id>/``).
 _RECOVERED = "recovered"
 #: Where the journal lives, relative to the workspace.
@@ -474,8 +473,7 @@ def _locked(tree: _Tree, wait: float) -> Iterator[bool]:
 
 def key_path() -> Path:
     """Where the user's commit key lives: beside the trust record, outside every workspace."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "lackpy" / "commit.key"
+    return user_dir() / "commit.key"
 
 
 def _key(create: bool) -> bytes | None:

@@ -32,7 +32,7 @@ from typing import Callable
 
 from lackpy.errors import LackpyError, PathError
 from lackpy.host.beneath import open_beneath, read_opened, read_regular
-from lackpy.host.journal import LACKPY_DIR
+from lackpy.host.places import LACKPY_DIR
 
 #: The directory of lackpy's own files in a workspace.
 STATE_DIR = LACKPY_DIR
