@@ -91,6 +91,8 @@ class Config:
     """``audit = true``: every approval decision is appended to ``.lackpy/audit.jsonl``."""
     list_tools_up_to: int = 30
     """``[mcp] list_tools_up_to``: past this many tools, prompts list remote tools by server (search_tools finds them)."""
+    skill_paths: list[str] = field(default_factory=list)
+    """``[skills] paths``: folders of skills beneath the workspace (e.g. ``.claude/skills``), read after ``.lackpy/skills``."""
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     ignored: list[str] = field(default_factory=list)
@@ -155,6 +157,7 @@ class Config:
 
         mcp_table = data.pop("mcp", None)
         mcp = parse_servers(mcp_table, where)
+        skill_paths = _skill_paths(data.pop("skills", None), where)
         return cls(
             default_kit=default_kit,
             checks=checks,
@@ -170,6 +173,7 @@ class Config:
             approvals=approvals,
             audit=audit,
             list_tools_up_to=list_up_to(mcp_table, where),
+            skill_paths=skill_paths,
             extra=data,
             path=path,
         )
@@ -252,6 +256,16 @@ def _ignored_servers(table: Any, served: list, where: str) -> list:
         except ConfigError:
             continue
     return found
+
+
+def _skill_paths(table: Any, where: str) -> list[str]:
+    """``[skills] paths``: relative paths of folders of skills (lackpy reads them beneath the workspace)."""
+    if table is None:
+        return []
+    paths = table.get("paths", []) if isinstance(table, dict) and set(table) <= {"paths"} else None
+    if not isinstance(paths, list) or not all(isinstance(p, str) and p.strip() and not os.path.isabs(p) for p in paths):
+        raise ConfigError(f"{where}: [skills] takes paths = [\".claude/skills\", ...]: folders of skills, relative to the workspace")
+    return list(dict.fromkeys(p.strip() for p in paths))
 
 
 def user_config_path() -> Path:

@@ -21,6 +21,11 @@ def register_tools(register):
 
 
 @hookspec
+def register_skill_dirs(register):
+    """Offer skills: call ``register(path)`` for each folder of skill folders a package ships (``lackpy.skills``)."""
+
+
+@hookspec
 def register_inference_providers(register):
     """Register inference tiers: call ``register(name, factory)`` for each one.
 

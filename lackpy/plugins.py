@@ -15,7 +15,7 @@ import pluggy
 
 from lackpy import hookspecs
 
-DEFAULT_PLUGINS = ("lackpy.kit.providers", "lackpy.tools.builtin", "lackpy.infer.builtin")
+DEFAULT_PLUGINS = ("lackpy.kit.providers", "lackpy.tools.builtin", "lackpy.infer.builtin", "lackpy.skills.builtin")
 ENTRY_POINT_GROUP = "lackpy"
 
 _manager: pluggy.PluginManager | None = None
@@ -63,6 +63,14 @@ def populate(toolbox, manager: pluggy.PluginManager | None = None) -> None:
     manager = manager or get_plugin_manager()
     manager.hook.register_tool_providers(register=toolbox.register_provider)
     manager.hook.register_tools(register=toolbox.register_tool)
+
+
+def skill_dirs(manager: pluggy.PluginManager | None = None) -> list[str]:
+    """The folders of skills every plugin offers, in the order the plugins were registered."""
+    manager = manager or get_plugin_manager()
+    found: list[str] = []
+    manager.hook.register_skill_dirs(register=lambda path: found.append(str(path)))
+    return found
 
 
 def inference_factories(manager: pluggy.PluginManager | None = None) -> dict:

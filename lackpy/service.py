@@ -49,7 +49,7 @@ from lackpy.lang.diagnostics import ValidationResult
 from lackpy.lang.grade import Grade
 from lackpy.lang.grammar import language_spec
 from lackpy.lang.validator import Check
-from lackpy.plugins import get_plugin_manager
+from lackpy.plugins import get_plugin_manager, skill_dirs
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.guardrails import Guardrails
@@ -59,6 +59,10 @@ from lackpy.run.runner import check_params, prepared_for, run_with
 from lackpy.run.scheduler import Scheduler, off_loop, on_loop, tool_events
 from lackpy.run.settings import OnEvent, RunSettings
 from lackpy.session import Session, Sessions
+from lackpy.skills.catalog import SKILL_FILE_TOOL, Catalog, judge
+from lackpy.skills.skill import Skill
+from lackpy.skills.sources import find_skills
+from lackpy.skills.tier import SkillTier
 from lackpy.workspace import Loaded, load_workspace
 
 #: Formats ``tool_schemas`` exports.
@@ -373,6 +377,7 @@ class LackpyService:
         ceiling: CeilingSpec = None,
         approve: ApproveSpec = None,
         approval: str | None = None,
+        skill: str | None = None,
     ) -> ExecutionResult:
         """Validate and run ``program``.
 
@@ -398,7 +403,10 @@ class LackpyService:
         True approves everything; None (and no service-wide ``approve``)
         means nobody can be asked, so a blocking gate denies. ``approval``
         (how every gate asks: block, auto, notify, none) replaces every gate's.
+        ``skill`` (a name from ``skills()``) runs the program with that
+        skill's kit and ``skill_file``, which reads the skill's own files.
         """
+        _one_kit(kit, extra_tools, skill)
         if keep and session is None:
             raise ParamError("keep needs a session to keep the variables in; open one with open_session() and pass it")
         configured = mode or (self._loaded.config.mode if self._loaded is not None else None)  # settled again after resolve_kit judged trust
@@ -409,9 +417,13 @@ class LackpyService:
 
         def settle() -> tuple[RunSettings, ExecutionResult | None]:
             """The run's settings, and its result already when the program is invalid (answered at once, never queued)."""
-            resolved = self.resolve_kit(kit, extra_tools)
+            chosen = self.skill(skill) if skill is not None else None
+            resolved = self._skill_kit(chosen) if chosen is not None else self.resolve_kit(kit, extra_tools)
             inputs = session.inputs(params, resolved.names) if session is not None else params
-            settings = self._settings(resolved, inputs, checks, session, events, answering, mode=mode, limits=limits, dry_run=dry_run, ceiling=ceiling)
+            inputs = chosen.inputs(inputs) if chosen is not None else inputs
+            settings = self._settings(
+                resolved, inputs, checks, session, events, answering, mode=mode, limits=limits, dry_run=dry_run, ceiling=ceiling, skill=chosen
+            )
             if settings.mode == "inprocess":
                 return settings, None
             # The run's own check of the program is then a lookup in prepare's cache (by text, names, params and checks).
@@ -432,13 +444,14 @@ class LackpyService:
         return self.sessions.open(pinned)
 
     def _settings(self, kit: ResolvedKit, params: Mapping[str, Any] | None, checks: Sequence[Check] | None, session: Session | None,
-                  events: OnEvent | None, answering: tuple, *, mode: str | None, limits: Any, dry_run: bool, ceiling: CeilingSpec) -> RunSettings:
+                  events: OnEvent | None, answering: tuple, *, mode: str | None, limits: Any, dry_run: bool, ceiling: CeilingSpec,
+                  skill: Skill | None = None) -> RunSettings:
         """The settings of a call's runs (``run_with(program, settings, cancel)``); ``answering`` is who answers its approvals."""
         return RunSettings(
             kit=kit, params=params, checks=self.checks(checks), limits=limits, mode=mode or self.config.mode, dry_run=dry_run,
             sandbox=self.config.sandbox, notices=self.notices, state=session.state if session is not None else None,
             on_call=tool_events(events), on_progress=events, ceiling=self.ceiling_grade(ceiling), guardrails=self.guardrails.hooks(),
-            gatekeeper=self._gatekeeper(kit, answering),
+            gatekeeper=self._gatekeeper(kit, answering), skill=skill,
         )
 
     def _gatekeeper(self, kit: ResolvedKit, answering: tuple) -> Gatekeeper:
@@ -483,12 +496,14 @@ class LackpyService:
             return resolved, {"name": resolved.name, "tools": sorted(resolved.tools), "chosen": False}
         limit = self._ceiling(ceiling)
         needs = [list(self.resolve_kit(need).aliases().values()) for need in (tier.needs(intent) for tier in self.tiers()) if need]
-        tools = tools_for(intent, self.toolbox.list_tools(), limit, needs, lambda: self.resolve_kit(None).tools)
+        offered = [spec for spec in self.toolbox.list_tools() if spec.name != SKILL_FILE_TOOL]  # it serves a skill's runs only
+        tools = tools_for(intent, offered, limit, needs, lambda: self.resolve_kit(None).tools)
         resolved = self.resolve_kit(tools, extra_tools)
         return resolved, {"name": None, "tools": sorted(resolved.tools), "chosen": True, "ceiling": limit.to_dict()}
 
-    def _dispatcher(self, on_event: OnEvent | None, checks: Sequence[Check] | None = None) -> Dispatcher:
-        return Dispatcher(self.tiers(), self.config.inference, checks=self.checks(checks), read_doc=self.resolve_doc, on_event=on_event)
+    def _dispatcher(self, on_event: OnEvent | None, first: Sequence[Tier] = ()) -> Dispatcher:
+        """The tiers in order, after ``first`` (a skill's program its intents route to)."""
+        return Dispatcher([*first, *self.tiers()], self.config.inference, checks=self.checks(), read_doc=self.resolve_doc, on_event=on_event)
 
     async def generate(
         self,
@@ -499,13 +514,14 @@ class LackpyService:
         *,
         ceiling: CeilingSpec = None,
         on_event: OnEvent | None = None,
+        skill: str | None = None,
     ) -> GenerationResult:
         """A validated program for ``intent``, not run. Raises GenerationError when no tier can write one."""
         events = on_loop(on_event)
 
         def work() -> GenerationResult:
-            request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
-            outcome = self._dispatcher(events).dispatch(request)
+            request, kit_info, _, first = self._request(intent, kit, params, extra_tools, ceiling, skill)
+            outcome = self._dispatcher(events, first).dispatch(request)
             return GenerationResult(**described(request, kit_info, outcome, self.notices))
 
         return await off_loop(work)
@@ -525,6 +541,7 @@ class LackpyService:
         session: Session | None = None,
         approve: ApproveSpec = None,
         approval: str | None = None,
+        skill: str | None = None,
     ) -> DelegateResult:
         """Write a program for ``intent`` (templates, rules, then model tiers), validate, repair and run it.
 
@@ -534,19 +551,24 @@ class LackpyService:
         and processes. Raises GenerationError, with the attempt log, when no
         tier can write a valid program. ``approve`` and ``approval`` are
         ``run_program``'s: a person approves what the written program does.
+        An intent that a skill's ``intents`` match runs that skill's program
+        (with no kit named, and the skill's kit within the ceiling); ``skill``
+        names the skill to use: its kit, and its SKILL.md for a model.
         """
         events = on_loop(on_event)
         answering = (approve, approval, asyncio.get_running_loop())
 
         def work(cancel: Cancel) -> DelegateResult:
-            request, kit_info = self._request(intent, kit, params, extra_tools, ceiling)
-            settings = self._settings(request.kit, request.params, None, session, events, answering, mode=mode, limits=limits, dry_run=dry_run, ceiling=ceiling)
+            request, kit_info, chosen, first = self._request(intent, kit, params, extra_tools, ceiling, skill)
+            settings = self._settings(
+                request.kit, request.params, None, session, events, answering, mode=mode, limits=limits, dry_run=dry_run, ceiling=ceiling, skill=chosen
+            )
 
             def run(program: str) -> ExecutionResult:
                 result = run_with(program, settings, cancel)
                 return session.answered(result, False) if session is not None else result
 
-            outcome = self._dispatcher(events).dispatch(request, run)
+            outcome = self._dispatcher(events, first).dispatch(request, run)
             execution = outcome.execution
             return DelegateResult(
                 **described(request, kit_info, outcome, self.notices),
@@ -557,14 +579,73 @@ class LackpyService:
 
         return await self._scheduler.cancellable(work)
 
-    def _request(self, intent: str, kit: KitSpec, params: Mapping[str, Any] | None, extra_tools: Iterable[str] | None, ceiling: CeilingSpec) -> tuple[Request, dict]:
+    def _request(
+        self, intent: str, kit: KitSpec, params: Mapping[str, Any] | None, extra_tools: Iterable[str] | None, ceiling: CeilingSpec, skill: str | None
+    ) -> tuple[Request, dict, Skill | None, list[Tier]]:
+        """The request for an intent, the kit as planned, the skill it uses, and the tiers that go first (a skill's program)."""
         if not isinstance(intent, str) or not intent.strip():
             raise ParamError("give an intent, e.g. lackpy delegate \"count TODOs in python files\"")
-        resolved, kit_info = self.plan_kit(intent, kit, extra_tools, ceiling)
-        params = dict(params or {})
+        _one_kit(kit, extra_tools, skill)
+        chosen, program, values = self._routed(intent, skill, kit, ceiling)
+        if chosen is not None:
+            resolved = self._skill_kit(chosen)
+            kit_info = {"name": resolved.name, "tools": sorted(resolved.tools), "chosen": skill is None, "skill": chosen.name}
+        else:
+            resolved, kit_info = self.plan_kit(intent, kit, extra_tools, ceiling)
+        params = {**values, **dict(params or {})}
+        params = chosen.inputs(params) if chosen is not None and program is not None else params
         check_params(params, resolved.names)
-        ceiling = None if self.trusted else self.read_only_grade
-        return Request(intent.strip(), resolved, params, self.workspace, program_ceiling=ceiling), kit_info
+        program_ceiling = None if self.trusted else self.read_only_grade
+        guide = chosen.body() if chosen is not None else None
+        request = Request(intent.strip(), resolved, params, self.workspace, program_ceiling=program_ceiling, guide=guide)
+        return request, kit_info, chosen, [SkillTier(chosen, program)] if program is not None else []
+
+    def _routed(self, intent: str, skill: str | None, kit: KitSpec, ceiling: CeilingSpec) -> tuple[Skill | None, str | None, dict]:
+        """The skill a delegation uses, the program its intents route to and the values they captured: the skill named,
+        else one whose intents match when no kit is named and its kit is within the ceiling."""
+        if skill is None and kit is not None:
+            return None, None, {}
+        catalog = self._skills()
+        routed = catalog.route(intent)
+        if skill is not None:
+            chosen = catalog.get(skill)
+            return (chosen, routed[1], routed[2]) if routed is not None and routed[0] is chosen else (chosen, None, {})
+        if routed is None or not self._skill_kit(routed[0]).grade.within(self._ceiling(ceiling)):
+            return None, None, {}
+        return routed
+
+    # -- skills: workflows a person hands an agent ---------------------------------------
+
+    def skills(self) -> list[dict]:
+        """Every skill, and every skill folder left out, as ``lackpy skill list`` shows them (``ignored``: why one does not run)."""
+        return list(self._skills().rows)
+
+    def skill(self, name: str) -> Skill:
+        """The skill ``name`` (its SKILL.md, programs and files), if it runs here; ParamError saying why not."""
+        return self._skills().get(name)
+
+    def skill_kit(self, name: str) -> ResolvedKit:
+        """The kit the skill's programs run with: its own, and ``skill_file``."""
+        return self._skill_kit(self.skill(name))
+
+    def skill_create(self, name: str, description: str, tools: str | list[str] | None = None, force: bool = False) -> Path:
+        """Write a skill to start from in ``.lackpy/skills/NAME`` (SKILL.md and programs/main.py); its folder."""
+        from lackpy.skills.new import write_skill
+
+        if tools is not None:
+            self.resolve_kit(tools)  # an unknown kit or tool is said now, not when the skill runs
+        with self._keeping_trust():
+            return write_skill(self.workspace, name, description, tools, force)
+
+    def _skills(self) -> Catalog:
+        """The skills found now (every call reads their folders: an edit shows at once), judged by their kits and by trust."""
+        self._follow_trust()
+        found = find_skills(self.workspace, self.config.skill_paths, skill_dirs())
+        return judge(found, lambda skill: self._skill_kit(skill).grade, self.read_only_grade, self.trusted, str(self.workspace))
+
+    def _skill_kit(self, skill: Skill) -> ResolvedKit:
+        kit = skill.kit
+        return self.resolve_kit(kit, [] if isinstance(kit, list) and SKILL_FILE_TOOL in kit else [SKILL_FILE_TOOL])
 
     # -- templates: the ratchet ------------------------------------------------
 
@@ -602,6 +683,12 @@ class LackpyService:
         from lackpy.infer.templates import list_templates
 
         return list_templates(self.workspace)
+
+
+def _one_kit(kit: KitSpec, extra_tools: Iterable[str] | None, skill: str | None) -> None:
+    """A skill runs with its own kit: ParamError when a call names both."""
+    if skill is not None and (kit is not None or extra_tools):
+        raise ParamError(f"skill '{skill}' runs with its own kit; give the skill or a kit, not both")
 
 
 __all__ = ["LackpyService"]

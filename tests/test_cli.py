@@ -144,7 +144,7 @@ def test_docs_and_tools_and_spec(invoke):
     assert index == {"tool_docs": {n: f"docs/tools/{n}.md" for n in ["read_file", "list_dir", "find_files", "grep"]}, "kit_docs": []}
     assert invoke("docs", "show", "read_file").stdout.startswith("# read_file")
     tools = json.loads(invoke("tools", "--json").stdout)
-    assert [t["name"] for t in tools] == ["edit_file", "fetch_url", "find_files", "grep", "list_dir", "list_processes", "poll_process", "read_file", "run_command", "search_tools", "start_process", "stop_process", "todo_read", "todo_set", "web_search", "write_file"]
+    assert [t["name"] for t in tools] == ["edit_file", "fetch_url", "find_files", "grep", "list_dir", "list_processes", "poll_process", "read_file", "run_command", "search_tools", "skill_file", "start_process", "stop_process", "todo_read", "todo_set", "web_search", "write_file"]
     spec = json.loads(invoke("spec").stdout)
     assert set(spec) >= {"allowed_nodes", "forbidden_nodes", "forbidden_names", "allowed_builtins"}
 

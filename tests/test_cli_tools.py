@@ -23,7 +23,7 @@ def test_the_listing_is_unchanged_but_for_each_tools_category(invoke):
     listing = invoke("tools", "--json")
     assert listing.exit_code == 0, listing.output
     tools = {t["name"]: t for t in json.loads(listing.stdout)}
-    assert len(tools) == 16 and tools["run_command"]["category"] == "development/execution"
+    assert len(tools) == 17 and tools["run_command"]["category"] == "development/execution"
     assert {"signature", "description", "provider", "grade", "docs", "category", "approval"} <= set(tools["grep"])
     assert tools["run_command"]["approval"] == "block" and tools["grep"]["approval"] == "none"
     text = invoke("tools").stdout

@@ -50,6 +50,8 @@ class Request:
     workspace: Path = field(default_factory=Path.cwd)
     program_ceiling: Grade | None = None
     """The grade programs from the workspace's own files (templates) may reach; None: the kit's."""
+    guide: str | None = None
+    """How to do the job, when a skill was chosen (its SKILL.md body): model tiers are shown it."""
 
 
 @dataclass

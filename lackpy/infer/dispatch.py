@@ -149,7 +149,7 @@ class Dispatcher:
         return clock.outcome(attempt, tier, attempts, result)
 
     def _model(self, tier: Tier, request: Request, attempts: list[Attempt], run: Runner | None, clock: "_Clock"):
-        messages: list[Message] = build_messages(request.intent, request.kit, request.params)
+        messages: list[Message] = build_messages(request.intent, request.kit, request.params, request.guide)
         retries, repairs_left = self.settings.max_retries, self.settings.runtime_repairs
         asked = 0
         kept = None  # (attempt, result) of a run that succeeded but looked wrong: better than no program

@@ -67,9 +67,11 @@ def choose_examples(intent: str, kit: ResolvedKit, limit: int = MAX_EXAMPLES) ->
     return [text for _, _, text in scored[:limit]]
 
 
-def system_prompt(intent: str, kit: ResolvedKit, params: Mapping[str, Any] | None = None) -> str:
-    """The system message: tools, builtins, parameters, rules and examples."""
+def system_prompt(intent: str, kit: ResolvedKit, params: Mapping[str, Any] | None = None, guide: str | None = None) -> str:
+    """The system message: the skill's guide when a skill was chosen, tools, builtins, parameters, rules and examples."""
     parts = ["You write one small Python program that answers a request by calling tools. lackpy runs it.", ""]
+    if guide:
+        parts += ["Do it as this skill says (skill_file(path) reads the skill's own files):", guide.strip(), ""]
     if kit.tools:
         parts += ["Tools:", *tool_lines(kit), ""]
     parts += ["Builtins: " + ", ".join(sorted(ALLOWED_BUILTINS)), ""]
@@ -84,10 +86,10 @@ def system_prompt(intent: str, kit: ResolvedKit, params: Mapping[str, Any] | Non
     return "\n".join(parts)
 
 
-def build_messages(intent: str, kit: ResolvedKit, params: Mapping[str, Any] | None = None) -> list[Message]:
-    """The opening conversation for a model tier."""
+def build_messages(intent: str, kit: ResolvedKit, params: Mapping[str, Any] | None = None, guide: str | None = None) -> list[Message]:
+    """The opening conversation for a model tier (``guide``: the chosen skill's SKILL.md body)."""
     return [
-        {"role": "system", "content": system_prompt(intent, kit, params)},
+        {"role": "system", "content": system_prompt(intent, kit, params, guide)},
         {"role": "user", "content": intent.strip()},
     ]
 

@@ -27,7 +27,7 @@ class ToolContext:
     by the contexts ``fresh`` makes. ``tools`` is the run's tools (their specs) by the names its program calls them.
     """
 
-    __slots__ = ("root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "state", "settings", "tools", "started_ns")
+    __slots__ = ("root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "state", "settings", "tools", "skill", "started_ns")
 
     def __init__(
         self,
@@ -50,6 +50,8 @@ class ToolContext:
         self.started_ns = time.time_ns()
         #: The run's tools by the names its program calls them (set by the runner; empty outside a run).
         self.tools: dict = {}
+        #: The skill the run's program runs with (``lackpy.skills.skill.Skill``: ``skill_file`` reads its files), if any.
+        self.skill: Any = None
 
     @property
     def workspace(self) -> Path:
@@ -76,6 +78,7 @@ class ToolContext:
         context.state = self.state if state is None else state
         context.settings = self.settings
         context.tools = {}
+        context.skill = None
         return context
 
     def note_read(self, path: str) -> None:

@@ -67,7 +67,7 @@ def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None) 
         return refused.result
     kit, limits = settings.kit, checked.limits
     context = _context_for(settings.context, kit, limits, settings.state, settings.dry_run)
-    context.tools = kit.tools
+    context.tools, context.skill = kit.tools, settings.skill
     recorder = Recorder(limits.max_tool_calls, settings.on_call)
     held: list[HeldCall] = []
     tools = _wrapped_tools(settings, checked, context, recorder, gatekeeper, held)

@@ -62,3 +62,5 @@ class RunSettings:
     ceiling: Grade | None = None
     guardrails: tuple[Any, Any] | None = None
     gatekeeper: Gatekeeper | None = None
+    skill: Any = None
+    """The skill the program runs with (``lackpy.skills``): ``skill_file`` reads its folder."""

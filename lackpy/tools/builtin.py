@@ -259,10 +259,10 @@ FILE_TOOLS = [read_file, find_files, write_file, edit_file, list_dir, grep]
 
 
 def _suite() -> tuple[list[ToolSpec], dict[str, Callable[..., Any]]]:
-    """Every tool lackpy ships: these file tools, then shell, processes, the checklist, the web and the tool search."""
-    from lackpy.tools import catalog, shell, todo, web
+    """Every tool lackpy ships: these file tools, then shell, processes, the checklist, the web, the tool search and a skill's files."""
+    from lackpy.tools import catalog, shell, skills, todo, web
 
-    functions = FILE_TOOLS + shell.TOOLS + todo.TOOLS + web.TOOLS + catalog.TOOLS
+    functions = FILE_TOOLS + shell.TOOLS + todo.TOOLS + web.TOOLS + catalog.TOOLS + skills.TOOLS
     return [fn.lackpy_tool for fn in functions], {fn.__name__: fn for fn in functions}
 
 

@@ -11,7 +11,7 @@ import pytest
 from lackpy.errors import DocsError
 from lackpy.kit.docs import PACKAGE_DOCS, docs_index, resolve_doc
 
-FS_TOOLS = ["edit_file", "fetch_url", "find_files", "grep", "list_dir", "list_processes", "poll_process", "read_file", "run_command", "search_tools", "start_process", "stop_process", "todo_read", "todo_set", "web_search", "write_file"]
+FS_TOOLS = ["edit_file", "fetch_url", "find_files", "grep", "list_dir", "list_processes", "poll_process", "read_file", "run_command", "search_tools", "skill_file", "start_process", "stop_process", "todo_read", "todo_set", "web_search", "write_file"]
 SECTIONS = ["## Signature", "## Parameters", "## Returns", "## Notes", "## Examples"]
 
 

@@ -26,8 +26,8 @@ HOOKS = sorted(hookspec_functions())
 
 
 def test_hookspecs_found():
-    """The hookspecs module declares the three registration hooks and the two guardrail hooks."""
-    assert HOOKS == ["after_tool_call", "before_tool_call", "register_inference_providers", "register_tool_providers", "register_tools"]
+    """The hookspecs module declares the four registration hooks and the two guardrail hooks."""
+    assert HOOKS == ["after_tool_call", "before_tool_call", "register_inference_providers", "register_skill_dirs", "register_tool_providers", "register_tools"]
 
 
 def test_manager_knows_every_hookspec():

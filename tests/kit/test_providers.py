@@ -287,7 +287,7 @@ def test_broken_plugin_skipped_with_warning(tmp_path, workspace, monkeypatch):
     assert manager.get_plugin("badplug") is None
     tb = Toolbox(str(workspace))
     populate(tb, manager)
-    assert [s.name for s in tb.list_tools()] == ["edit_file", "fetch_url", "find_files", "grep", "list_dir", "list_processes", "poll_process", "read_file", "run_command", "search_tools", "start_process", "stop_process", "todo_read", "todo_set", "web_search", "write_file"]
+    assert [s.name for s in tb.list_tools()] == ["edit_file", "fetch_url", "find_files", "grep", "list_dir", "list_processes", "poll_process", "read_file", "run_command", "search_tools", "skill_file", "start_process", "stop_process", "todo_read", "todo_set", "web_search", "write_file"]
     assert "Status: draft" in tb.bound("read_file")("README.md")
     assert module not in sys.modules
 

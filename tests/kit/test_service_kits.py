@@ -226,7 +226,7 @@ def test_kit_with_unknown_tool_in_workspace_file(service, ws_kits):
 def test_toolbox_list(service):
     """toolbox_list has the four built-ins, sorted, with their grades and signatures."""
     tools = service.toolbox_list()
-    assert [t["name"] for t in tools] == ["edit_file", "fetch_url", "find_files", "grep", "list_dir", "list_processes", "poll_process", "read_file", "run_command", "search_tools", "start_process", "stop_process", "todo_read", "todo_set", "web_search", "write_file"]
+    assert [t["name"] for t in tools] == ["edit_file", "fetch_url", "find_files", "grep", "list_dir", "list_processes", "poll_process", "read_file", "run_command", "search_tools", "skill_file", "start_process", "stop_process", "todo_read", "todo_set", "web_search", "write_file"]
     table = {t["name"]: t for t in tools}
     assert table["read_file"]["grade"] == {"w": 1, "d": 0}
     assert table["find_files"]["grade"] == {"w": 1, "d": 0}
@@ -249,4 +249,5 @@ def test_shipped_kits_and_their_grades(service):
     coding = {t["name"]: t["grade"] for t in service.kit_info("coding")["tools"]}
     assert coding["run_command"] == {"w": 3, "d": 3} and coding["read_file"] == {"w": 1, "d": 0}
     assert set(service.kit_info("filesystem")["tools"][i]["name"] for i in range(6)) < set(coding)
-    assert len(service.kit_info("all")["tools"]) == len(service.toolbox_list()) == 16
+    # "all" is every tool but skill_file, which serves a skill's runs only
+    assert len(service.kit_info("all")["tools"]) == len(service.toolbox_list()) - 1 == 16

@@ -208,7 +208,7 @@ def test_the_suite_is_every_builtin_tool():
     """SUITE_SPECS holds the sixteen tools lackpy ships, once each."""
     assert SUITE_NAMES == sorted(
         ["read_file", "find_files", "write_file", "edit_file", "list_dir", "grep", "run_command", "search_tools", "start_process",
-         "poll_process", "stop_process", "list_processes", "todo_set", "todo_read", "fetch_url", "web_search"]
+         "poll_process", "stop_process", "list_processes", "todo_set", "todo_read", "fetch_url", "web_search", "skill_file"]
     )
     assert len(SUITE_SPECS) == len(SUITE)
 

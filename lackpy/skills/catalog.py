@@ -1,0 +1,81 @@
+"""The skills a service offers: those found, judged by their kits and by trust; and the intents that route to them.
+
+A skill runs with its kit and ``skill_file``. One whose kit does not resolve
+is listed with the reason and does not run. The trust rules of kits hold:
+an untrusted workspace's skill (from ``.lackpy/skills`` or ``[skills]
+paths``) whose kit reaches above the read-only grade is listed as ignored,
+with the reason and how to trust, and does not run. The person's own skills
+and the packages' are theirs, as their config is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from lackpy.errors import LackpyError, ParamError, closest
+from lackpy.infer.fill import pattern_regex
+from lackpy.infer.understand.words import normalize_intent
+from lackpy.lang.grade import Grade
+from lackpy.skills.skill import Skill
+from lackpy.skills.sources import Found
+
+#: The tool a skill's programs read the skill's own files with; every skill's kit has it.
+SKILL_FILE_TOOL = "skill_file"
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The skills that run, by name, and every skill and left-out folder as ``lackpy skill list`` shows them."""
+
+    skills: Mapping[str, Skill]
+    rows: tuple[dict, ...]
+    ignored: Mapping[str, str]
+
+    def get(self, name: str) -> Skill:
+        """The skill ``name``; ParamError saying why when it does not run, or naming the closest when there is none."""
+        if not isinstance(name, str) or not name:
+            raise ParamError("give a skill's name; lackpy skill list shows them")
+        if name in self.skills:
+            return self.skills[name]
+        if name in self.ignored:
+            raise ParamError(f"skill '{name}' does not run: {self.ignored[name]}")
+        raise ParamError(f"unknown skill '{name}'{closest(name, self.skills)}; lackpy skill list shows the skills")
+
+    def route(self, intent: str) -> tuple[Skill, str, dict[str, str]] | None:
+        """The first skill whose intents match ``intent``: (skill, program, the values its pattern captured)."""
+        text = normalize_intent(intent)
+        for skill in self.skills.values():
+            for entry in skill.intents:
+                found = pattern_regex(entry.pattern).fullmatch(text)
+                if found is not None:
+                    return skill, entry.program, found.groupdict()
+        return None
+
+
+def judge(found: Found, grade_of: Callable[[Skill], Grade], read_only: Grade, trusted: bool, workspace: str) -> Catalog:
+    """The catalog of ``found``: ``grade_of(skill)`` resolves a skill's kit (raising LackpyError when it cannot)."""
+    skills: dict[str, Skill] = {}
+    ignored: dict[str, str] = {}
+    rows = []
+    for skill in found.skills:
+        row = skill.row()
+        try:
+            grade = grade_of(skill)
+        except LackpyError as exc:
+            why = f"its kit does not resolve: {exc}"
+        else:
+            row["grade"] = grade.to_dict()
+            above = skill.from_workspace and not trusted and not grade.within(read_only)
+            why = f"its kit is above read-only ({grade}) and this workspace is not trusted; if you trust it, run: lackpy trust {workspace}" if above else None
+        row["ignored"] = why
+        rows.append(row)
+        if why is None:
+            skills[skill.name] = skill
+        else:
+            ignored[skill.name] = why
+    rows += [left.row() for left in found.left_out]
+    return Catalog(skills, tuple(rows), ignored)
+
+
+__all__ = ["SKILL_FILE_TOOL", "Catalog", "judge"]
