@@ -593,7 +593,7 @@ class LackpyService:
         else:
             resolved, kit_info = self.plan_kit(intent, kit, extra_tools, ceiling)
         params = {**values, **dict(params or {})}
-        params = chosen.inputs(params) if chosen is not None and program is not None else params
+        params = chosen.inputs(params) if chosen is not None else params
         check_params(params, resolved.names)
         program_ceiling = None if self.trusted else self.read_only_grade
         guide = chosen.body() if chosen is not None else None
