@@ -586,7 +586,8 @@ class LackpyService:
         if not isinstance(intent, str) or not intent.strip():
             raise ParamError("give an intent, e.g. lackpy delegate \"count TODOs in python files\"")
         _one_kit(kit, extra_tools, skill)
-        chosen, program, values = self._routed(intent, skill, kit, ceiling)
+        fits = lambda found: self._skill_kit(found).grade.within(self._ceiling(ceiling))  # noqa: E731 (asked only of a routed skill)
+        chosen, program, values = self._skills().choose(intent, skill, kit is not None, fits)
         if chosen is not None:
             resolved = self._skill_kit(chosen)
             kit_info = {"name": resolved.name, "tools": sorted(resolved.tools), "chosen": skill is None, "skill": chosen.name}
@@ -599,20 +600,6 @@ class LackpyService:
         guide = chosen.body() if chosen is not None else None
         request = Request(intent.strip(), resolved, params, self.workspace, program_ceiling=program_ceiling, guide=guide)
         return request, kit_info, chosen, [SkillTier(chosen, program)] if program is not None else []
-
-    def _routed(self, intent: str, skill: str | None, kit: KitSpec, ceiling: CeilingSpec) -> tuple[Skill | None, str | None, dict]:
-        """The skill a delegation uses, the program its intents route to and the values they captured: the skill named,
-        else one whose intents match when no kit is named and its kit is within the ceiling."""
-        if skill is None and kit is not None:
-            return None, None, {}
-        catalog = self._skills()
-        routed = catalog.route(intent)
-        if skill is not None:
-            chosen = catalog.get(skill)
-            return (chosen, routed[1], routed[2]) if routed is not None and routed[0] is chosen else (chosen, None, {})
-        if routed is None or not self._skill_kit(routed[0]).grade.within(self._ceiling(ceiling)):
-            return None, None, {}
-        return routed
 
     # -- skills: workflows a person hands an agent ---------------------------------------
 

@@ -42,6 +42,17 @@ class Catalog:
             raise ParamError(f"skill '{name}' does not run: {self.ignored[name]}")
         raise ParamError(f"unknown skill '{name}'{closest(name, self.skills)}; lackpy skill list shows the skills")
 
+    def choose(self, intent: str, skill: str | None, kit_named: bool, fits: Callable[[Skill], bool]) -> tuple[Skill | None, str | None, dict]:
+        """The skill a delegation uses, the program its intents route to and the values they captured (else None, None, {}):
+        the skill named, else, when no kit is named, one whose intents match and whose kit ``fits`` (the ceiling)."""
+        if skill is None and kit_named:
+            return None, None, {}
+        routed = self.route(intent)
+        if skill is not None:
+            chosen = self.get(skill)
+            return (chosen, routed[1], routed[2]) if routed is not None and routed[0] is chosen else (chosen, None, {})
+        return routed if routed is not None and fits(routed[0]) else (None, None, {})
+
     def route(self, intent: str) -> tuple[Skill, str, dict[str, str]] | None:
         """The first skill whose intents match ``intent``: (skill, program, the values its pattern captured)."""
         text = normalize_intent(intent)
