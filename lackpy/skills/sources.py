@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Sequence
 
 from lackpy.errors import ConfigError, LackpyError
 from lackpy.host.beneath import open_beneath, open_dir
-from lackpy.host.ownfiles import STATE_DIR
+from lackpy.host.ownfiles import MAX_ENTRIES, STATE_DIR
 from lackpy.host.places import user_dir
 from lackpy.skills.skill import SKILL_FILE, SKILL_NAME, Skill, read_skill
 
@@ -101,9 +101,15 @@ def _read_source(source: str, where: str, opener: Callable[[], int], left_out: l
 
 
 def _folders(folder: int) -> list[str]:
-    """The names of the subfolders that could be skills (a skill's name, not hidden), sorted."""
+    """The names of the subfolders that could be skills (a skill's name, not hidden), sorted; at most MAX_ENTRIES entries are looked at."""
+    names = []
     with os.scandir(folder) as entries:
-        return sorted(e.name for e in entries if e.is_dir(follow_symlinks=False) and SKILL_NAME.match(e.name))
+        for count, entry in enumerate(entries, start=1):
+            if count > MAX_ENTRIES:
+                break
+            if entry.is_dir(follow_symlinks=False) and SKILL_NAME.match(entry.name):
+                names.append(entry.name)
+    return sorted(names)
 
 
 def _beneath(workspace: Path, rel: str) -> Callable[[], int]:
