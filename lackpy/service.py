@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import threading
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 
 from lackpy import trust as trust_store
@@ -63,7 +61,7 @@ from lackpy.skills.catalog import SKILL_FILE_TOOL, Catalog, judge
 from lackpy.skills.skill import Skill
 from lackpy.skills.sources import find_skills
 from lackpy.skills.tier import SkillTier
-from lackpy.workspace import Loaded, load_workspace
+from lackpy.workspace import Workspace
 
 #: Formats ``tool_schemas`` exports.
 SCHEMA_FORMATS = ("openai", "anthropic", "mcp")
@@ -98,15 +96,8 @@ class LackpyService:
         self.approve = approve
         #: The sessions of this service's clients (``open_session``); closing the service closes them.
         self.sessions = Sessions()
-        #: What the load found of a commit an earlier process left unfinished here, and did (``journal.Report``), if anything.
-        self.recovery: journal.Report | None = None
-        self._config_given = config
-        self._load_lock = threading.Lock()
-        self._trust = trust_store.WorkspaceTrust(self.workspace, trust, self._load_lock)
         #: The config, toolbox and MCP servers as trust allows (``lackpy.workspace``), loaded on first use.
-        self._loaded: Loaded | None = None
-        #: The toolbox trust was lost from, until a loading takes over what the host gave it.
-        self._previous: Toolbox | None = None
+        self._workspace = Workspace(self.workspace, config, trust, self.notices, self._forget)
         self._config_checks: list[Check] | None = None
         self._tiers: list[Tier] | None = None
         own_kits = any(source == "workspace" for source, _ in kit_dirs(self.kits_dir))
@@ -120,68 +111,39 @@ class LackpyService:
 
     def load(self) -> "LackpyService":
         """Read the config, check trust and build the toolbox now (else on first use); returns the service."""
-        if self._loaded is None:
-            with self._load_lock:
-                if self._loaded is None:
-                    self.recovery, notice = journal.recover_at_start(self.workspace)
-                    self.notices += [notice] if notice else []
-                    self._build()
+        self._workspace.load()
         return self
 
     @property
     def config(self) -> Config:
         """The workspace's settings, read on first use."""
-        return self.load()._loaded.config  # type: ignore[union-attr]
+        return self._workspace.load().config
 
     @property
     def toolbox(self) -> Toolbox:
         """Every tool of this service (the plugins' and the ones registered on it), loaded on first use."""
-        return self.load()._loaded.toolbox  # type: ignore[union-attr]
+        return self._workspace.load().toolbox
 
     @property
     def trusted(self) -> bool:
         """Whether this workspace's .lackpy/ may raise privileges (``lackpy trust``, or ``trust=True``)."""
-        return self.load()._loaded.trusted  # type: ignore[union-attr]
+        return self._workspace.load().trusted
 
     @property
     def read_only_grade(self) -> Grade:
         """The default ceiling: the grade of the package's read-only kit (never a workspace's)."""
-        return self.load()._loaded.read_only  # type: ignore[union-attr]
+        return self._workspace.load().read_only
 
-    def _build(self) -> None:
-        """Judge trust, then load the workspace as trust allows (called under the load lock)."""
-        self._loaded = load_workspace(self.workspace, self._config_given, self._trust.judge(), self.notices, self._previous)
-        self._previous = None
+    @property
+    def recovery(self) -> journal.Report | None:
+        """What the load found of a commit an earlier process left unfinished here, and did, if anything."""
+        return self._workspace.recovery
 
-    def _follow_trust(self) -> None:
-        """Where requests enter: a trusted workspace whose trusted files changed is judged again (``WorkspaceTrust.follow``)."""
-        self._trust.follow(self._lose_trust)
-
-    def _lose_trust(self, why: str) -> None:
-        """From now on the workspace is untrusted: the config, kits, checks, tiers and MCP servers reload as untrusted.
-
-        The untrusted loading is the one a service that starts untrusted gets
-        (``_build``), so exactly what it withholds is withheld, and its notice
-        lists it. A run already under way finishes as it began.
-        """
-        self.notices.append(
-            f"{self.workspace}: {why}; lackpy now treats it as untrusted: "
-            f"run lackpy trust {self.workspace} to trust it again (a running lackpy serve needs a restart)"
-        )
-        old, self._loaded, self._config_checks, self._tiers = self._loaded, None, None, None
+    def _forget(self) -> None:
+        """What was built on a loading that trust was lost from is built again on the next (called under the load lock)."""
+        self._config_checks = self._tiers = None
         self._kits.clear()
         self._gatekeepers.clear()
-        if old is not None and old.remotes is not None:
-            old.remotes.close()
-        self._previous = old.toolbox if old is not None else self._previous  # kept until a loading takes it over
-        self._build()
-
-    @contextmanager
-    def _keeping_trust(self) -> Iterator[None]:
-        """A workspace the user trusted stays trusted when lackpy itself writes its kits, templates and config."""
-        self._follow_trust()
-        with self._trust.keeping():
-            yield
 
     def doctor(self, action: str = "auto") -> journal.Report:
         """Find and resolve a commit an interrupted lackpy left unfinished here (``lackpy doctor``).
@@ -201,7 +163,7 @@ class LackpyService:
 
         Raises ConfigError when the table is not a valid server, ParamError when NAME is configured already.
         """
-        with self._keeping_trust():
+        with self._workspace.keeping():
             return add_server(self.workspace, name, dict(table))
 
     def remote_status(self) -> list[dict]:
@@ -211,9 +173,9 @@ class LackpyService:
         with what starts them, so a server just added is never reported as
         missing.
         """
-        self._follow_trust()
+        self._workspace.follow()
         self.toolbox.list_tools()  # every server started, so the status is what it is
-        remotes = self._loaded.remotes  # type: ignore[union-attr]
+        remotes = self._workspace.load().remotes
         rows = remotes.status() if remotes is not None else [server.row("not connected") for server in self.config.mcp]
         why = f"this workspace is not trusted, so its servers do not start; lackpy trust {self.workspace} starts them"
         return rows + [server.row("ignored", why) for server in self.config.ignored_servers]
@@ -224,14 +186,7 @@ class LackpyService:
         """Stop the background processes this service's programs started (every session's), and its run threads."""
         self._scheduler.close()
         self.sessions.close_all()
-        loaded = self._loaded
-        if loaded is None:
-            return
-        if loaded.remotes is not None:
-            loaded.remotes.close()
-        from lackpy.tools.shell import stop_all
-
-        stop_all(loaded.toolbox.context.state)
+        self._workspace.close()
 
     async def aclose(self) -> None:
         """``close()`` off the event loop."""
@@ -261,7 +216,7 @@ class LackpyService:
         """
         if isinstance(kit, ResolvedKit) and not extra_tools:
             return kit
-        self._follow_trust()
+        self._workspace.follow()
         kit = kit if kit is not None else self.config.default_kit
         toolbox = self.toolbox
 
@@ -274,7 +229,7 @@ class LackpyService:
 
     def kit_list(self) -> list[dict]:
         """Every kit: where it comes from, whether it shadows the package's, and whether it is ignored."""
-        self._follow_trust()
+        self._workspace.follow()
 
         def ignored(name: str, source: str) -> str | None:
             grade = None if self.trusted else trust_store.above_read_only(name, source, self.toolbox, self.kits_dir, self.read_only_grade)
@@ -288,7 +243,7 @@ class LackpyService:
 
     def toolbox_list(self) -> list[dict]:
         """Every tool of the toolbox, as ``lackpy tools`` shows it."""
-        self._follow_trust()
+        self._workspace.follow()
         return [spec.row(self._approval(spec)) for spec in self.toolbox.list_tools()]
 
     def _approval(self, spec: ToolSpec) -> str:
@@ -304,7 +259,7 @@ class LackpyService:
             if tool not in self.toolbox:
                 self.toolbox.get(tool)  # raises UnknownToolError naming the closest tools
         resolve_kit(tools, self.toolbox)  # duplicates and bad names
-        with self._keeping_trust():
+        with self._workspace.keeping():
             return write_kit(self.workspace, name, tools, description, force)
 
     def tool_schemas(self, format: str, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> list[dict]:
@@ -320,7 +275,7 @@ class LackpyService:
     # -- docs and language ---------------------------------------------------
 
     def docs_index(self, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> dict:
-        self._follow_trust()
+        self._workspace.follow()
         return docs_index(self.toolbox, kit, extra_tools)
 
     def resolve_doc(self, path: str) -> str:
@@ -409,9 +364,10 @@ class LackpyService:
         _one_kit(kit, extra_tools, skill)
         if keep and session is None:
             raise ParamError("keep needs a session to keep the variables in; open one with open_session() and pass it")
-        configured = mode or (self._loaded.config.mode if self._loaded is not None else None)  # settled again after resolve_kit judged trust
+        loaded = self._workspace.loaded
+        configured = mode or (loaded.config.mode if loaded is not None else None)  # settled again after resolve_kit judged trust
         approve = approve if approve is not None else self.approve
-        loaded = self._loaded is not None and self._config_checks is not None
+        ready = loaded is not None and self._config_checks is not None
         answering = (approve, approval, asyncio.get_running_loop())
         events = on_loop(on_event)
 
@@ -430,7 +386,7 @@ class LackpyService:
             valid = prepared_for(program, resolved, inputs, settings.checks).code is not None
             return settings, None if valid else run_with(program, settings)
 
-        on_this_loop = configured == "inprocess" and loaded and not asks_on_loop(approve)
+        on_this_loop = configured == "inprocess" and ready and not asks_on_loop(approve)
         settings, result = settle() if on_this_loop else await off_loop(settle)
         if result is None:
             result = await self._scheduler.run(program, settings, settings.mode == "inprocess" and not asks_on_loop(approve))
@@ -485,12 +441,12 @@ class LackpyService:
 
     def tier_list(self) -> list[dict]:
         """Each configured tier: whether it can serve now, and why not."""
-        self._follow_trust()
+        self._workspace.follow()
         return tier_rows(self.tiers())
 
     def plan_kit(self, intent: str, kit: KitSpec = None, extra_tools: Iterable[str] | None = None, ceiling: CeilingSpec = None) -> tuple[ResolvedKit, dict]:
         """The kit for an intent: the one named, or tools chosen from the intent under ``ceiling``."""
-        self._follow_trust()
+        self._workspace.follow()
         if kit is not None:
             resolved = self.resolve_kit(kit, extra_tools)
             return resolved, {"name": resolved.name, "tools": sorted(resolved.tools), "chosen": False}
@@ -621,12 +577,12 @@ class LackpyService:
 
         if tools is not None:
             self.resolve_kit(tools)  # an unknown kit or tool is said now, not when the skill runs
-        with self._keeping_trust():
+        with self._workspace.keeping():
             return write_skill(self.workspace, name, description, tools, force)
 
     def _skills(self) -> Catalog:
         """The skills found now (every call reads their folders: an edit shows at once), judged by their kits and by trust."""
-        self._follow_trust()
+        self._workspace.follow()
         found = find_skills(self.workspace, self.config.skill_paths, skill_dirs())
         return judge(found, lambda skill: self._skill_kit(skill).grade, self.read_only_grade, self.trusted, str(self.workspace))
 
@@ -663,7 +619,7 @@ class LackpyService:
         if not result.valid:
             raise ParamError(f"the program is not valid for kit {resolved.name or sorted(resolved.tools)}: {result.errors[0]}")
         kit_value = kit if isinstance(kit, str) else sorted(resolved.aliases().values()) if kit is not None else resolved.name
-        with self._keeping_trust():
+        with self._workspace.keeping():
             return save_template(self.workspace, name, pattern, program, kit_value, values=values, force=force)
 
     def template_list(self) -> list[dict]:

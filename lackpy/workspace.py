@@ -1,19 +1,25 @@
-"""What a service loads for one workspace, as trust allows: the config, the toolbox, its MCP servers, the read-only grade.
+"""One workspace as a service sees it: what it loads, as trust allows, and trust followed at every request.
 
 A trusted workspace gets its whole ``.lackpy/``. An untrusted one gets what
 cannot raise privileges (``lackpy.trust``): its config without the
 privileged keys, and no kit, template or default kit above the read-only
-grade. What was withheld becomes one notice that says how to trust.
+grade. What was withheld becomes one notice that says how to trust. When
+the files a person trusted change, the workspace loads again as untrusted
+(``Workspace.follow``), and the service forgets what it built on the old
+loading (``on_reload``).
 """
 
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from lackpy import trust as trust_store
 from lackpy.config import Config, load_config
+from lackpy.host import journal
 from lackpy.kit.resolve import resolve_kit
 from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.grade import Grade
@@ -32,6 +38,82 @@ class Loaded:
     remotes: Any
     read_only: Grade
     trusted: bool
+
+
+class Workspace:
+    """The loading of one workspace, made on first use under ``lock`` and made again, untrusted, when trust is lost.
+
+    ``given`` is the host's config (a Config or a dict), else None to read
+    the workspace's; ``trust`` is the service's (``lackpy.trust.WorkspaceTrust``).
+    ``notices`` hears what the person should know; ``on_reload()`` runs when a
+    lost trust makes the workspace load again.
+    """
+
+    def __init__(self, root: Path, given: Any, trust: bool | None, notices: list[str], on_reload: Callable[[], None]) -> None:
+        self.root, self.notices, self._given, self._on_reload = root, notices, given, on_reload
+        self.lock = threading.Lock()
+        self.trust = trust_store.WorkspaceTrust(root, trust, self.lock)
+        #: The current loading, None until the first use (and while a lost trust loads the workspace again).
+        self.loaded: Loaded | None = None
+        #: What the first load found of a commit an earlier process left unfinished here, and did (``journal.Report``), if anything.
+        self.recovery: journal.Report | None = None
+        #: The toolbox trust was lost from, until a loading takes over what the host gave it.
+        self._previous: Toolbox | None = None
+
+    def load(self) -> Loaded:
+        """The loading, made now if there is none: first a commit left unfinished here is finished (``journal``)."""
+        loaded = self.loaded
+        if loaded is None:
+            with self.lock:
+                if self.loaded is None:
+                    self.recovery, notice = journal.recover_at_start(self.root)
+                    self.notices += [notice] if notice else []
+                    self._build()
+                loaded = self.loaded
+        return loaded  # type: ignore[return-value]
+
+    def follow(self) -> None:
+        """Where requests enter: a trusted workspace whose trusted files changed is judged again (``WorkspaceTrust.follow``)."""
+        self.trust.follow(self._lose)
+
+    @contextmanager
+    def keeping(self) -> Iterator[None]:
+        """A workspace the person trusted stays trusted while lackpy itself writes its kits, templates, skills and config."""
+        self.follow()
+        with self.trust.keeping():
+            yield
+
+    def close(self) -> None:
+        """Stop the MCP servers and the background processes programs started (the toolbox's shared state)."""
+        loaded = self.loaded
+        if loaded is None:
+            return
+        if loaded.remotes is not None:
+            loaded.remotes.close()
+        from lackpy.tools.shell import stop_all
+
+        stop_all(loaded.toolbox.context.state)
+
+    def _build(self) -> None:
+        self.loaded = load_workspace(self.root, self._given, self.trust.judge(), self.notices, self._previous)
+        self._previous = None
+
+    def _lose(self, why: str) -> None:
+        """From now on the workspace is untrusted: it loads again as a workspace that starts untrusted does (under the lock).
+
+        So exactly what that withholds is withheld, and its notice lists it.
+        A run already under way finishes as it began.
+        """
+        self.notices.append(
+            f"{self.root}: {why}; lackpy now treats it as untrusted: "
+            f"run lackpy trust {self.root} to trust it again (a running lackpy serve needs a restart)"
+        )
+        old, self.loaded = self.loaded, None
+        self._on_reload()
+        if old is not None and old.remotes is not None:
+            old.remotes.close()
+        self._previous = old.toolbox if old is not None else self._previous  # kept until a loading takes it over
+        self._build()
 
 
 def load_workspace(
@@ -89,4 +171,4 @@ def _sampling_tier(config: Config, workspace: Path, name: str) -> Any:
     return tier_named(name, list(zip(config.inference.order, build_tiers(config.inference, workspace))))
 
 
-__all__ = ["READ_ONLY_KIT", "Loaded", "load_workspace"]
+__all__ = ["READ_ONLY_KIT", "Loaded", "Workspace", "load_workspace"]

@@ -146,7 +146,7 @@ def test_a_server_that_dies_fails_that_call_and_the_next_reconnects(tmp_path):
     root = workspace_with(tmp_path / "ws", server_table("crashy", "crashy", grade="[0, 0]"))
     with LackpyService(root, trust=True) as svc:
         answers = [run(svc, "crashy__ping()", kit="crashy__ping") for _ in range(4)]
-        keys = svc._loaded.remotes.live()
+        keys = svc._workspace.loaded.remotes.live()
     assert [a.output for a in answers[:2]] == ["pong 1", "pong 2"]
     assert not answers[2].success and "the MCP server crashy failed" in answers[2].error and "reconnects" in answers[2].error
     assert answers[3].output == "pong 1"  # a new session
@@ -391,8 +391,8 @@ def test_a_tool_whose_schema_changed_on_reconnect_is_reenrolled_once(tmp_path):
         assert svc.toolbox.get("shifty__lookup").signature() == "shifty__lookup(key: str) -> str"
         second = run(svc, 'shifty__lookup("b")', kit="shifty__lookup")  # reconnects: the tool has a new schema
         changed = run(svc, 'shifty__lookup("c", exact=True)', kit="shifty__lookup")
-        ledger = [(e.op, e.tool) for e in svc._loaded.remotes.ledger]
-        live = svc._loaded.remotes.live()
+        ledger = [(e.op, e.tool) for e in svc._workspace.loaded.remotes.ledger]
+        live = svc._workspace.loaded.remotes.live()
         signature = svc.toolbox.get("shifty__lookup").signature()
         status = svc.remote_status()
     assert first.output == "a (start 1)" and not died.success

@@ -152,7 +152,7 @@ def test_a_tool_that_requires_tasks_on_a_version_without_them_is_left_out_with_i
         assert run(svc, "old__may_task()", "old__may_task").output == "may_task plainly"
         names = {spec.name for spec in svc.toolbox.list_tools()}
         assert "old__may_task" in names and "old__needs_task" not in names
-        assert svc._loaded.remotes.failures["old.needs_task"] == "tool left out: it runs only as a task, and protocol version 2025-06-18 has no tasks"
+        assert svc._workspace.loaded.remotes.failures["old.needs_task"] == "tool left out: it runs only as a task, and protocol version 2025-06-18 has no tasks"
         (row,) = svc.remote_status()
     assert row["left_out"] == {"needs_task": "tool left out: it runs only as a task, and protocol version 2025-06-18 has no tasks"}
 

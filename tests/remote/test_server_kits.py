@@ -34,7 +34,7 @@ def ws(tmp_path: Path) -> Path:
 def test_a_server_kit_is_every_tool_of_that_server_and_starts_only_it(ws):
     with LackpyService(ws, trust=True) as svc:
         kit = svc.resolve_kit("mcp:notes")
-        live = sorted(svc._loaded.remotes.live())
+        live = sorted(svc._workspace.loaded.remotes.live())
         mixed = svc.resolve_kit("mcp:notes,read_file")
         listed = svc.resolve_kit(["mcp:notes", "notes__slow"])
     assert kit.name == "mcp:notes" and sorted(kit.tools) == [*NOTES_TOOLS, "search_tools"]
