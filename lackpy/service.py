@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 
-from lackpy import trust as trust_store
 from lackpy.approvals.approver import ApproveSpec, asks_on_loop
 from lackpy.approvals.gatekeeper import Gatekeeper, Gatekeepers
 from lackpy.config import Config, add_server
@@ -37,9 +36,8 @@ from lackpy.infer.dispatch import Dispatcher
 from lackpy.infer.result import DelegateResult, GenerationResult, described
 from lackpy.infer.select import tools_for
 from lackpy.infer.tiers import build_tiers, tier_rows
-from lackpy.kit.cache import KitCache
 from lackpy.kit.docs import docs_index, resolve_doc
-from lackpy.kit.kitfile import kit_dirs, kit_rows, write_kit
+from lackpy.kit.kitfile import write_kit
 from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
 from lackpy.kit.spec import ToolSpec
 from lackpy.kit.toolbox import Toolbox
@@ -100,8 +98,6 @@ class LackpyService:
         self._workspace = Workspace(self.workspace, config, trust, self.notices, self._forget)
         self._config_checks: list[Check] | None = None
         self._tiers: list[Tier] | None = None
-        own_kits = any(source == "workspace" for source, _ in kit_dirs(self.kits_dir))
-        self._kits = KitCache(self.kits_dir, own_kits)
         self._gatekeepers = Gatekeepers(str(self.workspace), self.notices)
         self._scheduler = Scheduler(lambda: self.config.max_concurrent_runs)
         #: Every tool call of this service's programs passes its guardrails (``add_guardrail``).
@@ -142,7 +138,6 @@ class LackpyService:
     def _forget(self) -> None:
         """What was built on a loading that trust was lost from is built again on the next (called under the load lock)."""
         self._config_checks = self._tiers = None
-        self._kits.clear()
         self._gatekeepers.clear()
 
     def doctor(self, action: str = "auto") -> journal.Report:
@@ -217,25 +212,12 @@ class LackpyService:
         if isinstance(kit, ResolvedKit) and not extra_tools:
             return kit
         self._workspace.follow()
-        kit = kit if kit is not None else self.config.default_kit
-        toolbox = self.toolbox
-
-        def resolve() -> ResolvedKit:
-            if self.trusted:
-                return resolve_kit(kit, toolbox, self.kits_dir, extra_tools)
-            return trust_store.resolve_untrusted(kit, toolbox, self.kits_dir, extra_tools, self.read_only_grade, self.workspace)
-
-        return self._kits.get(kit, extra_tools, toolbox, resolve)
+        return self._workspace.resolve(kit if kit is not None else self.config.default_kit, extra_tools)
 
     def kit_list(self) -> list[dict]:
         """Every kit: where it comes from, whether it shadows the package's, and whether it is ignored."""
         self._workspace.follow()
-
-        def ignored(name: str, source: str) -> str | None:
-            grade = None if self.trusted else trust_store.above_read_only(name, source, self.toolbox, self.kits_dir, self.read_only_grade)
-            return None if grade is None else f"above read-only ({grade}) in an untrusted workspace"
-
-        return kit_rows(self.kits_dir, ignored)
+        return self._workspace.kit_rows()
 
     def kit_info(self, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> dict:
         """A kit as ``lackpy kit info`` shows it: where it comes from, its grade, and each tool by the name programs call."""

@@ -15,12 +15,14 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from lackpy import trust as trust_store
 from lackpy.config import Config, load_config
 from lackpy.host import journal
-from lackpy.kit.resolve import resolve_kit
+from lackpy.kit.cache import KitCache
+from lackpy.kit.kitfile import kit_dirs, kit_rows
+from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
 from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.grade import Grade
 from lackpy.plugins import populate
@@ -59,6 +61,8 @@ class Workspace:
         self.recovery: journal.Report | None = None
         #: The toolbox trust was lost from, until a loading takes over what the host gave it.
         self._previous: Toolbox | None = None
+        self.kits_dir = root / ".lackpy" / "kits"
+        self._kits = KitCache(self.kits_dir, any(source == "workspace" for source, _ in kit_dirs(self.kits_dir)))
 
     def load(self) -> Loaded:
         """The loading, made now if there is none: first a commit left unfinished here is finished (``journal``)."""
@@ -82,6 +86,30 @@ class Workspace:
         self.follow()
         with self.trust.keeping():
             yield
+
+    def resolve(self, kit: KitSpec, extra_tools: Iterable[str] | None = None) -> ResolvedKit:
+        """Resolve ``kit`` as trust allows: an untrusted workspace's own kit file counts only up to the read-only grade.
+
+        Resolved kits are kept while the toolbox and the kit file stay as they were.
+        """
+        loaded = self.load()
+
+        def resolve() -> ResolvedKit:
+            if loaded.trusted:
+                return resolve_kit(kit, loaded.toolbox, self.kits_dir, extra_tools)
+            return trust_store.resolve_untrusted(kit, loaded.toolbox, self.kits_dir, extra_tools, loaded.read_only, self.root)
+
+        return self._kits.get(kit, extra_tools, loaded.toolbox, resolve)
+
+    def kit_rows(self) -> list[dict]:
+        """Every kit file as ``lackpy kit list`` shows it; an untrusted workspace's own kit above read-only is ignored, saying so."""
+        loaded = self.load()
+
+        def ignored(name: str, source: str) -> str | None:
+            grade = None if loaded.trusted else trust_store.above_read_only(name, source, loaded.toolbox, self.kits_dir, loaded.read_only)
+            return None if grade is None else f"above read-only ({grade}) in an untrusted workspace"
+
+        return kit_rows(self.kits_dir, ignored)
 
     def close(self) -> None:
         """Stop the MCP servers and the background processes programs started (the toolbox's shared state)."""
@@ -109,6 +137,7 @@ class Workspace:
             f"run lackpy trust {self.root} to trust it again (a running lackpy serve needs a restart)"
         )
         old, self.loaded = self.loaded, None
+        self._kits.clear()
         self._on_reload()
         if old is not None and old.remotes is not None:
             old.remotes.close()
