@@ -222,50 +222,63 @@ def cli() -> None:
     """Validate and run tiny Python programs that compose a kit's tools."""
 
 
+#: ``--skill NAME``: run with a skill's kit and its files (instead of a kit).
+skill_option = click.option("--skill", "-s", "skill", default=None, metavar="NAME", help="Use this skill's kit and files (lackpy skill list); not with --kit or --tools.")
+
+
 @cli.command()
 @click.argument("program", metavar="FILE|-")
 @kit_options
+@skill_option
 @run_options
 @click.option("--ceiling", default=None, metavar="KIT|W,D", help="Refuse, before it runs, a program whose own grade is above this (a kit's grade, or w,d).")
 @common
-def run(
-    program: str,
-    ceiling: str | None,
-    kit: str | None,
-    tools: tuple[str, ...],
-    params: tuple[str, ...],
-    show_trace: bool,
-    mode: str | None,
-    dry_run: bool,
-    timeout_s: float | None,
-    limit_items: tuple[str, ...],
-    yes: bool,
-    approval: str | None,
-    json_: bool,
-    service,
-) -> None:
+def run(program: str, kit: str | None, tools: tuple[str, ...], skill: str | None, service, **options: Any) -> None:
     """Validate and run the program in FILE (or - for standard input).
 
     What the program would do that needs a yes (a command, a web request, the
-    writes it leaves) is asked on the terminal; --yes approves it all.
+    writes it leaves) is asked on the terminal; --yes approves it all. With
+    --skill NAME the program runs with that skill's kit, and skill_file reads
+    the skill's own files.
+    """
+    text = _read_program(program)
+    sys.exit(_run_program(service, lambda svc: text, kit=kit, extra_tools=_split(tools), skill=skill, **options))
+
+
+def _run_program(
+    service: Callable,
+    program_of: Callable[[Any], str],
+    *,
+    params: tuple[str, ...],
+    limit_items: tuple[str, ...],
+    timeout_s: float | None,
+    yes: bool,
+    show_trace: bool,
+    json_: bool,
+    dry_run: bool,
+    **options: Any,
+) -> int:
+    """Run the program ``program_of(svc)`` as ``lackpy run`` and ``lackpy skill run`` do; print its result, return the exit status.
+
+    ``options`` are run_program's (kit, extra_tools, skill, mode, ceiling, approval). Bad parameters are said before the
+    workspace loads.
     """
     import asyncio
 
-    text = _read_program(program)
     parsed = _parse_params(params)
     limits = _parse_limits(limit_items, timeout_s)
     svc = service()
+    text = program_of(svc)
     spinner = Spinner()
     try:
         result = asyncio.run(
             svc.run_program(
-                text, kit=kit, params=parsed, extra_tools=_split(tools), mode=mode, limits=limits, dry_run=dry_run,
-                on_event=None if json_ else spinner, ceiling=ceiling, approve=_approver(yes, spinner), approval=approval,
+                text, params=parsed, limits=limits, dry_run=dry_run, on_event=None if json_ else spinner, approve=_approver(yes, spinner), **options
             )
         )
     finally:
         spinner.close()
-    sys.exit(_report_run(result, json_=json_, show_trace=show_trace, dry_run=dry_run))
+    return _report_run(result, json_=json_, show_trace=show_trace, dry_run=dry_run)
 
 
 def _approver(yes: bool, spinner: "Spinner | None" = None) -> Any:
@@ -339,8 +352,18 @@ def _one_line(message: object, width: int = 72) -> str:
     if not isinstance(message, str):
         return ""
     lines = [line for line in message.splitlines() if line.strip()]
-    shown = "".join(ch for ch in (lines[-1] if lines else "") if ch.isprintable())
+    return _fit(lines[-1] if lines else "", width)
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` with its printable characters only, cut to ``width``: what a workspace or a tool wrote never drives the terminal."""
+    shown = "".join(ch for ch in text if ch.isprintable())
     return shown if len(shown) <= width else shown[: width - 1] + "…"
+
+
+def _printable(text: str) -> str:
+    """``text`` (lines of it) without control characters: a SKILL.md's escape sequences are not the terminal's to interpret."""
+    return "".join(ch for ch in text if ch.isprintable() or ch in "\n\t")
 
 
 class Spinner:
@@ -412,6 +435,7 @@ def _intent_options(fn: Callable) -> Callable:
 @cli.command()
 @click.argument("intent")
 @_intent_options
+@skill_option
 @run_options
 @click.option("--show-program", "show_program", is_flag=True, help="Print the program and the tier that wrote it to stderr.")
 @click.option("--save-as", "save_as", metavar="NAME", help="Save the program as a template when it succeeds.")
@@ -422,6 +446,7 @@ def delegate(
     kit: str | None,
     tools: tuple[str, ...],
     ceiling: str | None,
+    skill: str | None,
     params: tuple[str, ...],
     show_trace: bool,
     mode: str | None,
@@ -440,12 +465,18 @@ def delegate(
 
     Templates and rules serve common intents offline; a model configured in
     .lackpy/config.toml writes the rest. With no --kit, tools are chosen from
-    the intent (read-only unless --ceiling raises it).
+    the intent (read-only unless --ceiling raises it). An intent a skill's
+    intents match runs the skill's program; --skill NAME uses that skill (its
+    kit, and its SKILL.md to guide a model).
     """
     import asyncio
 
     if pattern is not None and save_as is None:
         raise click.UsageError("--pattern goes with --save-as NAME")
+    if save_as is not None and skill is not None:
+        from lackpy.errors import UsageError
+
+        raise UsageError(f"a program of skill '{skill}' needs the skill's files: save it in the skill's programs/ folder, not with --save-as")
     svc = service()
     spinner = Spinner()
     try:
@@ -462,6 +493,7 @@ def delegate(
                 on_event=None if json_ else spinner,
                 approve=_approver(yes, spinner),
                 approval=approval,
+                skill=skill,
             )
         )
     finally:
@@ -482,15 +514,19 @@ def delegate(
 @cli.command()
 @click.argument("intent")
 @_intent_options
+@skill_option
 @click.option("--param", "-p", "params", multiple=True, help="Program parameter key=value (value parsed as JSON if it can be).")
 @common
-def generate(intent: str, kit: str | None, tools: tuple[str, ...], ceiling: str | None, params: tuple[str, ...], json_: bool, service) -> None:
-    """Write and validate a program for INTENT, and print it without running it."""
+def generate(
+    intent: str, kit: str | None, tools: tuple[str, ...], ceiling: str | None, skill: str | None, params: tuple[str, ...], json_: bool, service
+) -> None:
+    """Write and validate a program for INTENT, and print it without running it (--skill NAME: for that skill)."""
     import asyncio
 
     svc = service()
+    parsed = _parse_params(params)
     result = asyncio.run(
-        svc.generate(intent, kit=kit, params=_parse_params(params), extra_tools=_split(tools), ceiling=ceiling, on_event=None if json_ else Spinner())
+        svc.generate(intent, kit=kit, params=parsed, extra_tools=_split(tools), ceiling=ceiling, on_event=None if json_ else Spinner(), skill=skill)
     )
     if json_:
         _emit_json(result.to_dict())
@@ -714,6 +750,103 @@ def kit_create(name: str, tools: tuple[str, ...], description: str, force: bool,
     grade = svc.resolve_kit(names).grade
     if not svc.trusted and not grade.within(svc.read_only_grade):
         click.echo(f"lackpy: this workspace is not trusted, so kit '{name}' ({grade}) takes effect once you run: lackpy trust {svc.workspace}", err=True)
+
+
+@cli.group(cls=LackpyGroup)
+def skill() -> None:
+    """List, inspect, create and run skills: SKILL.md folders with the programs that do a job."""
+
+
+@skill.command(name="list")
+@common
+def skill_list(json_: bool, service) -> None:
+    """List the skills (workspace, [skills] paths, your own, packages'), and why one does not run."""
+    rows = service().skills()
+    if json_:
+        return _emit_json(rows)
+    if not rows:
+        click.echo("no skills yet; write one with: lackpy skill new NAME --description TEXT")
+    import shutil
+
+    width = max(20, shutil.get_terminal_size((100, 24)).columns - 47)
+    for row in rows:
+        if "description" not in row:  # a folder that is not a skill, or one a skill of that name came before
+            click.echo(f"{row['name']:<20} {row['source']:<9} left out: {_fit(row['ignored'], 240)}")
+            continue
+        kit = row["kit"] if isinstance(row["kit"], str) else ",".join(row["kit"])
+        click.echo(f"{row['name']:<20} {row['source']:<9} {_fit(kit, 16):<16} {_fit(row['description'], width)}")
+        if row["ignored"]:
+            click.echo(f"{'':<21}ignored: {_fit(row['ignored'], 400)}")
+
+
+@skill.command(name="info")
+@click.argument("name")
+@common
+def skill_info(name: str, json_: bool, service) -> None:
+    """Show a skill: where it is, its kit and the tools' signatures, programs, intents, arguments, references and SKILL.md."""
+    info = _skill_info(service(), name)
+    if json_:
+        return _emit_json(info)
+    click.echo(f"skill {info['name']}: {_fit(info['description'], 1024)}")
+    click.echo(f"source: {info['source']} ({_fit(info['path'], 400)})")
+    kit = info["kit"] if isinstance(info["kit"], str) else ", ".join(info["kit"])
+    click.echo(f"kit: {kit}  grade: w={info['grade']['w']} d={info['grade']['d']}")
+    for tool in info["tools"]:
+        click.echo(f"  {tool['signature']:<55} w={tool['grade']['w']} d={tool['grade']['d']}  {tool['description']}")
+    programs = [f"{name} (default)" if name == info["program"] else name for name in info["programs"]]
+    click.echo("programs: " + (", ".join(programs) or "none"))
+    if info["intents"]:
+        click.echo("intents:")
+    for intent in info["intents"]:
+        click.echo(f"  {_fit(intent['pattern'], 200)!r} -> {intent['program']}")
+    if info["arguments"]:
+        click.echo("arguments:")
+    for argument in info["arguments"]:
+        need = "required" if argument["required"] else "optional"
+        click.echo(f"  {argument['name']} ({need}): {_fit(argument['description'], 200)}")
+    if info["references"]:
+        click.echo("references: " + ", ".join(_fit(ref, 100) for ref in info["references"]))
+    click.echo("")
+    click.echo(_printable(info["body"]), nl=False)
+
+
+def _skill_info(svc, name: str) -> dict:
+    """A skill as ``lackpy skill info`` shows it: its row, its kit's tools and grade, and its SKILL.md body."""
+    found = svc.skill(name)
+    kit = svc.kit_info(svc.skill_kit(name))
+    return {**found.row(), "grade": kit["grade"], "tools": kit["tools"], "body": found.body()}
+
+
+@skill.command(name="new")
+@click.argument("name")
+@click.option("--description", "-d", required=True, help="What the skill is for and when to use it (Agent Skills' description).")
+@click.option("--tools", "-t", "tools", default=None, metavar="KIT|A,B", help="Its kit: a kit name or tools a,b (default: readonly).")
+@click.option("--force", is_flag=True, help="Write the skill's files again if it exists.")
+@common
+def skill_new(name: str, description: str, tools: str | None, force: bool, json_: bool, service) -> None:
+    """Create .lackpy/skills/NAME: a SKILL.md and programs/main.py to start from."""
+    names = _split((tools,)) if tools is not None else []
+    svc = service()
+    path = svc.skill_create(name, description, (names[0] if len(names) == 1 else names) or None, force)
+    ignored = next((row["ignored"] for row in svc.skills() if row["name"] == name and row.get("source") == "workspace"), None)
+    if json_:
+        return _emit_json({"created": str(path), "name": name, "ignored": ignored})
+    click.echo(f"created {path}")
+    click.echo(f"next: write its steps in {path}/SKILL.md and {path}/programs/main.py, then: lackpy skill run {name}")
+    if ignored:
+        click.echo(f"lackpy: skill '{name}' does not run yet: {ignored}", err=True)
+
+
+@skill.command(name="run")
+@click.argument("name")
+@click.argument("program", required=False)
+@run_options
+@click.option("--ceiling", default=None, metavar="KIT|W,D", help="Refuse, before it runs, a program whose own grade is above this (a kit's grade, or w,d).")
+@common
+def skill_run(name: str, program: str | None, service, **options: Any) -> None:
+    """Run the skill's PROGRAM (programs/PROGRAM.py; default: the skill's program) with the skill's kit and files."""
+
+    sys.exit(_run_program(service, lambda svc: svc.skill(name).program_text(program), skill=name, **options))
 
 
 @cli.group(cls=LackpyGroup)
