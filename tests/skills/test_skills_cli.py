@@ -159,6 +159,9 @@ def test_skill_run_bad_input_is_one_line(invoke, skills, workspace):
     write_skill(workspace / ".lackpy" / "skills", "needs", required="true")
     one_line_error(invoke("skill", "run", "needs"), "skill 'needs' needs folder; give it as --param folder=VALUE")
     one_line_error(invoke("skill", "info", "nope"), "unknown skill 'nope'")
+    (workspace / ".lackpy" / "skills" / "plain").mkdir()
+    (workspace / ".lackpy" / "skills" / "plain" / "SKILL.md").write_text("---\nname: plain\ndescription: Words only.\n---\nDo it.\n")
+    one_line_error(invoke("skill", "run", "plain"), "skill 'plain' has no programs; write one in")
     error = json.loads(invoke("skill", "run", "nope", "--json").stdout)["error"]
     assert error["kind"] == "param" and "unknown skill 'nope'" in error["message"]
 
@@ -209,3 +212,14 @@ def test_delegate_and_generate_with_a_named_skill(invoke, skills):
     assert generated.stdout.startswith("# How many notes each top-level folder holds")
     assert "lackpy: by skill" in generated.stderr and "for tools grep, skill_file" in generated.stderr
     one_line_error(invoke("delegate", "--skill", "notes", "--save-as", "x", "notes of docs"), "save it in the skill's programs/ folder")
+
+
+def test_skill_run_takes_runs_options_dry_run_and_yes(invoke, workspace, trusted):
+    write_skill(workspace / ".lackpy" / "skills", "writer", tools="[write_file]", program='write_file("out.txt", "x")\n"done"\n')
+    trusted(workspace)
+    dry = invoke("skill", "run", "writer", "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert dry.stdout.startswith("done\n") and "lackpy: dry run: would create out.txt" in dry.stderr
+    assert not (workspace / "out.txt").exists()
+    assert invoke("skill", "run", "writer", "--yes").exit_code == 0
+    assert (workspace / "out.txt").read_text() == "x"
