@@ -1045,6 +1045,7 @@ def spec(json_: bool) -> None:
 @workspace_option
 @click.option("--kit", "-k", default="readonly", show_default=True, help="The kit a request gets when it names none (mcp:NAME: every tool of that MCP server).")
 @click.option("--allow-kits", "allow_kits", default=None, metavar="A,B", help="Kits clients may ask for, mcp:NAME included (default: those within the read-only grade).")
+@click.option("--allow-skills", "allow_skills", default=None, metavar="A,B", help="Skills clients may see and use (default: those whose kits the server allows).")
 @click.option("--trust", is_flag=True, help="Trust the workspace's .lackpy/ for this server only.")
 @click.option("--http", "http", default=None, metavar="[HOST:]PORT", help="Serve streamable HTTP at /mcp (host default 127.0.0.1) instead of stdio.")
 @click.option("--token-env", "token_env", default=None, metavar="NAME", help="With --http: require 'Authorization: Bearer <token>', the token read from $NAME.")
@@ -1060,6 +1061,7 @@ def serve(
     workspace: str | None,
     kit: str,
     allow_kits: str | None,
+    allow_skills: str | None,
     trust: bool,
     http: str | None,
     token_env: str | None,
@@ -1084,8 +1086,10 @@ def serve(
     from lackpy.mcp.serve import serve as run_server
 
     allowed = _split((allow_kits,)) if allow_kits is not None else None
+    skills = _split((allow_skills,)) if allow_skills is not None else None
     run_server(
-        workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env, expose_tools=expose_tools, ceiling=ceiling, approval=approval
+        workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env, expose_tools=expose_tools, ceiling=ceiling, approval=approval,
+        allow_skills=skills,
     )
 
 

@@ -20,8 +20,13 @@ def serve(
     expose_tools: bool = False,
     ceiling: str | None = None,
     approval: str | None = None,
+    allow_skills: list[str] | None = None,
 ) -> None:
-    """Serve lackpy over MCP until the client (stdio) or a signal (HTTP) ends it."""
+    """Serve lackpy over MCP until the client (stdio) or a signal (HTTP) ends it.
+
+    ``allow_skills`` names the skills clients may see and use (None: every
+    skill whose kit the server allows; ``lackpy.mcp.skills``).
+    """
     from lackpy.mcp.http import parse_address, serve_http
     from lackpy.mcp.policy import KitPolicy
     from lackpy.mcp.server import build_server
@@ -40,7 +45,8 @@ def serve(
         print(f"lackpy: {notice}", file=sys.stderr)
     try:
         policy = KitPolicy.build(service, kit, allow_kits)
-        server = build_server(service, policy, one_client=address is None, expose_tools=expose_tools, ceiling=ceiling, approval=approval)
+        server = build_server(service, policy, one_client=address is None, expose_tools=expose_tools, ceiling=ceiling, approval=approval,
+                              allow_skills=allow_skills)
         if address is None:
             server.run("stdio")
             return

@@ -3,7 +3,9 @@
 Each tool calls the matching service method (blocking ones off the event
 loop), checks the kit a request names against the server's KitPolicy, and
 answers with the result's ``to_dict()`` as structured content; every failure
-is a tool result with ``isError`` set (see ``lackpy.mcp.results``).
+is a tool result with ``isError`` set (see ``lackpy.mcp.results``). The
+skills the server allows (``lackpy.mcp.skills.SkillPolicy``) are its
+prompts, resources, and the ``skill`` argument of run_program.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ import asyncio
 import contextlib
 import dataclasses
 import json
-from typing import Annotated, Any, AsyncIterator, Awaitable, Callable
+from typing import Annotated, Any, AsyncIterator, Awaitable, Callable, Iterable
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import CallToolResult, Prompt, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from lackpy import __version__
@@ -33,6 +35,7 @@ from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
 from lackpy.mcp.logs import ClientLog, add_completions, add_logging, lasting
 from lackpy.mcp.progress import Progress, Reach, calls
 from lackpy.mcp.policy import KitPolicy
+from lackpy.mcp.skills import SkillPolicy, SkillPrompts, add_skill_resources
 from lackpy.run.result import ExecutionResult
 from lackpy.schema import to_jsonable
 from lackpy.service import LackpyService
@@ -42,6 +45,10 @@ from lackpy.session import Session
 ProgramArg = Annotated[str, Field(description="The program: Python statements; the last expression is the result.")]
 IntentArg = Annotated[str, Field(description='What to do, in plain words, e.g. "count TODOs in python files".')]
 KitArg = Annotated[str | None, Field(description="A kit this server allows, or tool names as 'a,b'; default: the server's default kit.")]
+SkillArg = Annotated[
+    str | None,
+    Field(description="A skill this server offers (its prompts; lackpy://skills): the program runs with the skill's kit and skill_file; give no kit then."),
+]
 ParamsArg = Annotated[dict[str, Any] | None, Field(description="Values the program receives as variables, by name.")]
 DryRunArg = Annotated[bool, Field(description="Apply no writes and call no tool whose effects cannot be staged (commands, processes, remote tools that change things; held_back lists them); return the diff of what would change.")]
 LimitsArg = Annotated[dict[str, Any] | None, Field(description="Limits for this run, e.g. {\"timeout_s\": 5, \"max_tool_calls\": 100}.")]
@@ -74,6 +81,7 @@ def build_server(
     expose_tools: bool = False,
     ceiling: str | None = None,
     approval: str | None = None,
+    allow_skills: Iterable[str] | None = None,
 ) -> MCPServer:
     """The MCP server over ``service``: eight tools and the kit, doc and spec resources.
 
@@ -84,9 +92,13 @@ def build_server(
     is above it; it is resolved to a grade here, once, so a kit file that
     changes later never raises it. Approvals are asked of the client
     (``lackpy.mcp.approvals``); ``approval`` (block, auto, notify, none)
-    replaces every gate's mode.
+    replaces every gate's mode. ``allow_skills`` names the skills clients
+    may use (None: every skill whose kit ``policy`` allows); UsageError
+    for a name that is unknown or whose kit the server does not allow.
     """
+    skills = SkillPolicy.build(service, policy, allow_skills)
     tools = _Tools(service, policy, service.open_session(pinned=True) if one_client else None)
+    tools.skills = skills
     tools.ceiling, tools.approval = service.ceiling_grade(ceiling), approval
     default = service.resolve_kit(policy.default_kit)
     runs = _annotations(policy.read_only, policy.destructive, policy.open_world, idempotent=False)
@@ -104,14 +116,16 @@ def build_server(
     ]
     if expose_tools:
         served += exposed_tools(tools, default, {tool.name for tool in served})
-    server = MCPServer("lackpy", instructions=INSTRUCTIONS, version=__version__, tools=served, log_level="WARNING", lifespan=_expiring(service))
+    server = _Server("lackpy", instructions=INSTRUCTIONS, version=__version__, tools=served, log_level="WARNING", lifespan=_expiring(service))
+    server.skill_prompts = SkillPrompts(service, skills)
     from lackpy.mcp.resources import add_resources
 
     add_resources(server, service, policy)
+    add_skill_resources(server, service, skills)
     add_questions(server, tools.asking)
     add_logging(server, tools.log)
     add_completions(server, policy)
-    _without_empty_prompts(server)
+    _without_empty_prompts(server, bool(skills.rows(service)))
     return server
 
 
@@ -124,6 +138,7 @@ class _Tools:
         self.approval: str | None = None
         self.asking = Asking()
         self.log = ClientLog(service)
+        self.skills = SkillPolicy(policy)
 
     async def _call(self, work: Callable[[], Awaitable[CallToolResult]], ctx: Context | Reach | None = None) -> CallToolResult:
         """``work()``'s result, a LackpyError as a tool error; then the notices the call left go to ``ctx``'s client
@@ -199,6 +214,7 @@ class _Tools:
         self,
         program: ProgramArg,
         kit: KitArg = None,
+        skill: SkillArg = None,
         params: ParamsArg = None,
         dry_run: DryRunArg = False,
         limits: LimitsArg = None,
@@ -209,15 +225,20 @@ class _Tools:
         ctx: Context | None = None,
     ) -> CallToolResult:
         async def work(approve: Any, reach: Reach) -> CallToolResult:
-            chosen = await self._kit(kit)
+            if skill is not None:  # the skill's kit, checked here; a kit named too is the service's error (one or the other)
+                await asyncio.to_thread(self.skills.skill, self.service, skill)
+                chosen, shown = kit, f"skill {skill}"
+            else:
+                chosen = await self._kit(kit)
+                shown = f"kit {_kit_name(chosen)}"
             held, note = self._session(ctx, session, keep)
             if reset:
                 held.reset()
             async with Progress(reach) as progress:
-                progress.report(f"running the program with kit {_kit_name(chosen)}")
+                progress.report(f"running the program with {shown}")
                 result = await self._in_session(held, note, lambda: self.service.run_program(
                     program, kit=chosen, params=params, limits=limits, dry_run=dry_run, session=held, keep=keep, on_event=progress.on_event,
-                    ceiling=self.ceiling, approve=approve, approval=self.approval,
+                    ceiling=self.ceiling, approve=approve, approval=self.approval, skill=skill,
                 ))
                 progress.report(f"done: {calls(len(result.trace))}")
             return results.of_run(result.to_dict(), trace)
@@ -413,13 +434,35 @@ def _connection(ctx: Context | None) -> Any:
         return None
 
 
-def _without_empty_prompts(server: MCPServer) -> None:
-    """Serve no prompt methods while there are no prompts, so initialize declares no ``prompts`` capability.
+class _Server(MCPServer):
+    """An MCPServer whose prompts are the skills it allows, computed on each request (``lackpy.mcp.skills``).
+
+    MCPServer registers prompts one by one, each fixed when added; skills are
+    read from disk on every ``skills()`` call, so the list and each prompt
+    are made when asked (off the event loop), and an edited SKILL.md shows at
+    once.
+    """
+
+    skill_prompts: SkillPrompts | None = None
+
+    async def list_prompts(self) -> list[Prompt]:
+        return await self.skill_prompts.list() if self.skill_prompts is not None else await super().list_prompts()
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None) -> Any:
+        if self.skill_prompts is None:
+            return await super().get_prompt(name, arguments, context)
+        return await self.skill_prompts.get(name, arguments)
+
+
+def _without_empty_prompts(server: MCPServer, prompts: bool) -> None:
+    """Serve no prompt methods when the server starts with no prompts (no skill it allows), so initialize declares no
+    ``prompts`` capability.
 
     The SDK declares a capability for each method it serves; a client that
-    sees ``prompts`` looks for prompts that are not there.
+    sees ``prompts`` looks for prompts that are not there. Capabilities are
+    declared once, at initialize, so this is decided at start.
     """
-    if not server._prompt_manager.list_prompts():  # MCPServer has no public way to leave a method unserved
+    if not prompts:  # MCPServer has no public way to leave a method unserved
         for method in ("prompts/list", "prompts/get"):
             server._lowlevel_server._request_handlers.pop(method, None)
 

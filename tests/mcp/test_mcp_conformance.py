@@ -66,11 +66,11 @@ NOT_APPLICABLE = {
     "resources-templates-read": "reads the suite's test://template/{id}/data; lackpy's templates are lackpy://kits/{name} and lackpy://docs/{tool}",
     "resources-subscribe": "subscribes to the suite's test://watched-resource; lackpy declares no resources.subscribe",
     "resources-unsubscribe": "unsubscribes from the suite's test://watched-resource; lackpy declares no resources.subscribe",
-    "prompts-list": "expects the suite's test prompts; lackpy has no prompts and declares no prompts capability",
-    "prompts-get-simple": "gets the suite's test_simple_prompt; lackpy has no prompts",
-    "prompts-get-with-args": "gets the suite's test_prompt_with_arguments; lackpy has no prompts",
-    "prompts-get-embedded-resource": "gets the suite's test_prompt_with_embedded_resource; lackpy has no prompts",
-    "prompts-get-with-image": "gets the suite's test_prompt_with_image; lackpy has no prompts",
+    "prompts-list": "expects the suite's test prompts; lackpy's prompts are its skills (test_mcp_skills.py)",
+    "prompts-get-simple": "gets the suite's test_simple_prompt; lackpy's prompts are its skills (test_mcp_skills.py)",
+    "prompts-get-with-args": "gets the suite's test_prompt_with_arguments; lackpy's prompts are its skills (test_mcp_skills.py)",
+    "prompts-get-embedded-resource": "gets the suite's test_prompt_with_embedded_resource; lackpy's prompts are its skills (test_mcp_skills.py)",
+    "prompts-get-with-image": "gets the suite's test_prompt_with_image; lackpy's prompts are its skills (test_mcp_skills.py)",
 }
 
 

@@ -137,7 +137,7 @@ def test_lists_the_eight_tools_with_schemas_and_hints(found):
     from lackpy.mcp.results import optional_trace, output_schema
 
     assert tools["run_program"].output_schema == output_schema(optional_trace(ExecutionResult.json_schema()))  # the run, or the error document
-    assert set(tools["run_program"].input_schema["properties"]) == {"program", "kit", "params", "dry_run", "limits", "session", "keep", "reset", "trace"}
+    assert set(tools["run_program"].input_schema["properties"]) == {"program", "kit", "skill", "params", "dry_run", "limits", "session", "keep", "reset", "trace"}
     assert "trace" in tools["delegate"].input_schema["properties"]
     assert tools["run_program"].input_schema["required"] == ["program"]
     hints = tools["run_program"].annotations
