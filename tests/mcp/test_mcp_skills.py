@@ -328,3 +328,28 @@ def test_lackpy_serve_over_stdio_offers_the_allowed_skill_as_prompt_resource_and
     assert body.contents[0].text.startswith("# TODO report")
     assert ran.structured_content["output"]["by_file"] == {"src/pkg/util.py": ["2: return 1  # TODO: three"]}
     assert refused.is_error and "--allow-skills todo-report,notes" in refused.content[0].text
+
+
+# -- the TypeScript SDK client (what most hosts run) -------------------------------------------
+
+
+def test_the_typescript_client_lists_and_gets_the_prompt_and_runs_the_skill(workspace, server_env):
+    from test_mcp_ts import TS, _node
+
+    node = _node()
+    config = {
+        "command": PYTHON, "args": ["-m", "lackpy", "serve", "-w", str(workspace)], "env": server_env,
+        "prompt": "todo-report", "arguments": {"folder": "src"},
+        "program": (REPORT / "programs" / "report.py").read_text(), "params": {"folder": "src"},
+    }
+    done = subprocess.run([node, str(TS / "skills.mjs"), json.dumps(config)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = {line["name"]: line for line in map(json.loads, done.stdout.splitlines())}
+    assert all("thrown" not in line for line in found.values()), found
+    assert found["capabilities"]["prompts"] is not None
+    report = next(p for p in found["prompts/list"]["prompts"] if p["name"] == "todo-report")
+    assert report["arguments"] == [{"name": "folder", "description": "The folder to report on (default the whole workspace).", "required": False}]
+    message = found["prompts/get"]["messages"][0]
+    assert message["role"] == "user" and "# TODO report" in message["content"]["text"] and "folder = 'src'" in message["content"]["text"]
+    assert "todo-report" in {row["name"] for row in json.loads(found["resources/read"]["contents"][0]["text"])["skills"]}
+    assert found["run_program"]["isError"] is False and found["run_program"]["structured"]["output"]["notes"] == 3
