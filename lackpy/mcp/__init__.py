@@ -1,8 +1,9 @@
 """lackpy as an MCP server: ``lackpy serve`` (needs ``pip install 'lackpy[mcp]'``).
 
 ``lackpy.mcp.server.build_server(service, policy)`` builds the server,
-``lackpy.mcp.policy.KitPolicy`` decides which kits clients may use, and
-``lackpy.mcp.serve`` runs it over stdio or streamable HTTP.
+``lackpy.mcp.policy.KitPolicy`` decides which kits clients may use,
+``lackpy.mcp.skills.SkillPolicy`` which skills (its prompts and resources),
+and ``lackpy.mcp.serve`` runs it over stdio or streamable HTTP.
 """
 
 INSTALL_HINT = "lackpy serve needs the MCP SDK; install it: pip install 'lackpy[mcp]'"

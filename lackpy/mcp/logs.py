@@ -21,14 +21,16 @@ commit recovered or stopped) and a run's progress text go to the client as
 Completions: ``completion/complete`` completes the arguments of the served
 resource templates from what the server offers and nothing else: kit names
 for ``lackpy://kits/{name}`` (the allowed kits), tool names for
-``lackpy://docs/{tool}`` (the tools of the allowed kits), so a completion
-never names a kit or tool a client could not read anyway.
+``lackpy://docs/{tool}`` (the tools of the allowed kits), skill names for
+``lackpy://skills/{name}`` and its files (the skills the server allows, as
+they are when asked), so a completion never names a kit, tool or skill a
+client could not read anyway.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Any, get_args
+from typing import Any, Awaitable, Callable, get_args
 
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPDeprecationWarning
@@ -143,8 +145,15 @@ def add_logging(server: MCPServer, log: ClientLog) -> None:
     server._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)  # MCPServer has no public hook
 
 
-def add_completions(server: MCPServer, policy: KitPolicy) -> None:
-    """Serve ``completion/complete`` for the resource templates' arguments (which declares the completions capability)."""
+#: The resource templates whose ``name`` is a skill's.
+SKILL_TEMPLATES = ("lackpy://skills/{name}", "lackpy://skills/{name}/references/{file}", "lackpy://skills/{name}/programs/{file}")
+
+
+def add_completions(server: MCPServer, policy: KitPolicy, skill_names: Callable[[], Awaitable[list[str]]] | None = None) -> None:
+    """Serve ``completion/complete`` for the resource templates' arguments (which declares the completions capability).
+
+    ``skill_names()`` gives the names of the skills the server allows now.
+    """
     offered = {
         ("lackpy://kits/{name}", "name"): tuple(sorted(policy.allowed)),
         ("lackpy://docs/{tool}", "tool"): tuple(sorted(policy.tools)),
@@ -152,8 +161,11 @@ def add_completions(server: MCPServer, policy: KitPolicy) -> None:
 
     @server.completion()
     async def complete(ref: Any, argument: CompletionArgument, _context: Any) -> Completion:
-        names = offered.get((ref.uri, argument.name), ()) if isinstance(ref, ResourceTemplateReference) else ()
-        return matching(names, argument.value)
+        if not isinstance(ref, ResourceTemplateReference):
+            return matching((), argument.value)
+        if ref.uri in SKILL_TEMPLATES and argument.name == "name" and skill_names is not None:
+            return matching(tuple(sorted(await skill_names())), argument.value)
+        return matching(offered.get((ref.uri, argument.name), ()), argument.value)
 
 
 def matching(names: tuple[str, ...], prefix: str) -> Completion:

@@ -63,7 +63,8 @@ TraceArg = Annotated[bool, Field(description="Include the trace (every tool call
 INSTRUCTIONS = (
     "lackpy runs small Python programs that compose a kit's tools in one call, validated and traced. "
     "Prefer one run_program call over many single tool calls; read run_program's description for the "
-    "tools and the language. Use delegate to have lackpy write the program from an intent."
+    "tools and the language. Use delegate to have lackpy write the program from an intent. "
+    "Skills (the prompts; lackpy://skills) are jobs written down: run a skill's program with run_program(skill=NAME)."
 )
 
 _OBJECT = {"type": "object"}
@@ -124,7 +125,7 @@ def build_server(
     add_skill_resources(server, service, skills)
     add_questions(server, tools.asking)
     add_logging(server, tools.log)
-    add_completions(server, policy)
+    add_completions(server, policy, server.skill_prompts.names)
     _without_empty_prompts(server, bool(skills.rows(service)))
     return server
 

@@ -134,6 +134,10 @@ class SkillPrompts:
     def __init__(self, service: LackpyService, skills: SkillPolicy) -> None:
         self.service, self.skills = service, skills
 
+    async def names(self) -> list[str]:
+        """The names of the skills a client may use now (what completions offer)."""
+        return [row["name"] for row in await asyncio.to_thread(self.skills.rows, self.service)]
+
     async def list(self) -> list[Prompt]:
         rows = await asyncio.to_thread(self.skills.rows, self.service)
         return [

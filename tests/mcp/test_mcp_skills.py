@@ -218,6 +218,17 @@ def test_a_skill_not_allowed_or_a_file_outside_its_references_is_a_resource_erro
     assert "has no references file 'SKILL.md'" in said["lackpy://skills/notes/references/SKILL.md"]
 
 
+def test_completions_offer_the_names_of_the_allowed_skills_only(service):
+    from mcp.types import ResourceTemplateReference
+
+    async def steps(client):
+        complete = lambda uri: client.complete(ResourceTemplateReference(uri=uri), {"name": "name", "value": ""})  # noqa: E731
+        return [await complete(uri) for uri in ("lackpy://skills/{name}", "lackpy://skills/{name}/references/{file}")]
+
+    for answer in _session(_server(service, allow_skills=["todo-report", "notes"]), "legacy", steps):
+        assert answer.completion.values == ["notes", "todo-report"]  # not writer: the server does not allow it
+
+
 # -- run_program(skill=) ----------------------------------------------------------------
 
 
