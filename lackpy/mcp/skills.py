@@ -15,7 +15,11 @@ skill whose kit the server allows. Either way a skill is used only while its
 kit passes the server's KitPolicy: its kit is one of the allowed kits, not
 wider than at start, or every tool of it (``skill_file`` aside: it reads only
 the skill's own files) is a tool of the allowed kits at no more than its
-grade at start. Allowing a skill hands a client its kit for any program it
+grade at start (the "what it started with" rule of ``lackpy.mcp.policy``:
+a skill whose kit file widened, or whose SKILL.md now names a tool outside
+the allowed kits, is refused; one whose list of tools changed within them
+is not, as a client could run those tools with ``run_program(kit=)``
+anyway). Allowing a skill hands a client its kit for any program it
 writes (``run_program(skill=)`` runs the client's program, not only the
 skill's), so ``--allow-skills`` never reaches past ``--allow-kits``: a named
 skill whose kit the server does not allow stops the server at start, saying

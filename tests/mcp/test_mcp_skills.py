@@ -127,17 +127,25 @@ def test_prompts_get_gives_the_body_the_kit_signatures_and_the_arguments_as_valu
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_prompts_get_refuses_a_skill_not_allowed_and_an_argument_it_does_not_take(service, mode):
+def test_prompts_get_refuses_a_skill_not_allowed_and_an_argument_missing_or_not_taken(service, workspace, mode):
+    needs = _skill(workspace, "needs", "[read_file]") / "SKILL.md"
+    needs.write_text(needs.read_text().replace("tools:", "arguments:\n  - name: path\n    required: true\ntools:"))
+
     async def steps(client):
+        listed = {prompt.name: prompt for prompt in (await client.list_prompts()).prompts}
         return (
+            listed["needs"],
             await _refused(client.get_prompt("writer")),
             await _refused(client.get_prompt("todo-report", {"path": "src"})),
+            await _refused(client.get_prompt("needs")),
             await _refused(client.get_prompt("nosuch")),
         )
 
-    writer, argument, unknown = _session(_server(service), mode, steps)
+    needs, writer, argument, missing, unknown = _session(_server(service), mode, steps)
+    assert [(a.name, a.required) for a in needs.arguments] == [("path", True)]
     assert "skill 'writer' is not allowed" in writer and "--allow-kits" in writer
     assert "takes no argument path" in argument
+    assert "skill 'needs' needs path" in missing
     assert "unknown skill 'nosuch'" in unknown
 
 
@@ -165,6 +173,28 @@ def test_a_skill_added_while_serving_is_listed_and_one_whose_kit_grows_is_refuse
     assert "notes" in before and "notes" not in after
     assert run_grown.is_error and "skill 'notes' is not allowed" in run_grown.content[0].text and "write_file" in run_grown.content[0].text
     assert not (workspace / "canary.txt").exists()
+
+
+def test_a_skill_whose_kit_file_gained_a_tool_while_serving_is_refused(service, workspace):
+    kits = workspace / ".lackpy" / "kits"
+    kits.mkdir()
+    (kits / "mine.kit").write_text("---\nname: mine\ndescription: reads\n---\nread_file\n")
+    _skill(workspace, "kitted", "mine")
+    server = _server(service)  # mine (read_file) is within read-only: allowed, held as it is now
+
+    async def steps(client):
+        before = await client.call_tool("run_program", {"program": 'read_file("README.md")[:6]', "skill": "kitted"})
+        # a tool of the same grade: the core still runs the kit (it is read-only), the server's hold refuses it
+        (kits / "mine.kit").write_text("---\nname: mine\ndescription: reads\n---\nread_file\nfind_files\n")
+        listed = {prompt.name for prompt in (await client.list_prompts()).prompts}
+        after = await client.call_tool("run_program", {"program": 'find_files("**/*.py")', "skill": "kitted"})
+        return before, listed, after
+
+    before, listed, after = _session(server, "legacy", steps)
+    assert before.structured_content["output"] == "# Demo"
+    assert "kitted" not in listed
+    assert after.is_error and "changed since this server started" in after.content[0].text and "find_files" in after.content[0].text
+    assert "output" not in after.structured_content  # refused before it ran
 
 
 # -- resources --------------------------------------------------------------------------
