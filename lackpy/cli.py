@@ -784,7 +784,7 @@ def skill_list(json_: bool, service) -> None:
 @common
 def skill_info(name: str, json_: bool, service) -> None:
     """Show a skill: where it is, its kit and the tools' signatures, programs, intents, arguments, references and SKILL.md."""
-    info = _skill_info(service(), name)
+    info = service().skill_info(name)
     if json_:
         return _emit_json(info)
     click.echo(f"skill {info['name']}: {_fit(info['description'], 1024)}")
@@ -810,11 +810,6 @@ def skill_info(name: str, json_: bool, service) -> None:
     click.echo(_printable(info["body"]), nl=False)
 
 
-def _skill_info(svc, name: str) -> dict:
-    """A skill as ``lackpy skill info`` shows it: its row, its kit's tools and grade, and its SKILL.md body."""
-    found = svc.skill(name)
-    kit = svc.kit_info(svc.skill_kit(name))
-    return {**found.row(), "grade": kit["grade"], "tools": kit["tools"], "body": found.body()}
 
 
 @skill.command(name="new")

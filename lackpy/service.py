@@ -549,6 +549,12 @@ class LackpyService:
         """The skill ``name`` (its SKILL.md, programs and files), if it runs here; ParamError saying why not."""
         return self._skills().get(name)
 
+    def skill_info(self, name: str) -> dict:
+        """A skill as ``lackpy skill info`` shows it: its row, its kit's tools (signatures, grades) and grade, and its SKILL.md body."""
+        found = self.skill(name)
+        kit = self.kit_info(self._skill_kit(found))
+        return {**found.row(), "grade": kit["grade"], "tools": kit["tools"], "body": found.body()}
+
     def skill_kit(self, name: str) -> ResolvedKit:
         """The kit the skill's programs run with: its own, and ``skill_file``."""
         return self._skill_kit(self.skill(name))

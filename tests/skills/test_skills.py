@@ -69,6 +69,8 @@ def test_a_workspace_skill_is_listed_and_runs_with_its_kit_and_its_files(ws):
     assert result.success, result.error
     assert result.output == ["docs/a.md", "tagged"]
     assert sorted(svc.skill_kit("notes").tools) == ["grep", "skill_file"]
+    info = svc.skill_info("notes")
+    assert [t["name"] for t in info["tools"]] == ["grep", "skill_file"] and info["body"] == skill.body() and info["grade"] == {"w": 1, "d": 0}
 
 
 def test_a_skill_runs_only_its_kit(ws):
