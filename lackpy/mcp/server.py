@@ -84,7 +84,7 @@ def build_server(
     approval: str | None = None,
     allow_skills: Iterable[str] | None = None,
 ) -> MCPServer:
-    """The MCP server over ``service``: eight tools and the kit, doc and spec resources.
+    """The MCP server over ``service``: eight tools, the kit, doc and spec resources, and the allowed skills (prompts, resources).
 
     ``one_client`` says the transport serves one client for the server's
     life (stdio): its calls share one session. ``expose_tools`` also serves
