@@ -356,7 +356,7 @@ class LackpyService:
         def settle() -> tuple[RunSettings, ExecutionResult | None]:
             """The run's settings, and its result already when the program is invalid (answered at once, never queued)."""
             chosen = self.skill(skill) if skill is not None else None
-            resolved = self._skill_kit(chosen) if chosen is not None else self.resolve_kit(kit, extra_tools)
+            resolved = (kit if isinstance(kit, ResolvedKit) else self._skill_kit(chosen)) if chosen is not None else self.resolve_kit(kit, extra_tools)
             inputs = session.inputs(params, resolved.names) if session is not None else params
             inputs = chosen.inputs(inputs) if chosen is not None else inputs
             settings = self._settings(
@@ -617,8 +617,9 @@ class LackpyService:
 
 
 def _one_kit(kit: KitSpec, extra_tools: Iterable[str] | None, skill: str | None) -> None:
-    """A skill runs with its own kit: ParamError when a call names both."""
-    if skill is not None and (kit is not None or extra_tools):
+    """A skill runs with its own kit: ParamError when a call names both (its kit already resolved, as a server that
+    checked it passes it, is the skill's own)."""
+    if skill is not None and ((kit is not None and not isinstance(kit, ResolvedKit)) or extra_tools):
         raise ParamError(f"skill '{skill}' runs with its own kit; give the skill or a kit, not both")
 
 

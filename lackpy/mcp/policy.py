@@ -155,20 +155,24 @@ class KitPolicy:
 
     def _checked_tools(self, resolved: ResolvedKit) -> ResolvedKit:
         """``resolved`` (a list of tools) when every tool is in an allowed kit at no more than its grade at start."""
-        outside = [spec for spec in resolved.tools.values() if spec.name not in self.tool_grades]
+        self.check_tools(list(resolved.tools.values()))
+        return resolved
+
+    def check_tools(self, specs: list) -> None:
+        """Nothing when every tool of ``specs`` is in an allowed kit at no more than its grade at start; else why not."""
+        outside = [spec for spec in specs if spec.name not in self.tool_grades]
         if outside:
             raise KitError(
                 f"tool(s) {', '.join(sorted(spec.name for spec in outside))} are in no kit this server allows (allowed: {', '.join(self.allowed)}); "
                 f"whoever starts it can allow a kit that has them: lackpy serve --allow-kits {','.join((*self.allowed, *_kits_for(outside)))}"
             )
         stronger = [f"{spec.name} at {_tool_grade(spec)}, above its {self.tool_grades[spec.name]}"
-                    for spec in resolved.tools.values() if not _tool_grade(spec).within(self.tool_grades[spec.name])]
+                    for spec in specs if not _tool_grade(spec).within(self.tool_grades[spec.name])]
         if stronger:
             raise DeniedError(
                 f"tool(s) changed since this server started: {'; '.join(stronger)}; "
                 "the server keeps the tools it was started with, so restart lackpy serve to accept the change"
             )
-        return resolved
 
     # -- what that lets a client do (MCP tool annotations) -------------------------
 

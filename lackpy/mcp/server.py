@@ -226,9 +226,9 @@ class _Tools:
         ctx: Context | None = None,
     ) -> CallToolResult:
         async def work(approve: Any, reach: Reach) -> CallToolResult:
-            if skill is not None:  # the skill's kit, checked here; a kit named too is the service's error (one or the other)
-                await asyncio.to_thread(self.skills.skill, self.service, skill)
-                chosen, shown = kit, f"skill {skill}"
+            if skill is not None:  # the skill's kit, resolved and checked once here, is the one the run uses (a kit named too: the service refuses both)
+                chosen = await asyncio.to_thread(self.skills.kit, self.service, skill) if kit is None else kit
+                shown = f"skill {skill}"
             else:
                 chosen = await self._kit(kit)
                 shown = f"kit {_kit_name(chosen)}"

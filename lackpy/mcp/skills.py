@@ -51,6 +51,7 @@ from mcp.types import INVALID_PARAMS, GetPromptResult, Prompt, PromptArgument, P
 
 from lackpy.errors import DeniedError, KitError, LackpyError, ParamError, UsageError
 from lackpy.infer.prompt import tool_lines
+from lackpy.kit.resolve import ResolvedKit
 from lackpy.mcp.policy import KitPolicy
 from lackpy.service import LackpyService
 from lackpy.skills.catalog import SKILL_FILE_TOOL
@@ -111,6 +112,17 @@ class SkillPolicy:
             refused = DeniedError if isinstance(exc, DeniedError) else KitError  # widened since start, or never allowed
             raise refused(f"skill '{name}' is not allowed by this server: {exc}") from None
         return found
+
+    def kit(self, service: LackpyService, name: str) -> ResolvedKit:
+        """The kit skill ``name`` runs with, resolved once and checked as the server allows it: the one the run then uses."""
+        self.skill(service, name)
+        resolved = service.skill_kit(name)
+        try:
+            self.kits.check_tools([spec for spec in resolved.tools.values() if spec.name != SKILL_FILE_TOOL])
+        except LackpyError as exc:
+            refused = DeniedError if isinstance(exc, DeniedError) else KitError
+            raise refused(f"skill '{name}' is not allowed by this server: {exc}") from None
+        return resolved
 
     def _named(self, name: str) -> bool:
         return self.named is None or name in self.named

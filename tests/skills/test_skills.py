@@ -94,10 +94,13 @@ def test_skill_file_without_a_skill_says_how_to_give_one(ws):
     assert not result.success and "run the program with a skill" in result.error
 
 
-def test_a_skill_and_a_kit_together_are_refused(ws):
+def test_a_skill_and_a_kit_together_are_refused_but_its_own_kit_resolved_is_taken(ws):
     write_skill(ws / ".lackpy" / "skills")
+    svc = LackpyService(ws)
     with pytest.raises(ParamError, match="runs with its own kit"):
-        run(LackpyService(ws), "1", kit="readonly", skill="notes")
+        run(svc, "1", kit="readonly", skill="notes")
+    checked = svc.skill_kit("notes")  # as a server resolves and checks it once, then runs with it
+    assert run(svc, 'skill_file("assets/tag.txt")', kit=checked, skill="notes").output == "tagged\n"
 
 
 def test_an_agent_skills_folder_is_a_read_only_skill(ws):
