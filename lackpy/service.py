@@ -535,7 +535,7 @@ class LackpyService:
         params = chosen.inputs(params) if chosen is not None else params
         check_params(params, resolved.names)
         program_ceiling = None if self.trusted else self.read_only_grade
-        guide = chosen.body() if chosen is not None else None
+        guide = chosen.guide() if chosen is not None else None
         request = Request(intent.strip(), resolved, params, self.workspace, program_ceiling=program_ceiling, guide=guide)
         return request, kit_info, chosen, [SkillTier(chosen, program)] if program is not None else []
 

@@ -51,7 +51,20 @@ class Catalog:
         if skill is not None:
             chosen = self.get(skill)
             return (chosen, routed[1], routed[2]) if routed is not None and routed[0] is chosen else (chosen, None, {})
-        return routed if routed is not None and fits(routed[0]) else (None, None, {})
+        if routed is not None:
+            return routed if fits(routed[0]) else (None, None, {})
+        named = self.named_in(intent)
+        return (named, None, {}) if named is not None and fits(named) else (None, None, {})
+
+    def named_in(self, intent: str) -> Skill | None:
+        """The skill an intent asks for by name (``use todo-report to ...``, ``... with the todo report skill``): a model is
+        then guided by it. Only by name and as a skill, so a skill named with a common word takes no other intent."""
+        words = f" {' '.join(normalize_intent(intent).lower().replace('-', ' ').split())} "
+        for skill in self.skills.values():
+            name = skill.name.replace("-", " ")
+            if any(form in words for form in (f" {name} skill ", f" skill {name} ", f" use {name} ", f" using {name} ")):
+                return skill
+        return None
 
     def route(self, intent: str) -> tuple[Skill, str, dict[str, str]] | None:
         """The first skill whose intents match ``intent``: (skill, program, the values its pattern captured)."""

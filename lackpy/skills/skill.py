@@ -104,6 +104,12 @@ class Skill:
         """Whether the workspace wrote it (so trust governs it), rather than the person or a package they installed."""
         return self.source in ("workspace", "paths")
 
+    def guide(self) -> str:
+        """What a model is shown of the skill once it is chosen: its body, and the files it may read with ``skill_file``."""
+        files = [f"{REFERENCES}/{name}" for name in self.references] + [f"{PROGRAMS}/{name}.py" for name in self.programs]
+        shown = f"\nIts files (read them with skill_file(path)): {', '.join(files)}\n" if files else ""
+        return self.body() + shown
+
     def inputs(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
         """The parameters a program of this skill runs with: ``given``, and None for each optional argument not given.
 

@@ -43,3 +43,16 @@ def test_without_a_skill_no_guide_is_shown(tmp_path):
         result = asyncio.run(with_model(ws, server).delegate("how many notes are there", kit="readonly", mode="inprocess"))
     assert result.success and result.output == 1
     assert "Do it as this skill says" not in server.requests[0][1]["messages"][0]["content"]
+
+
+def test_an_intent_that_asks_for_a_skill_by_name_is_guided_by_it(tmp_path):
+    ws = tmp_path / "ws"
+    (ws / "docs").mkdir(parents=True)
+    (ws / "docs" / "a.md").write_text("NOTE: one\n")
+    write_skill(ws / ".lackpy" / "skills")
+    with FakeLLM([ANSWER, 'len(grep("NOTE", "**/*"))']) as server:
+        asked = asyncio.run(with_model(ws, server).delegate("use the notes skill to count what is noted", mode="inprocess"))
+        plain = asyncio.run(with_model(ws, server).delegate("count the notes in docs", mode="inprocess"))
+    assert asked.success and asked.kit["skill"] == "notes" and asked.output == "tagged: 1"
+    assert "Grep the folder for NOTE." in server.requests[0][1]["messages"][0]["content"]
+    assert plain.success and plain.output == 1 and "skill" not in plain.kit  # a skill's name as a plain word does not choose it
