@@ -191,6 +191,7 @@ DELEGATE_INTENTS = [
     ("rules", "5 largest python files in src"),
     ("rules", "list the src directory"),
     ("templates", "count defs in pkg1"),
+    ("skill", "todo report for src"),  # routed to the shipped todo-report skill: no kit named, the skills are read and matched
 ]
 
 
@@ -213,14 +214,15 @@ def delegate_table(ws: Path, repeat: int) -> None:
     print("\n| delegate (in-process) | provider | delegate, end to end | generate only | run_program of its program | delegate overhead |")
     print("|---|---|---|---|---|---|")
     for expected, intent in DELEGATE_INTENTS:
-        result = loop.run_until_complete(svc.delegate(intent, kit="readonly", mode="inprocess"))
+        kit = None if expected == "skill" else "readonly"
+        result = loop.run_until_complete(svc.delegate(intent, kit=kit, mode="inprocess"))
         assert result.success and result.provider == expected, (intent, result.provider, result.error)
-        program = result.program
+        program, same = result.program, {"skill": result.kit["skill"], "params": {"folder": "src"}} if kit is None else {"kit": kit}
         t_delegate, t_generate, t_run = side_by_side(
             [
-                lambda: loop.run_until_complete(svc.delegate(intent, kit="readonly", mode="inprocess")),
-                lambda: loop.run_until_complete(svc.generate(intent, kit="readonly")),
-                lambda: loop.run_until_complete(svc.run_program(program, kit="readonly", mode="inprocess")),
+                lambda: loop.run_until_complete(svc.delegate(intent, kit=kit, mode="inprocess")),
+                lambda: loop.run_until_complete(svc.generate(intent, kit=kit)),
+                lambda: loop.run_until_complete(svc.run_program(program, mode="inprocess", **same)),
             ],
             repeat,
         )
