@@ -89,13 +89,13 @@ class LackpyService:
         if not root.is_dir():
             raise WorkspaceError(f"workspace does not exist or is not a directory: {root}")
         self.workspace = root.resolve()
-        self.kits_dir = self.workspace / ".lackpy" / "kits"
         self.notices: list[str] = []
         self.approve = approve
         #: The sessions of this service's clients (``open_session``); closing the service closes them.
         self.sessions = Sessions()
         #: The config, toolbox and MCP servers as trust allows (``lackpy.workspace``), loaded on first use.
         self._workspace = Workspace(self.workspace, config, trust, self.notices, self._forget)
+        self.kits_dir = self._workspace.kits_dir
         self._config_checks: list[Check] | None = None
         self._tiers: list[Tier] | None = None
         self._gatekeepers = Gatekeepers(str(self.workspace), self.notices)

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from lackpy import trust as trust_store
 from lackpy.config import Config, load_config
 from lackpy.host import journal
+from lackpy.host.places import LACKPY_DIR
 from lackpy.kit.cache import KitCache
 from lackpy.kit.kitfile import kit_dirs, kit_rows
 from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
@@ -61,7 +62,7 @@ class Workspace:
         self.recovery: journal.Report | None = None
         #: The toolbox trust was lost from, until a loading takes over what the host gave it.
         self._previous: Toolbox | None = None
-        self.kits_dir = root / ".lackpy" / "kits"
+        self.kits_dir = root / LACKPY_DIR / "kits"  # as the toolbox names it (``Toolbox.kits_dir``)
         self._kits = KitCache(self.kits_dir, any(source == "workspace" for source, _ in kit_dirs(self.kits_dir)))
 
     def load(self) -> Loaded:
@@ -174,8 +175,7 @@ def load_workspace(
     read_only = resolve_kit(READ_ONLY_KIT, toolbox, workspace_kits=False).grade
     ignored = [] if trusted else list(config.ignored)
     if not trusted:
-        kits_dir = workspace / ".lackpy" / "kits"
-        withheld, default_withheld = trust_store.withheld(workspace, kits_dir, toolbox, read_only, config.default_kit if given is None else None)
+        withheld, default_withheld = trust_store.withheld(workspace, toolbox.kits_dir, toolbox, read_only, config.default_kit if given is None else None)
         ignored += withheld
         if default_withheld:
             config.default_kit = READ_ONLY_KIT

@@ -111,16 +111,29 @@ def _size(count: int) -> str:
     return f"{count >> 20} MiB" if count % (1 << 20) == 0 else f"{count} bytes"
 
 
-def listed(dir_fd: int, suffix: str, shown: str, error: ErrorClass) -> list[str]:
-    """The names in ``dir_fd`` that end with ``suffix``, sorted; ``error`` past ``MAX_ENTRIES`` entries."""
+def listed(dir_fd: int, suffix: str, shown: str, error: ErrorClass, kind: str | None = None, most: int = MAX_ENTRIES) -> list[str]:
+    """The names in ``dir_fd`` that end with ``suffix``, sorted; ``error`` past ``most`` entries.
+
+    ``kind`` ``"file"`` or ``"dir"`` keeps only regular files or only
+    directories, judged without following links.
+    """
     found = []
     with os.scandir(dir_fd) as entries:
         for count, entry in enumerate(entries, start=1):
-            if count > MAX_ENTRIES:
-                raise error(f"{shown}: more than {MAX_ENTRIES} entries; lackpy lists at most that many there: remove what is not yours")
-            if entry.name.endswith(suffix):
-                found.append(entry.name)
+            if count > most:
+                raise error(f"{shown}: more than {most} entries; lackpy lists at most that many there: remove what is not yours")
+            if not entry.name.endswith(suffix):
+                continue
+            if kind == "file" and not entry.is_file(follow_symlinks=False) or kind == "dir" and not entry.is_dir(follow_symlinks=False):
+                continue
+            found.append(entry.name)
     return sorted(found)
+
+
+def own_dir(dir_fd: int, name: str, shown: str, error: ErrorClass) -> int:
+    """A descriptor for the directory ``name`` in ``dir_fd``, made when missing, never opened through a link (the caller closes it)."""
+    _make(dir_fd, name)
+    return _open_dir(dir_fd, name, shown, error, follow=False)
 
 
 def write_own(dir_fd: int, name: str, data: bytes) -> None:
@@ -179,4 +192,4 @@ def read_path(path: str | os.PathLike, shown: str, error: ErrorClass, max_bytes:
         os.close(fd)
 
 
-__all__ = ["MAX_ENTRIES", "MAX_FILE_BYTES", "STATE_DIR", "exists", "listed", "open_state", "read_own", "read_path", "write_own"]
+__all__ = ["MAX_ENTRIES", "MAX_FILE_BYTES", "STATE_DIR", "exists", "listed", "open_state", "own_dir", "read_own", "read_path", "write_own"]

@@ -79,6 +79,12 @@ def pattern_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(regex), re.IGNORECASE | re.DOTALL)
 
 
+def captured(pattern: str, intent: str) -> dict[str, str] | None:
+    """The values ``intent`` gives ``pattern``'s placeholders when it matches the pattern whole, else None (TemplateError for a bad pattern)."""
+    found = pattern_regex(pattern).fullmatch(normalize_intent(intent))
+    return found.groupdict() if found else None
+
+
 def render(body: str, values: Mapping[str, str | int]) -> str:
     """``body`` with each placeholder named in ``values`` replaced by its value, as data.
 
@@ -281,4 +287,4 @@ def _refuse_existing(scanned: tuple[tuple[int, int, str, object], ...], values: 
                 raise TemplateError(f"the program already has the text {{{clash}}} in a string; rename the placeholder {clash!r}")
 
 
-__all__ = ["body_placeholders", "generalize", "pattern_regex", "placeholders", "render"]
+__all__ = ["body_placeholders", "captured", "generalize", "pattern_regex", "placeholders", "render"]

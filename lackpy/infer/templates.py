@@ -35,8 +35,7 @@ import yaml
 from lackpy.errors import ConfigError, LackpyError, TemplateError
 from lackpy.host.ownfiles import MAX_FILE_BYTES, listed, open_state, read_own, write_own
 from lackpy.infer.base import Proposal, Tier, Request
-from lackpy.infer.fill import body_placeholders, generalize, pattern_regex, placeholders, render
-from lackpy.infer.understand.words import normalize_intent
+from lackpy.infer.fill import body_placeholders, captured, generalize, placeholders, render
 from lackpy.kit.frontmatter import split_frontmatter
 from lackpy.kit.kitfile import find_kit, read_kit
 from lackpy.lang.grade import Grade, compute_grade
@@ -69,11 +68,9 @@ class Template:
     def match(self, intent: str) -> dict[str, str] | None:
         """The placeholder values ``intent`` gives, or None; ConfigError when the pattern is malformed."""
         try:
-            regex = pattern_regex(self.pattern)
+            return captured(self.pattern, intent)
         except TemplateError as exc:
             raise ConfigError(f"template '{self.name}': {exc}") from None
-        found = regex.fullmatch(normalize_intent(intent))
-        return found.groupdict() if found else None
 
 
 # -- reading and writing files ------------------------------------------------

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from lackpy.errors import LackpyError, ParamError, closest
-from lackpy.infer.fill import pattern_regex
+from lackpy.infer.fill import captured
 from lackpy.infer.understand.words import normalize_intent
 from lackpy.lang.grade import Grade
 from lackpy.skills.skill import Skill
@@ -68,12 +68,11 @@ class Catalog:
 
     def route(self, intent: str) -> tuple[Skill, str, dict[str, str]] | None:
         """The first skill whose intents match ``intent``: (skill, program, the values its pattern captured)."""
-        text = normalize_intent(intent)
         for skill in self.skills.values():
             for entry in skill.intents:
-                found = pattern_regex(entry.pattern).fullmatch(text)
-                if found is not None:
-                    return skill, entry.program, found.groupdict()
+                values = captured(entry.pattern, intent)
+                if values is not None:
+                    return skill, entry.program, values
         return None
 
 

@@ -3,7 +3,7 @@
 It is a working skill at once: ``SKILL.md`` (its name, description, kit and
 one intent) and ``programs/main.py``, which lists the workspace's markdown
 files; the person edits both. Files are written beneath the workspace and
-renamed into place, never through a link.
+renamed into place, never through a link (``own_dir``).
 """
 
 from __future__ import annotations
@@ -14,11 +14,9 @@ from pathlib import Path
 import yaml
 
 from lackpy.errors import ParamError
-from lackpy.host.beneath import open_beneath
-from lackpy.host.ownfiles import STATE_DIR, exists, open_state, write_own
+from lackpy.host.ownfiles import STATE_DIR, exists, open_state, own_dir, write_own
 from lackpy.skills.skill import MAX_DESCRIPTION, SKILL_FILE, SKILL_NAME
 
-_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 MAIN = 'sorted(find_files("**/*.md"))\n'
 
 
@@ -34,10 +32,10 @@ def write_skill(workspace: Path, name: str, description: str, tools: str | list[
     try:
         if exists(skills, name) and not force:
             raise ParamError(f"skill '{name}' already exists in {STATE_DIR}/skills/{name}; pass --force to write its files again")
-        folder = _made(skills, name)
+        folder = own_dir(skills, name, f"{STATE_DIR}/skills/{name}", ParamError)
         try:
             write_own(folder, SKILL_FILE, text.encode("utf-8"))
-            programs = _made(folder, "programs")
+            programs = own_dir(folder, "programs", f"{STATE_DIR}/skills/{name}/programs", ParamError)
             try:
                 write_own(programs, "main.py", MAIN.encode("utf-8"))
             finally:
@@ -47,18 +45,6 @@ def write_skill(workspace: Path, name: str, description: str, tools: str | list[
     finally:
         os.close(skills)
     return Path(workspace) / STATE_DIR / "skills" / name
-
-
-def _made(parent: int, name: str) -> int:
-    """A descriptor of folder ``name`` in ``parent``, made when missing, never followed through a link."""
-    try:
-        os.mkdir(name, 0o755, dir_fd=parent)
-    except FileExistsError:
-        pass
-    try:
-        return open_beneath(parent, name, _FOLDER, follow=False)
-    except OSError as exc:
-        raise ParamError(f"{name}: {exc.strerror}; lackpy writes a skill only into a plain folder") from None
 
 
 __all__ = ["write_skill"]

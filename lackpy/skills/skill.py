@@ -33,6 +33,7 @@ from typing import Any, Callable, Mapping
 
 from lackpy.errors import ConfigError, ParamError, PathError
 from lackpy.host.beneath import open_beneath, read_regular
+from lackpy.host.ownfiles import listed
 from lackpy.infer.fill import placeholders
 from lackpy.kit.frontmatter import split_frontmatter
 
@@ -268,14 +269,7 @@ def _names(folder: int, sub: str) -> list[str]:
     except OSError as exc:
         raise PathError(f"{sub}/: {exc.strerror}") from None
     try:
-        names = []
-        with os.scandir(fd) as entries:
-            for count, entry in enumerate(entries, start=1):
-                if count > MOST_ENTRIES:
-                    raise PathError(f"{sub}/: more than {MOST_ENTRIES} entries; lackpy lists at most that many")
-                if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
-                    names.append(entry.name)
-        return names
+        return [name for name in listed(fd, "", f"{sub}/", PathError, kind="file", most=MOST_ENTRIES) if not name.startswith(".")]
     finally:
         os.close(fd)
 
