@@ -1,0 +1,330 @@
+"""Isolated runs and tool calls beside their floors, and an A/B of two source trees.
+
+usage: python bench/isolation.py [--rounds N] [--ab TREE] [--only NAMES] [--mcp]
+
+Every measure runs in a probe process (``--probe``) that imports lackpy
+from a source tree and answers one measure at a time; the driver asks for
+the measures in rounds, alternating them (and, with ``--ab TREE``, the
+probes of this tree and of ``TREE``), so a noisy stretch of the machine
+falls on every measure and both trees alike. A figure is the median of the
+round medians; an A/B line also says in how many rounds this tree was faster.
+
+Rows (``--only`` takes their names):
+
+ready      ``await svc.run_program("1 + 1", kit="readonly")``, 20 ms apart (a
+           worker ready, as an agent calls); floor: waking a forked process
+           that sleeps on a socket and hearing its answer, 20 ms apart
+b2b        the same, back to back; floor: fork(), the child answers, waitpid
+call       one isolated tool call (1,000 calls of a no-op tool in one run,
+           less a run without them); floor: a socketpair round trip with a
+           forked echo process
+iso02      program 02 (TODO count) through the service, isolated, 10 ms apart;
+           floor: the same question in plain pathlib
+in02 in03  programs 02 and 03 through the service, in-process; floor: plain
+           pathlib
+trace      tracing per tool call (10,000 no-op calls in-process, less the
+           plain loop)
+
+``--mcp`` adds ``run_program("1 + 1")`` over MCP stdio against the default
+server, with the SDK's own client (``bench/serve.py roundtrip`` has every
+transport and era).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WORKLOADS = HERE.parent.parent / "shared" / "workloads"
+ROWS = ("ready", "b2b", "call", "iso02", "in02", "in03", "trace")
+
+# -- the probe: one process, one source tree -----------------------------------------
+
+
+def probe(workspace: Path) -> None:
+    """Answer ``{"m": row, "n": samples}`` lines with ``[lackpy seconds..., floor seconds...]`` (alternated)."""
+    import asyncio
+
+    from lackpy import LackpyService, ToolSpec, Toolbox, resolve_kit, run_program
+    from lackpy.plugins import populate
+
+    svc = LackpyService(workspace)
+    loop = asyncio.new_event_loop()
+    toolbox = Toolbox(str(workspace))
+    populate(toolbox)
+    toolbox.register_tool(ToolSpec("noop", "python", {"module": "bench_isolation_noop", "function": "noop"}, args=[]))
+    sys.modules["bench_isolation_noop"] = sys.modules[__name__]
+    noop_kit = resolve_kit(["noop"], toolbox)
+    programs = WORKLOADS / "programs"
+    p02 = (programs / "02_count_todos.py").read_text()
+    p03 = (programs / "03_largest_files.py").read_text()
+    calls = "for i in range(1000):\n    noop()\n"
+    traced = "for i in range(10000):\n    noop()\n"
+    traced_code = compile(traced, "<floor>", "exec")
+
+    def service(program: str, mode: str | None = None, expect=None):
+        def once() -> None:
+            result = loop.run_until_complete(svc.run_program(program, kit="readonly", mode=mode))
+            if not result.success or (expect is not None and result.output != expect):
+                raise SystemExit(f"bench: the run failed: {result.error or result.output!r}")
+
+        return once
+
+    def pause(seconds: float, fn):
+        def paused() -> float:
+            time.sleep(seconds)
+            start = time.perf_counter()
+            fn()
+            return time.perf_counter() - start
+
+        return paused
+
+    def timed(fn, number: int = 1):
+        def run() -> float:
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            return (time.perf_counter() - start) / number
+
+        return run
+
+    def per_call(with_calls, without, count: int):
+        return lambda: (with_calls() - without()) / count
+
+    measures = {
+        "ready": (pause(0.02, service("1 + 1", expect=2)), pause(0.02, _Sleeper().wake)),
+        "b2b": (timed(service("1 + 1", expect=2)), timed(_fork_answer)),
+        "call": (
+            per_call(timed(lambda: run_program(calls, noop_kit, mode="isolated")), timed(lambda: run_program("1 + 1", noop_kit, mode="isolated")), 1000),
+            timed(_Echo().round_trip, 1000),
+        ),
+        "iso02": (pause(0.01, service(p02)), timed(lambda: _todos(workspace))),
+        "in02": (timed(service(p02, "inprocess")), timed(lambda: _todos(workspace))),
+        "in03": (timed(service(p03, "inprocess")), timed(lambda: _largest(workspace))),
+        "trace": (
+            per_call(timed(lambda: run_program(traced, noop_kit, mode="inprocess")), timed(lambda: exec(traced_code, {"noop": noop})), 10000),
+            lambda: 0.0,
+        ),
+    }
+    for lackpy_fn, _ in measures.values():  # warm every path once (caches, the fork server, a spare)
+        lackpy_fn()
+    print("ready", flush=True)
+    for line in sys.stdin:
+        ask = json.loads(line)
+        lackpy_fn, floor_fn = measures[ask["m"]]
+        samples: list[float] = []
+        floors: list[float] = []
+        for _ in range(ask["n"]):
+            samples.append(lackpy_fn())
+            floors.append(floor_fn())
+        print(json.dumps([samples, floors]), flush=True)
+    svc.close()
+
+
+def noop() -> None:
+    return None
+
+
+def _todos(root: Path) -> int:
+    return sum(path.read_text().count("TODO") for path in root.glob("**/*.py"))
+
+
+def _largest(root: Path) -> list[str]:
+    sizes = [(len(path.read_text().splitlines()), str(path.relative_to(root))) for path in (root / "src").glob("**/*.py")]
+    return [name for _, name in sorted(sizes, key=lambda s: s[0], reverse=True)[:5]]
+
+
+class _Sleeper:
+    """A forked process asleep on a socket: the floor of handing a waiting worker a job and hearing back."""
+
+    def __init__(self) -> None:
+        self.host, child = socket.socketpair()
+        if os.fork() == 0:
+            self.host.close()
+            while child.recv(64):
+                child.send(b"d")
+            os._exit(0)
+        child.close()
+
+    def wake(self) -> None:
+        self.host.send(b"j")
+        self.host.recv(64)
+
+
+class _Echo:
+    """A forked echo process answering 40-byte messages over a blocking socketpair."""
+
+    def __init__(self) -> None:
+        self.host, child = socket.socketpair()
+        if os.fork() == 0:
+            self.host.close()
+            while data := child.recv(64):
+                child.sendall(data)
+            os._exit(0)
+        child.close()
+
+    def round_trip(self) -> None:
+        self.host.sendall(b"x" * 40)
+        self.host.recv(64)
+
+
+def _fork_answer() -> None:
+    """fork() of this interpreter, the child answers once and exits, the parent reaps it: a fresh process per run."""
+    host, child = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        child.send(b"d")
+        os._exit(0)
+    child.close()
+    host.recv(64)
+    host.close()
+    os.waitpid(pid, 0)
+
+
+# -- the driver ----------------------------------------------------------------------
+
+
+class Probe:
+    def __init__(self, tree: Path, workspace: Path) -> None:
+        env = {**os.environ, "PYTHONPATH": str(tree), "LACKPY_LOAD_PLUGINS": ""}
+        self.tree = tree
+        self.process = subprocess.Popen(
+            [sys.executable, str(HERE / "isolation.py"), "--probe", str(workspace)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=str(tree),
+        )
+        if self.process.stdout.readline().strip() != "ready":
+            raise SystemExit(f"bench: the probe of {tree} did not start")
+
+    def ask(self, row: str, n: int) -> tuple[list[float], list[float]]:
+        self.process.stdin.write(json.dumps({"m": row, "n": n}) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise SystemExit(f"bench: the probe of {self.tree} stopped")
+        samples, floors = json.loads(line)
+        return samples, floors
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait(30)
+
+
+SAMPLES = {"ready": 15, "b2b": 15, "call": 3, "iso02": 5, "in02": 5, "in03": 5, "trace": 2}
+
+
+def fmt(seconds: float) -> str:
+    if abs(seconds) < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    return f"{seconds * 1e3:.2f} ms"
+
+
+def drive(probes: list[Probe], rows: list[str], rounds: int) -> dict[str, list[list[tuple[float, float]]]]:
+    """Per row, per probe: one (lackpy, floor) pair of medians per round."""
+    found: dict[str, list[list[tuple[float, float]]]] = {row: [[] for _ in probes] for row in rows}
+    for round_ in range(rounds):
+        order = probes if round_ % 2 == 0 else probes[::-1]  # neither tree always goes first
+        for row in rows:
+            for probe_ in order:
+                samples, floors = probe_.ask(row, SAMPLES[row])
+                found[row][probes.index(probe_)].append((statistics.median(samples), statistics.median(floors)))
+    return found
+
+
+FLOORS = {
+    "ready": "wake a sleeping forked process, hear back",
+    "b2b": "fork(), the child answers, waitpid",
+    "call": "socketpair round trip, forked echo",
+    "iso02": "plain pathlib",
+    "in02": "plain pathlib",
+    "in03": "plain pathlib",
+    "trace": "—",
+}
+WHAT = {
+    "ready": "trivial run, a worker ready (20 ms apart)",
+    "b2b": "trivial runs back to back",
+    "call": "a tool call's round trip, worker to host",
+    "iso02": "program 02 isolated",
+    "in02": "program 02 in-process",
+    "in03": "program 03 in-process",
+    "trace": "tracing per tool call",
+}
+
+
+def report(found, rows: list[str], trees: list[Path], rounds: int) -> None:
+    if len(trees) == 1:
+        print(f"| measure (median of {rounds} round medians) | lackpy | floor | ratio |")
+        print("|---|---|---|---|")
+        for row in rows:
+            pairs = found[row][0]
+            value = statistics.median(p[0] for p in pairs)
+            floor = statistics.median(p[1] for p in pairs)
+            ratio = f"{value / floor:.2f}x" if floor > 0 else "—"
+            print(f"| {WHAT[row]} | {fmt(value)} | {fmt(floor)} ({FLOORS[row]}) | {ratio} |")
+        return
+    print(f"| measure (median of {rounds} round medians) | {trees[0].name} (this tree) | {trees[1]} | this tree faster in | floor |")
+    print("|---|---|---|---|---|")
+    for row in rows:
+        a, b = found[row]
+        wins = sum(x[0] < y[0] for x, y in zip(a, b))
+        floor = statistics.median(p[1] for p in a + b)
+        print(f"| {WHAT[row]} | {fmt(statistics.median(p[0] for p in a))} | {fmt(statistics.median(p[0] for p in b))} | {wins} of {rounds} rounds | {fmt(floor)} |")
+
+
+def mcp_row(number: int) -> None:
+    """run_program("1 + 1") over stdio against the default (isolated) server, beside validate("1")."""
+    import asyncio
+
+    sys.path.insert(0, str(HERE))
+    from serve import FLOOR, TRIVIAL, make_fixture, server_env, stdio_client, time_session
+
+    with tempfile.TemporaryDirectory(prefix="lackpy-bench-") as tmp:
+        workspace = make_fixture(Path(tmp) / "ws", 20)
+        with open(Path(tmp) / "stderr.log", "ab") as errlog:
+            run, floor = asyncio.run(time_session(stdio_client(workspace, server_env(Path(tmp)), errlog), [TRIVIAL, FLOOR], number, 20))
+    print(f"\n| MCP stdio, default server, SDK client (median of {number}) | `run_program(\"1 + 1\")` | floor `validate(\"1\")` | run minus floor |")
+    print("|---|---|---|---|")
+    print(f"| 2026-07-28 | {fmt(statistics.median(run))} | {fmt(statistics.median(floor))} | +{fmt(statistics.median(run) - statistics.median(floor))} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--ab", type=Path, help="a second source tree (a checkout of another commit) to compare with")
+    parser.add_argument("--only", default=",".join(ROWS), help=f"rows, comma-separated: {','.join(ROWS)}")
+    parser.add_argument("--mcp", action="store_true", help="add the MCP stdio row")
+    parser.add_argument("--probe", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.probe:
+        sys.path.insert(0, os.environ.get("PYTHONPATH", str(HERE.parent)).split(os.pathsep)[0])
+        return probe(args.probe)
+    rows = [row for row in args.only.split(",") if row]
+    if unknown := [row for row in rows if row not in ROWS]:
+        sys.exit(f"bench: unknown rows {unknown}; choose from {', '.join(ROWS)}")
+    trees = [HERE.parent] + ([args.ab.resolve()] if args.ab else [])
+    with tempfile.TemporaryDirectory(prefix="lackpy-bench-") as tmp:
+        workspace = Path(tmp) / "ws"
+        subprocess.run([sys.executable, str(WORKLOADS / "make_workspace.py"), str(workspace), "200"], check=True, capture_output=True)
+        probes = [Probe(tree, workspace) for tree in trees]
+        try:
+            found = drive(probes, rows, args.rounds)
+        finally:
+            for probe_ in probes:
+                probe_.close()
+    print(f"# isolation — Python {sys.version.split()[0]}, {os.cpu_count()} cores\n")
+    report(found, rows, trees, args.rounds)
+    if args.mcp:
+        mcp_row(300)
+
+
+if __name__ == "__main__":
+    main()
