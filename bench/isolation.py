@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import select
 import socket
 import statistics
 import subprocess

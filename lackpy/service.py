@@ -347,7 +347,6 @@ class LackpyService:
         if keep and session is None:
             raise ParamError("keep needs a session to keep the variables in; open one with open_session() and pass it")
         loaded = self._workspace.loaded
-        configured = mode or (loaded.config.mode if loaded is not None else None)  # settled again after resolve_kit judged trust
         approve = approve if approve is not None else self.approve
         ready = loaded is not None and self._config_checks is not None
         answering = (approve, approval, asyncio.get_running_loop())
@@ -368,8 +367,9 @@ class LackpyService:
             valid = prepared_for(program, resolved, inputs, settings.checks).code is not None
             return settings, None if valid else run_with(program, settings)
 
-        on_this_loop = configured == "inprocess" and ready and not asks_on_loop(approve)
-        settings, result = settle() if on_this_loop else await off_loop(settle)
+        # Once the workspace is loaded, settling is a cache lookup (the kit: one stat per file; the
+        # program: prepare's cache), cheaper than the two thread switches of doing it elsewhere.
+        settings, result = settle() if ready else await off_loop(settle)
         if result is None:
             result = await self._scheduler.run(program, settings, settings.mode == "inprocess" and not asks_on_loop(approve))
         return session.answered(result, keep) if session is not None else result

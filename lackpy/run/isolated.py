@@ -78,6 +78,7 @@ def run_isolated(
         PAUSE_HOOKS.reset(hooks)
         server.kill(pid)
         channel.close()
+        server.hold()  # the next run's worker, forked and waiting before it is asked for
 
 
 class _Clock:

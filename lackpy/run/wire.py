@@ -155,12 +155,13 @@ def send_bytes(sock: socket.socket, frame: bytes, deadline: float | None = None)
                 raise socket.timeout("timed out") from None
 
 
-def recv(sock: socket.socket, max_bytes: int, deadline: float | None = None) -> dict | None:
+def recv(sock: socket.socket, max_bytes: int, deadline: float | None = None, spin: bool = True) -> dict | None:
     """The next message, or None at end of stream.
 
     ``deadline`` (``time.monotonic()``) bounds the wait; past it ``socket.timeout`` is raised.
+    Without ``spin`` it sleeps at once instead of polling first.
     """
-    head = _read_at_least(sock, HEADER.size, SMALL_FRAME, deadline)  # usually the whole frame
+    head = _read_at_least(sock, HEADER.size, SMALL_FRAME, deadline, SPIN_S if spin else 0.0)  # usually the whole frame
     if head is None:
         return None
     (size,) = HEADER.unpack_from(head)
@@ -177,7 +178,7 @@ def recv(sock: socket.socket, max_bytes: int, deadline: float | None = None) -> 
     return decode(body)
 
 
-def _read_at_least(sock: socket.socket, need: int, want: int, deadline: float | None) -> bytes | None:
+def _read_at_least(sock: socket.socket, need: int, want: int, deadline: float | None, spin_s: float = SPIN_S) -> bytes | None:
     """Read ``need`` to ``want`` bytes: poll briefly (replies usually come within microseconds), then wait.
 
     The brief poll spares the scheduler wake-up that dominates a round trip
@@ -189,7 +190,7 @@ def _read_at_least(sock: socket.socket, need: int, want: int, deadline: float | 
     buffer = bytearray(want)
     view = memoryview(buffer)
     got = 0
-    spin_until = time.perf_counter() + SPIN_S
+    spin_until = time.perf_counter() + spin_s
     while got < need:
         try:
             count = sock.recv_into(view[got:], want - got, socket.MSG_DONTWAIT)

@@ -53,7 +53,7 @@ def spare_main(handoff: socket.socket, sandbox: bool) -> None:
         baseline = _address_space()  # read /proc before Landlock takes paths away
         if sandbox:
             _sandbox.confine()  # needs no job: every worker is confined the same way
-        _, fds, _, _ = socket.recv_fds(handoff, 16, 1)
+        kind, fds, _, _ = socket.recv_fds(handoff, 16, 1)
     except BaseException:
         if os.environ.get("LACKPY_DEBUG_WORKER"):
             traceback.print_exc()
@@ -63,7 +63,7 @@ def spare_main(handoff: socket.socket, sandbox: bool) -> None:
     handoff.close()
     for extra in fds[1:]:
         os.close(extra)
-    child_main(fds[0], baseline)
+    child_main(fds[0], baseline, spin=kind != b"H")  # a held worker sleeps until its job comes
 
 
 _warm_code = None
@@ -76,19 +76,20 @@ def _warm_up() -> None:
         wire.encode({"t": "done", "outcome": {"output": ("x", 1, None)}})
 
 
-def child_main(fd: int, baseline: int) -> None:
+def child_main(fd: int, baseline: int, spin: bool = True) -> None:
     """Run one job on channel ``fd`` and exit; never returns.
 
-    ``baseline`` is the address space the worker already used before the job.
+    ``baseline`` is the address space the worker already used before the job;
+    without ``spin`` the worker sleeps until the job comes, as it may be long.
     """
     status = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-        os.setsid()
         channel = socket.socket(fileno=fd)
-        job = wire.recv(channel, JOB_MAX_BYTES)
+        job = wire.recv(channel, JOB_MAX_BYTES, spin=spin)
         if job is None or job.get("t") != "job":
             os._exit(EXIT_FAILED)
+        os.setsid()  # a worker that holds a run leads its own session
         limits = Limits(**job["limits"])
         _apply_rlimits(limits, fd, baseline)
         code = marshal.loads(job["code"])

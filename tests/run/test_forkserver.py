@@ -72,9 +72,18 @@ def _wait_for(condition, timeout_s: float = 5.0) -> None:
 
 
 def _ready_server(kit) -> forkserver.ForkServer:
-    """The sandboxed fork server, after a run it served."""
+    """The sandboxed fork server, after a run it served, its held worker let go: the next run asks the server."""
     assert run_program("1 + 1", kit).output == 2
-    return get_fork_server()
+    server = get_fork_server()
+    _, channel = _held(server)
+    channel.close()  # the worker finds its channel closed and exits
+    return server
+
+
+def _held(server: forkserver.ForkServer) -> tuple[int, object]:
+    """The worker the server holds for the next run, taken (its pid and the host's end of its channel)."""
+    _wait_for(lambda: server._held is not None)
+    return server.spawn(time.monotonic() + 1)
 
 
 def _spare(server: forkserver.ForkServer) -> int:
@@ -89,8 +98,9 @@ def _spare(server: forkserver.ForkServer) -> int:
                 return int(entry.name)
         return None
 
-    _wait_for(lambda: find() is not None)
-    return find()
+    found: list[int] = []
+    _wait_for(lambda: found.append(find()) or found[-1] is not None)
+    return found[-1]
 
 
 def _timed(kit, timeout_s: float):
@@ -197,3 +207,33 @@ def test_a_server_that_cannot_start_is_a_crash(kit, monkeypatch):
     assert result.error.endswith("fork server did not start; use mode='inprocess' to run without it")
     monkeypatch.undo()
     assert run_program("1 + 1", kit).output == 2
+
+
+def test_the_next_runs_worker_is_forked_and_waiting_before_the_run(kit):
+    """After a run the server holds a fresh worker; the next run is handed that one, and one more is held after it."""
+    server = _ready_server(kit)
+    assert run_program("1 + 1", kit).output == 2
+    _wait_for(lambda: server._held is not None)
+    waiting = server._held[0]
+    assert _state(waiting) == "S"  # asleep on its channel, not polling
+    assert run_program("1 + 1", kit).output == 2
+    _wait_for(lambda: _state(waiting) in (None, "Z"))  # it ran the job and exited: a worker serves one run
+    _wait_for(lambda: server._held is not None)
+    assert server._held[0] != waiting
+
+
+@pytest.mark.parametrize("sig", [signal.SIGSTOP, signal.SIGKILL], ids=["stopped", "killed"])
+def test_a_held_worker_that_is_stopped_or_killed_is_not_handed_a_run(kit, stopped, sig):
+    """A held worker that died waiting (a stopped one is killed by the server) is dropped: the run gets a new worker at once."""
+    server = _ready_server(kit)
+    assert run_program("1 + 1", kit).output == 2
+    _wait_for(lambda: server._held is not None)
+    waiting = server._held[0]
+    if sig == signal.SIGSTOP:
+        stopped(waiting)
+    else:
+        os.kill(waiting, sig)
+    _wait_for(lambda: _state(waiting) in (None, "Z"))
+    result, elapsed = _timed(kit, 2)
+    assert result.output == 2, result.error
+    assert elapsed < 1 and get_fork_server() is server
