@@ -381,14 +381,9 @@ def serve(fd: int, sandbox: bool = True) -> None:
                 _kill(pid)
             os._exit(0)
         if message[:2] in (b"S ", b"H ") and fds:
-            kind = b"H" if message[:1] == b"H" else b"J"
-            pid = _hand_off(spare if spare is not None else fork_spare(), kind, fds[0], fork_spare)
+            pid = _hand_off(spare if spare is not None else fork_spare(), fds[0], fork_spare)
             control.send(b"P %s %d" % (message[2:], pid))
-            spare = None
-            if kind == b"J":
-                running, spare_due = pid, time.monotonic() + 0.05
-            else:  # nothing runs yet: the next spare is forked now
-                running, spare_due = None, 0.0
+            spare, running, spare_due = None, pid, time.monotonic() + 0.05
         elif message.startswith(b"K "):
             pid = int(message[2:])
             if pid in children:  # only our own, not yet reaped child
@@ -398,18 +393,15 @@ def serve(fd: int, sandbox: bool = True) -> None:
                 os.close(extra)
 
 
-def _hand_off(spare: tuple[int, socket.socket], kind: bytes, channel: int, fork_spare) -> int:
-    """Give ``spare`` the run's ``channel`` (closed here after); returns the pid of the worker that took it.
-
-    A held worker sleeps until its job comes (``H``); a run's worker expects it at once (``J``).
-    """
+def _hand_off(spare: tuple[int, socket.socket], channel: int, fork_spare) -> int:
+    """Give ``spare`` the run's ``channel`` (closed here after); returns the pid of the worker that took it."""
     pid, handoff = spare
     try:
-        socket.send_fds(handoff, [kind], [channel])
+        socket.send_fds(handoff, [b"J"], [channel])
     except OSError:  # the spare died: serve this run from a new one
         handoff.close()
         pid, handoff = fork_spare()
-        socket.send_fds(handoff, [kind], [channel])
+        socket.send_fds(handoff, [b"J"], [channel])
     handoff.close()
     os.close(channel)
     return pid

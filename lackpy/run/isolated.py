@@ -8,7 +8,6 @@ the run with the worker killed.
 
 from __future__ import annotations
 
-import marshal
 import os
 import signal
 import socket
@@ -53,20 +52,12 @@ def run_isolated(
     clock = _Clock(time.monotonic() + limits.timeout_s + GRACE_S)
     hooks = PAUSE_HOOKS.set(PAUSE_HOOKS.get() + (clock.pause,))
     try:
-        job = {
-            "t": "job",
-            "code": marshal.dumps(code),
-            "params": dict(params),
-            "tools": list(tools),
-            "limits": limits.to_dict(),
-            "max_frame": max_frame,
-            "reply_frame": reply_frame,
-        }
-        channel.setblocking(False)  # every wait on the channel is bounded by the run's deadline
         try:
-            wire.send(channel, job, deadline=clock.at)
+            job = wire.encode_job(code, dict(params), list(tools), limits.to_dict(), max_frame, reply_frame)
         except wire.NotPlainData as exc:
             return Ending(False, error=f"parameters must be plain data: {exc}", error_kind=ErrorKind.PARAM)
+        channel.setblocking(False)  # every wait on the channel is bounded by the run's deadline
+        wire.send_bytes(channel, job, deadline=clock.at)
         # The watchdog also stops a tool that runs past the deadline here in the host.
         with thread_deadline(max(clock.at - time.monotonic(), 0.001)):
             return _serve(channel, tools, clock, max_frame, reply_frame)

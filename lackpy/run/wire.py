@@ -5,12 +5,17 @@ JSON lacks travel as one-key tagged objects (``{"$tuple": [...]}``), so
 tuples, sets, bytes, big integers and non-string keys survive the trip. The
 host decodes what a worker sends with ``json.loads`` and these tags only:
 nothing a worker sends can become code or an object other than plain data.
+
+The job alone, host to worker, is one ``marshal`` frame holding the compiled
+program itself (``encode_job``): the worker trusts its host, and the host
+never unmarshals anything (``decode`` knows only JSON and the two compact forms).
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import marshal
 import math
 import select
 import socket
@@ -115,6 +120,20 @@ def encode_reply(value: Any) -> bytes:
     return encode({"t": "ok", "value": value})
 
 
+def encode_job(code: Any, params: dict, tools: list[str], limits: dict, max_frame: int, reply_frame: int) -> bytes:
+    """The job frame: the code object and its settings as one marshal; the parameters as checked JSON (NotPlainData if not plain)."""
+    packed = json.dumps(pack(params), ensure_ascii=False, separators=(",", ":")) if params else None
+    data = marshal.dumps((code, packed, tools, limits, max_frame, reply_frame))
+    return HEADER.pack(len(data)) + data
+
+
+def decode_job(data: bytes) -> dict:
+    """The worker's side of ``encode_job`` (from its host only)."""
+    code, packed, tools, limits, max_frame, reply_frame = marshal.loads(data)
+    params = json.loads(packed, object_hook=_unpack_tag) if packed else {}
+    return {"code": code, "params": params, "tools": tools, "limits": limits, "max_frame": max_frame, "reply_frame": reply_frame}
+
+
 def decode(data: bytes) -> dict:
     kind = data[:1]
     if kind == b"S" or kind == b"C":
@@ -155,13 +174,18 @@ def send_bytes(sock: socket.socket, frame: bytes, deadline: float | None = None)
                 raise socket.timeout("timed out") from None
 
 
-def recv(sock: socket.socket, max_bytes: int, deadline: float | None = None, spin: bool = True) -> dict | None:
+def recv(sock: socket.socket, max_bytes: int, deadline: float | None = None) -> dict | None:
     """The next message, or None at end of stream.
 
     ``deadline`` (``time.monotonic()``) bounds the wait; past it ``socket.timeout`` is raised.
-    Without ``spin`` it sleeps at once instead of polling first.
     """
-    head = _read_at_least(sock, HEADER.size, SMALL_FRAME, deadline, SPIN_S if spin else 0.0)  # usually the whole frame
+    body = recv_frame(sock, max_bytes, deadline)
+    return None if body is None else decode(body)
+
+
+def recv_frame(sock: socket.socket, max_bytes: int, deadline: float | None = None) -> bytes | None:
+    """The next frame's body, undecoded, or None at end of stream (``recv``'s limits and deadline)."""
+    head = _read_at_least(sock, HEADER.size, SMALL_FRAME, deadline)  # usually the whole frame
     if head is None:
         return None
     (size,) = HEADER.unpack_from(head)
@@ -175,10 +199,10 @@ def recv(sock: socket.socket, max_bytes: int, deadline: float | None = None, spi
         if rest is None:
             return None
         body += rest
-    return decode(body)
+    return body
 
 
-def _read_at_least(sock: socket.socket, need: int, want: int, deadline: float | None, spin_s: float = SPIN_S) -> bytes | None:
+def _read_at_least(sock: socket.socket, need: int, want: int, deadline: float | None) -> bytes | None:
     """Read ``need`` to ``want`` bytes: poll briefly (replies usually come within microseconds), then wait.
 
     The brief poll spares the scheduler wake-up that dominates a round trip
@@ -190,7 +214,7 @@ def _read_at_least(sock: socket.socket, need: int, want: int, deadline: float | 
     buffer = bytearray(want)
     view = memoryview(buffer)
     got = 0
-    spin_until = time.perf_counter() + spin_s
+    spin_until = time.perf_counter() + SPIN_S
     while got < need:
         try:
             count = sock.recv_into(view[got:], want - got, socket.MSG_DONTWAIT)

@@ -1,16 +1,15 @@
 """The isolated worker: a forked child that has only the program and a channel.
 
 A spare worker closes every descriptor but its hand-off socket, warms up and
-confines itself (Landlock, seccomp) while it waits. When a run arrives it
-receives its channel, then its job (compiled program, parameters, tool names,
-limits), applies rlimits (address space, CPU, file size, open files,
-processes) and runs the program. Each tool is a proxy that sends the call to
+confines itself (Landlock, seccomp) while it waits. When it is handed a
+run's channel it limits what no job changes (file size, open files,
+processes), then waits for its job (compiled program, parameters, tool
+names, limits), limits its address space and CPU time, and runs the program. Each tool is a proxy that sends the call to
 the host and waits for the result; the host runs the real tool.
 """
 
 from __future__ import annotations
 
-import marshal
 import math
 import os
 import resource
@@ -53,7 +52,7 @@ def spare_main(handoff: socket.socket, sandbox: bool) -> None:
         baseline = _address_space()  # read /proc before Landlock takes paths away
         if sandbox:
             _sandbox.confine()  # needs no job: every worker is confined the same way
-        kind, fds, _, _ = socket.recv_fds(handoff, 16, 1)
+        _, fds, _, _ = socket.recv_fds(handoff, 16, 1)
     except BaseException:
         if os.environ.get("LACKPY_DEBUG_WORKER"):
             traceback.print_exc()
@@ -63,7 +62,7 @@ def spare_main(handoff: socket.socket, sandbox: bool) -> None:
     handoff.close()
     for extra in fds[1:]:
         os.close(extra)
-    child_main(fds[0], baseline, spin=kind != b"H")  # a held worker sleeps until its job comes
+    child_main(fds[0], baseline)
 
 
 _warm_code = None
@@ -72,27 +71,32 @@ _warm_code = None
 def _warm_up() -> None:
     """Run a small program now, so the pages a run touches are copied before the clock starts."""
     if _warm_code is not None:
-        execute(_warm_code, {}, {}, Limits(), lambda seconds: nullcontext())
+        job = wire.decode_job(wire.encode_job(_warm_code, {"p": (1,)}, ["x"], Limits().to_dict(), 1, 1)[wire.HEADER.size :])
+        limits = Limits(**job["limits"])
+        execute(job["code"], {"x": _proxy("x", None, 1, 1, limits)}, job["params"], limits, lambda seconds: nullcontext())
         wire.encode({"t": "done", "outcome": {"output": ("x", 1, None)}})
+        for which, _ in _FIXED_LIMITS:
+            resource.getrlimit(which)
 
 
-def child_main(fd: int, baseline: int, spin: bool = True) -> None:
+def child_main(fd: int, baseline: int) -> None:
     """Run one job on channel ``fd`` and exit; never returns.
 
-    ``baseline`` is the address space the worker already used before the job;
-    without ``spin`` the worker sleeps until the job comes, as it may be long.
+    ``baseline`` is the address space the worker already used before the job.
     """
     status = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         channel = socket.socket(fileno=fd)
-        job = wire.recv(channel, JOB_MAX_BYTES, spin=spin)
-        if job is None or job.get("t") != "job":
-            os._exit(EXIT_FAILED)
+        _set_rlimits(_FIXED_LIMITS + [(resource.RLIMIT_NOFILE, fd + 1)])  # what no job changes, set before it comes
+        frame = wire.recv_frame(channel, JOB_MAX_BYTES)
+        if frame is None:
+            os._exit(0)  # let go before a job came
+        job = wire.decode_job(frame)
         os.setsid()  # a worker that holds a run leads its own session
         limits = Limits(**job["limits"])
-        _apply_rlimits(limits, fd, baseline)
-        code = marshal.loads(job["code"])
+        _set_rlimits([(resource.RLIMIT_AS, baseline + limits.memory_bytes), (resource.RLIMIT_CPU, math.ceil(limits.timeout_s) + 1)])
+        code = job["code"]
         tools = {alias: _proxy(alias, channel, job["max_frame"], job["reply_frame"], limits) for alias in job["tools"]}
         outcome = execute(code, tools, job["params"], limits, alarm_deadline)
         if outcome.limit == "memory":
@@ -231,18 +235,14 @@ def _address_space() -> int:
         return 0
 
 
-def _apply_rlimits(limits: Limits, fd: int, baseline: int) -> None:
-    cpu = math.ceil(limits.timeout_s) + 1
-    settings = [
-        (resource.RLIMIT_AS, baseline + limits.memory_bytes),
-        (resource.RLIMIT_CPU, cpu),
-        (resource.RLIMIT_FSIZE, 0),
-        (resource.RLIMIT_CORE, 0),
-        (resource.RLIMIT_NOFILE, fd + 1),
-        (resource.RLIMIT_NPROC, 0),
-    ]
+#: The worker's limits that no job changes: it writes no file (not even a core) and starts no process.
+_FIXED_LIMITS = [(resource.RLIMIT_FSIZE, 0), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, 0)]
+
+
+def _set_rlimits(settings: list[tuple[int, int]]) -> None:
+    """Lower each limit to ``soft`` (CPU time: SIGXCPU at ``soft``, SIGKILL a second later), never above a hard limit already set."""
     for which, soft in settings:
-        hard = soft + 1 if which == resource.RLIMIT_CPU else soft  # SIGXCPU first, SIGKILL a second later
+        hard = soft + 1 if which == resource.RLIMIT_CPU else soft
         _, hard_now = resource.getrlimit(which)
         if hard_now != resource.RLIM_INFINITY:
             hard = min(hard, hard_now)
