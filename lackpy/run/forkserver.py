@@ -43,6 +43,7 @@ import time
 from lackpy.errors import WorkerError
 
 HUNG_S = 1.0  # a ready fork server answers in milliseconds
+SETTLE_S = 0.002  # after a run's worker exits, the server waits this long before forking: the host is passing on the result
 START_S = 30.0  # ... and gets ready in well under a second
 
 _servers: dict[bool, "ForkServer"] = {}
@@ -140,15 +141,13 @@ class ForkServer:
         return self.broken is None and self.process.poll() is None
 
     def spawn(self, deadline: float) -> tuple[int, socket.socket]:
-        """A worker for one run: the held one (waited for if it is on its way), else one forked now.
+        """A worker for one run: the one held for it if there is one, else one forked now.
 
         Returns its pid and the host's end of its channel. Waits until
         ``deadline`` at most (then ``TimeoutError``); raises
         ``ForkServerBroken`` if the server exits or stops answering.
         """
         with self._changed:
-            if self._holds and self._held is None:
-                self._wait(lambda: self._held is not None or not self._holds, deadline)
             held, self._held = self._held, None
             if held is not None and not _closed(held[1]):
                 return held
@@ -327,9 +326,13 @@ class ForkServer:
 def serve(fd: int, sandbox: bool = True) -> None:
     """Main loop of the fork server process (never returns).
 
-    One warmed-up spare worker always waits, forked ahead of time (and, with
-    ``sandbox``, already confined): a spawn hands it the run's channel and the
-    next spare is forked once the server is idle, off the host's critical path.
+    One warmed-up spare worker waits, forked ahead of time (and, with
+    ``sandbox``, already confined): a spawn or a hold hands it the run's
+    channel. The server works between runs, not beside them: it forks the
+    next spare and answers a hold once the worker it last handed out has
+    exited (and SETTLE_S more, for the host to pass on its result), or 50 ms
+    after handing it out. A spawn (no worker was held: runs come faster than
+    that) has the next spare forked at once.
     """
     import gc
 
@@ -354,11 +357,12 @@ def serve(fd: int, sandbox: bool = True) -> None:
         return pid, server_end
 
     spare: tuple[int, socket.socket] | None = fork_spare()
-    running: int | None = None  # the last worker handed out
-    spare_due = 0.0
+    handed: int | None = None  # the last worker handed out
+    quiet_at = 0.0
+    hold: tuple[bytes, int] | None = None  # a worker asked for ahead: its request and channel
     control.send(b"R")
     while True:
-        wait = 0.2 if spare is not None else 0.002  # without a spare, look for the worker's exit often
+        wait = 0.2 if spare is not None and hold is None else 0.002  # meanwhile, look for the worker's exit often
         ready, _, _ = select.select([control], [], [], wait)
         stopped = _reap(control, children)
         for pid in stopped:
@@ -366,9 +370,13 @@ def serve(fd: int, sandbox: bool = True) -> None:
         if spare is not None and (spare[0] in stopped or spare[0] not in children):
             spare[1].close()
             spare = None
-        # The next spare is forked once the server is idle (the last worker is
-        # done, or 50 ms passed), so a fresh run does not share the CPU with it.
-        if spare is None and (running not in children or time.monotonic() >= spare_due):
+        now = time.monotonic()
+        if handed is not None and handed not in children:
+            handed, quiet_at = None, min(quiet_at, now + SETTLE_S)
+        if now >= quiet_at and hold is not None:
+            handed, quiet_at = _answer(control, hold, spare, fork_spare), now + 0.05
+            spare = hold = None
+        elif now >= quiet_at and spare is None:
             spare = fork_spare()
         if not ready:
             continue
@@ -380,10 +388,14 @@ def serve(fd: int, sandbox: bool = True) -> None:
             for pid in children:
                 _kill(pid)
             os._exit(0)
-        if message[:2] in (b"S ", b"H ") and fds:
-            pid = _hand_off(spare if spare is not None else fork_spare(), fds[0], fork_spare)
-            control.send(b"P %s %d" % (message[2:], pid))
-            spare, running, spare_due = None, pid, time.monotonic() + 0.05
+        if message[:2] == b"S " and fds:  # the host had no worker held: runs come in a burst, so the next is forked now
+            handed, quiet_at = _answer(control, (message[2:], fds[0]), spare, fork_spare), 0.0
+            spare = None
+        elif message[:2] == b"H " and fds:
+            if hold is not None:  # one at a time: an earlier one is answered now
+                handed = _answer(control, hold, spare, fork_spare)
+                spare = None
+            hold = (message[2:], fds[0])
         elif message.startswith(b"K "):
             pid = int(message[2:])
             if pid in children:  # only our own, not yet reaped child
@@ -391,6 +403,13 @@ def serve(fd: int, sandbox: bool = True) -> None:
         else:
             for extra in fds:
                 os.close(extra)
+
+
+def _answer(control: socket.socket, request: tuple[bytes, int], spare: tuple[int, socket.socket] | None, fork_spare) -> int:
+    """Hand the requested channel to ``spare`` (or a worker forked now) and tell the host its pid; returns the pid."""
+    pid = _hand_off(spare if spare is not None else fork_spare(), request[1], fork_spare)
+    control.send(b"P %s %d" % (request[0], pid))
+    return pid
 
 
 def _hand_off(spare: tuple[int, socket.socket], channel: int, fork_spare) -> int:
