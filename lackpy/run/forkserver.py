@@ -329,10 +329,11 @@ def serve(fd: int, sandbox: bool = True) -> None:
     One warmed-up spare worker waits, forked ahead of time (and, with
     ``sandbox``, already confined): a spawn or a hold hands it the run's
     channel. The server works between runs, not beside them: it forks the
-    next spare and answers a hold once the worker it last handed out has
-    exited (and SETTLE_S more, for the host to pass on its result), or 50 ms
-    after handing it out. A spawn (no worker was held: runs come faster than
-    that) has the next spare forked at once.
+    next spare once the worker it last handed out for a run has exited (and
+    SETTLE_S more, for the host to pass on its result), or 50 ms after
+    handing it out, and answers a hold SETTLE_S after it came. A spawn (no
+    worker was held: runs come faster than that) has the next spare forked
+    at once.
     """
     import gc
 
@@ -365,16 +366,14 @@ def serve(fd: int, sandbox: bool = True) -> None:
         wait = 0.2 if spare is not None and hold is None else 0.002  # meanwhile, look for the worker's exit often
         ready, _, _ = select.select([control], [], [], wait)
         stopped = _reap(control, children)
-        for pid in stopped:
-            _kill(pid)  # a stopped worker would hold up its run (or the run handed to it) until its deadline
         if spare is not None and (spare[0] in stopped or spare[0] not in children):
             spare[1].close()
             spare = None
         now = time.monotonic()
         if handed is not None and handed not in children:
             handed, quiet_at = None, min(quiet_at, now + SETTLE_S)
-        if now >= quiet_at and hold is not None:
-            handed, quiet_at = _answer(control, hold, spare, fork_spare), now + 0.05
+        if now >= quiet_at and hold is not None:  # nothing runs (the held worker waits): the next spare is forked next
+            _answer(control, hold, spare, fork_spare)
             spare = hold = None
         elif now >= quiet_at and spare is None:
             spare = fork_spare()
@@ -395,7 +394,7 @@ def serve(fd: int, sandbox: bool = True) -> None:
             if hold is not None:  # one at a time: an earlier one is answered now
                 handed = _answer(control, hold, spare, fork_spare)
                 spare = None
-            hold = (message[2:], fds[0])
+            hold, quiet_at = (message[2:], fds[0]), max(quiet_at, time.monotonic() + SETTLE_S)
         elif message.startswith(b"K "):
             pid = int(message[2:])
             if pid in children:  # only our own, not yet reaped child
@@ -440,7 +439,7 @@ def _kill(pid: int) -> None:
 
 
 def _reap(control: socket.socket, children: set[int]) -> set[int]:
-    """Reap the children that exited, telling the host; returns those found stopped."""
+    """Reap the children that exited, telling the host; kills those found stopped and returns them."""
     stopped: set[int] = set()
     while children:
         try:
@@ -450,6 +449,7 @@ def _reap(control: socket.socket, children: set[int]) -> set[int]:
         if pid == 0:
             break
         if os.WIFSTOPPED(status):
+            _kill(pid)  # a stopped worker would hold up its run (or the run handed to it) until its deadline
             stopped.add(pid)
             continue
         children.discard(pid)
