@@ -20,11 +20,11 @@ request unanswered for ``HUNG_S`` once ready, is broken: the next
 ``get_fork_server`` kills it (with its spare worker) and starts a new one.
 
 After each run the host asks for the next run's worker ahead (``hold``): the
-server hands its spare that worker's channel at once, and the worker waits
-on it, asleep, for a job. The next run then sends its job straight to that
-worker and wakes no fork server: one process wake-up instead of three. The
-held worker is as fresh as any: forked from the server, confined, never
-given anything before its one job.
+server hands its spare that worker's channel between runs (``serve`` says
+when), and the worker waits on it for a job. The next run then sends its job
+straight to that worker and wakes no fork server: one process wake-up
+instead of three. The held worker is as fresh as any: forked from the
+server, confined, never given anything before its one job.
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ class ForkServer:
         try:
             self._send(b"H %d" % request, child_end)
         except ForkServerBroken:
-            pass  # the next run finds the server broken and replaces it
+            return  # the next run finds the server broken and replaces it (closing the held channel)
         finally:
             child_end.close()
 
@@ -218,11 +218,10 @@ class ForkServer:
         """Stop the server and reap it. With ``grace_s`` it may first kill its workers and exit by itself."""
         self._break("the fork server was closed")
         with self._changed:
-            for _, channel in [self._held] if self._held else []:
-                channel.close()
-            for channel in self._holds.values():
-                channel.close()
+            waiting = list(self._holds.values()) + ([self._held[1]] if self._held is not None else [])
             self._held, self._holds = None, {}
+        for channel in waiting:
+            channel.close()
         with self._send_lock:
             try:
                 self.control.shutdown(socket.SHUT_RDWR)  # the server kills its children at end of stream

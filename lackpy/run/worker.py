@@ -4,8 +4,9 @@ A spare worker closes every descriptor but its hand-off socket, warms up and
 confines itself (Landlock, seccomp) while it waits. When it is handed a
 run's channel it limits what no job changes (file size, open files,
 processes), then waits for its job (compiled program, parameters, tool
-names, limits), limits its address space and CPU time, and runs the program. Each tool is a proxy that sends the call to
-the host and waits for the result; the host runs the real tool.
+names, limits), limits its address space and CPU time, and runs the
+program. Each tool is a proxy that sends the call to the host and waits for
+the result; the host runs the real tool.
 """
 
 from __future__ import annotations
