@@ -26,8 +26,8 @@ trace      tracing per tool call (10,000 no-op calls in-process, less the
            plain loop)
 
 ``--mcp`` adds ``run_program("1 + 1")`` over MCP stdio against the default
-server, with the SDK's own client (``bench/serve.py roundtrip`` has every
-transport and era).
+server, with the SDK's own client, one server per tree, alternated in rounds
+(``bench/serve.py roundtrip`` has every transport and era).
 """
 
 from __future__ import annotations
@@ -279,20 +279,56 @@ def report(found, rows: list[str], trees: list[Path], rounds: int) -> None:
         print(f"| {WHAT[row]} | {fmt(statistics.median(p[0] for p in a))} | {fmt(statistics.median(p[0] for p in b))} | {wins} of {rounds} rounds | {fmt(floor)} |")
 
 
-def mcp_row(number: int) -> None:
-    """run_program("1 + 1") over stdio against the default (isolated) server, beside validate("1")."""
+def mcp_row(trees: list[Path], rounds: int, number: int = 30) -> None:
+    """run_program("1 + 1") over stdio against the default (isolated) server, beside validate("1").
+
+    One SDK client per source tree, each with its own server; the driver
+    times ``number`` calls of one server, then the next, in ``rounds`` rounds,
+    so both servers see the same stretches of the machine and each sees its
+    calls come as one client sends them, one after the other.
+    """
     import asyncio
+    import contextlib
 
     sys.path.insert(0, str(HERE))
-    from serve import FLOOR, TRIVIAL, make_fixture, server_env, stdio_client, time_session
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from serve import FLOOR, TRIVIAL, make_fixture, server_env, serve_args
+
+    async def session_rounds(clients) -> list[list[tuple[float, float]]]:
+        found: list[list[tuple[float, float]]] = [[] for _ in clients]
+        for round_ in range(rounds + 1):
+            for index, client in enumerate(clients):
+                run, floor = [], []
+                for _ in range(number):
+                    for tool, args, into in ((TRIVIAL[0], TRIVIAL[1], run), (FLOOR[0], FLOOR[1], floor)):
+                        start = time.perf_counter()
+                        result = await client.call_tool(tool, args)
+                        into.append(time.perf_counter() - start)
+                        if result.is_error:
+                            raise SystemExit(f"bench: {tool} failed over MCP")
+                if round_:  # the first round warms up
+                    found[index].append((statistics.median(run), statistics.median(floor)))
+        return found
+
+    async def measure(workspace: Path, env: dict[str, str], errlog) -> list[list[tuple[float, float]]]:
+        async with contextlib.AsyncExitStack() as stack:
+            clients = []
+            for tree in trees:
+                params = StdioServerParameters(command=sys.executable, args=serve_args(workspace), env=dict(env, PYTHONPATH=str(tree)), cwd=str(tree))
+                clients.append(await stack.enter_async_context(Client(stdio_client(params, errlog=errlog))))
+            return await session_rounds(clients)
 
     with tempfile.TemporaryDirectory(prefix="lackpy-bench-") as tmp:
         workspace = make_fixture(Path(tmp) / "ws", 20)
         with open(Path(tmp) / "stderr.log", "ab") as errlog:
-            run, floor = asyncio.run(time_session(stdio_client(workspace, server_env(Path(tmp)), errlog), [TRIVIAL, FLOOR], number, 20))
-    print(f"\n| MCP stdio, default server, SDK client (median of {number}) | `run_program(\"1 + 1\")` | floor `validate(\"1\")` | run minus floor |")
+            found = asyncio.run(measure(workspace, server_env(Path(tmp)), errlog))
+    print(f"\n| MCP stdio, default server, SDK client ({rounds} rounds of {number}) | `run_program(\"1 + 1\")` | floor `validate(\"1\")` | run minus floor |")
     print("|---|---|---|---|")
-    print(f"| 2026-07-28 | {fmt(statistics.median(run))} | {fmt(statistics.median(floor))} | +{fmt(statistics.median(run) - statistics.median(floor))} |")
+    for tree, rows in zip(trees, found):
+        run, floor = statistics.median(r for r, _ in rows), statistics.median(f for _, f in rows)
+        wins = f", faster in {sum(a[0] < b[0] for a, b in zip(rows, found[1]))} of {rounds} rounds" if len(trees) == 2 and tree == trees[0] else ""
+        print(f"| {tree.name}{wins} | {fmt(run)} | {fmt(floor)} | +{fmt(run - floor)} |")
 
 
 def main() -> None:
@@ -322,7 +358,7 @@ def main() -> None:
     print(f"# isolation — Python {sys.version.split()[0]}, {os.cpu_count()} cores\n")
     report(found, rows, trees, args.rounds)
     if args.mcp:
-        mcp_row(300)
+        mcp_row(trees, args.rounds)
 
 
 if __name__ == "__main__":

@@ -330,9 +330,10 @@ def serve(fd: int, sandbox: bool = True) -> None:
     channel. The server works between runs, not beside them: it forks the
     next spare once the worker it last handed out for a run has exited (and
     SETTLE_S more, for the host to pass on its result), or 50 ms after
-    handing it out, and answers a hold SETTLE_S after it came. A spawn (no
-    worker was held: runs come faster than that) has the next spare forked
-    at once.
+    handing it out, and answers a hold SETTLE_S after it came, forking the
+    held worker's successor in the same pause (an MCP client's next call
+    comes a few milliseconds later). A spawn (no worker was held: runs come
+    faster than that) has the next spare forked at once.
     """
     import gc
 
@@ -371,9 +372,10 @@ def serve(fd: int, sandbox: bool = True) -> None:
         now = time.monotonic()
         if handed is not None and handed not in children:
             handed, quiet_at = None, min(quiet_at, now + SETTLE_S)
-        if now >= quiet_at and hold is not None:  # nothing runs (the held worker waits): the next spare is forked next
+        if now >= quiet_at and hold is not None:  # nothing runs (the held worker waits)
+            quiet = spare is not None  # no burst took it: fork its successor now, in the same pause
             _answer(control, hold, spare, fork_spare)
-            spare = hold = None
+            hold, spare = None, fork_spare() if quiet else None
         elif now >= quiet_at and spare is None:
             spare = fork_spare()
         if not ready:
