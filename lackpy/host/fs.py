@@ -53,7 +53,8 @@ class Filesystem(Protocol):
         """The file decoded as UTF-8, undecodable bytes as U+FFFD."""
     def write(self, rel: str, data: bytes) -> None: ...
     def stat(self, rel: str) -> Stat | None: ...
-    def list(self, rel: str) -> list[Entry]: ...
+    def list(self, rel: str, sizes: bool = True) -> list[Entry]:
+        """The directory's entries, sorted; with ``sizes`` False a backend may give files size 0 (a glob needs none)."""
     def mkdir(self, rel: str) -> None: ...
     def remove(self, rel: str) -> None: ...
     def exists(self, rel: str) -> bool: ...
@@ -266,8 +267,12 @@ class LocalFilesystem(_Text):
         kind = _kind(info.st_mode)
         return Stat(kind, info.st_size if kind == "file" else 0, _fingerprint(info))
 
-    def list(self, rel: str) -> list[Entry]:
-        """The directory's entries; a symlink is shown as what it leads to, and not at all if that is outside."""
+    def list(self, rel: str, sizes: bool = True) -> list[Entry]:
+        """The directory's entries; a symlink is shown as what it leads to, and not at all if that is outside.
+
+        Without ``sizes`` the kind comes from the directory itself (its
+        ``d_type``), with no stat of each entry; a file's size is then 0.
+        """
         try:
             fd = self._open(rel, _DIRECTORY)
         except OSError as exc:
@@ -282,6 +287,10 @@ class LocalFilesystem(_Text):
                 for entry in it:
                     try:
                         link = entry.is_symlink()
+                        if not (sizes or link):
+                            kind = "dir" if entry.is_dir(follow_symlinks=False) else "file" if entry.is_file(follow_symlinks=False) else "other"
+                            entries.append(Entry(entry.name, kind, 0))
+                            continue
                         info = self._followed(join_rel(rel, entry.name)) if link else entry.stat(follow_symlinks=False)
                     except OSError:
                         continue
@@ -422,7 +431,7 @@ class MemoryFilesystem(_Text):
             return Stat("file", len(self.files[rel]), (self.versions[rel], len(self.files[rel])))
         return None
 
-    def list(self, rel: str) -> list[Entry]:
+    def list(self, rel: str, sizes: bool = True) -> list[Entry]:
         if rel in self.files:
             raise PathError(f"not a directory: {rel}")
         if rel not in self.dirs:
@@ -546,10 +555,10 @@ class StagedFilesystem(_Text):
             return None if data is None else Stat("file", len(data), None)
         return self.base.stat(rel)
 
-    def list(self, rel: str) -> list[Entry]:
+    def list(self, rel: str, sizes: bool = True) -> list[Entry]:
         children = {e.name: e for e in self._staged_children(rel)}
         try:
-            entries = {e.name: e for e in self.base.list(rel)}
+            entries = {e.name: e for e in self.base.list(rel, sizes)}
         except PathError:
             if not children:
                 raise

@@ -372,10 +372,9 @@ def serve(fd: int, sandbox: bool = True) -> None:
         now = time.monotonic()
         if handed is not None and handed not in children:
             handed, quiet_at = None, min(quiet_at, now + SETTLE_S)
-        if now >= quiet_at and hold is not None:  # nothing runs (the held worker waits)
-            quiet = spare is not None  # no burst took it: fork its successor now, in the same pause
+        if now >= quiet_at and hold is not None:  # nothing runs; with a spare (no burst took it), fork its successor now
             _answer(control, hold, spare, fork_spare)
-            hold, spare = None, fork_spare() if quiet else None
+            hold, spare = None, fork_spare() if spare is not None else None
         elif now >= quiet_at and spare is None:
             spare = fork_spare()
         if not ready:

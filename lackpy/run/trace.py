@@ -160,9 +160,8 @@ class Recorder:
         params = {alias: [a.name for a in spec.args] for alias, spec in tools.items()}
         out = []
         append = out.append
-        step = 0
-        for alias, args, kwargs, result, start, end, error in self.calls:
-            step += 1
+        entry = TraceEntry
+        for step, (alias, args, kwargs, result, start, end, error) in enumerate(self.calls, 1):
             mapped = {}
             if args:
                 names = params.get(alias, ())
@@ -171,11 +170,11 @@ class Recorder:
             if kwargs:
                 for key, value in kwargs.items():
                     mapped[key] = summarize(value)
+            decision = asked.get(step) if asked else None
             if error is None:
-                summary = "None" if result is None else summarize(result)
-                append(TraceEntry(step, alias, mapped, summary, round((end - start) * 1000.0, 4), True, None, asked.get(step)))
+                append(entry(step, alias, mapped, "None" if result is None else summarize(result), round((end - start) * 1000.0, 4), True, None, decision))
             else:
-                append(TraceEntry(step, alias, mapped, "", round((end - start) * 1000.0, 4), False, describe_exception(error), asked.get(step)))
+                append(entry(step, alias, mapped, "", round((end - start) * 1000.0, 4), False, describe_exception(error), decision))
         return out
 
 

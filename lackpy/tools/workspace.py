@@ -140,7 +140,10 @@ def _read(ctx: ToolContext, path: str, max_bytes: int | None = None) -> tuple[st
 
 def _plain(path: object) -> bool:
     """A non-empty relative path of plain names: no '.', '..', empty part or NUL (so it is its own normal form)."""
-    return isinstance(path, str) and bool(path) and "\x00" not in path and all(part not in ("", ".", "..") for part in path.split("/"))
+    if type(path) is not str or not path or "\x00" in path:
+        return False
+    framed = f"/{path}/"
+    return "//" not in framed and "/./" not in framed and "/../" not in framed
 
 
 def read_bytes(ctx: ToolContext, path: str, max_bytes: int | None = None) -> bytes:
@@ -237,7 +240,7 @@ def glob(ctx: ToolContext, pattern: object, kinds: frozenset[str] = frozenset({"
 
 def _entries(fs: Filesystem, rel: str) -> list:
     try:
-        return fs.list(rel)
+        return fs.list(rel, sizes=False)
     except PathError:
         return []
 

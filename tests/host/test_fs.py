@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from lackpy import ConflictError, Toolbox, resolve_kit, run_program
@@ -92,3 +94,23 @@ def test_local_backend_keeps_paths_relative(workspace):
     (workspace / "out").symlink_to("/")
     with pytest.raises(PathError, match="symlink leads outside the workspace: out"):
         local.resolve("out")
+
+
+def test_local_listing_with_and_without_sizes(tmp_path):
+    """Without sizes a listing takes each kind from the directory itself; links are still followed beneath the root only."""
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "file.txt").write_text("12345")
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "to-file").symlink_to("file.txt")
+    (tmp_path / "to-dir").symlink_to("dir")
+    (tmp_path / "out").symlink_to("/")
+    local = LocalFilesystem(tmp_path)
+    assert local.list(".") == [
+        Entry("dir", "dir", 0), Entry("file.txt", "file", 5), Entry("pipe", "other", 0),
+        Entry("to-dir", "dir", 0, True), Entry("to-file", "file", 5, True),
+    ]
+    assert local.list(".", sizes=False) == [
+        Entry("dir", "dir", 0), Entry("file.txt", "file", 0), Entry("pipe", "other", 0),
+        Entry("to-dir", "dir", 0, True), Entry("to-file", "file", 5, True),
+    ]
+    assert find_files(ToolContext(tmp_path), "**/*") == ["file.txt", "to-file"]
