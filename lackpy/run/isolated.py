@@ -92,8 +92,11 @@ def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], cloc
     # Non-blocking, so reads can poll briefly before waiting (a socket with a
     # timeout would wait in poll first); every wait is bounded by the deadline.
     channel.setblocking(False)
+    # The first message is a wake-up and the program's start away: polling for
+    # it only takes a CPU from the worker that is waking (measured: 0.45 ms a run).
+    spin = 0.0
     while True:
-        message = wire.recv(channel, max_frame, clock.at)
+        message = wire.recv(channel, max_frame, clock.at, spin)
         if message is None:
             raise WorkerError("the worker exited without a result")
         kind = message["t"]
@@ -105,6 +108,7 @@ def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], cloc
                 if clock.owed:  # the call waited for a person: the worker's own timer gets that time back first
                     _hand_back(channel, clock, max_frame)
                 wire.send_bytes(channel, reply, clock.at)
+                spin = wire.SPIN_S  # the worker polls for the answer: its next call usually follows at once
             except (BrokenPipeError, ConnectionResetError):
                 # The worker stopped while the tool ran (its own timer): read its report.
                 final = wire.recv(channel, max_frame, time.monotonic() + 0.5)

@@ -174,18 +174,19 @@ def send_bytes(sock: socket.socket, frame: bytes, deadline: float | None = None)
                 raise socket.timeout("timed out") from None
 
 
-def recv(sock: socket.socket, max_bytes: int, deadline: float | None = None) -> dict | None:
+def recv(sock: socket.socket, max_bytes: int, deadline: float | None = None, spin: float = SPIN_S) -> dict | None:
     """The next message, or None at end of stream.
 
     ``deadline`` (``time.monotonic()``) bounds the wait; past it ``socket.timeout`` is raised.
+    ``spin``: how long to poll before sleeping (0 when the answer cannot come soon).
     """
-    body = recv_frame(sock, max_bytes, deadline)
+    body = recv_frame(sock, max_bytes, deadline, spin)
     return None if body is None else decode(body)
 
 
-def recv_frame(sock: socket.socket, max_bytes: int, deadline: float | None = None) -> bytes | None:
-    """The next frame's body, undecoded, or None at end of stream (``recv``'s limits and deadline)."""
-    head = _read_at_least(sock, HEADER.size, SMALL_FRAME, deadline)  # usually the whole frame
+def recv_frame(sock: socket.socket, max_bytes: int, deadline: float | None = None, spin: float = SPIN_S) -> bytes | None:
+    """The next frame's body, undecoded, or None at end of stream (``recv``'s limits, deadline and spin)."""
+    head = _read_at_least(sock, HEADER.size, SMALL_FRAME, deadline, spin)  # usually the whole frame
     if head is None:
         return None
     (size,) = HEADER.unpack_from(head)
@@ -195,14 +196,14 @@ def recv_frame(sock: socket.socket, max_bytes: int, deadline: float | None = Non
     if len(body) > size:
         raise WorkerError("the worker sent a second message before its answer")
     if len(body) < size:
-        rest = _read_at_least(sock, size - len(body), size - len(body), deadline)
+        rest = _read_at_least(sock, size - len(body), size - len(body), deadline, spin)
         if rest is None:
             return None
         body += rest
     return body
 
 
-def _read_at_least(sock: socket.socket, need: int, want: int, deadline: float | None) -> bytes | None:
+def _read_at_least(sock: socket.socket, need: int, want: int, deadline: float | None, spin: float = SPIN_S) -> bytes | None:
     """Read ``need`` to ``want`` bytes: poll briefly (replies usually come within microseconds), then wait.
 
     The brief poll spares the scheduler wake-up that dominates a round trip
@@ -214,7 +215,7 @@ def _read_at_least(sock: socket.socket, need: int, want: int, deadline: float | 
     buffer = bytearray(want)
     view = memoryview(buffer)
     got = 0
-    spin_until = time.perf_counter() + SPIN_S
+    spin_until = time.perf_counter() + spin
     while got < need:
         try:
             count = sock.recv_into(view[got:], want - got, socket.MSG_DONTWAIT)
