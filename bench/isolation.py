@@ -14,7 +14,9 @@ Rows (``--only`` takes their names):
 ready      ``await svc.run_program("1 + 1", kit="readonly")``, 20 ms apart (a
            worker ready, as an agent calls); floor: waking a forked process
            that sleeps on a socket and hearing its answer, 20 ms apart
-b2b        the same, back to back; floor: fork(), the child answers, waitpid
+ready3     a run of three ``list_dir`` calls, 20 ms apart (an agent's usual
+           run); floor: four such wake-ups (the job and three calls)
+b2b        ``1 + 1``, back to back; floor: fork(), the child answers, waitpid
 call       one isolated tool call (1,000 calls of a no-op tool in one run,
            less a run without them); floor: a socketpair round trip with a
            forked echo process
@@ -45,7 +47,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 WORKLOADS = HERE.parent.parent / "shared" / "workloads"
-ROWS = ("ready", "b2b", "call", "iso02", "in02", "in03", "trace")
+ROWS = ("ready", "ready3", "b2b", "call", "iso02", "in02", "in03", "trace")
 
 # -- the probe: one process, one source tree -----------------------------------------
 
@@ -100,8 +102,11 @@ def probe(workspace: Path) -> None:
     def per_call(with_calls, without, count: int):
         return lambda: (with_calls() - without()) / count
 
+    sleeper = _Sleeper()
+    three_calls = 'len(list_dir(".")) + len(list_dir("src")) + len(list_dir("."))'
     measures = {
-        "ready": (pause(0.02, service("1 + 1", expect=2)), pause(0.02, _Sleeper().wake)),
+        "ready": (pause(0.02, service("1 + 1", expect=2)), pause(0.02, sleeper.wake)),
+        "ready3": (pause(0.02, service(three_calls)), pause(0.02, lambda: [sleeper.wake() for _ in range(4)])),
         "b2b": (timed(service("1 + 1", expect=2)), timed(_fork_answer)),
         "call": (
             per_call(timed(lambda: run_program(calls, noop_kit, mode="isolated")), timed(lambda: run_program("1 + 1", noop_kit, mode="isolated")), 1000),
@@ -218,7 +223,7 @@ class Probe:
         self.process.wait(30)
 
 
-SAMPLES = {"ready": 15, "b2b": 15, "call": 3, "iso02": 5, "in02": 5, "in03": 5, "trace": 2}
+SAMPLES = {"ready": 15, "ready3": 15, "b2b": 15, "call": 3, "iso02": 5, "in02": 5, "in03": 5, "trace": 2}
 
 
 def fmt(seconds: float) -> str:
@@ -241,6 +246,7 @@ def drive(probes: list[Probe], rows: list[str], rounds: int) -> dict[str, list[l
 
 FLOORS = {
     "ready": "wake a sleeping forked process, hear back",
+    "ready3": "the same, four times",
     "b2b": "fork(), the child answers, waitpid",
     "call": "socketpair round trip, forked echo",
     "iso02": "plain pathlib",
@@ -250,6 +256,7 @@ FLOORS = {
 }
 WHAT = {
     "ready": "trivial run, a worker ready (20 ms apart)",
+    "ready3": "a run of three tool calls, 20 ms apart",
     "b2b": "trivial runs back to back",
     "call": "a tool call's round trip, worker to host",
     "iso02": "program 02 isolated",

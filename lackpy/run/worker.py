@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 import resource
+import select
 import signal
 import socket
 import traceback
@@ -28,6 +29,7 @@ from lackpy.run.limits import Limits
 from lackpy.run.trace import Summary, summarize
 
 JOB_MAX_BYTES = 64 * 1024 * 1024
+HANG_UP_S = 5.0  # how long a worker that reported waits for the host to let go
 EXIT_FAILED = 70
 
 
@@ -107,6 +109,9 @@ def child_main(fd: int, baseline: int) -> None:
         except MemoryError:
             outcome.variables, outcome.output = {}, None
             _report(channel, outcome, limits)
+        # Exit once the host has the report and lets go (it kills this worker then): an exit
+        # now would tear down this address space on the CPU the host was just woken on.
+        select.select([channel], [], [], HANG_UP_S)
     except BaseException:  # anything here is the worker's own failure; the host reports a crash
         if os.environ.get("LACKPY_DEBUG_WORKER"):
             traceback.print_exc()
