@@ -89,6 +89,15 @@ def start_worker(sandbox: bool, deadline: float) -> tuple["ForkServer", int, soc
             retried = True
 
 
+def held_worker(sandbox: bool) -> tuple["ForkServer", int, socket.socket] | None:
+    """The worker held ready for the next run, taken without waiting for anything; None if there is none."""
+    server = _servers.get(sandbox)
+    if server is None or not server.alive():
+        return None
+    found = server.take_held()
+    return None if found is None else (server, *found)
+
+
 @atexit.register
 def _close_all() -> None:
     for server in list(_servers.values()):
@@ -147,12 +156,9 @@ class ForkServer:
         ``deadline`` at most (then ``TimeoutError``); raises
         ``ForkServerBroken`` if the server exits or stops answering.
         """
-        with self._changed:
-            held, self._held = self._held, None
-            if held is not None and not _closed(held[1]):
-                return held
-            if held is not None:  # it died waiting (killed, or stopped and then killed by the server)
-                held[1].close()
+        held = self.take_held()
+        if held is not None:
+            return held
         host_end, child_end = socket.socketpair()
         with self._changed:
             request = next(self._ids)
@@ -171,6 +177,15 @@ class ForkServer:
                 if self._answers.pop(request, None) is None:
                     self._abandoned.add(request)
             raise
+
+    def take_held(self) -> tuple[int, socket.socket] | None:
+        """The worker held for the next run (its pid and channel), if one waits alive; never waits."""
+        with self._changed:
+            held, self._held = self._held, None
+        if held is not None and _closed(held[1]):  # it died waiting (killed, or stopped and then killed by the server)
+            held[1].close()
+            return None
+        return held
 
     def hold(self) -> None:
         """Ask, without waiting, for a worker to hold for the next run (none if one is held or on its way)."""

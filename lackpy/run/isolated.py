@@ -19,12 +19,69 @@ from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, WorkerError
 from lackpy.run import wire
 from lackpy.run.cancel import Cancel
 from lackpy.run.execute import PAUSE_HOOKS, DeadlineReached, Ending, thread_deadline
-from lackpy.run.forkserver import start_worker
+from lackpy.run.forkserver import held_worker, start_worker
 from lackpy.run.limits import Limits
 from lackpy.run.trace import Summary, describe_exception
 
 # The worker's own timer reports the line it was on; the host kills it this much later.
 GRACE_S = 0.5
+
+
+class Begun:
+    """A worker that has its job: the run's side of it until ``end``."""
+
+    def __init__(self, server, pid: int, channel: socket.socket, limits: Limits) -> None:
+        self.server, self.pid, self.channel = server, pid, channel
+        self.max_frame = max(16 * 1024 * 1024, 2 * limits.max_output_bytes + 1024 * 1024, limits.max_write_bytes + 1024 * 1024)
+        self.reply_frame = max(self.max_frame, limits.memory_bytes)  # the worker accepts replies up to its memory
+        self.clock = _Clock(time.monotonic() + limits.timeout_s + GRACE_S)
+        self._ended = False
+
+    def end(self) -> None:
+        """Kill the worker, let its channel go and ask for the next run's worker; once."""
+        if self._ended:
+            return
+        self._ended = True
+        self.server.kill(self.pid)
+        self.channel.close()
+        self.server.hold()  # the next run's worker, forked and waiting before it is asked for
+
+
+def begin(code: types.CodeType, names: list[str], params: Mapping[str, Any], limits: Limits, sandbox: bool = True, held_only: bool = False) -> Begun | Ending | None:
+    """A fresh worker sent its job (the code, ``params``, the ``names`` of the tools it calls), or how that failed.
+
+    With ``held_only``, only a worker held ready is taken and nothing is
+    waited for: None when there is none.
+    """
+    if held_only:
+        found = held_worker(sandbox)
+        if found is None:
+            return None
+        server, pid, channel = found
+    else:
+        try:
+            server, pid, channel = start_worker(sandbox, time.monotonic() + limits.timeout_s)
+        except TimeoutError:
+            return _timed_out(limits, f"no isolated worker started within {limits.timeout_s:g} s")
+        except (WorkerError, OSError) as exc:
+            return Ending(False, error=f"cannot start the isolated worker: {exc}", error_kind=ErrorKind.CRASH)
+    begun = Begun(server, pid, channel, limits)
+    try:
+        job = wire.encode_job(code, dict(params), names, limits.to_dict(), begun.max_frame, begun.reply_frame)
+        channel.setblocking(False)  # every wait on the channel is bounded by the run's deadline
+        wire.send_bytes(channel, job, deadline=begun.clock.at)
+        return begun
+    except wire.NotPlainData as exc:
+        failed = Ending(False, error=f"parameters must be plain data: {exc}", error_kind=ErrorKind.PARAM)
+    except socket.timeout:
+        failed = _timed_out(limits, f"ran longer than {limits.timeout_s:g} s")
+    except (WorkerError, OSError) as exc:
+        failed = _crashed(server, pid, exc)
+    except BaseException:
+        begun.end()
+        raise
+    begun.end()
+    return failed
 
 
 def run_isolated(
@@ -34,42 +91,31 @@ def run_isolated(
     limits: Limits,
     sandbox: bool = True,
     cancel: Cancel | None = None,
+    begun: Begun | None = None,
 ) -> Ending:
-    """Run ``code`` in a fresh worker; ``tools`` (traced, bound) run here on its behalf.
+    """Run ``code`` in a fresh worker (or ``begun``'s, already sent its job); ``tools`` (traced, bound) run here on its behalf.
 
     Cancelling ``cancel`` kills the worker at once.
     """
-    try:
-        server, pid, channel = start_worker(sandbox, time.monotonic() + limits.timeout_s)
-    except TimeoutError:
-        return _timed_out(limits, f"no isolated worker started within {limits.timeout_s:g} s")
-    except (WorkerError, OSError) as exc:
-        return Ending(False, error=f"cannot start the isolated worker: {exc}", error_kind=ErrorKind.CRASH)
+    if begun is None:
+        begun = begin(code, list(tools), params, limits, sandbox)
+        if not isinstance(begun, Begun):
+            return begun
+    server, pid = begun.server, begun.pid
     if cancel is not None:
         cancel.on_cancel(lambda: server.kill(pid))
-    max_frame = max(16 * 1024 * 1024, 2 * limits.max_output_bytes + 1024 * 1024, limits.max_write_bytes + 1024 * 1024)
-    reply_frame = max(max_frame, limits.memory_bytes)  # the worker accepts replies up to its memory
-    clock = _Clock(time.monotonic() + limits.timeout_s + GRACE_S)
-    hooks = PAUSE_HOOKS.set(PAUSE_HOOKS.get() + (clock.pause,))
+    hooks = PAUSE_HOOKS.set(PAUSE_HOOKS.get() + (begun.clock.pause,))
     try:
-        try:
-            job = wire.encode_job(code, dict(params), list(tools), limits.to_dict(), max_frame, reply_frame)
-        except wire.NotPlainData as exc:
-            return Ending(False, error=f"parameters must be plain data: {exc}", error_kind=ErrorKind.PARAM)
-        channel.setblocking(False)  # every wait on the channel is bounded by the run's deadline
-        wire.send_bytes(channel, job, deadline=clock.at)
         # The watchdog also stops a tool that runs past the deadline here in the host.
-        with thread_deadline(max(clock.at - time.monotonic(), 0.001)):
-            return _serve(channel, tools, clock, max_frame, reply_frame)
+        with thread_deadline(max(begun.clock.at - time.monotonic(), 0.001)):
+            return _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame)
     except (socket.timeout, DeadlineReached):
         return _timed_out(limits, f"ran longer than {limits.timeout_s:g} s")
     except (WorkerError, OSError) as exc:
         return _crashed(server, pid, exc)
     finally:
         PAUSE_HOOKS.reset(hooks)
-        server.kill(pid)
-        channel.close()
-        server.hold()  # the next run's worker, forked and waiting before it is asked for
+        begun.end()
 
 
 class _Clock:

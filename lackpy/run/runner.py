@@ -48,7 +48,7 @@ def run_program(program: str, kit: ResolvedKit, params: Mapping[str, Any] | None
     return run_with(program, RunSettings(kit, params, **settings), cancel)
 
 
-def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None) -> ExecutionResult:
+def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None, begun: Any = None) -> ExecutionResult:
     """Validate (cached), compile (cached) and run ``program`` as ``settings`` say, traced.
 
     Never raises for anything the program does: invalid programs, tool
@@ -57,7 +57,8 @@ def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None) 
     returned as a diff instead. ``cancel`` lets another thread stop the run:
     it then raises ``Cancelled`` and nothing is written. A program above the
     ceiling, or one a person did not approve, is refused before it runs
-    (``denied``); a refused commit writes nothing.
+    (``denied``); a refused commit writes nothing. ``begun``: the worker
+    ``begin_early`` already sent this run's job (its caller ends it).
     """
     start = perf_counter()
     try:
@@ -71,7 +72,7 @@ def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None) 
     recorder = Recorder(limits.max_tool_calls, settings.on_call)
     held: list[HeldCall] = []
     tools = _wrapped_tools(settings, checked, context, recorder, gatekeeper, held)
-    ran = _run_traced(checked, tools, settings, context, cancel or Cancel(), gatekeeper)
+    ran = _run_traced(checked, tools, settings, context, cancel or Cancel(), gatekeeper, begun)
     decisions = gatekeeper.decisions if gatekeeper is not None else ()
     if ran.stage is not None:  # the exception is gone, and with it what filled the memory
         return _failed(
@@ -80,6 +81,34 @@ def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None) 
             held_back=held, dry_run=settings.dry_run, mode=settings.mode, limits=limits,
         )
     return _result(start, settings, checked, ran, context, recorder.entries(kit.tools, decisions), held, decisions)
+
+
+_SCALARS = frozenset({type(None), bool, int, float})
+
+
+def begin_early(program: str, settings: RunSettings) -> Any:
+    """An isolated run's worker sent its job at once, on the caller's thread, when nothing has to come first; else None.
+
+    Only a worker held ready is taken (nothing is waited for), and only for
+    a run that passes its checks and whose program gate asks nobody (no
+    program reaches a worker before it may run), with no parameters but
+    numbers and short strings. The worker then starts
+    while the run thread wakes up and gets the run's tools ready; the run
+    thread's own checks find the same answers in prepare's cache.
+    """
+    gatekeeper = settings.gatekeeper
+    if settings.mode != "isolated" or (gatekeeper is not None and gatekeeper.policy.for_gate("program").kind != "none"):
+        return None
+    if settings.params and not all(type(v) in _SCALARS or (type(v) is str and len(v) <= 4096) for v in settings.params.values()):
+        return None  # checking and sending large data would hold up the loop: the run thread does that
+    try:
+        checked = _checked(program, settings, perf_counter())
+    except _Refused:
+        return None
+    from lackpy.run.isolated import Begun, begin
+
+    begun = begin(checked.code, checked.called, checked.params, checked.limits, settings.sandbox, held_only=True)
+    return begun if isinstance(begun, Begun) else None  # a failure is met again, and reported, on the run thread
 
 
 class _Refused(Exception):
@@ -177,7 +206,7 @@ class _Ran(NamedTuple):
 
 
 def _run_traced(
-    checked: _Checked, tools: dict, settings: RunSettings, context: ToolContext, cancel: Cancel, gatekeeper: Gatekeeper | None
+    checked: _Checked, tools: dict, settings: RunSettings, context: ToolContext, cancel: Cancel, gatekeeper: Gatekeeper | None, begun: Any = None
 ) -> _Ran:
     """Run the program and finish its writes with the run's context variables set, and reset, in this order.
 
@@ -195,7 +224,7 @@ def _run_traced(
     stage: str | None = "run"
     try:
         try:
-            ending = _ended(checked.code, tools, checked.params, limits, settings.mode, settings.sandbox, cancel)
+            ending = _ended(checked.code, tools, checked.params, limits, settings.mode, settings.sandbox, cancel, begun)
             output, output_cut, printed, printed_cut = _budgeted(ending, limits.budget_bytes)
             stage = "writes"
             writes = _finish_writes(ending, context, settings.dry_run, cancel, gatekeeper)
@@ -266,7 +295,7 @@ def _context_for(context: ToolContext | None, kit: ResolvedKit, limits: Limits, 
     return context
 
 
-def _ended(code: Any, tools: dict, params: dict, limits: Limits, mode: str, sandbox: bool, cancel: Cancel) -> Ending:
+def _ended(code: Any, tools: dict, params: dict, limits: Limits, mode: str, sandbox: bool, cancel: Cancel, begun: Any = None) -> Ending:
     """How the program ended, in ``mode``, its variables already plain data.
 
     A frame of its own, small, so that a ``MemoryError`` leaves it without
@@ -278,7 +307,7 @@ def _ended(code: Any, tools: dict, params: dict, limits: Limits, mode: str, sand
         if mode == "isolated":
             from lackpy.run.isolated import run_isolated  # the worker machinery loads on first use
 
-            return run_isolated(code, tools, params, limits, sandbox, cancel)
+            return run_isolated(code, tools, params, limits, sandbox, cancel, begun)
         ending = execute(code, tools, params, limits, thread_deadline)
         ending.variables = plain_variables(ending.variables, limits.max_output_bytes)
         return ending

@@ -24,11 +24,12 @@ import contextvars
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any, Callable, TypeVar
 
 from lackpy.run.cancel import Cancel
 from lackpy.run.result import ExecutionResult
-from lackpy.run.runner import run_with
+from lackpy.run.runner import begin_early, run_with
 from lackpy.run.settings import OnEvent, RunSettings
 from lackpy.run.slots import Slots
 
@@ -67,21 +68,53 @@ class Scheduler:
             return self._threads
 
     async def run(self, program: str, settings: RunSettings, on_loop: bool) -> ExecutionResult:
-        """Run a valid program: on the caller's loop when ``on_loop`` (an ``inprocess`` run nobody answers on this loop), else in its turn."""
+        """Run a valid program: on the caller's loop when ``on_loop`` (an ``inprocess`` run nobody answers on this loop), else in its turn.
+
+        An isolated run that finds a slot free takes it here, and its job goes
+        to a worker held ready before the run thread wakes (``begin_early``).
+        """
         if on_loop:
             return run_with(program, settings)
-        return await self.cancellable(lambda cancel: run_with(program, settings, cancel))
+        if settings.mode != "isolated" or not self.ready or not self._slots.take():
+            return await self.cancellable(lambda cancel: run_with(program, settings, cancel))
+        try:
+            begun = begin_early(program, settings)
+        except BaseException:
+            self._slots.give_back()
+            raise
+        if begun is None:
+            return await self.cancellable(lambda cancel: run_with(program, settings, cancel), taken=True)
 
-    async def cancellable(self, work: Callable[[Cancel], T]) -> T:
-        """``work(cancel)`` on a run thread in its turn; cancelling the awaiting task cancels the run, which gets ``CANCEL_GRACE_S`` to stop."""
+        def work(cancel: Cancel) -> ExecutionResult:
+            try:
+                return run_with(program, settings, cancel, begun)
+            finally:
+                begun.end()
+
+        return await self.cancellable(work, taken=True, dropped=begun.end)
+
+    async def cancellable(self, work: Callable[[Cancel], T], taken: bool = False, dropped: Callable[[], None] | None = None) -> T:
+        """``work(cancel)`` on a run thread in its turn; cancelling the awaiting task cancels the run, which gets ``CANCEL_GRACE_S`` to stop.
+
+        ``taken``: the run already holds its slot (``Slots.take``). Work that
+        never starts gives that slot back and calls ``dropped``.
+        """
         cancel = Cancel()
-        threads = self.threads() if self.ready else await off_loop(self.threads)
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(threads, contextvars.copy_context().run, self._slots.run, work, cancel)
+        try:
+            threads = self.threads() if self.ready else await off_loop(self.threads)
+            submitted = threads.submit(contextvars.copy_context().run, partial(self._slots.run, taken=taken), work, cancel)
+        except BaseException:
+            _never_ran(self._slots, taken, dropped)
+            raise
+        future = asyncio.wrap_future(submitted)
         future.add_done_callback(_retrieved)
+        loop = asyncio.get_running_loop()
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:
+            if submitted.cancel():  # it never started, and now never will
+                _never_ran(self._slots, taken, dropped)
+                raise
             cancel.cancel()
             deadline = loop.time() + CANCEL_GRACE_S
             while not future.done() and loop.time() < deadline:
@@ -125,6 +158,13 @@ def tool_events(on_event: OnEvent | None) -> Callable[[str, int], None] | None:
             on_event({"event": "tool", "tool": tool, "calls": calls})
 
     return on_call
+
+
+def _never_ran(slots: Slots | None, taken: bool, dropped: Callable[[], None] | None) -> None:
+    if taken and slots is not None:
+        slots.give_back()
+    if dropped is not None:
+        dropped()
 
 
 def _retrieved(future: asyncio.Future) -> None:

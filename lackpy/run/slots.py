@@ -42,9 +42,18 @@ class Slots:
         """Threads enough for a run in every slot and every run waiting for a person."""
         return self.size + self.waiting
 
-    def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` once a slot is free, holding it (except while it waits for a person) until it returns."""
-        self._free.acquire()
+    def take(self) -> bool:
+        """A slot now if one is free, never waiting: a run that took one goes through ``run(..., taken=True)`` or ``give_back``."""
+        return self._free.acquire(blocking=False)
+
+    def give_back(self) -> None:
+        """The slot ``take`` gave, for a run that will not run."""
+        self._free.release()
+
+    def run(self, fn: Callable[..., T], *args: Any, taken: bool = False) -> T:
+        """``fn(*args)`` once a slot is free (or in the one ``taken``), holding it (except while it waits for a person) until it returns."""
+        if not taken:
+            self._free.acquire()
         token = HELD.set(self)
         try:
             return fn(*args)
