@@ -189,11 +189,11 @@ def _proxy(alias: str, channel: socket.socket, max_frame: int, reply_frame: int,
         signal.pthread_sigmask(signal.SIG_BLOCK, _ALARM)
         try:
             wire.send_bytes(channel, frame)
-            reply = wire.recv(channel, reply_frame)
+            reply = wire.recv(channel, reply_frame, decoder=wire.decode_reply)
             while reply is not None and reply.get("t") == "paused":
                 _postpone_alarm(reply.get("s"))
                 wire.send(channel, {"t": "resumed"})
-                reply = wire.recv(channel, reply_frame)
+                reply = wire.recv(channel, reply_frame, decoder=wire.decode_reply)
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, _ALARM)
         if reply is None:  # the host is gone

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 import socket
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lackpy import ArgSpec, ToolSpec, Toolbox, WorkerError, resolve_kit, run_program
+from lackpy.errors import ErrorKind
 from lackpy.plugins import populate
 from lackpy.run import wire
 from lackpy.run.forkserver import get_fork_server
@@ -120,13 +122,38 @@ def test_a_worker_that_cannot_start_is_a_failed_result(kit, monkeypatch):
         (wire.encode_call("echo", ("a\x00b",), {}), {"t": "call", "tool": "echo", "args": ["a\x00b"], "kwargs": {}}),
         (wire.encode_call("echo", (1,), {"k": "v"}), {"t": "call", "tool": "echo", "args": [1], "kwargs": {"k": "v"}}),
         (wire.encode_reply("héllo"), {"t": "ok", "value": "héllo"}),
-        (wire.encode_reply(("x", 1)), {"t": "ok", "value": ("x", 1)}),
+        (wire.encode({"t": "ok", "value": ("x", 1)}), {"t": "ok", "value": ("x", 1)}),
     ],
     ids=["compact-call", "nul-falls-back", "kwargs-fall-back", "compact-reply", "json-reply"],
 )
 def test_compact_and_json_frames_decode_to_the_same_messages(frame, message):
     """Both frame forms decode to the same plain messages."""
     assert wire.decode(frame[wire.HEADER.size :]) == message
+
+
+@pytest.mark.parametrize(
+    "value",
+    [None, 7, -(2**70), 1.5, b"\x00bytes", ["a", 1, None], ("x", [1, {"k": (2, 3)}]), {"a": {1, 2}, (1, "t"): frozenset({"f"})}],
+    ids=["none", "int", "big-int", "float", "bytes", "list", "nested", "odd-keys"],
+)
+def test_a_plain_answer_reaches_the_worker_as_it_was(value):
+    """Plain answers go host to worker as marshal (``M``) and arrive equal, type for type."""
+    frame = wire.encode_reply(value)[wire.HEADER.size :]
+    assert frame[:1] == b"M"
+    answer = wire.decode_reply(frame)["value"]
+    assert answer == value and type(answer) is type(value)
+
+
+def test_only_plain_types_are_marshalled_and_the_host_never_unmarshals():
+    """A subclass, an enum or a code object never takes the marshal form; a worker's ``M`` frame is refused by the host."""
+    from lackpy.run.trace import Summary
+
+    assert wire.decode(wire.encode_reply(Summary("s"))[wire.HEADER.size :]) == {"t": "ok", "value": "s"}
+    assert wire.encode_reply([ErrorKind.TOOL])[wire.HEADER.size :][:1] == b"{"
+    with pytest.raises(wire.NotPlainData):
+        wire.encode_reply([compile("1", "<x>", "eval")])
+    with pytest.raises(WorkerError, match="malformed"):
+        wire.decode(b"M" + marshal.dumps({"t": "done"}))
 
 
 def test_compact_frames_must_be_utf8():
