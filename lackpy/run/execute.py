@@ -12,7 +12,6 @@ import ctypes
 import functools
 import heapq
 import math
-import signal
 import threading
 import time
 import types
@@ -442,17 +441,3 @@ def thread_deadline(seconds: float) -> Iterator[None]:
         _watchdog.disarm(token)
 
 
-@contextmanager
-def alarm_deadline(seconds: float) -> Iterator[None]:
-    """In the isolated worker (main thread): SIGALRM interrupts the program."""
-
-    def expire(signum: int, frame: Any) -> None:
-        raise DeadlineReached()
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)

@@ -18,13 +18,13 @@ import select
 import signal
 import socket
 import traceback
-from contextlib import nullcontext
-from typing import Any, Callable
+from contextlib import contextmanager, nullcontext
+from typing import Any, Callable, Iterator
 
 from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, ToolError, error_classes
 from lackpy.run import sandbox as _sandbox
 from lackpy.run import wire
-from lackpy.run.execute import Ending, alarm_deadline, execute, plain_variables
+from lackpy.run.execute import DeadlineReached, Ending, execute, plain_variables
 from lackpy.run.limits import Limits
 from lackpy.run.trace import Summary, summarize
 
@@ -101,7 +101,7 @@ def child_main(fd: int, baseline: int) -> None:
         _set_rlimits([(resource.RLIMIT_AS, baseline + limits.memory_bytes), (resource.RLIMIT_CPU, math.ceil(limits.timeout_s) + 1)])
         code = job["code"]
         tools = {alias: _proxy(alias, channel, job["max_frame"], job["reply_frame"], limits) for alias in job["tools"]}
-        outcome = execute(code, tools, job["params"], limits, alarm_deadline)
+        outcome = execute(code, tools, job["params"], limits, _alarm_deadline)
         if outcome.limit == "memory":
             outcome.variables = {}  # free what exhausted the memory before reporting
         try:
@@ -152,7 +152,6 @@ def _report(channel: socket.socket, outcome: Ending, limits: Limits) -> None:
 
 
 _remote_types: dict[tuple[str, ErrorKind], type] = {}
-_ALARM = {signal.SIGALRM}
 
 
 def _remote_error(reply: dict, alias: str) -> BaseException:
@@ -184,9 +183,9 @@ def _proxy(alias: str, channel: socket.socket, max_frame: int, reply_frame: int,
             raise LimitExceeded(
                 "max_write_bytes", limits.max_write_bytes, f"a call to {alias} carries {len(frame)} bytes, more than a run may write"
             )
-        # The deadline's SIGALRM must not cut a frame in half: it is held back
-        # while this call is on the channel and delivered when the call is done.
-        signal.pthread_sigmask(signal.SIG_BLOCK, _ALARM)
+        # The deadline's SIGALRM must not cut a frame in half: while this call
+        # is on the channel it only notes that it is due, and the call raises it when done.
+        _Alarm.calling = True
         try:
             wire.send_bytes(channel, frame)
             reply = wire.recv(channel, reply_frame, decoder=wire.decode_reply)
@@ -195,7 +194,10 @@ def _proxy(alias: str, channel: socket.socket, max_frame: int, reply_frame: int,
                 wire.send(channel, {"t": "resumed"})
                 reply = wire.recv(channel, reply_frame, decoder=wire.decode_reply)
         finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, _ALARM)
+            _Alarm.calling = False
+        if _Alarm.due:
+            _Alarm.due = False
+            raise DeadlineReached()
         if reply is None:  # the host is gone
             os._exit(EXIT_FAILED)
         if reply["t"] == "ok":
@@ -207,17 +209,44 @@ def _proxy(alias: str, channel: socket.socket, max_frame: int, reply_frame: int,
 
 
 def _postpone_alarm(seconds: Any) -> None:
-    """Move the deadline's timer by the time the host spent waiting for a person (SIGALRM is held back here).
+    """Move the deadline's timer by the time the host spent waiting for a person (a call is on the channel).
 
-    A timer that ran out meanwhile has its signal pending: it is taken back,
-    and the timer set to the time waited.
+    A timer that ran out meanwhile is due: that is taken back, and the timer
+    set to the time waited.
     """
     if type(seconds) not in (int, float) or not 0 < seconds < 1e7:
         return
     left = signal.getitimer(signal.ITIMER_REAL)[0]
-    if left == 0.0 and signal.SIGALRM in signal.sigpending():
-        signal.sigtimedwait(_ALARM, 0)
+    if left == 0.0:
+        _Alarm.due = False
     signal.setitimer(signal.ITIMER_REAL, left + seconds)
+
+
+class _Alarm:
+    """The run's deadline as SIGALRM: it raises ``DeadlineReached`` in the program, or, while a call is on the channel, becomes due."""
+
+    calling = False
+    due = False
+
+
+@contextmanager
+def _alarm_deadline(seconds: float) -> Iterator[None]:
+    """The worker's deadline (``execute``'s ``deadline``): SIGALRM after ``seconds`` interrupts the program."""
+
+    def expire(signum: int, frame: Any) -> None:
+        if _Alarm.calling:
+            _Alarm.due = True
+            return
+        raise DeadlineReached()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        _Alarm.due = False
 
 
 def _close_other_fds(keep: int) -> None:
