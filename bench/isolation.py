@@ -12,10 +12,13 @@ round medians; an A/B line also says in how many rounds this tree was faster.
 Rows (``--only`` takes their names):
 
 ready      ``await svc.run_program("1 + 1", kit="readonly")``, 20 ms apart (a
-           worker ready, as an agent calls); floor: waking a forked process
-           that sleeps on a socket and hearing its answer, 20 ms apart
+           worker ready, as an agent calls); floor: a child forked (from a
+           process like the fork server) and warmed up 20 ms before is sent
+           ``1 + 1`` compiled, runs it and answers (a fresh process per run,
+           with nothing else)
 ready3     a run of three ``list_dir`` calls, 20 ms apart (an agent's usual
-           run); floor: four such wake-ups (the job and three calls)
+           run); floor: four wake-ups of a process that sleeps on a socket
+           (the job and three calls)
 b2b        ``1 + 1``, back to back; floor: fork(), the child answers, waitpid
 call       one isolated tool call (1,000 calls of a no-op tool in one run,
            less a run without them); floor: a socketpair round trip with a
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import marshal
 import os
 import socket
 import statistics
@@ -105,7 +109,7 @@ def probe(workspace: Path) -> None:
     sleeper = _Sleeper()
     three_calls = 'len(list_dir(".")) + len(list_dir("src")) + len(list_dir("."))'
     measures = {
-        "ready": (pause(0.02, service("1 + 1", expect=2)), pause(0.02, sleeper.wake)),
+        "ready": (pause(0.02, service("1 + 1", expect=2)), _Forked().paused),
         "ready3": (pause(0.02, service(three_calls)), pause(0.02, lambda: [sleeper.wake() for _ in range(4)])),
         "b2b": (timed(service("1 + 1", expect=2)), timed(_fork_answer)),
         "call": (
@@ -163,6 +167,59 @@ class _Sleeper:
     def wake(self) -> None:
         self.host.send(b"j")
         self.host.recv(64)
+
+
+class _Forked:
+    """The floor of a fresh process per run, done by hand and at its best.
+
+    A helper like lackpy's fork server (a fresh interpreter that imports the
+    worker's code and warms it up) forks a child per sample and hands the
+    probe its end of the child's socket. The child runs the program once (its
+    warm-up), waits, and when sent the program again 20 ms later, runs it and
+    answers: nothing but a wake-up, an unmarshal, ``1 + 1`` and a reply.
+    """
+
+    CODE = marshal.dumps(compile("1 + 1", "<floor>", "eval"))
+    HELPER = (
+        "import marshal, os, socket, sys\n"
+        "from lackpy.run import worker\n"
+        "worker.preload()\n"
+        "control = socket.socket(fileno=int(sys.argv[1]))\n"
+        "code = marshal.loads(bytes.fromhex(sys.argv[2]))\n"
+        "while control.recv(1):\n"
+        "    host, child = socket.socketpair()\n"
+        "    if os.fork() == 0:\n"
+        "        control.close(); host.close()\n"
+        "        eval(code, {'__builtins__': {}})\n"
+        "        job = marshal.loads(child.recv(4096))\n"
+        "        child.send(repr(eval(job, {'__builtins__': {}})).encode())\n"
+        "        os._exit(0)\n"
+        "    child.close()\n"
+        "    socket.send_fds(control, [b'c'], [host.fileno()])\n"
+        "    host.close()\n"
+        "    try:\n"
+        "        while os.waitpid(-1, os.WNOHANG)[0]:\n"
+        "            pass\n"
+        "    except ChildProcessError:\n"
+        "        pass\n"
+    )
+
+    def __init__(self) -> None:
+        self.control, helper_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.helper = subprocess.Popen(
+            [sys.executable, "-c", self.HELPER, str(helper_end.fileno()), self.CODE.hex()], pass_fds=[helper_end.fileno()]
+        )
+        helper_end.close()
+
+    def paused(self) -> float:
+        self.control.send(b"f")
+        _, fds, _, _ = socket.recv_fds(self.control, 1, 1)
+        with socket.socket(fileno=fds[0]) as host:
+            time.sleep(0.02)
+            start = time.perf_counter()
+            host.send(self.CODE)
+            host.recv(64)
+            return time.perf_counter() - start
 
 
 class _Echo:
@@ -245,8 +302,8 @@ def drive(probes: list[Probe], rows: list[str], rounds: int) -> dict[str, list[l
 
 
 FLOORS = {
-    "ready": "wake a sleeping forked process, hear back",
-    "ready3": "the same, four times",
+    "ready": "a child forked and warmed up 20 ms before runs `1 + 1` and answers",
+    "ready3": "wake a sleeping forked process and hear back, four times",
     "b2b": "fork(), the child answers, waitpid",
     "call": "socketpair round trip, forked echo",
     "iso02": "plain pathlib",
