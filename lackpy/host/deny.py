@@ -36,12 +36,23 @@ def denied(rel: str, patterns: Iterable[str], is_dir: bool = False) -> bool:
     """
     if rel in ("", "."):
         return False
-    spec = deny_spec(tuple(patterns))
-    parts = rel.split("/")
-    for depth in range(1, len(parts)):
-        if spec.match_file("/".join(parts[:depth]) + "/"):
-            return True
-    return spec.match_file(rel + "/" if is_dir else rel)
+    key = patterns if type(patterns) is tuple else tuple(patterns)
+    parent = rel.rpartition("/")[0]
+    if parent and _directory_denied(key, parent):
+        return True
+    return deny_spec(key).match_file(rel + "/" if is_dir else rel)
+
+
+@lru_cache(maxsize=4096)
+def _directory_denied(patterns: tuple[str, ...], rel_dir: str) -> bool:
+    """Whether the directory ``rel_dir`` or one above it is denied: worked out once per directory, as files share them."""
+    parts = rel_dir.split("/")
+    return any(_one_directory(patterns, "/".join(parts[:depth])) for depth in range(1, len(parts) + 1))
+
+
+@lru_cache(maxsize=4096)
+def _one_directory(patterns: tuple[str, ...], rel_dir: str) -> bool:
+    return deny_spec(patterns).match_file(rel_dir + "/")
 
 
 @lru_cache(maxsize=32)

@@ -415,6 +415,26 @@ def test_denied_semantics(patterns, rel, is_dir, expected):
     assert policy.denied(rel, patterns, is_dir) is expected
 
 
+def test_denied_answers_per_directory_as_the_rules_say():
+    """The per-directory answers are remembered, and every path still gets gitignore's answer, whatever came before."""
+    spec_for = deny_module.deny_spec
+
+    def reference(rel: str, patterns: tuple, is_dir: bool) -> bool:
+        parts, spec = rel.split("/"), spec_for(patterns)
+        if any(spec.match_file("/".join(parts[:depth]) + "/") for depth in range(1, len(parts))):
+            return True
+        return spec.match_file(rel + "/" if is_dir else rel)
+
+    pattern_sets = [("secrets/", "!secrets/a"), ("*.env", "/build", "docs/*.md"), ("a/**", "!a/keep"), ("**/tmp/",), ("*",), ("b",)]
+    paths = ["a", "a/keep", "a/b/c.txt", "secrets", "secrets/a", "x/secrets/a", "build/x", "src/build/x", "docs/r.md", "docs/x/r.md",
+             "q/tmp/f", "tmp", ".env", "p/.env", "b/b/b", "c/b", "deep/" * 40 + "f"]
+    for _ in range(2):  # the second round answers from what the first remembered
+        for patterns in pattern_sets:
+            for rel in paths:
+                for is_dir in (False, True):
+                    assert policy.denied(rel, list(patterns), is_dir) is reference(rel, patterns, is_dir), (patterns, rel, is_dir)
+
+
 def test_deny_directory_pattern_asks_the_backend(workspace):
     """A directory-only pattern refuses the directory but not a file of that name."""
     (workspace / "src" / "secrets").mkdir()
