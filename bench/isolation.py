@@ -19,7 +19,13 @@ ready      ``await svc.run_program("1 + 1", kit="readonly")``, 20 ms apart (a
 ready3     a run of three ``list_dir`` calls, 20 ms apart (an agent's usual
            run); floor: four wake-ups of a process that sleeps on a socket
            (the job and three calls)
-b2b        ``1 + 1``, back to back; floor: fork(), the child answers, waitpid
+b2b        ``1 + 1``, ten runs back to back (per run); floor: a child that
+           the helper of ready forks when asked for runs ``1 + 1`` and
+           answers (the floor's own forks are the helper's, so the probe
+           never pays for them)
+sready     ``1 + 1`` in a session of a service with ``session_worker = true``
+sb2b       (its worker kept between the session's runs), 20 ms apart and ten
+           back to back; floors as for ready and b2b
 call       one isolated tool call (1,000 calls of a no-op tool in one run,
            less a run without them); floor: a socketpair round trip with a
            forked echo process
@@ -51,7 +57,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 WORKLOADS = HERE.parent.parent / "shared" / "workloads"
-ROWS = ("ready", "ready3", "b2b", "call", "iso02", "in02", "in03", "trace")
+ROWS = ("ready", "ready3", "b2b", "sready", "sb2b", "call", "iso02", "in02", "in03", "trace")
 
 # -- the probe: one process, one source tree -----------------------------------------
 
@@ -64,6 +70,11 @@ def probe(workspace: Path) -> None:
     from lackpy.plugins import populate
 
     svc = LackpyService(workspace)
+    try:  # a tree from before session workers measures its plain runs in a session instead
+        kept = LackpyService(workspace, config={"session_worker": True}).load()
+    except Exception:
+        kept = LackpyService(workspace)
+    session = kept.open_session()
     loop = asyncio.new_event_loop()
     toolbox = Toolbox(str(workspace))
     populate(toolbox)
@@ -77,9 +88,9 @@ def probe(workspace: Path) -> None:
     traced = "for i in range(10000):\n    noop()\n"
     traced_code = compile(traced, "<floor>", "exec")
 
-    def service(program: str, mode: str | None = None, expect=None):
+    def service(program: str, mode: str | None = None, expect=None, on=svc, **options):
         def once() -> None:
-            result = loop.run_until_complete(svc.run_program(program, kit="readonly", mode=mode))
+            result = loop.run_until_complete(on.run_program(program, kit="readonly", mode=mode, **options))
             if not result.success or (expect is not None and result.output != expect):
                 raise SystemExit(f"bench: the run failed: {result.error or result.output!r}")
 
@@ -106,12 +117,14 @@ def probe(workspace: Path) -> None:
     def per_call(with_calls, without, count: int):
         return lambda: (with_calls() - without()) / count
 
-    sleeper = _Sleeper()
+    sleeper, forked = _Sleeper(), _Forked()
     three_calls = 'len(list_dir(".")) + len(list_dir("src")) + len(list_dir("."))'
     measures = {
-        "ready": (pause(0.02, service("1 + 1", expect=2)), _Forked().paused),
+        "ready": (pause(0.02, service("1 + 1", expect=2)), forked.paused),
         "ready3": (pause(0.02, service(three_calls)), pause(0.02, lambda: [sleeper.wake() for _ in range(4)])),
-        "b2b": (timed(service("1 + 1", expect=2)), timed(_fork_answer)),
+        "sready": (pause(0.02, service("1 + 1", expect=2, on=kept, session=session)), forked.paused),
+        "sb2b": (timed(service("1 + 1", expect=2, on=kept, session=session), 10), forked.at_once),
+        "b2b": (timed(service("1 + 1", expect=2), 10), forked.at_once),
         "call": (
             per_call(timed(lambda: run_program(calls, noop_kit, mode="isolated")), timed(lambda: run_program("1 + 1", noop_kit, mode="isolated")), 1000),
             timed(_Echo().round_trip, 1000),
@@ -212,11 +225,21 @@ class _Forked:
         helper_end.close()
 
     def paused(self) -> float:
+        """A child made 20 ms ahead: from sending it the program to its answer."""
+        return self._child(0.02)
+
+    def at_once(self) -> float:
+        """A child made when asked for: from asking for it to its answer (the fork on the critical path)."""
+        return self._child(0.0)
+
+    def _child(self, ahead: float) -> float:
+        start = time.perf_counter()
         self.control.send(b"f")
         _, fds, _, _ = socket.recv_fds(self.control, 1, 1)
         with socket.socket(fileno=fds[0]) as host:
-            time.sleep(0.02)
-            start = time.perf_counter()
+            if ahead:
+                time.sleep(ahead)
+                start = time.perf_counter()
             host.send(self.CODE)
             host.recv(64)
             return time.perf_counter() - start
@@ -237,19 +260,6 @@ class _Echo:
     def round_trip(self) -> None:
         self.host.sendall(b"x" * 40)
         self.host.recv(64)
-
-
-def _fork_answer() -> None:
-    """fork() of this interpreter, the child answers once and exits, the parent reaps it: a fresh process per run."""
-    host, child = socket.socketpair()
-    pid = os.fork()
-    if pid == 0:
-        child.send(b"d")
-        os._exit(0)
-    child.close()
-    host.recv(64)
-    host.close()
-    os.waitpid(pid, 0)
 
 
 # -- the driver ----------------------------------------------------------------------
@@ -280,7 +290,7 @@ class Probe:
         self.process.wait(30)
 
 
-SAMPLES = {"ready": 15, "ready3": 15, "b2b": 15, "call": 3, "iso02": 5, "in02": 5, "in03": 5, "trace": 2}
+SAMPLES = {"ready": 15, "ready3": 15, "sready": 15, "sb2b": 15, "b2b": 15, "call": 3, "iso02": 5, "in02": 5, "in03": 5, "trace": 2}
 
 
 def fmt(seconds: float) -> str:
@@ -304,7 +314,9 @@ def drive(probes: list[Probe], rows: list[str], rounds: int) -> dict[str, list[l
 FLOORS = {
     "ready": "a child forked and warmed up 20 ms before runs `1 + 1` and answers",
     "ready3": "wake a sleeping forked process and hear back, four times",
-    "b2b": "fork(), the child answers, waitpid",
+    "sready": "a fresh process per run, as for ready",
+    "sb2b": "as for b2b",
+    "b2b": "a child forked when asked for runs `1 + 1` and answers",
     "call": "socketpair round trip, forked echo",
     "iso02": "plain pathlib",
     "in02": "plain pathlib",
@@ -314,6 +326,8 @@ FLOORS = {
 WHAT = {
     "ready": "trivial run, a worker ready (20 ms apart)",
     "ready3": "a run of three tool calls, 20 ms apart",
+    "sready": "trivial run in a session that keeps its worker, 20 ms apart",
+    "sb2b": "trivial runs in a session that keeps its worker, back to back",
     "b2b": "trivial runs back to back",
     "call": "a tool call's round trip, worker to host",
     "iso02": "program 02 isolated",

@@ -7,6 +7,7 @@
     mode = "isolated"                       # or "inprocess" for trusted programs
     max_concurrent_runs = 8                 # runs at once per service (default: twice the cores, at least 4)
     sandbox = true                          # Landlock/seccomp in the worker, where available
+    session_worker = false                  # a session keeps its isolated worker between its runs (faster; see README)
     approve = "program"                     # also ask about each whole program up front
     approval_timeout_s = 120                # how long a person has to answer
     audit = true                            # append every approval decision to .lackpy/audit.jsonl
@@ -75,6 +76,8 @@ class Config:
     checks: list[str] = field(default_factory=list)
     mode: str = DEFAULT_MODE
     sandbox: bool = True
+    session_worker: bool = False
+    """``session_worker = true``: a session's isolated runs share one worker, never another session's (README, Isolation)."""
     max_concurrent_runs: int = field(default_factory=lambda: default_concurrency())
     limits: Limits = field(default_factory=Limits)
     tools: dict[str, Any] = field(default_factory=dict)
@@ -118,6 +121,9 @@ class Config:
         sandbox = data.pop("sandbox", True)
         if not isinstance(sandbox, bool):
             raise ConfigError(f"{where}: sandbox must be true or false")
+        session_worker = data.pop("session_worker", False)
+        if not isinstance(session_worker, bool):
+            raise ConfigError(f"{where}: session_worker must be true or false")
         concurrency = data.pop("max_concurrent_runs", default_concurrency())
         if type(concurrency) is not int or not 1 <= concurrency <= MAX_CONCURRENT_RUNS:
             raise ConfigError(f"{where}: max_concurrent_runs must be a whole number from 1 to {MAX_CONCURRENT_RUNS}, not {concurrency!r}")
@@ -163,6 +169,7 @@ class Config:
             checks=checks,
             mode=mode,
             sandbox=sandbox,
+            session_worker=session_worker,
             max_concurrent_runs=concurrency,
             limits=limits,
             tools=tools,
@@ -349,13 +356,16 @@ def _merged_mcp(user: Any, workspace: Any, user_path: Path) -> Any:
 
 def _withhold(data: dict[str, Any]) -> list[str]:
     """Drop from ``data`` what only a trusted workspace may set; say what and why."""
-    from lackpy.trust import PRIVILEGED_KEYS, PRIVILEGED_TOOL_SETTINGS
+    from lackpy.trust import PRIVILEGED_DEFAULTS, PRIVILEGED_KEYS, PRIVILEGED_TOOL_SETTINGS
 
     ignored = []
     for key, why in PRIVILEGED_KEYS.items():
-        if key in data and not (key == "mode" and data[key] == DEFAULT_MODE) and not (key == "sandbox" and data[key] is True):
-            del data[key]
-            ignored.append(f"config '{key}' ({why})")
+        if key not in data:
+            continue
+        if (key == "mode" and data[key] == DEFAULT_MODE) or (key in PRIVILEGED_DEFAULTS and data[key] is PRIVILEGED_DEFAULTS[key]):
+            continue  # the safe value, said all the same
+        del data[key]
+        ignored.append(f"config '{key}' ({why})")
     tools = data.get("tools")
     if isinstance(tools, dict):
         for key, why in PRIVILEGED_TOOL_SETTINGS.items():

@@ -390,6 +390,7 @@ class LackpyService:
             sandbox=self.config.sandbox, notices=self.notices, state=session.state if session is not None else None,
             on_call=tool_events(events), on_progress=events, ceiling=self.ceiling_grade(ceiling), guardrails=self.guardrails.hooks(),
             gatekeeper=self._gatekeeper(kit, answering), skill=skill,
+            session_worker=session.worker() if session is not None and self.config.session_worker else None,
         )
 
     def _gatekeeper(self, kit: ResolvedKit, answering: tuple) -> Gatekeeper:

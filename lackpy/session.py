@@ -80,6 +80,8 @@ class Session:
         self.pinned = False
         #: How many calls are running in the session now.
         self.runs = 0
+        #: The isolated worker the session keeps between its runs, when the service keeps one (``session_worker``).
+        self._worker: Any = None
         self.table = table
         if table is not None:
             self.state[PROCESS_ROOM] = table.process_room
@@ -133,8 +135,19 @@ class Session:
         return refused
 
     def reset(self) -> None:
-        """Forget the kept variables."""
+        """Forget the kept variables, and end the worker the session kept: its next run starts clean."""
         self.variables, self.kept_bytes = {}, 0
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.close()
+
+    def worker(self) -> Any:
+        """The session's own isolated worker keeper (``lackpy.run.isolated.SessionWorker``), made on first use; None once closed."""
+        if self._worker is None and not self.closed:
+            from lackpy.run.isolated import SessionWorker  # the worker machinery loads on first use
+
+            self._worker = SessionWorker()
+        return self._worker
 
     def holds(self) -> bool:
         """Whether the session holds what its client would lose: a run under way, kept variables, a process

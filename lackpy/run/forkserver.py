@@ -182,7 +182,7 @@ class ForkServer:
         """The worker held for the next run (its pid and channel), if one waits alive; never waits."""
         with self._changed:
             held, self._held = self._held, None
-        if held is not None and _closed(held[1]):  # it died waiting (killed, or stopped and then killed by the server)
+        if held is not None and hung_up(held[1]):  # it died waiting (killed, or stopped and then killed by the server)
             held[1].close()
             return None
         return held
@@ -440,8 +440,8 @@ def _hand_off(spare: tuple[int, socket.socket], channel: int, fork_spare) -> int
     return pid
 
 
-def _closed(channel: socket.socket) -> bool:
-    """Whether a held worker's channel has hung up: a waiting worker sends nothing, so anything readable is its end."""
+def hung_up(channel: socket.socket) -> bool:
+    """Whether a waiting worker's channel has hung up: a waiting worker sends nothing, so anything readable is its end."""
     readable, _, _ = select.select([channel], [], [], 0)
     return bool(readable)
 

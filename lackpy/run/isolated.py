@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import threading
 import time
 import types
 from typing import Any, Callable, Mapping
@@ -19,7 +20,7 @@ from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, WorkerError
 from lackpy.run import wire
 from lackpy.run.cancel import Cancel
 from lackpy.run.execute import PAUSE_HOOKS, DeadlineReached, Ending, thread_deadline
-from lackpy.run.forkserver import held_worker, start_worker
+from lackpy.run.forkserver import held_worker, hung_up, start_worker
 from lackpy.run.limits import Limits
 from lackpy.run.trace import Summary, describe_exception
 
@@ -27,32 +28,93 @@ from lackpy.run.trace import Summary, describe_exception
 GRACE_S = 0.5
 
 
+class SessionWorker:
+    """The worker one session keeps between its runs (``session_worker = true``), never another session's.
+
+    A run takes it (so two runs of the session never share it at once) and
+    gives it back when its program ended without a limit; ``close`` (the
+    session's reset, close or expiry) ends it.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: tuple[Any, int, socket.socket] | None = None
+        self._closed = False
+
+    @property
+    def pid(self) -> int | None:
+        """The kept worker's pid (None when none is kept)."""
+        kept = self._kept
+        return None if kept is None else kept[1]
+
+    def take(self) -> tuple[Any, int, socket.socket] | None:
+        """The kept worker (its server, pid and channel) if it is still there; never waits."""
+        with self._lock:
+            kept, self._kept = self._kept, None
+        if kept is not None and (not kept[0].alive() or hung_up(kept[2])):
+            _let_go(kept)
+            return None
+        return kept
+
+    def give(self, server: Any, pid: int, channel: socket.socket) -> bool:
+        """Keep this worker for the session's next run; False (and nothing kept) if one is kept already or the session closed."""
+        with self._lock:
+            if self._kept is None and not self._closed:
+                self._kept = (server, pid, channel)
+                return True
+        return False
+
+    def close(self) -> None:
+        """End the kept worker; nothing is kept after this."""
+        with self._lock:
+            kept, self._kept, self._closed = self._kept, None, True
+        if kept is not None:
+            _let_go(kept)
+
+
+def _let_go(worker: tuple[Any, int, socket.socket]) -> None:
+    server, pid, channel = worker
+    server.kill(pid)
+    channel.close()
+
+
 class Begun:
     """A worker that has its job: the run's side of it until ``end``."""
 
-    def __init__(self, server, pid: int, channel: socket.socket, limits: Limits) -> None:
-        self.server, self.pid, self.channel = server, pid, channel
+    def __init__(self, server, pid: int, channel: socket.socket, limits: Limits, session_worker: SessionWorker | None = None) -> None:
+        self.server, self.pid, self.channel, self.session_worker = server, pid, channel, session_worker
         self.max_frame = max(16 * 1024 * 1024, 2 * limits.max_output_bytes + 1024 * 1024, limits.max_write_bytes + 1024 * 1024)
         self.reply_frame = max(self.max_frame, limits.memory_bytes)  # the worker accepts replies up to its memory
         self.clock = _Clock(time.monotonic() + limits.timeout_s + GRACE_S)
         self._ended = False
 
-    def end(self) -> None:
-        """Kill the worker, let its channel go and ask for the next run's worker; once."""
+    def end(self, keep: bool = False) -> None:
+        """Let the worker go, or with ``keep`` give it back to its session; once. A worker let go is killed and the next run's asked for."""
         if self._ended:
             return
         self._ended = True
-        self.server.kill(self.pid)
-        self.channel.close()
+        if keep and self.session_worker is not None and self.session_worker.give(self.server, self.pid, self.channel):
+            return
+        _let_go((self.server, self.pid, self.channel))
         self.server.hold()  # the next run's worker, forked and waiting before it is asked for
 
 
-def begin(code: types.CodeType, names: list[str], params: Mapping[str, Any], limits: Limits, sandbox: bool = True, held_only: bool = False) -> Begun | Ending | None:
-    """A fresh worker sent its job (the code, ``params``, the ``names`` of the tools it calls), or how that failed.
+def begin(
+    code: types.CodeType, names: list[str], params: Mapping[str, Any], limits: Limits, sandbox: bool = True, held_only: bool = False,
+    session_worker: SessionWorker | None = None,
+) -> Begun | Ending | None:
+    """A worker sent its job (the code, ``params``, the ``names`` of the tools it calls), or how that failed.
 
-    With ``held_only``, only a worker held ready is taken and nothing is
+    The worker is the one ``session_worker`` keeps, if it keeps one, else a fresh one.
+    With ``held_only``, only a worker ready now is taken and nothing is
     waited for: None when there is none.
     """
+    kept = session_worker.take() if session_worker is not None else None
+    if kept is not None:
+        begun = _sent(Begun(*kept, limits, session_worker), code, names, params, limits)
+        if isinstance(begun, Begun) or begun.error_kind == ErrorKind.PARAM:
+            return begun
+        # The kept worker is gone (a crash between runs): the run goes to a fresh one.
     if held_only:
         found = held_worker(sandbox)
         if found is None:
@@ -65,14 +127,20 @@ def begin(code: types.CodeType, names: list[str], params: Mapping[str, Any], lim
             return _timed_out(limits, f"no isolated worker started within {limits.timeout_s:g} s")
         except (WorkerError, OSError) as exc:
             return Ending(False, error=f"cannot start the isolated worker: {exc}", error_kind=ErrorKind.CRASH)
-    begun = Begun(server, pid, channel, limits)
+    return _sent(Begun(server, pid, channel, limits, session_worker), code, names, params, limits)
+
+
+def _sent(begun: Begun, code: types.CodeType, names: list[str], params: Mapping[str, Any], limits: Limits) -> Begun | Ending:
+    """``begun`` once its worker has the job, or how sending it failed (the worker let go)."""
+    server, pid, channel = begun.server, begun.pid, begun.channel
     try:
-        job = wire.encode_job(code, dict(params), names, limits.to_dict(), begun.max_frame, begun.reply_frame)
+        job = wire.encode_job(code, dict(params), names, limits.to_dict(), begun.max_frame, begun.reply_frame, begun.session_worker is not None)
         channel.setblocking(False)  # every wait on the channel is bounded by the run's deadline
         wire.send_bytes(channel, job, deadline=begun.clock.at)
         return begun
     except wire.NotPlainData as exc:
-        failed = Ending(False, error=f"parameters must be plain data: {exc}", error_kind=ErrorKind.PARAM)
+        begun.end(keep=True)  # nothing was sent: a session's worker stays its own
+        return Ending(False, error=f"parameters must be plain data: {exc}", error_kind=ErrorKind.PARAM)
     except socket.timeout:
         failed = _timed_out(limits, f"ran longer than {limits.timeout_s:g} s")
     except (WorkerError, OSError) as exc:
@@ -92,30 +160,34 @@ def run_isolated(
     sandbox: bool = True,
     cancel: Cancel | None = None,
     begun: Begun | None = None,
+    session_worker: SessionWorker | None = None,
 ) -> Ending:
-    """Run ``code`` in a fresh worker (or ``begun``'s, already sent its job); ``tools`` (traced, bound) run here on its behalf.
+    """Run ``code`` in a worker (``begun``'s, already sent its job, or else ``session_worker``'s or a fresh one); ``tools`` (traced, bound) run here on its behalf.
 
     Cancelling ``cancel`` kills the worker at once.
     """
     if begun is None:
-        begun = begin(code, list(tools), params, limits, sandbox)
+        begun = begin(code, list(tools), params, limits, sandbox, session_worker=session_worker)
         if not isinstance(begun, Begun):
             return begun
     server, pid = begun.server, begun.pid
     if cancel is not None:
         cancel.on_cancel(lambda: server.kill(pid))
     hooks = PAUSE_HOOKS.set(PAUSE_HOOKS.get() + (begun.clock.pause,))
+    keep = False
     try:
         # The watchdog also stops a tool that runs past the deadline here in the host.
         with thread_deadline(max(begun.clock.at - time.monotonic(), 0.001)):
-            return _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame)
+            ending = _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame)
+        keep = ending.limit is None  # a worker that hit a limit, crashed or was cancelled is never kept
+        return ending
     except (socket.timeout, DeadlineReached):
         return _timed_out(limits, f"ran longer than {limits.timeout_s:g} s")
     except (WorkerError, OSError) as exc:
         return _crashed(server, pid, exc)
     finally:
         PAUSE_HOOKS.reset(hooks)
-        begun.end()
+        begun.end(keep)
 
 
 class _Clock:

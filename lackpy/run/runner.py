@@ -107,7 +107,7 @@ def begin_early(program: str, settings: RunSettings) -> Any:
         return None
     from lackpy.run.isolated import Begun, begin
 
-    begun = begin(checked.code, checked.called, checked.params, checked.limits, settings.sandbox, held_only=True)
+    begun = begin(checked.code, checked.called, checked.params, checked.limits, settings.sandbox, held_only=True, session_worker=settings.session_worker)
     return begun if isinstance(begun, Begun) else None  # a failure is met again, and reported, on the run thread
 
 
@@ -224,7 +224,7 @@ def _run_traced(
     stage: str | None = "run"
     try:
         try:
-            ending = _ended(checked.code, tools, checked.params, limits, settings.mode, settings.sandbox, cancel, begun)
+            ending = _ended(checked.code, tools, checked.params, limits, settings, cancel, begun)
             output, output_cut, printed, printed_cut = _budgeted(ending, limits.budget_bytes)
             stage = "writes"
             writes = _finish_writes(ending, context, settings.dry_run, cancel, gatekeeper)
@@ -295,7 +295,7 @@ def _context_for(context: ToolContext | None, kit: ResolvedKit, limits: Limits, 
     return context
 
 
-def _ended(code: Any, tools: dict, params: dict, limits: Limits, mode: str, sandbox: bool, cancel: Cancel, begun: Any = None) -> Ending:
+def _ended(code: Any, tools: dict, params: dict, limits: Limits, settings: RunSettings, cancel: Cancel, begun: Any = None) -> Ending:
     """How the program ended, in ``mode``, its variables already plain data.
 
     A frame of its own, small, so that a ``MemoryError`` leaves it without
@@ -304,10 +304,10 @@ def _ended(code: Any, tools: dict, params: dict, limits: Limits, mode: str, sand
     """
     cancel.attach()
     try:
-        if mode == "isolated":
+        if settings.mode == "isolated":
             from lackpy.run.isolated import run_isolated  # the worker machinery loads on first use
 
-            return run_isolated(code, tools, params, limits, sandbox, cancel, begun)
+            return run_isolated(code, tools, params, limits, settings.sandbox, cancel, begun, settings.session_worker)
         ending = execute(code, tools, params, limits, thread_deadline)
         ending.variables = plain_variables(ending.variables, limits.max_output_bytes)
         return ending

@@ -64,3 +64,5 @@ class RunSettings:
     gatekeeper: Gatekeeper | None = None
     skill: Any = None
     """The skill the program runs with (``lackpy.skills``): ``skill_file`` reads its folder."""
+    session_worker: Any = None
+    """The worker a session keeps between its isolated runs (``lackpy.run.isolated.SessionWorker``); None: a fresh worker per run."""

@@ -161,18 +161,21 @@ def decode_reply(data: bytes) -> dict:
     return decode(data)
 
 
-def encode_job(code: Any, params: dict, tools: list[str], limits: dict, max_frame: int, reply_frame: int) -> bytes:
-    """The job frame: the code object and its settings as one marshal; the parameters as checked JSON (NotPlainData if not plain)."""
+def encode_job(code: Any, params: dict, tools: list[str], limits: dict, max_frame: int, reply_frame: int, session: bool = False) -> bytes:
+    """The job frame: the code object and its settings as one marshal; the parameters as checked JSON (NotPlainData if not plain).
+
+    ``session``: the worker may be sent more jobs of the same session after this one.
+    """
     packed = json.dumps(pack(params), ensure_ascii=False, separators=(",", ":")) if params else None
-    data = marshal.dumps((code, packed, tools, limits, max_frame, reply_frame))
+    data = marshal.dumps((code, packed, tools, limits, max_frame, reply_frame, session))
     return HEADER.pack(len(data)) + data
 
 
 def decode_job(data: bytes) -> dict:
     """The worker's side of ``encode_job`` (from its host only)."""
-    code, packed, tools, limits, max_frame, reply_frame = marshal.loads(data)
+    code, packed, tools, limits, max_frame, reply_frame, session = marshal.loads(data)
     params = json.loads(packed, object_hook=_unpack_tag) if packed else {}
-    return {"code": code, "params": params, "tools": tools, "limits": limits, "max_frame": max_frame, "reply_frame": reply_frame}
+    return {"code": code, "params": params, "tools": tools, "limits": limits, "max_frame": max_frame, "reply_frame": reply_frame, "session": session}
 
 
 def decode(data: bytes) -> dict:

@@ -93,30 +93,46 @@ def child_main(fd: int, baseline: int) -> None:
         channel = socket.socket(fileno=fd)
         _set_rlimits(_FIXED_LIMITS + [(resource.RLIMIT_NOFILE, fd + 1)])  # what no job changes, set before it comes
         frame = wire.recv_frame(channel, JOB_MAX_BYTES)
-        if frame is None:
-            os._exit(0)  # let go before a job came
-        job = wire.decode_job(frame)
-        os.setsid()  # a worker that holds a run leads its own session
-        limits = Limits(**job["limits"])
-        _set_rlimits([(resource.RLIMIT_AS, baseline + limits.memory_bytes), (resource.RLIMIT_CPU, math.ceil(limits.timeout_s) + 1)])
-        code = job["code"]
-        tools = {alias: _proxy(alias, channel, job["max_frame"], job["reply_frame"], limits) for alias in job["tools"]}
-        outcome = execute(code, tools, job["params"], limits, _alarm_deadline)
-        if outcome.limit == "memory":
-            outcome.variables = {}  # free what exhausted the memory before reporting
-        try:
-            _report(channel, outcome, limits)
-        except MemoryError:
-            outcome.variables, outcome.output = {}, None
-            _report(channel, outcome, limits)
-        # Exit once the host has the report and lets go (it kills this worker then): an exit
-        # now would tear down this address space on the CPU the host was just woken on.
-        select.select([channel], [], [], HANG_UP_S)
+        if frame is not None:
+            os.setsid()  # a worker that holds a run leads its own session
+        while frame is not None:
+            job = wire.decode_job(frame)
+            _run_job(channel, job, baseline)
+            if not job["session"]:
+                # Exit once the host has the report and lets go (it kills this worker then): an exit
+                # now would tear down this address space on the CPU the host was just woken on.
+                select.select([channel], [], [], HANG_UP_S)
+                break
+            frame = wire.recv_frame(channel, JOB_MAX_BYTES)  # the session's next job, or None once the host lets go
     except BaseException:  # anything here is the worker's own failure; the host reports a crash
         if os.environ.get("LACKPY_DEBUG_WORKER"):
             traceback.print_exc()
         status = EXIT_FAILED
     os._exit(status)
+
+
+def _run_job(channel: socket.socket, job: dict, baseline: int) -> None:
+    """Run one job under its limits and report how it ended.
+
+    A session's worker (``job["session"]``) may get more jobs: its limits are
+    set as soft limits only, its CPU time counted from what it used so far.
+    """
+    limits = Limits(**job["limits"])
+    memory, cpu = baseline + limits.memory_bytes, math.ceil(limits.timeout_s) + 1
+    if job["session"]:
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        _set_soft_limits([(resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + cpu)])
+    else:
+        _set_rlimits([(resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu)])
+    tools = {alias: _proxy(alias, channel, job["max_frame"], job["reply_frame"], limits) for alias in job["tools"]}
+    outcome = execute(job["code"], tools, job["params"], limits, _alarm_deadline)
+    if outcome.limit == "memory":
+        outcome.variables = {}  # free what exhausted the memory before reporting
+    try:
+        _report(channel, outcome, limits)
+    except MemoryError:
+        outcome.variables, outcome.output = {}, None
+        _report(channel, outcome, limits)
 
 
 def _report(channel: socket.socket, outcome: Ending, limits: Limits) -> None:
@@ -272,6 +288,13 @@ def _address_space() -> int:
 
 #: The worker's limits that no job changes: it writes no file (not even a core) and starts no process.
 _FIXED_LIMITS = [(resource.RLIMIT_FSIZE, 0), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_NPROC, 0)]
+
+
+def _set_soft_limits(settings: list[tuple[int, int]]) -> None:
+    """Set each soft limit, never above its hard limit, which stays as it is (a later job may need more)."""
+    for which, soft in settings:
+        _, hard = resource.getrlimit(which)
+        resource.setrlimit(which, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
 
 
 def _set_rlimits(settings: list[tuple[int, int]]) -> None:
