@@ -363,7 +363,9 @@ def mcp_row(trees: list[Path], rounds: int, number: int = 30) -> None:
     One SDK client per source tree, each with its own server; the driver
     times ``number`` calls of one server, then the next, in ``rounds`` rounds,
     so both servers see the same stretches of the machine and each sees its
-    calls come as one client sends them, one after the other.
+    calls come as one client sends them, one after the other. One more server
+    of this tree serves a copy of the workspace whose config it trusts,
+    ``session_worker = true``: the connection's session keeps its worker.
     """
     import asyncio
     import contextlib
@@ -392,21 +394,26 @@ def mcp_row(trees: list[Path], rounds: int, number: int = 30) -> None:
     async def measure(workspace: Path, env: dict[str, str], errlog) -> list[list[tuple[float, float]]]:
         async with contextlib.AsyncExitStack() as stack:
             clients = []
-            for tree in trees:
-                params = StdioServerParameters(command=sys.executable, args=serve_args(workspace), env=dict(env, PYTHONPATH=str(tree)), cwd=str(tree))
+            for tree, extra in servers:
+                where = kept if extra else workspace
+                params = StdioServerParameters(command=sys.executable, args=serve_args(where, *extra), env=dict(env, PYTHONPATH=str(tree)), cwd=str(tree))
                 clients.append(await stack.enter_async_context(Client(stdio_client(params, errlog=errlog))))
             return await session_rounds(clients)
 
+    servers = [(tree, ()) for tree in trees] + [(trees[0], ("--trust",))]
+    names = [tree.name for tree in trees] + [f"{trees[0].name}, session_worker = true"]
     with tempfile.TemporaryDirectory(prefix="lackpy-bench-") as tmp:
-        workspace = make_fixture(Path(tmp) / "ws", 20)
+        workspace, kept = make_fixture(Path(tmp) / "ws", 20), make_fixture(Path(tmp) / "kept", 20)
+        (kept / ".lackpy").mkdir(exist_ok=True)
+        (kept / ".lackpy" / "config.toml").write_text("session_worker = true\n")
         with open(Path(tmp) / "stderr.log", "ab") as errlog:
             found = asyncio.run(measure(workspace, server_env(Path(tmp)), errlog))
     print(f"\n| MCP stdio, default server, SDK client ({rounds} rounds of {number}) | `run_program(\"1 + 1\")` | floor `validate(\"1\")` | run minus floor |")
     print("|---|---|---|---|")
-    for tree, rows in zip(trees, found):
+    for index, (name, rows) in enumerate(zip(names, found)):
         run, floor = statistics.median(r for r, _ in rows), statistics.median(f for _, f in rows)
-        wins = f", faster in {sum(a[0] < b[0] for a, b in zip(rows, found[1]))} of {rounds} rounds" if len(trees) == 2 and tree == trees[0] else ""
-        print(f"| {tree.name}{wins} | {fmt(run)} | {fmt(floor)} | +{fmt(run - floor)} |")
+        wins = f", faster in {sum(a[0] < b[0] for a, b in zip(rows, found[1]))} of {rounds} rounds" if len(trees) == 2 and index == 0 else ""
+        print(f"| {name}{wins} | {fmt(run)} | {fmt(floor)} | +{fmt(run - floor)} |")
 
 
 def main() -> None:

@@ -93,10 +93,9 @@ class Begun:
         if self._ended:
             return
         self._ended = True
-        if keep and self.session_worker is not None and self.session_worker.give(self.server, self.pid, self.channel):
-            return
-        _let_go((self.server, self.pid, self.channel))
-        self.server.hold()  # the next run's worker, forked and waiting before it is asked for
+        if not (keep and self.session_worker is not None and self.session_worker.give(self.server, self.pid, self.channel)):
+            _let_go((self.server, self.pid, self.channel))
+        self.server.hold()  # the next run's worker, forked and waiting before it is asked for (none if one is)
 
 
 def begin(
