@@ -97,7 +97,10 @@ def _kept(values: Any) -> Any:
     """
     if type(values) is dict:
         return {k: v if type(v) in _KEEP or (type(v) is str and len(v) <= SUMMARY_CHARS) else _snapshot(v) for k, v in values.items()}
-    return tuple(v if type(v) in _KEEP or (type(v) is str and len(v) <= SUMMARY_CHARS) else _snapshot(v) for v in values)
+    for value in values:
+        if not (type(value) in _KEEP or (type(value) is str and len(value) <= SUMMARY_CHARS)):
+            return tuple(v if type(v) in _KEEP or (type(v) is str and len(v) <= SUMMARY_CHARS) else _snapshot(v) for v in values)
+    return values  # all small and immutable: the tuple itself
 
 
 class Recorder:
@@ -171,10 +174,11 @@ class Recorder:
                 for key, value in kwargs.items():
                     mapped[key] = summarize(value)
             decision = asked.get(step) if asked else None
+            duration = int((end - start) * 1e7 + 0.5) / 1e4  # milliseconds to 0.1 µs, as round(.., 4) would, at half its cost
             if error is None:
-                append(entry(step, alias, mapped, "None" if result is None else summarize(result), round((end - start) * 1000.0, 4), True, None, decision))
+                append(entry(step, alias, mapped, "None" if result is None else summarize(result), duration, True, None, decision))
             else:
-                append(entry(step, alias, mapped, "", round((end - start) * 1000.0, 4), False, describe_exception(error), decision))
+                append(entry(step, alias, mapped, "", duration, False, describe_exception(error), decision))
         return out
 
 
