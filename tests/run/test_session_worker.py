@@ -140,3 +140,22 @@ def test_a_kept_worker_is_not_stopped_by_the_cpu_time_of_its_earlier_runs(worksp
     results, kept = asyncio.run(main())
     assert [r.output for r in results] == [1498500000] * 12, [r.error for r in results]
     assert kept is not None
+
+
+def test_at_most_so_many_workers_are_kept_and_the_rest_run_fresh(workspace: Path, monkeypatch):
+    from lackpy.run.isolated import SessionWorker
+
+    monkeypatch.setattr(SessionWorker, "MOST", SessionWorker._count + 1)
+
+    async def main():
+        async with LackpyService(workspace, config={"session_worker": True}) as svc:
+            first, second = svc.open_session(), svc.open_session()
+            assert (await _run(svc, first)).output == 2
+            assert (await _run(svc, second)).output == 2
+            kept = (first.worker().pid, second.worker().pid)
+            first.reset()  # lets one go: the next session run may keep its worker again
+            assert (await _run(svc, second)).output == 2
+            return kept, second.worker().pid
+
+    (first, second), again = asyncio.run(main())
+    assert first is not None and second is None and again is not None
