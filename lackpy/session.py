@@ -144,7 +144,7 @@ class Session:
     def worker(self) -> Any:
         """The session's own isolated worker keeper (``lackpy.run.isolated.SessionWorker``), made on first use; None once closed."""
         if self._worker is None and not self.closed:
-            from lackpy.run.isolated import SessionWorker  # the worker machinery loads on first use
+            from lackpy.run.sessionworker import SessionWorker  # the worker machinery loads on first use
 
             self._worker = SessionWorker()
         return self._worker

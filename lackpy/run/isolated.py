@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import threading
 import time
 import types
 from typing import Any, Callable, Mapping
@@ -20,95 +19,16 @@ from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, WorkerError
 from lackpy.run import wire
 from lackpy.run.cancel import Cancel
 from lackpy.run.execute import PAUSE_HOOKS, DeadlineReached, Ending, thread_deadline
-from lackpy.run.forkserver import held_worker, hung_up, start_worker
+from lackpy.run.forkserver import held_worker, start_worker
 from lackpy.run.limits import Limits
+from lackpy.run.placement import apart
+from lackpy.run.sessionworker import SessionWorker, let_go
 from lackpy.run.trace import Summary, describe_exception
 
 # The worker's own timer reports the line it was on; the host kills it this much later.
 GRACE_S = 0.5
-# A run that has made this many calls has its worker kept off the CPU of the thread serving it (``_apart``).
+# A run that has made this many calls has its worker kept off the CPU of the thread serving it (``placement.apart``).
 APART_AFTER_CALLS = 16
-#: The workers ``_apart`` has kept off a CPU, until they are let go or widened again.
-_NARROWED: set[int] = set()
-
-
-class SessionWorker:
-    """The worker one session keeps between its runs (``session_worker = true``), never another session's.
-
-    A run takes it (so two runs of the session never share it at once) and
-    gives it back when its program ended without a limit; ``close`` (the
-    session's reset, close or expiry) ends it. At most ``MOST`` workers are
-    kept in one process at a time (each is a process of a few MB of its
-    own); past that, a session's runs get a fresh worker each, as without
-    the option.
-    """
-
-    MOST = 64
-    _count = 0  # workers kept now, in every session of this process
-    _counting = threading.RLock()  # re-entrant: a dropped session's worker may be closed by the collector anywhere
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._kept: tuple[Any, int, socket.socket] | None = None
-        self._closed = False
-
-    @property
-    def pid(self) -> int | None:
-        """The kept worker's pid (None when none is kept)."""
-        kept = self._kept
-        return None if kept is None else kept[1]
-
-    def take(self) -> tuple[Any, int, socket.socket] | None:
-        """The kept worker (its server, pid and channel) if it is still there; never waits."""
-        with self._lock:
-            kept, self._kept = self._kept, None
-        if kept is not None:
-            _counted(-1)
-        if kept is not None and (not kept[0].alive() or hung_up(kept[2])):
-            _let_go(kept)
-            return None
-        if kept is not None and kept[1] in _NARROWED:
-            _apart(kept[1], widen=True)  # a run of its own: no CPU kept from it any more
-        return kept
-
-    def give(self, server: Any, pid: int, channel: socket.socket) -> bool:
-        """Keep this worker for the session's next run; False (and nothing kept) if one is kept already or the session closed."""
-        with self._lock:
-            if self._kept is None and not self._closed and _counted(+1):
-                self._kept = (server, pid, channel)
-                return True
-        return False
-
-    def close(self) -> None:
-        """End the kept worker; nothing is kept after this."""
-        with self._lock:
-            kept, self._kept, self._closed = self._kept, None, True
-        if kept is not None:
-            _counted(-1)
-            _let_go(kept)
-
-    def __del__(self) -> None:
-        if self._kept is not None:  # a session dropped without a close: its worker goes with it
-            try:
-                self.close()
-            except Exception:  # at interpreter exit: the worker finds its channel closed and exits
-                pass
-
-
-def _counted(change: int) -> bool:
-    """Count a worker kept (+1, refused past ``SessionWorker.MOST``) or let go (-1)."""
-    with SessionWorker._counting:
-        if change > 0 and SessionWorker._count >= SessionWorker.MOST:
-            return False
-        SessionWorker._count += change
-        return True
-
-
-def _let_go(worker: tuple[Any, int, socket.socket]) -> None:
-    server, pid, channel = worker
-    _NARROWED.discard(pid)
-    server.kill(pid)
-    channel.close()
 
 
 class Begun:
@@ -127,7 +47,7 @@ class Begun:
             return
         self._ended = True
         if not (keep and self.session_worker is not None and self.session_worker.give(self.server, self.pid, self.channel)):
-            _let_go((self.server, self.pid, self.channel))
+            let_go((self.server, self.pid, self.channel))
         self.server.hold()  # the next run's worker, forked and waiting before it is asked for (none if one is)
 
 
@@ -254,7 +174,7 @@ def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], cloc
         if kind == "call":
             calls += 1
             if calls == APART_AFTER_CALLS:
-                _apart(pid)
+                apart(pid)
             reply = _call(message, tools)
             if len(reply) > reply_frame:
                 reply = wire.encode(_too_large(len(reply), reply_frame))
@@ -273,33 +193,6 @@ def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], cloc
             return _ending(message.get("outcome"))
         else:
             raise WorkerError(f"the worker sent an unknown message {kind!r}")
-
-
-def _apart(pid: int, widen: bool = False) -> None:
-    """Keep the worker of a run that makes many calls off the CPU of the thread serving it, where the kernel tends to put it.
-
-    Each side polls for the other's answer; on one CPU they take turns, and a
-    call costs about three times what it costs on two (program 02 isolated:
-    25-28 ms instead of 10 ms in one run of five). The worker may run on
-    every other CPU this process may use; with fewer than two, or where the
-    system refuses, nothing changes. A fresh worker is never restricted
-    before its run has shown it calls often, so short runs pay nothing.
-    ``widen`` gives a session's kept worker every CPU back for its next run.
-    """
-    try:
-        allowed = os.sched_getaffinity(0)
-        if len(allowed) < 2:
-            return
-        if widen:
-            _NARROWED.discard(pid)
-            os.sched_setaffinity(pid, allowed)
-            return
-        with open("/proc/thread-self/stat", "rb") as stat:
-            cpu = int(stat.read().rpartition(b")")[2].split()[36])
-        os.sched_setaffinity(pid, allowed - {cpu})
-        _NARROWED.add(pid)
-    except (OSError, ValueError, IndexError, AttributeError):
-        pass  # no affinity here (not Linux, a CPU set that refuses it): the run goes on as it was
 
 
 def _hand_back(channel: socket.socket, clock: _Clock, max_frame: int) -> None:

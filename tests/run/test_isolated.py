@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import marshal
 import socket
 import sys
@@ -207,25 +206,3 @@ def test_the_deadline_never_cuts_a_frame_in_half(kit):
     for step in range(24):  # deadlines spread over the cycle of a call, so some land mid-send
         result = run_program(program, kit, mode="isolated", limits={"timeout_s": 0.2 + step * 0.011})
         assert result.error_kind == "limit" and result.limit == "timeout", result.error
-
-
-@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs and CPU affinity")
-def test_a_call_heavy_run_keeps_its_worker_off_the_serving_threads_cpu(kit, monkeypatch):
-    """After APART_AFTER_CALLS calls the worker may run anywhere but on the CPU of the thread serving it; a short run is left alone."""
-    from lackpy.run import isolated
-
-    seen: list[tuple[int, set[int], int]] = []
-    real = isolated._apart
-
-    def watched(pid: int, widen: bool = False) -> None:
-        real(pid, widen)
-        cpu = int(Path("/proc/thread-self/stat").read_bytes().rpartition(b")")[2].split()[36])
-        seen.append((pid, os.sched_getaffinity(pid), cpu))
-
-    monkeypatch.setattr(isolated, "_apart", watched)
-    assert run_program("n = 0\nfor i in range(3):\n    n += echo(1)\nn", kit, mode="isolated").output == 3
-    assert seen == []
-    many = isolated.APART_AFTER_CALLS + 4
-    assert run_program(f"n = 0\nfor i in range({many}):\n    n += echo(1)\nn", kit, mode="isolated").output == many
-    [(pid, allowed, cpu)] = seen
-    assert allowed == os.sched_getaffinity(0) - {cpu} and pid > 0

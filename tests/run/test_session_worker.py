@@ -143,7 +143,7 @@ def test_a_kept_worker_is_not_stopped_by_the_cpu_time_of_its_earlier_runs(worksp
 
 
 def test_at_most_so_many_workers_are_kept_and_the_rest_run_fresh(workspace: Path, monkeypatch):
-    from lackpy.run.isolated import SessionWorker
+    from lackpy.run.sessionworker import SessionWorker
 
     monkeypatch.setattr(SessionWorker, "MOST", SessionWorker._count + 1)
 
