@@ -7,21 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from lackpy import ArgSpec, ToolSpec, Toolbox, resolve_kit, run_program
+from lackpy import Toolbox, resolve_kit, run_program
 from lackpy.plugins import populate
 from lackpy.run import isolated
 
 
 @pytest.fixture
-def kit(workspace: Path, tmp_path: Path, monkeypatch):
-    module = tmp_path / "mods" / "placement_tools.py"
-    module.parent.mkdir()
-    module.write_text("def echo(value):\n    return value\n")
-    monkeypatch.syspath_prepend(str(module.parent))
+def kit(workspace: Path):
     box = Toolbox(str(workspace))
     populate(box)
-    box.register_tool(ToolSpec("echo", "python", {"module": "placement_tools"}, args=[ArgSpec("value")]))
-    return resolve_kit(["echo"], box)
+    return resolve_kit("readonly", box)
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs and CPU affinity")
@@ -36,9 +31,9 @@ def test_a_call_heavy_run_keeps_its_worker_off_the_serving_threads_cpu(kit, monk
         seen.append((pid, os.sched_getaffinity(pid), cpu))
 
     monkeypatch.setattr(isolated, "apart", watched)
-    assert run_program("n = 0\nfor i in range(3):\n    n += echo(1)\nn", kit, mode="isolated").output == 3
+    assert run_program("n = 0\nfor i in range(3):\n    n += len(list_dir('src'))\nn", kit, mode="isolated").output == 6  # two entries in src/, three times
     assert seen == []
     many = isolated.APART_AFTER_CALLS + 4
-    assert run_program(f"n = 0\nfor i in range({many}):\n    n += echo(1)\nn", kit, mode="isolated").output == many
+    assert run_program(f"n = 0\nfor i in range({many}):\n    n += len(list_dir('src'))\nn", kit, mode="isolated").output == 2 * many
     [(pid, allowed, cpu)] = seen
     assert allowed == os.sched_getaffinity(0) - {cpu} and pid > 0
