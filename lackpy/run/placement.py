@@ -23,6 +23,8 @@ def apart(pid: int, widen: bool = False) -> None:
     before its run has shown it calls often, so short runs pay nothing.
     ``widen`` gives a session's kept worker every CPU back for its next run.
     """
+    if not hasattr(os, "sched_setaffinity"):
+        return  # not Linux: the worker runs where the system puts it
     try:
         allowed = os.sched_getaffinity(0)
         if len(allowed) < 2:
@@ -35,8 +37,8 @@ def apart(pid: int, widen: bool = False) -> None:
             cpu = int(stat.read().rpartition(b")")[2].split()[36])
         os.sched_setaffinity(pid, allowed - {cpu})
         NARROWED.add(pid)
-    except (OSError, ValueError, IndexError, AttributeError):
-        pass  # no affinity here (not Linux, a CPU set that refuses it): the run goes on as it was
+    except (OSError, ValueError, IndexError):
+        return  # a CPU set that refuses it, or no /proc: the run goes on where it is
 
 
 __all__ = ["NARROWED", "apart"]
