@@ -17,10 +17,10 @@ The host never waits on the server unboundedly: it only sends without
 blocking, a reader thread takes in every answer, and a spawn waits for its
 own answer at most until the run's deadline. A server that exits, or leaves a
 request unanswered for ``HUNG_S`` once ready, is broken: the next
-``get_fork_server`` kills it (with its spare worker) and starts a new one.
+``get_fork_server`` kills it (with its spare workers) and starts a new one.
 
 After each run the host asks for the next run's worker ahead (``hold``): the
-server hands its spare that worker's channel between runs (``serve`` says
+server hands a spare that worker's channel between runs (``serve`` says
 when), and the worker waits on it for a job. The next run then sends its job
 straight to that worker and wakes no fork server: one process wake-up
 instead of three. The held worker is as fresh as any: forked from the
@@ -45,6 +45,20 @@ from lackpy.errors import WorkerError
 HUNG_S = 1.0  # a ready fork server answers in milliseconds
 SETTLE_S = 0.002  # after a run's worker exits, the server waits this long before forking: the host is passing on the result
 START_S = 30.0  # ... and gets ready in well under a second
+POOL_MAX = 7  # spares at most, whatever the machine: each keeps about 3 MB of its own
+
+
+def pool_size() -> int:
+    """Spares for this machine: one per allowed CPU but the host's, at least one, at most ``POOL_MAX``.
+
+    With the worker held for the next run, a burst of runs finds as many
+    workers ready as there are CPUs to run them.
+    """
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(POOL_MAX, cpus - 1))
 
 _servers: dict[bool, "ForkServer"] = {}
 _server_lock = threading.Lock()
@@ -107,11 +121,12 @@ def _close_all() -> None:
 class ForkServer:
     """The host's handle on the fork server process."""
 
-    def __init__(self, sandbox: bool = True) -> None:
+    def __init__(self, sandbox: bool = True, pool: int | None = None) -> None:
         host_end, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.pool = pool_size() if pool is None else pool
         boot = (
             f"import sys; sys.path[:0] = {sys.path!r}; from lackpy.run.forkserver import serve; "
-            f"serve({server_end.fileno()}, {sandbox!r})"
+            f"serve({server_end.fileno()}, {sandbox!r}, {self.pool!r})"
         )
         try:
             self.process = subprocess.Popen(
@@ -120,7 +135,7 @@ class ForkServer:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=None if os.environ.get("LACKPY_DEBUG_WORKER") else subprocess.DEVNULL,
-                start_new_session=True,  # its own process group: the server and its spare worker
+                start_new_session=True,  # its own process group: the server and its spare workers
             )
         except OSError as exc:
             host_end.close()
@@ -248,7 +263,7 @@ class ForkServer:
             pass
         if self.process.returncode is None:  # not reaped, so its pid (and group) are still its own
             try:
-                os.killpg(self.process.pid, signal.SIGKILL)  # with its spare, even if stopped
+                os.killpg(self.process.pid, signal.SIGKILL)  # with its spares, even if stopped
             except ProcessLookupError:
                 pass
             try:
@@ -337,16 +352,16 @@ class ForkServer:
 # -- the server process ----------------------------------------------------------
 
 
-def serve(fd: int, sandbox: bool = True) -> None:
+def serve(fd: int, sandbox: bool = True, pool: int = 1) -> None:
     """Main loop of the fork server process (never returns).
 
-    One warmed-up spare worker waits, forked ahead of time (and, with
-    ``sandbox``, already confined): a spawn or a hold hands it the run's
-    channel. The server works between runs, not beside them: it forks the
-    next spare once the worker it last handed out for a run has exited (and
-    SETTLE_S more, for the host to pass on its result), or 50 ms after
-    handing it out, and answers a hold SETTLE_S after it came, forking the
-    held worker's successor in the same pause (an MCP client's next call
+    ``pool`` warmed-up spare workers wait, forked ahead of time (and, with
+    ``sandbox``, already confined): a spawn or a hold hands one of them the
+    run's channel. The server works between runs, not beside them: it forks
+    spares (one at a time) once the worker it last handed out for a run has
+    exited (and SETTLE_S more, for the host to pass on its result), or 50 ms
+    after handing it out, and answers a hold SETTLE_S after it came, forking
+    the held worker's successor in the same pause (an MCP client's next call
     comes a few milliseconds later). A spawn (no worker was held: runs come
     faster than that) has the next spare forked at once.
     """
@@ -372,26 +387,27 @@ def serve(fd: int, sandbox: bool = True) -> None:
         children.add(pid)
         return pid, server_end
 
-    spare: tuple[int, socket.socket] | None = fork_spare()
+    spares = [fork_spare()]  # the rest of the pool is forked while nothing runs
     handed: int | None = None  # the last worker handed out
     quiet_at = 0.0
     hold: tuple[bytes, int] | None = None  # a worker asked for ahead: its request and channel
     control.send(b"R")
     while True:
-        wait = 0.2 if spare is not None and hold is None else 0.002  # meanwhile, look for the worker's exit often
+        wait = 0.2 if len(spares) >= pool and hold is None else 0.002  # meanwhile, look for the worker's exit often
         ready, _, _ = select.select([control], [], [], wait)
         stopped = _reap(control, children)
-        if spare is not None and (spare[0] in stopped or spare[0] not in children):
-            spare[1].close()
-            spare = None
+        spares = _alive(spares, children, stopped)
         now = time.monotonic()
         if handed is not None and handed not in children:
             handed, quiet_at = None, min(quiet_at, now + SETTLE_S)
-        if now >= quiet_at and hold is not None:  # nothing runs; with a spare (no burst took it), fork its successor now
-            _answer(control, hold, spare, fork_spare)
-            hold, spare = None, fork_spare() if spare is not None else None
-        elif now >= quiet_at and spare is None:
-            spare = fork_spare()
+        if now >= quiet_at and hold is not None:  # nothing runs; with a spare (no burst took them all), fork its successor now
+            refill = bool(spares)
+            _answer(control, hold, spares, fork_spare)
+            hold = None
+            if refill:
+                spares.append(fork_spare())
+        elif now >= quiet_at and len(spares) < pool:
+            spares.append(fork_spare())
         if not ready:
             continue
         try:
@@ -403,12 +419,10 @@ def serve(fd: int, sandbox: bool = True) -> None:
                 _kill(pid)
             os._exit(0)
         if message[:2] == b"S " and fds:  # the host had no worker held: runs come in a burst, so the next is forked now
-            handed, quiet_at = _answer(control, (message[2:], fds[0]), spare, fork_spare), 0.0
-            spare = None
+            handed, quiet_at = _answer(control, (message[2:], fds[0]), spares, fork_spare), 0.0
         elif message[:2] == b"H " and fds:
             if hold is not None:  # one at a time: an earlier one is answered now
-                handed = _answer(control, hold, spare, fork_spare)
-                spare = None
+                handed = _answer(control, hold, spares, fork_spare)
             hold, quiet_at = (message[2:], fds[0]), max(quiet_at, time.monotonic() + SETTLE_S)
         elif message.startswith(b"K "):
             pid = int(message[2:])
@@ -419,9 +433,20 @@ def serve(fd: int, sandbox: bool = True) -> None:
                 os.close(extra)
 
 
-def _answer(control: socket.socket, request: tuple[bytes, int], spare: tuple[int, socket.socket] | None, fork_spare) -> int:
-    """Hand the requested channel to ``spare`` (or a worker forked now) and tell the host its pid; returns the pid."""
-    pid = _hand_off(spare if spare is not None else fork_spare(), request[1], fork_spare)
+def _alive(spares: list[tuple[int, socket.socket]], children: set[int], stopped: set[int]) -> list[tuple[int, socket.socket]]:
+    """The spares still waiting; the channels of those that exited or were stopped are closed."""
+    alive = []
+    for pid, handoff in spares:
+        if pid in stopped or pid not in children:
+            handoff.close()
+        else:
+            alive.append((pid, handoff))
+    return alive
+
+
+def _answer(control: socket.socket, request: tuple[bytes, int], spares: list[tuple[int, socket.socket]], fork_spare) -> int:
+    """Hand the requested channel to the oldest of ``spares`` (taken off it; or a worker forked now) and tell the host its pid; returns the pid."""
+    pid = _hand_off(spares.pop(0) if spares else fork_spare(), request[1], fork_spare)
     control.send(b"P %s %d" % (request[0], pid))
     return pid
 

@@ -86,21 +86,22 @@ def _held(server: forkserver.ForkServer) -> tuple[int, object]:
     return server.spawn(time.monotonic() + 1)
 
 
-def _spare(server: forkserver.ForkServer) -> int:
-    """The pid of the server's spare worker (its child still in its process group)."""
-    def find() -> int | None:
+def _spares(server: forkserver.ForkServer, count: int = 1) -> set[int]:
+    """The pids of the server's ``count`` spare workers (its children still in its process group), once there are that many."""
+    def find() -> set[int]:
+        found = set()
         for entry in Path("/proc").iterdir():
             try:
                 fields = (entry / "stat").read_text().rpartition(")")[2].split()
             except OSError:
                 continue
-            if int(fields[1]) == server.process.pid and int(fields[2]) == server.process.pid:
-                return int(entry.name)
-        return None
+            if int(fields[1]) == server.process.pid and int(fields[2]) == server.process.pid and fields[0] != "Z":
+                found.add(int(entry.name))
+        return found
 
-    found: list[int] = []
-    _wait_for(lambda: found.append(find()) or found[-1] is not None)
-    return found[-1]
+    seen: list[set[int]] = []
+    _wait_for(lambda: seen.append(find()) or len(seen[-1]) == count)
+    return seen[-1]
 
 
 def _timed(kit, timeout_s: float):
@@ -169,7 +170,7 @@ def test_a_server_killed_between_runs_is_replaced(kit):
 def test_a_stopped_or_killed_spare_worker_is_replaced(kit, stopped, sig):
     """The server notices its spare worker stopped or died and hands the run a new one."""
     server = _ready_server(kit)
-    spare = _spare(server)
+    (spare,) = _spares(server)
     if sig == signal.SIGSTOP:
         stopped(spare)
     else:
@@ -237,3 +238,28 @@ def test_a_held_worker_that_is_stopped_or_killed_is_not_handed_a_run(kit, stoppe
     result, elapsed = _timed(kit, 2)
     assert result.output == 2, result.error
     assert elapsed < 1 and get_fork_server() is server
+
+
+def test_the_pool_of_spares_is_sized_to_the_machine(monkeypatch):
+    """One spare per allowed CPU but the host's, at least one and at most POOL_MAX."""
+    for cpus, size in ((1, 1), (2, 1), (4, 3), (64, forkserver.POOL_MAX)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda _pid, cpus=cpus: set(range(cpus)))
+        assert forkserver.pool_size() == size
+
+
+def test_a_burst_of_runs_is_served_from_the_pool_which_then_refills():
+    """Three spares wait; three workers asked for at once are those three, not forked on request; then three new ones wait."""
+    server = forkserver.ForkServer(sandbox=True, pool=3)
+    channels = []
+    try:
+        waiting = _spares(server, 3)
+        deadline = time.monotonic() + 5
+        taken = [server.spawn(deadline) for _ in range(3)]
+        channels = [channel for _, channel in taken]
+        assert {pid for pid, _ in taken} == waiting
+        refilled = _spares(server, 6) - waiting  # the three handed out wait on their channels, beside three new spares
+        assert len(refilled) == 3 and not refilled & waiting
+    finally:
+        for channel in channels:
+            channel.close()
+        server.close()
