@@ -44,6 +44,7 @@ _EXPORTS = {
     "RunSettings": "lackpy.run.settings",
     "Cancel": "lackpy.run.cancel",
     "ExecutionResult": "lackpy.run.result",
+    "Trace": "lackpy.run.trace",
     "TraceEntry": "lackpy.run.trace",
     # approvals and guardrails
     "ApprovalRequest": "lackpy.approvals.request",

@@ -7,6 +7,7 @@ ExecutionResult) in Python and in JSON alike.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +68,7 @@ class DelegateResult(GenerationResult):
         return self.execution.error_kind if self.execution else None
 
     @property
-    def trace(self) -> list[TraceEntry]:
+    def trace(self) -> Sequence[TraceEntry]:
         return self.execution.trace if self.execution else []
 
 

@@ -7,6 +7,7 @@ Built once, when the run is over, and frozen: ``to_dict()`` and
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +44,8 @@ class ExecutionResult(Contract):
     error_kind: ErrorKind | None = None
     error_line: int | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    trace: list[TraceEntry] = field(default_factory=list)
+    trace: Sequence[TraceEntry] = field(default_factory=list)
+    """One entry per tool call, in order (a ``Trace``, whose entries are made when first looked at)."""
     limit: str | None = None
     limit_value: Any = None
     files_read: list[str] = field(default_factory=list)

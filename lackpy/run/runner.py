@@ -77,10 +77,10 @@ def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None, 
     if ran.stage is not None:  # the exception is gone, and with it what filled the memory
         return _failed(
             start, kit, _OUT_OF_MEMORY[ran.stage], ErrorKind.LIMIT, notices=settings.notices, program_grade=checked.own, decisions=decisions,
-            limit="memory", limit_value=limits.memory_bytes, trace=recorder.entries(kit.tools, decisions),
+            limit="memory", limit_value=limits.memory_bytes, trace=recorder.entries(decisions),
             held_back=held, dry_run=settings.dry_run, mode=settings.mode, limits=limits,
         )
-    return _result(start, settings, checked, ran, context, recorder.entries(kit.tools, decisions), held, decisions)
+    return _result(start, settings, checked, ran, context, recorder.entries(decisions), held, decisions)
 
 
 _SCALARS = frozenset({type(None), bool, int, float})
@@ -190,7 +190,7 @@ def _wrapped_tools(
         bound = {alias: guarded(alias, kit.tools[alias], fn, *settings.guardrails) for alias, fn in bound.items()}
     if settings.dry_run:
         bound = {alias: holding(alias, kit.tools[alias], fn, held, lambda: len(recorder.calls)) for alias, fn in bound.items()}
-    return {alias: recorder.wrap(alias, fn) for alias, fn in bound.items()}
+    return {alias: recorder.wrap(alias, fn, [a.name for a in kit.tools[alias].args]) for alias, fn in bound.items()}
 
 
 class _Ran(NamedTuple):

@@ -1,8 +1,8 @@
 """Tool-call tracing: every call a program makes, cheap enough to leave always on.
 
-The wrapper around each tool records a raw tuple per call (under a
-microsecond); summaries, parameter names and durations are worked out once,
-when the run ends.
+The wrapper around each tool keeps a small tuple per call, its arguments and
+result summarised as it returns; the trace's entries are made from those
+when first looked at (``Trace``).
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ from __future__ import annotations
 import reprlib
 from dataclasses import dataclass, field
 from time import perf_counter
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Iterator, Literal, Sequence
 
 from lackpy.approvals.decision import Decision
 from lackpy.errors import LimitExceeded
-from lackpy.kit.spec import ToolSpec
 from lackpy.schema import Contract, as_dict
 
 SUMMARY_CHARS = 200
@@ -24,11 +23,6 @@ _repr.maxstring = SUMMARY_CHARS
 _repr.maxother = SUMMARY_CHARS
 _repr.maxlist = _repr.maxtuple = _repr.maxset = _repr.maxfrozenset = _repr.maxdict = 8
 _repr.maxlevel = 3
-
-# Results of these types are kept as they are; anything else is summarised at
-# once, so later changes by the program do not rewrite the trace.
-_KEEP = frozenset({type(None), bool, int, float})
-
 
 @dataclass(frozen=True)
 class HeldCall(Contract):
@@ -82,42 +76,88 @@ def summarize(value: Any) -> str:
     return f"{text} (len {len(value)})" if cut else text
 
 
-def _snapshot(value: Any) -> Any:
-    """What the trace keeps of a result: short strings as they are, else a summary."""
-    if type(value) is str and len(value) <= SUMMARY_CHARS:
-        return value
-    return Summary(summarize(value))
+def _named(names: tuple[str, ...], args: tuple, kwargs: dict) -> tuple[str, ...]:
+    """A call's arguments summarised, by parameter name (``argN`` past the declared ones): name, summary, name, summary, ..."""
+    named: list[str] = []
+    for index, value in enumerate(args):
+        named += (names[index] if index < len(names) else f"arg{index}", summarize(value))
+    for key, value in kwargs.items():
+        named += (key, summarize(value))
+    return tuple(named)
 
 
-def _kept(values: Any) -> Any:
-    """Arguments as the trace keeps them: small immutable values as they are, others summarised now.
+class Trace(Sequence[TraceEntry]):
+    """A run's trace: a ``TraceEntry`` per call, in order, each made when first looked at.
 
-    Keeping a large argument (a file's new content) until the run ends would
-    hold every call's copy in memory.
+    A run keeps one flat tuple of strings and numbers per call (its tool,
+    result summary, duration, error, then each argument's name and summary),
+    which the garbage collector stops following at its first pass; ``to_dict`` makes each entry's JSON data
+    in turn, so a trace that is only sent on is never all entry objects at once.
     """
-    if type(values) is dict:
-        return {k: v if type(v) in _KEEP or (type(v) is str and len(v) <= SUMMARY_CHARS) else _snapshot(v) for k, v in values.items()}
-    for value in values:
-        if not (type(value) in _KEEP or (type(value) is str and len(value) <= SUMMARY_CHARS)):
-            return tuple(v if type(v) in _KEEP or (type(v) is str and len(v) <= SUMMARY_CHARS) else _snapshot(v) for v in values)
-    return values  # all small and immutable: the tuple itself
+
+    __slots__ = ("_records", "_asked", "_entries")
+
+    def __init__(self, records: list[tuple], decisions: Any = ()) -> None:
+        self._records = records
+        self._asked = {decision.step: decision for decision in decisions if decision.step is not None}
+        self._entries: list[TraceEntry] | None = None
+
+    def _entry(self, step: int, record: tuple) -> TraceEntry:
+        alias, result, duration, error = record[:4]
+        args = dict(zip(record[4::2], record[5::2])) if len(record) > 4 else {}
+        return TraceEntry(step, alias, args, result, duration, error is None, error, self._asked.get(step))
+
+    def _built(self) -> list[TraceEntry]:
+        if self._entries is None:
+            self._entries = [self._entry(step, record) for step, record in enumerate(self._records, 1)]
+        return self._entries
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._built()[index]
+
+    def __iter__(self) -> Iterator[TraceEntry]:
+        return iter(self._built())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Trace({self._built()!r})"
+
+    def to_dict(self) -> list[dict]:
+        """The entries as JSON data, in order."""
+        if self._entries is not None:
+            return [entry.to_dict() for entry in self._entries]
+        return [self._entry(step, record).to_dict() for step, record in enumerate(self._records, 1)]
 
 
 class Recorder:
-    """Wraps a run's tools, keeps the raw record of every call and caps their number."""
+    """Wraps a run's tools, traces every call as it returns and caps their number.
+
+    Each call's arguments and result are summarised as it returns: the
+    program may change them later, and a large argument (a file's new
+    content) is not held until the run ends.
+    """
 
     def __init__(self, max_calls: int = 10_000, on_call: Callable[[str, int], None] | None = None) -> None:
         self.calls: list[tuple] = []
         self.max_calls = max_calls
         self.on_call = on_call
 
-    def wrap(self, alias: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def wrap(self, alias: str, fn: Callable[..., Any], names: Sequence[str] = ()) -> Callable[..., Any]:
+        """``fn`` traced under ``alias``; ``names`` are its parameters, in order, which name the arguments in the trace."""
         calls = self.calls
         append = calls.append
         max_calls = self.max_calls
         clock = perf_counter
-        keep = _KEEP
-        snapshot = _snapshot
+        names = tuple(names)
 
         def traced(*args: Any, **kwargs: Any) -> Any:
             if len(calls) >= max_calls:
@@ -126,16 +166,14 @@ class Recorder:
             try:
                 result = fn(*args, **kwargs)
             except BaseException as exc:
-                append((alias, _kept(args), _kept(kwargs), None, start, clock(), exc))
+                duration = int((clock() - start) * 1e7 + 0.5) / 1e4
+                append((alias, "", duration, describe_exception(exc), *_named(names, args, kwargs)))
                 if not isinstance(exc, LimitExceeded):
                     exc.lackpy_tool = alias  # type: ignore[attr-defined]
                 raise
-            end = clock()
-            if args:
-                args = _kept(args)
-            if kwargs:
-                kwargs = _kept(kwargs)
-            append((alias, args, kwargs, result if type(result) in keep else snapshot(result), start, end, None))
+            duration = int((clock() - start) * 1e7 + 0.5) / 1e4  # milliseconds to 0.1 µs, as round(.., 4) would, at half its cost
+            summary = "None" if result is None else summarize(result)
+            append((alias, summary, duration, None, *_named(names, args, kwargs)) if args or kwargs else (alias, summary, duration, None))
             return result
 
         if self.on_call is not None:
@@ -155,31 +193,9 @@ class Recorder:
 
         return announced
 
-    def entries(self, tools: dict[str, ToolSpec], decisions: Any = ()) -> list[TraceEntry]:
-        """The trace: one entry per call, with the decision asked for before it (``decisions`` name their step)."""
-        if not self.calls:
-            return []
-        asked = {decision.step: decision for decision in decisions if decision.step is not None}
-        params = {alias: [a.name for a in spec.args] for alias, spec in tools.items()}
-        out = []
-        append = out.append
-        entry = TraceEntry
-        for step, (alias, args, kwargs, result, start, end, error) in enumerate(self.calls, 1):
-            mapped = {}
-            if args:
-                names = params.get(alias, ())
-                for index, value in enumerate(args):
-                    mapped[names[index] if index < len(names) else f"arg{index}"] = summarize(value)
-            if kwargs:
-                for key, value in kwargs.items():
-                    mapped[key] = summarize(value)
-            decision = asked.get(step) if asked else None
-            duration = int((end - start) * 1e7 + 0.5) / 1e4  # milliseconds to 0.1 µs, as round(.., 4) would, at half its cost
-            if error is None:
-                append(entry(step, alias, mapped, "None" if result is None else summarize(result), duration, True, None, decision))
-            else:
-                append(entry(step, alias, mapped, "", duration, False, describe_exception(error), decision))
-        return out
+    def entries(self, decisions: Any = ()) -> Trace:
+        """The trace, each entry with the decision asked for before it (``decisions`` name their step)."""
+        return Trace(self.calls, decisions)
 
 
 def describe_exception(exc: BaseException) -> str:

@@ -107,7 +107,7 @@ def run_unvalidated(program: str, kit, mode: str, **limits: Any) -> Ending:
     settings = Limits().merged({"timeout_s": DEFAULT_TIMEOUT_S, **limits})
     context = kit.context.fresh(staging=True, max_write_bytes=settings.max_write_bytes)
     recorder = Recorder(settings.max_tool_calls)
-    tools = {alias: recorder.wrap(alias, fn) for alias, fn in kit.bind(context).items()}
+    tools = {alias: recorder.wrap(alias, fn, [a.name for a in kit.tools[alias].args]) for alias, fn in kit.bind(context).items()}
     if mode == "isolated":
         from lackpy.run.isolated import run_isolated
 
