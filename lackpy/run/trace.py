@@ -91,8 +91,9 @@ class Trace(Sequence[TraceEntry]):
 
     A run keeps one flat tuple of strings and numbers per call (its tool,
     result summary, duration, error, then each argument's name and summary),
-    which the garbage collector stops following at its first pass; ``to_dict`` makes each entry's JSON data
-    in turn, so a trace that is only sent on is never all entry objects at once.
+    which the garbage collector stops following at its first pass.
+    ``to_dict`` makes each entry's JSON data in turn, so a trace that is only
+    sent on is never all entry objects at once.
     """
 
     __slots__ = ("_records", "_asked", "_entries")
@@ -194,8 +195,8 @@ class Recorder:
         return announced
 
     def entries(self, decisions: Any = ()) -> Trace:
-        """The trace, each entry with the decision asked for before it (``decisions`` name their step)."""
-        return Trace(self.calls, decisions)
+        """The trace of the calls so far (a call made later is not in it), each entry with the decision asked for before it (``decisions`` name their step)."""
+        return Trace(list(self.calls), decisions)
 
 
 def describe_exception(exc: BaseException) -> str:

@@ -75,3 +75,13 @@ def test_a_run_keeps_nothing_per_call_for_the_garbage_collector_to_follow(kit):
     assert not any(gc.is_tracked(record) for record in result.trace._records)
     assert result.trace[499].step == 500 and result.trace[499].args == {"path": "'.'"}
     assert result.to_dict()["trace"][0]["tool"] == "list_dir"
+
+
+def test_the_trace_is_of_the_calls_made_before_it_was_taken():
+    """A call made after the run's trace was taken (a tool still running on another thread) never changes it."""
+    recorder = Recorder()
+    echo = recorder.wrap("echo", lambda text: text, ["text"])
+    echo("one")
+    trace = recorder.entries()
+    echo("two")
+    assert len(trace) == 1 and [entry.args for entry in trace] == [{"text": "'one'"}]
