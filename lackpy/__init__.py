@@ -61,6 +61,7 @@ _EXPORTS = {
     "GenerationResult": "lackpy.infer.result",
     "Attempt": "lackpy.infer.dispatch",
     "Tier": "lackpy.infer.base",
+    "Completion": "lackpy.infer.base",
     "InferenceProvider": "lackpy.infer.base",
     "Proposal": "lackpy.infer.base",
     "Availability": "lackpy.infer.base",

@@ -91,7 +91,11 @@ class Tier:
         raise InferenceError(f"tier '{self.name}' must define propose(request), or set model = True and define complete(messages, on_text)")
 
     def complete(self, messages: list[Message], on_text: OnText | None = None) -> str:
-        """A model tier's raw answer to ``messages``; raises InferenceError when it cannot."""
+        """A model tier's raw answer to ``messages``; raises InferenceError when it cannot.
+
+        Plain text, or a ``Completion`` (``gather`` makes one) whose ``cut``
+        says the server stopped the model at its length limit.
+        """
         raise InferenceError(f"tier '{self.name}' sets model = True but does not define complete(messages, on_text)")
 
     def record(self, proposal: Proposal, success: bool) -> None:
@@ -121,14 +125,45 @@ class Tier:
         return self.name
 
 
-def gather(pieces: Iterable[str], on_text: OnText | None) -> str:
-    """Join a model's streamed pieces, handing each to ``on_text`` as it arrives."""
+class Completion(str):
+    """A model's answer text; ``cut`` when its server said the model stopped at its length limit.
+
+    A ``str``, so a tier's ``complete`` may return either: plain text means
+    only the text can tell whether the answer was cut off.
+    """
+
+    cut: bool
+
+    def __new__(cls, text: str, cut: bool = False) -> "Completion":
+        answer = super().__new__(cls, text)
+        answer.cut = cut
+        return answer
+
+
+class _Cut:
+    """The marker type of ``CUT``."""
+
+    def __repr__(self) -> str:
+        return "CUT"
+
+
+#: What a provider's pieces end with when its server says the model stopped at its length limit
+#: (OpenAI ``finish_reason: "length"``, Anthropic ``stop_reason: "max_tokens"``, Ollama ``done_reason: "length"``).
+CUT = _Cut()
+
+
+def gather(pieces: Iterable[str | _Cut], on_text: OnText | None) -> Completion:
+    """Join a model's streamed pieces, handing each to ``on_text`` as it arrives; ``CUT`` among them marks the answer cut."""
     collected = []
+    cut = False
     for piece in pieces:
+        if piece is CUT:
+            cut = True
+            continue
         collected.append(piece)
         if on_text is not None:
             on_text(piece)
-    return "".join(collected)
+    return Completion("".join(collected), cut)
 
 
 
@@ -140,4 +175,4 @@ Factory = Callable[[Mapping[str, Any], Path], "Tier"]
 #: The tier base's names before 0.2, kept for plugins that import them.
 Provider = InferenceProvider = Tier
 
-__all__ = ["Availability", "Factory", "InferenceProvider", "Message", "OnText", "Proposal", "Provider", "Request", "Tier", "gather"]
+__all__ = ["CUT", "Availability", "Completion", "Factory", "InferenceProvider", "Message", "OnText", "Proposal", "Provider", "Request", "Tier", "gather"]

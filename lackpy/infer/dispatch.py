@@ -24,7 +24,7 @@ error show.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from lackpy.errors import GenerationError, LackpyError
@@ -185,9 +185,13 @@ class Dispatcher:
     ) -> tuple[Attempt, Failure | None]:
         """Mend a model's answer, then validate and classify what fails.
 
-        A deterministic program is validated as it is.
+        A deterministic program is validated as it is. An answer whose server
+        said the model stopped at its length limit (``Completion.cut``) is cut
+        off, however finished its text looks.
         """
         mended = mend(text, request.kit.names) if model else None
+        if mended is not None and getattr(text, "cut", False) and not mended.truncated:
+            mended = replace(mended, truncated=True)
         program = mended.program if mended else text
         result = validate(program, request.kit.names, self.checks, params=list(request.params))
         if mended is not None:

@@ -15,6 +15,12 @@ repeats), or a callable ``(messages) -> str`` that sees the conversation in
 chat form (an Anthropic ``system`` comes first as a system message, and
 content blocks are joined into strings) whichever API asked.
 
+A request's own length limit is kept as the real servers keep it: past
+``max_tokens`` (OpenAI, Anthropic) or ``options.num_predict`` (Ollama) tokens,
+four characters each here, the answer is cut and reported so
+(``finish_reason: "length"``, ``stop_reason: "max_tokens"``,
+``done_reason: "length"``).
+
 ``status`` answers every request with that HTTP error, in the API's own error
 format; ``delay`` waits that many seconds before answering. A chat request for
 another model than ``model`` gets the 404 the real servers send.
@@ -113,6 +119,12 @@ class FakeLLM:
             answer = self.answers[min(self._served, len(self.answers) - 1)]
             self._served += 1
         return answer
+
+    def _limited(self, text: str, limit: Any) -> tuple[str, bool]:
+        """``text`` cut at ``limit`` tokens of four characters (no limit when it is not a positive int), and whether it was cut."""
+        if isinstance(limit, int) and not isinstance(limit, bool) and 0 < limit and len(text) > 4 * limit:
+            return text[: 4 * limit], True
+        return text, False
 
     def _pieces(self, text: str) -> list[str]:
         return [text[i : i + self.chunk] for i in range(0, len(text), self.chunk)]
@@ -242,21 +254,23 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _ollama_chat(self, body: dict) -> None:
         fake = self.server.fake
-        text = fake._answer(_chat_messages(body.get("messages")))
+        options = body.get("options") if isinstance(body.get("options"), dict) else {}
+        text, cut = fake._limited(fake._answer(_chat_messages(body.get("messages"))), options.get("num_predict"))
+        done_reason = "length" if cut else "stop"
         stamp = _now()
         counts = {"total_duration": 1_000_000, "load_duration": 100_000, "prompt_eval_count": 10,
                   "prompt_eval_duration": 200_000, "eval_count": max(1, len(text) // 4), "eval_duration": 700_000}
         if not body.get("stream", True):  # Ollama streams unless told not to
             return self._json(200, {"model": body["model"], "created_at": stamp,
                                     "message": {"role": "assistant", "content": text},
-                                    "done_reason": "stop", "done": True, **counts})
+                                    "done_reason": done_reason, "done": True, **counts})
         self._begin_stream("application/x-ndjson")
         for piece in fake._pieces(text):
             self._send_chunk(json.dumps({"model": body["model"], "created_at": _now(),
                                          "message": {"role": "assistant", "content": piece}, "done": False}) + "\n")
         self._send_chunk(json.dumps({"model": body["model"], "created_at": _now(),
                                      "message": {"role": "assistant", "content": ""},
-                                     "done_reason": "stop", "done": True, **counts}) + "\n")
+                                     "done_reason": done_reason, "done": True, **counts}) + "\n")
         self._end_stream()
 
     # -- OpenAI ----------------------------------------------------------------
@@ -269,13 +283,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _openai_chat(self, body: dict) -> None:
         fake = self.server.fake
-        text = fake._answer(_chat_messages(body.get("messages")))
+        text, cut = fake._limited(fake._answer(_chat_messages(body.get("messages"))), body.get("max_tokens"))
+        finish = "length" if cut else "stop"
         ident, created = f"chatcmpl-{len(fake.requests)}", int(time.time())
         if not body.get("stream", False):
             return self._json(200, {
                 "id": ident, "object": "chat.completion", "created": created, "model": body["model"],
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                             "logprobs": None, "finish_reason": "stop"}],
+                             "logprobs": None, "finish_reason": finish}],
                 "usage": {"prompt_tokens": 10, "completion_tokens": len(text) // 4,
                           "total_tokens": 10 + len(text) // 4},
             })
@@ -291,7 +306,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_chunk(chunk({"role": "assistant", "content": ""}, None))
         for piece in fake._pieces(text):
             self._send_chunk(chunk({"content": piece}, None))
-        self._send_chunk(chunk({}, "stop"))
+        self._send_chunk(chunk({}, finish))
         self._send_chunk("data: [DONE]\n\n")
         self._end_stream()
 
@@ -303,14 +318,15 @@ class _Handler(BaseHTTPRequestHandler):
         system = body.get("system")
         if system:
             messages.insert(0, {"role": "system", "content": _text(system)})
-        text = fake._answer(messages)
+        text, cut = fake._limited(fake._answer(messages), body.get("max_tokens"))
+        stop = "max_tokens" if cut else "end_turn"
         ident = f"msg_fake{len(fake.requests)}"
         usage_in = {"input_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
         if not body.get("stream", False):
             return self._json(200, {
                 "id": ident, "type": "message", "role": "assistant", "model": body["model"],
                 "content": [{"type": "text", "text": text}],
-                "stop_reason": "end_turn", "stop_sequence": None,
+                "stop_reason": stop, "stop_sequence": None,
                 "usage": {**usage_in, "output_tokens": max(1, len(text) // 4)},
             }, {"request-id": "req_fake"})
 
@@ -329,7 +345,7 @@ class _Handler(BaseHTTPRequestHandler):
                                                            "delta": {"type": "text_delta", "text": piece}}))
         self._send_chunk(event("content_block_stop", {"type": "content_block_stop", "index": 0}))
         self._send_chunk(event("message_delta", {"type": "message_delta",
-                                                 "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                                                 "delta": {"stop_reason": stop, "stop_sequence": None},
                                                  "usage": {"output_tokens": max(1, len(text) // 4)}}))
         self._send_chunk(event("message_stop", {"type": "message_stop"}))
         self._end_stream()

@@ -163,6 +163,18 @@ def test_retries_are_bounded_then_the_next_tier_serves(workspace):
     assert modes == ["implement_not_orchestrate", "implement_not_orchestrate"]
 
 
+def test_an_answer_the_server_cut_at_max_tokens_is_retried_though_its_text_looks_finished(workspace):
+    """Cut at 12 tokens (48 characters) after a whole line: only the server's finish_reason tells; the short retry fits."""
+    long = 'len(find_files("**/*.py"))\n# and then the model went on about the answer at length'
+    with FakeLLM([long, 'len(find_files("*.md"))']) as server:
+        table = {"model": server.model, "base_url": server.url + "/v1", "max_tokens": 12}
+        service = LackpyService(workspace, {"inference": {"openai": table, "order": ["openai"]}})
+        result = delegate(service, "how many python files", kit="readonly")
+    first, retry = [a for a in result.attempts if a.stage == "validate"]
+    assert first.program.startswith('len(find_files("**/*.py"))') and (first.ok, first.failure_mode) == (False, "truncated")
+    assert retry.ok and result.program == 'len(find_files("*.md"))' and result.output == 1
+
+
 def test_the_openai_tier_streams_and_reports_progress(workspace):
     events = []
     with FakeLLM([f"```python\n{GOOD}\n```"]) as server:

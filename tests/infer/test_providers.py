@@ -470,10 +470,11 @@ class FakeLlama:
     def create_chat_completion(self, **kwargs):
         self.asked.append(kwargs)
         assert kwargs["stream"] is True
+        text = ANSWER[: 4 * kwargs["max_tokens"]]  # four characters a token, as FakeLLM counts
         yield {"choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}]}
-        for i in range(0, len(ANSWER), 5):
-            yield {"choices": [{"index": 0, "delta": {"content": ANSWER[i : i + 5]}, "finish_reason": None}]}
-        yield {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+        for i in range(0, len(text), 5):
+            yield {"choices": [{"index": 0, "delta": {"content": text[i : i + 5]}, "finish_reason": None}]}
+        yield {"choices": [{"index": 0, "delta": {}, "finish_reason": "length" if text != ANSWER else "stop"}]}
 
 
 @pytest.fixture
@@ -529,6 +530,14 @@ def test_llamacpp_loads_once_and_streams(fake_llama_cpp, tmp_path):
     assert asked[0] == {"messages": CHAT, "temperature": 0, "max_tokens": 512, "stream": True}
 
 
+def test_llamacpp_says_when_the_model_stopped_at_max_tokens(fake_llama_cpp, tmp_path):
+    (tmp_path / "m.gguf").write_bytes(b"GGUF")
+    whole = LlamaCppTier({"model_path": "m.gguf"}, tmp_path).complete(CHAT)
+    cut = LlamaCppTier({"model_path": "m.gguf", "max_tokens": 3}, tmp_path).complete(CHAT)
+    assert (whole, whole.cut) == (ANSWER, False)
+    assert (cut, cut.cut) == (ANSWER[:12], True)
+
+
 def test_llamacpp_load_failure_is_an_inference_error(fake_llama_cpp, tmp_path):
     (tmp_path / "m.gguf").write_bytes(b"not a model")
 
@@ -568,3 +577,31 @@ def test_llamacpp_real_smollm2(tmp_path):
     text, seen = pieces_of(provider, messages)
     assert text.strip() and "".join(seen) == text
     assert provider.complete(messages) == text  # temperature 0 and a fixed seed: the same answer
+
+
+# -- the length limit, as each server reports it --------------------------------
+
+
+def _limited(kind: str, server, limit: int | None, stream: bool):
+    """A tier of ``kind`` asking ``server`` for at most ``limit`` tokens (the tier's default when None)."""
+    if kind == "ollama":
+        return ollama(server, stream=stream, **({"options": {"num_predict": limit}} if limit else {}))
+    if kind == "openai":
+        return openai(server, stream=stream, **({"max_tokens": limit} if limit else {}))
+    pytest.importorskip("anthropic")
+    return claude(server, stream=stream, **({"max_tokens": limit} if limit else {}))
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+@pytest.mark.parametrize("kind", ["ollama", "openai", "anthropic"])
+def test_an_answer_the_server_cut_at_its_length_limit_says_so(llm, no_openai_key, monkeypatch, kind, stream):
+    """finish_reason "length", stop_reason "max_tokens", done_reason "length": the answer is ``cut``; a finished one is not."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    server = llm([ANSWER])
+    seen: list[str] = []
+    cut = _limited(kind, server, 3, stream).complete(CHAT, seen.append)
+    whole = _limited(kind, server, None, stream).complete(CHAT)
+    assert (cut, cut.cut) == (ANSWER[:12], True)
+    assert "".join(seen) == ANSWER[:12]  # the marker is never passed on as text
+    assert (whole, whole.cut) == (ANSWER, False)

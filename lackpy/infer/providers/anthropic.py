@@ -25,7 +25,7 @@ import os
 from typing import Any, Iterator, Mapping
 
 from lackpy.errors import InferenceError
-from lackpy.infer.base import Availability, Message, OnText, Tier, gather
+from lackpy.infer.base import CUT, Availability, Completion, Message, OnText, Tier, gather
 from lackpy.infer.providers.http import excerpt
 
 DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
@@ -109,7 +109,7 @@ class AnthropicTier(Tier):
             return Availability(False, str(exc))
         return Availability(True)
 
-    def complete(self, messages: list[Message], on_text: OnText | None = None) -> str:
+    def complete(self, messages: list[Message], on_text: OnText | None = None) -> Completion:
         kwargs = self._request(messages)
         stream = self.settings.get("stream", True)
         if not isinstance(stream, bool):
@@ -120,8 +120,8 @@ class AnthropicTier(Tier):
         where = f" at {self.settings['base_url']}" if self.settings.get("base_url") else ""
         return f"anthropic {self.settings.get('model') or '(no model set)'}{where}"
 
-    def _pieces(self, kwargs: dict[str, Any], stream: bool) -> Iterator[str]:
-        """The answer's text as the SDK yields it, with SDK errors turned into InferenceError."""
+    def _pieces(self, kwargs: dict[str, Any], stream: bool) -> Iterator[Any]:
+        """The answer's text as the SDK yields it, then ``CUT`` if it stopped at ``max_tokens``; SDK errors become InferenceError."""
         client = self.client()
         import anthropic
 
@@ -129,9 +129,12 @@ class AnthropicTier(Tier):
             if not stream:
                 message = client.messages.create(**kwargs)
                 yield "".join(getattr(block, "text", "") for block in message.content if block.type == "text")
-                return
-            with client.messages.stream(**kwargs) as events:
-                yield from events.text_stream
+            else:
+                with client.messages.stream(**kwargs) as events:
+                    yield from events.text_stream
+                    message = events.get_final_message()
+            if getattr(message, "stop_reason", None) == "max_tokens":
+                yield CUT
         except anthropic.AuthenticationError:
             raise InferenceError(f"the Anthropic API refused the key in {self._key_env()}; check it") from None
         except anthropic.NotFoundError as exc:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from lackpy.errors import InferenceError
-from lackpy.infer.base import Availability, Message, OnText, Tier, gather
+from lackpy.infer.base import CUT, Availability, Completion, Message, OnText, Tier, gather
 from lackpy.infer.providers.http import excerpt
 
 MISSING_PACKAGE = "llama-cpp-python is not installed (pip install 'lackpy[local]')"
@@ -113,7 +113,7 @@ class LlamaCppTier(Tier):
                 ) from None
         return self._llama
 
-    def complete(self, messages: list[Message], on_text: OnText | None = None) -> str:
+    def complete(self, messages: list[Message], on_text: OnText | None = None) -> Completion:
         chat = self._chat_kwargs()
         llama = self.load()
         return gather(self._pieces(llama, messages, chat), on_text)
@@ -121,12 +121,16 @@ class LlamaCppTier(Tier):
     def describe(self) -> str:
         return f"llama-cpp {self.settings.get('model_path') or '(no model_path set)'}"
 
-    def _pieces(self, llama: Any, messages: list[Message], chat: dict[str, Any]) -> Iterator[str]:
+    def _pieces(self, llama: Any, messages: list[Message], chat: dict[str, Any]) -> Iterator[Any]:
+        """The answer's text as llama.cpp streams it, then ``CUT`` if it stopped at ``max_tokens``."""
         try:
             for chunk in llama.create_chat_completion(messages=list(messages), stream=True, **chat):
-                content = chunk["choices"][0]["delta"].get("content")
+                choice = chunk["choices"][0]
+                content = choice["delta"].get("content")
                 if content:
                     yield content
+                if choice.get("finish_reason") == "length":
+                    yield CUT
         except Exception as exc:
             raise InferenceError(
                 f"llama.cpp failed while answering ({type(exc).__name__}: {excerpt(str(exc))}); "

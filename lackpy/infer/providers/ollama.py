@@ -23,7 +23,7 @@ from typing import Any, Iterator, Mapping
 from urllib.parse import urlsplit
 
 from lackpy.errors import InferenceError
-from lackpy.infer.base import Availability, Message, OnText, Tier, gather
+from lackpy.infer.base import CUT, Availability, Completion, Message, OnText, Tier, gather
 from lackpy.infer.providers import http
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -127,7 +127,7 @@ class OllamaTier(Tier):
             return Availability(False, f"model {model} is not pulled (run 'ollama pull {model}')")
         return Availability(True)
 
-    def complete(self, messages: list[Message], on_text: OnText | None = None) -> str:
+    def complete(self, messages: list[Message], on_text: OnText | None = None) -> Completion:
         http.require_httpx("ollama")
         body, timeout = self._request()
         body["messages"] = list(messages)
@@ -141,12 +141,15 @@ class OllamaTier(Tier):
             host = self._host_setting
         return f"ollama {model} at {host}"
 
-    def _pieces(self, body: dict[str, Any], timeout: float) -> Iterator[str]:
-        """The answer's text in the pieces Ollama sends; one piece when not streaming."""
+    def _pieces(self, body: dict[str, Any], timeout: float) -> Iterator[Any]:
+        """The answer's text in the pieces Ollama sends (one when not streaming), then ``CUT`` if it stopped at ``num_predict``."""
         url = self.host + "/api/chat"
         try:
             if not body["stream"]:
-                yield _content(http.post_json(url, body, timeout=timeout), url)
+                answer = http.post_json(url, body, timeout=timeout)
+                yield _content(answer, url)
+                if answer.get("done_reason") == "length":
+                    yield CUT
                 return
             for line in http.stream_lines(url, body, timeout=timeout):
                 if not line.strip():
@@ -156,6 +159,8 @@ class OllamaTier(Tier):
                 if piece:
                     yield piece
                 if chunk.get("done"):
+                    if chunk.get("done_reason") == "length":
+                        yield CUT
                     return
             raise InferenceError(f"the answer from {url} stopped before it was done; check the Ollama server's log")
         except http.UnreachableError as exc:

@@ -23,7 +23,7 @@ import os
 from typing import Any, Iterator, Mapping
 
 from lackpy.errors import InferenceError
-from lackpy.infer.base import Availability, Message, OnText, Tier, gather
+from lackpy.infer.base import CUT, Availability, Completion, Message, OnText, Tier, gather
 from lackpy.infer.providers import http
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
@@ -93,7 +93,7 @@ class OpenAITier(Tier):
             return Availability(False, str(exc))
         return Availability(True)
 
-    def complete(self, messages: list[Message], on_text: OnText | None = None) -> str:
+    def complete(self, messages: list[Message], on_text: OnText | None = None) -> Completion:
         http.require_httpx("openai")
         body, timeout = self._request()
         body["messages"] = list(messages)
@@ -105,20 +105,26 @@ class OpenAITier(Tier):
     def _refused_key(self) -> str:
         return f"the server refused the API key (set {self._key_env()} or api_key_env under [inference.openai])"
 
-    def _pieces(self, body: dict[str, Any], timeout: float) -> Iterator[str]:
-        """The answer's text in the pieces the server streams; one piece when not streaming."""
+    def _pieces(self, body: dict[str, Any], timeout: float) -> Iterator[Any]:
+        """The answer's text in the pieces the server streams (one when not streaming), then ``CUT`` if it stopped at ``max_tokens``."""
         url = self.base_url + "/chat/completions"
         headers = self._headers()
         try:
             if not body["stream"]:
-                yield _message_content(http.post_json(url, body, headers=headers, timeout=timeout), url)
+                answer = http.post_json(url, body, headers=headers, timeout=timeout)
+                yield _message_content(answer, url)
+                if _finish_reason(answer) == "length":
+                    yield CUT
                 return
             for data in http.sse_data(http.stream_lines(url, body, headers=headers, timeout=timeout)):
                 if data.strip() == "[DONE]":
                     return
-                piece = _delta_content(http.loads(data, url), url)
+                chunk = http.loads(data, url)
+                piece = _delta_content(chunk, url)
                 if piece:
                     yield piece
+                if _finish_reason(chunk) == "length":
+                    yield CUT
             raise InferenceError(f"the answer from {url} stopped before [DONE]; check the server's log")
         except http.UnreachableError as exc:
             if exc.reason != "refused":
@@ -152,6 +158,13 @@ def _message_content(obj: Any, url: str) -> str:
             f"{url} answered without choices[0].message.content: {http.excerpt(repr(obj))}; is it OpenAI-compatible?"
         ) from None
     return content or ""
+
+
+def _finish_reason(obj: Any) -> Any:
+    """``choices[0].finish_reason`` of a completion or a chunk (``"length"``: the model reached ``max_tokens``); None if absent."""
+    choices = obj.get("choices") if isinstance(obj, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    return first.get("finish_reason") if isinstance(first, dict) else None
 
 
 def _delta_content(obj: Any, url: str) -> str:
