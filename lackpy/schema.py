@@ -328,9 +328,12 @@ def to_jsonable(value: Any, depth: int = 0) -> Any:
     Never recurses without bound: past ``MAX_JSON_DEPTH`` levels a value is
     replaced by a short summary.
     """
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:  # the common case, before any isinstance
+        return value
     if depth > MAX_JSON_DEPTH:
         return _deep.repr(value)
-    if value is None or isinstance(value, (bool, int, str)):
+    if isinstance(value, (bool, int, str)):
         return value.value if isinstance(value, enum.Enum) else value
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
@@ -357,11 +360,16 @@ def to_jsonable(value: Any, depth: int = 0) -> Any:
 
 def as_dict(result: Any, depth: int = 0) -> dict:
     """A result dataclass as JSON data: every field not marked ``json: False``, in order."""
-    return {
-        item.name: to_jsonable(getattr(result, item.name), depth)
-        for item in dataclasses.fields(result)
-        if item.metadata.get("json", True) is not False
-    }
+    names = _JSON_FIELDS.get(type(result))
+    if names is None:
+        names = _JSON_FIELDS[type(result)] = tuple(
+            item.name for item in dataclasses.fields(result) if item.metadata.get("json", True) is not False
+        )
+    return {name: to_jsonable(getattr(result, name), depth) for name in names}
+
+
+#: The JSON fields of each dataclass ``as_dict`` has seen (a class's fields never change).
+_JSON_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 class Contract:
