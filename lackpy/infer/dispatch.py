@@ -24,7 +24,7 @@ error show.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from lackpy.errors import GenerationError, LackpyError
@@ -190,12 +190,10 @@ class Dispatcher:
         off, however finished its text looks.
         """
         mended = mend(text, request.kit.names) if model else None
-        if mended is not None and getattr(text, "cut", False) and not mended.truncated:
-            mended = replace(mended, truncated=True)
         program = mended.program if mended else text
         result = validate(program, request.kit.names, self.checks, params=list(request.params))
         if mended is not None:
-            failure = classify_answer(mended, result.errors, request.kit)
+            failure = classify_answer(mended, result.errors, request.kit, cut=getattr(text, "cut", False))
         else:
             failure = None if result.valid else classify_validation(program, result.errors, request.kit)
         attempt = Attempt(

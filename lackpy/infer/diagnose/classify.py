@@ -11,31 +11,41 @@ from what the program reached for.
 
 Precedence. An answer can show several modes at once (a transcript that
 imports ``os``, a cut-off ``def main()``); the one reported, and so the hint
-the model gets, is the highest in this table, which is ``MODES``' order:
+the model gets, is the first cause, the highest in this table, which is
+``MODES``' order:
 
 ====  =========================  ===============================================================
 rank  mode                       why it outranks the ones below
 ====  =========================  ===============================================================
-1     truncated                  the answer stops mid-way: every other finding is about a
-                                 fragment and may be an artifact of the cut; only a complete
-                                 answer can be judged
-2     jupyter_confusion          prompts, echoed outputs, %magic and !shell lines cause the
-                                 syntax errors below; "write a program, not a session" fixes
-                                 them at their source
-3     syntax_artifact            text that is not code (prose, fences, a 3.12 f-string) hides
-                                 the program, so nothing about its content is reliable yet
+1     jupyter_confusion          a session (prompts, echoed outputs, %magic, !shell, display)
+                                 whose program still fails or was cut: its prompts and echoes
+                                 cause the errors after them and make the answer long enough to
+                                 be cut; "write a program, not a session" fixes them at their
+                                 source. A session mending turned into a valid program is no
+                                 failure at all
+2     syntax_artifact            text that is not code (prose, markup, a missing colon, a 3.12
+                                 f-string) that no ending would complete: it came before any
+                                 cut, so it is the first cause, and nothing about the program's
+                                 content is reliable yet
+3     truncated                  the answer stops mid-way (its text shows it, or its server said
+                                 so: ``cut``) and the text before the cut is otherwise clean:
+                                 every finding below is about a fragment and may be an artifact
+                                 of the cut
 4     stdlib_leak                the program reaches past the kit; the tool's doc that replaces
                                  the import also removes the helper code built around it
 5     implement_not_orchestrate  def / while / try / lambda / class: the shape is wrong even
                                  when every name is right; fixing the shape comes before names
-6     unknown_tool               a misspelt tool is one word to fix, once the shape is right
+6     unknown_tool               a call of a function that is no tool, builtin or module: one
+                                 word to fix (the nearest tool is named when one is close)
 7     invalid                    any other validator refusal, reported with its own hint
-8     path_prefix                (run) a path or glob that finds nothing explains an empty or
-                                 failed run, so it is named before what it causes
-9     key_hallucination          (run) a key the tool never returns explains None values and
-                                 KeyErrors downstream
-10    wrong_output               (run) no result, or an empty one the tools' data contradicts:
-                                 the symptom, reported when no cause above was found
+8     path_prefix                (run) a path or glob that finds nothing explains an empty,
+                                 wrong or failed run (an IndexError on its empty result
+                                 included), so it is named before what it causes
+9     key_hallucination          (run) a key the tool never returns explains None values,
+                                 KeyErrors and AttributeErrors on None downstream
+10    wrong_output               (run) no result, an empty one the tools' data contradicts, or
+                                 a failure on the empty value the program's own filter left:
+                                 the symptom of a wrong program, when no cause above was found
 11    runtime_error              (run) any other exception
 12    limit                      (run) too much work; the program may be right, only too big
 ====  =========================  ===============================================================
@@ -43,8 +53,10 @@ rank  mode                       why it outranks the ones below
 Validation modes (1-7) come from the answer and the validator; run modes
 (8-12) from a run, and a run only happens once validation passes, so the two
 groups never compete. Mending (``mend``) fixes many answers of modes 1-7 (and
-a final ``print``, a ``wrong_output``) before they are ever reported;
-``Mended.mode`` still names what was wrong, by the same order.
+a final ``print``, a ``wrong_output``) before they are ever reported; a mode
+mending fixed is not reported for an answer that fails for another reason,
+except a session's, which is the cause of what follows it. ``Mended.mode``
+still names what was wrong, by the same order.
 """
 
 from __future__ import annotations
@@ -53,10 +65,11 @@ import ast
 import difflib
 import re
 import sys
+from dataclasses import replace
 from typing import Callable, Iterable
 
 from lackpy.infer.diagnose.keys import wrong_keys
-from lackpy.infer.diagnose.suspect import check_success, missing_path
+from lackpy.infer.diagnose.suspect import check_success, empty_filter, empty_glob, missing_path, unknown_key
 from lackpy.infer.mend.answer import Mended
 from lackpy.infer.mend.asttools import parse_quietly
 from lackpy.infer.mend.failures import (
@@ -246,23 +259,63 @@ def classify_validation(program: str, errors: list[Diagnostic], kit: ResolvedKit
     guide = next((f.guide for f in chosen if f.guide), ())
     if mode == STDLIB_LEAK and hint is None:
         hint = _module_hint(program)
+    return Failure(mode, _listed(errors) or "the program is not valid", tool, hint, guide)
+
+
+def _listed(errors: list[Diagnostic]) -> str:
+    """The first diagnostics, one a line, and how many more there are: enough to act on, short enough to read."""
     lines = [str(d) for d in errors[:MAX_DIAGNOSTICS]]
     if len(errors) > MAX_DIAGNOSTICS:
         lines.append(f"(and {len(errors) - MAX_DIAGNOSTICS} more)")
-    return Failure(mode, "\n".join(lines) or "the program is not valid", tool, hint, guide)
+    return "\n".join(lines)
 
 
-def classify_answer(mended: Mended, errors: list[Diagnostic], kit: ResolvedKit) -> Failure | None:
-    """The failure of a mended answer: cut off, a transcript that cannot be code, or what the validator refused.
+def classify_answer(mended: Mended, errors: list[Diagnostic], kit: ResolvedKit, *, cut: bool = False) -> Failure | None:
+    """The failure of a mended answer, first cause first: a session, text that is not code, a cut, what the validator refused.
 
-    None when the answer is complete and its program valid.
+    ``cut`` is the server's word that it stopped the answer at its length
+    limit (OpenAI's finish_reason "length", Anthropic's stop_reason
+    "max_tokens", Ollama's done_reason "length"): the answer is then cut off
+    however finished its text looks. False, the default, leaves that to the
+    text (``Mended.truncated``). A cut is named only when the text before it
+    is otherwise clean: a session, or a syntax error no ending completes, came
+    first and is the cause. None when the answer is complete and its program
+    valid.
     """
-    if mended.truncated:
-        return Failure(TRUNCATED, "the answer stops before its end: " + _cut_description(mended.program))
+    truncated = cut or mended.truncated
+    session = _session(mended, errors, truncated, kit)
+    if session is not None:
+        return session
+    if truncated and not _error_before_cut(mended.program, errors):
+        return Failure(TRUNCATED, "the answer stops before its end: " + _cut_where(mended))
+    return classify_validation(mended.program, errors, kit) if errors else None
+
+
+def _session(mended: Mended, errors: list[Diagnostic], truncated: bool, kit: ResolvedKit) -> Failure | None:
+    """jupyter_confusion: a transcript line no program holds, or a session whose program still fails or was cut.
+
+    Mending turns most sessions into programs; one that is still refused or
+    cut gets the session's hint, since its prompts and echoed outputs are
+    what broke it (or made it long enough to be cut).
+    """
     if mended.leftover:
         message = f"the answer is a notebook or REPL session: {mended.leftover!r} is a shell command or magic, which no program can run"
         return Failure(JUPYTER_CONFUSION, message, _program_tool(mended.program, kit))
-    return classify_validation(mended.program, errors, kit) if errors else None
+    if JUPYTER_CONFUSION not in mended.modes or not (errors or truncated):
+        return None
+    problem = _listed(errors) or "it stops before its end: " + _cut_where(mended)
+    message = "the answer is a notebook or REPL session, and the program in it fails:\n" + problem
+    return Failure(JUPYTER_CONFUSION, message, _program_tool(mended.program, kit))
+
+
+def _cut_where(mended: Mended) -> str:
+    """Where the text shows the cut, or that only the server said so (its text may look finished)."""
+    return _cut_description(mended.program) if mended.truncated else "the model's server stopped it at its length limit"
+
+
+def _error_before_cut(program: str, errors: list[Diagnostic]) -> bool:
+    """A syntax error that no ending completes: it is in the text before the cut, not the cut itself."""
+    return any(d.code == "parse-error" for d in errors) and not completable(program)
 
 
 def classify_runtime(
@@ -288,6 +341,16 @@ def classify_runtime(
         return classify_validation(program, result.diagnostics, kit) if result.diagnostics else Failure(INVALID, error)
     if result.error_kind == "limit":
         return Failure(LIMIT, error)
+    return _failed_run(program, result, error, kit, read_doc)
+
+
+def _failed_run(program: str, result: ExecutionResult, error: str, kit: ResolvedKit, read_doc: Callable[[str], str] | None) -> Failure:
+    """Why a run raised, cause before symptom: a wrong path or glob, a key the tool never returns, a filter that left nothing.
+
+    An IndexError on an empty glob's result, or an AttributeError on the None
+    a wrong key gave, is only the symptom: the cause's hint is what fixes it.
+    Any other exception is a runtime_error.
+    """
     failed = [entry for entry in result.trace if not entry.success]
     named = ERROR_TOOL.match(error)
     tool = named.group(1) if named and named.group(1) in kit.names else (failed[-1].tool if failed else None)
@@ -301,6 +364,9 @@ def classify_runtime(
         wrong = wrong_keys(program, kit, read_doc)
         message = "\n".join([error, *(w.describe() for w in wrong[:3])])
         return Failure(KEY_HALLUCINATION, message, (wrong[0].tool if wrong else None) or tool or result.trace[-1].tool)
+    cause = empty_glob(result.trace, kit) or unknown_key(program, kit, read_doc) or empty_filter(program, result)
+    if cause is not None:
+        return replace(cause, message=f"{error}\n{cause.message}")
     return Failure(RUNTIME_ERROR, error, tool)
 
 
@@ -363,15 +429,17 @@ def _diagnostic_mode(diagnostic: Diagnostic, kit: ResolvedKit, program: str = ""
         near = _closest_tool(name, kit.names, TOOL_CUTOFFS[diagnostic.code])
         if near:
             return _Found(UNKNOWN_TOOL, near)
+    if diagnostic.code == "unknown-function":
+        return _Found(UNKNOWN_TOOL)  # a called name is meant as a tool even when none is close (search for grep)
     return _Found(INVALID)
 
 
 def _parse_error_mode(diagnostic: Diagnostic, program: str) -> _Found:
-    """A syntax error is a cut-off answer, a transcript, a 3.12 f-string, or some other artifact."""
-    if completable(program):
-        return _Found(TRUNCATED)
+    """A syntax error is a transcript's prompt, a cut-off answer, a 3.12 f-string, or some other artifact, in the order of ``MODES``."""
     if leftover_line(program):
         return _Found(JUPYTER_CONFUSION)
+    if completable(program):
+        return _Found(TRUNCATED)
     if FSTRING_QUOTES.search(diagnostic.message):
         return _Found(SYNTAX_ARTIFACT, hint=FSTRING_HINT)
     return _Found(SYNTAX_ARTIFACT)

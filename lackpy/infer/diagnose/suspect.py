@@ -12,7 +12,12 @@ itself shows, cheaply and deterministically:
   through ``.get`` (``key_hallucination``, see ``keys``).
 - an empty result for a request that asks which files (or paths, or
   directories), when the tools did return data: the program's filter threw
-  everything away (``wrong_output``).
+  everything away (``wrong_output``). A run that failed on the empty value
+  such a filter left (``[...][0]``, ``max([])``) is the same mistake.
+
+The glob and key checks also explain a failed run: the IndexError on an
+empty glob's result, or the AttributeError on the None a wrong key gave, is
+their symptom.
 
 Each check reads only the trace, the program and, for paths, one glob of the
 workspace through the tools' own path rules. None of them changes anything.
@@ -48,6 +53,15 @@ FIND_KINDS = {None: frozenset({"file"}), "file": frozenset({"file"}), "text": fr
 #: Tool -> the parameter holding a path that must exist.
 PATH_PARAMETERS = {"read_file": "path", "list_dir": "path", "edit_file": "path"}
 MISSING = re.compile(r"\bno such (?:file|directory)\b")
+
+#: What an empty value raises: indexing it, max() or min() of it, dividing by its length.
+EMPTY_VALUE_ERROR = re.compile(
+    r"\bIndexError: list index out of range|\b(?:max|min)\(\) (?:arg is an empty sequence|iterable argument is empty)|\bZeroDivisionError\b"
+)
+FILTER_HINT = (
+    "The tools found data but the result is empty: check the program's filter (letter case, the form of "
+    "the paths, the keys it compares) against what the tool returns."
+)
 
 #: Examples of where the files are, at most this many in a message.
 SHOWN = 3
@@ -126,15 +140,40 @@ def empty_listing(result: ExecutionResult, intent: str) -> Failure | None:
     """wrong_output: asked which files, answered with nothing, although the tools returned data."""
     if not intent or not LISTING_INTENT.search(intent) or not _is_empty(result.output) or result.printed.strip():
         return None
-    fed = [e for e in result.trace if e.success and e.result.strip() not in EMPTY_SUMMARIES]
+    fed = _fed(result.trace)
     if not fed:
         return None  # every tool came back empty: the workspace's answer may well be nothing
     message = f"the result is {result.output!r}, though {fed[0].tool}(...) returned {fed[0].result[:120]}"
-    hint = (
-        "The tools found data but the result is empty: check the program's filter (letter case, the form of "
-        "the paths, the keys it compares) against what the tool returns."
-    )
-    return Failure(WRONG_OUTPUT, message, fed[0].tool, hint)
+    return Failure(WRONG_OUTPUT, message, fed[0].tool, FILTER_HINT)
+
+
+def empty_filter(program: str, result: ExecutionResult) -> Failure | None:
+    """wrong_output: the run failed on an empty value its own filter left (``[...][0]``, ``max([])``), though the tools returned data.
+
+    The exception is the symptom; the filter that threw everything away is
+    what the model must fix, and an IndexError hint would not say so.
+    """
+    if not EMPTY_VALUE_ERROR.search(result.error or "") or not _filters(program):
+        return None
+    fed = _fed(result.trace)
+    if not fed:
+        return None  # the tools found nothing either: not checking for that is an ordinary runtime error
+    message = f"the program's filter left nothing, though {fed[0].tool}(...) returned {fed[0].result[:120]}"
+    return Failure(WRONG_OUTPUT, message, fed[0].tool, FILTER_HINT)
+
+
+def _fed(trace: list[TraceEntry]) -> list[TraceEntry]:
+    """The tool calls that succeeded and returned something."""
+    return [e for e in trace if e.success and e.result.strip() not in EMPTY_SUMMARIES]
+
+
+def _filters(program: str) -> bool:
+    """Whether the program filters with a comprehension's ``if``, the usual place a wrong test empties a list."""
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(isinstance(node, ast.comprehension) and node.ifs for node in ast.walk(tree))
 
 
 def _is_empty(value: Any) -> bool:
@@ -176,4 +215,4 @@ def _glob(kit: ResolvedKit, pattern: str, kinds: frozenset[str] = frozenset({"fi
         return []
 
 
-__all__ = ["check_success", "empty_glob", "empty_listing", "missing_path", "unknown_key"]
+__all__ = ["check_success", "empty_filter", "empty_glob", "empty_listing", "missing_path", "unknown_key"]

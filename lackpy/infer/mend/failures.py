@@ -27,9 +27,9 @@ LIMIT = "limit"
 
 #: Every mode, highest precedence first: when an answer shows several, the earliest is the one reported.
 MODES = (
-    TRUNCATED,
     JUPYTER_CONFUSION,
     SYNTAX_ARTIFACT,
+    TRUNCATED,
     STDLIB_LEAK,
     IMPLEMENT_NOT_ORCHESTRATE,
     UNKNOWN_TOOL,

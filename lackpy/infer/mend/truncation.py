@@ -6,7 +6,8 @@ accident of the cut, not a mistake to explain. The signals are all at the
 end of the text:
 
 - the program does not parse, but would if text were appended: an unclosed
-  bracket or string, a dangling operator, a block header without a body.
+  bracket or string, a dangling operator, a block header without a body
+  (or cut inside its brackets, before its colon).
   Appending cannot fix an error in the middle of a program, so a typo there
   is not mistaken for a cut.
 - the answer ends in a sentence without its final punctuation.
@@ -21,6 +22,8 @@ import warnings
 
 #: What may be missing at the end of a cut program, tried in turn after closing its strings and brackets.
 FILLERS = ("", " 0", "x", " x", ":", " 0:", ": 0")
+#: A block header cut inside its brackets (``if "x" in read_file(f``) lacks its colon after the closers.
+HEADER_END = ":"
 #: Characters that end a finished sentence or label; a line ending otherwise was cut.
 SENTENCE_END = re.compile(r"""[.!?:;)\]}"'`…*>]\s*$""")
 #: A capitalized word, or two or three plain words, with no code punctuation: an answer stopped before it began.
@@ -40,8 +43,8 @@ def completable(program: str) -> bool:
     quote, closers = _open_at_end(program)
     last = program.rstrip("\n").rsplit("\n", 1)[-1]
     indent = " " * (len(last) - len(last.lstrip()) + 4)
-    for filler in FILLERS:
-        ending = quote + filler + closers
+    endings = [quote + filler + closers for filler in FILLERS] + [quote + closers + HEADER_END]
+    for ending in endings:
         for block in ("", f"\n{indent}pass"):
             if _parses(program + ending + block):
                 return True

@@ -299,7 +299,7 @@ def test_feedback_stays_compact(kit):
 def test_every_mode_has_a_hint_and_modes_are_unique():
     """HINTS covers MODES exactly and SECTIONS only names modes; every hint is one instruction."""
     assert len(set(MODES)) == len(MODES) == 12
-    assert MODES[:2] == (TRUNCATED, JUPYTER_CONFUSION)
+    assert MODES[:3] == (JUPYTER_CONFUSION, SYNTAX_ARTIFACT, TRUNCATED)
     assert set(HINTS) == set(MODES)
     assert set(SECTIONS) <= set(MODES)
     assert HINTS[PATH_PREFIX] == "Use paths relative to the workspace, such as 'src/app.py'."
@@ -422,3 +422,51 @@ def test_classify_answer_refuses_cut_off_and_session_answers(kit):
     failure = classify_answer(session, [], kit)
     assert failure.mode == JUPYTER_CONFUSION and "'!ls'" in failure.message
     assert classify_answer(mend('len(find_files("*.py"))', kit.names), [], kit) is None
+
+
+@pytest.mark.parametrize(
+    ("answer", "cut", "mode"),
+    [
+        ('hits = grep("TODO")\nlen(hits)', True, TRUNCATED),  # the server's word: cut however finished it looks
+        ('hits = grep("TODO")\nlen(hits)', False, None),
+        ('import os\nos.listdir("src")', True, TRUNCATED),  # the rest would judge a fragment
+        ('hits = grep("TODO")\nif len(hits) > 0\n    hits\nhits', True, SYNTAX_ARTIFACT),  # an artifact before the cut
+        ('x = 1\nfor f in files\n    f\nThis loops over the', False, SYNTAX_ARTIFACT),
+        ('!ls\nlen(grep("TODO"))', True, JUPYTER_CONFUSION),
+        ('>>> hits = grep("TODO")\n>>> for h in hits:\n...     print(h["pa', False, JUPYTER_CONFUSION),  # a cut session
+        ('>>> import os\n>>> os.getcwd()', False, JUPYTER_CONFUSION),  # a session whose program still fails
+        ('>>> hits = grep("TODO")\n>>> len(hits)\n3', False, None),  # a session mending made a program is no failure
+    ],
+)
+def test_classify_answer_names_the_first_cause(kit, answer, cut, mode):
+    """A session, then text no ending completes, then a cut with clean text before it, then the validator's modes."""
+    from lackpy.infer.mend.answer import mend
+
+    mended = mend(answer, kit.names)
+    failure = classify_answer(mended, validate(mended.program, kit.names).errors, kit, cut=cut)
+    assert (failure.mode if failure else None) == mode
+
+
+def test_a_called_name_that_is_no_tool_is_an_unknown_tool(kit):
+    """search("TODO") is meant as a tool, though no tool's name is close; the kit's list is the fix."""
+    failure = invalid('hits = search("TODO")\nlen(hits)', kit)
+    assert (failure.mode, failure.tool) == (UNKNOWN_TOOL, None)
+
+
+@pytest.mark.parametrize(
+    ("intent", "program", "mode", "tool"),
+    [
+        ("", 'files = find_files("*.py")\nread_file(files[0])', PATH_PREFIX, "find_files"),  # IndexError on an empty glob
+        ("", '[h.get("file").lower() for h in grep("TODO")]', KEY_HALLUCINATION, "grep"),  # AttributeError on None
+        ("which file has a todo", '[f for f in find_files("**/*.py") if "todo" in read_file(f)][0]', WRONG_OUTPUT, "find_files"),
+        ("", 'counts = [c for c in [1, 2] if c > 5]\nmax(counts)', RUNTIME_ERROR, None),  # no tool returned data
+        ("", 'lines = read_file("README.md").splitlines()\nlines[10]', RUNTIME_ERROR, None),  # no filter
+    ],
+)
+def test_a_failed_run_is_named_by_its_cause(kit, read_doc, intent, program, mode, tool):
+    """An exception on an empty glob's result, a wrong key's None or a filter's empty list names the cause."""
+    result = run_program(program, kit, mode="inprocess")
+    assert not result.success
+    failure = classify_runtime(program, result, kit, intent=intent, read_doc=read_doc)
+    assert (failure.mode, failure.tool) == (mode, tool)
+    assert failure.message.startswith(result.error)

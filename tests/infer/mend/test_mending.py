@@ -226,7 +226,8 @@ def test_a_mended_answer_reports_its_highest_mode(kit, answer, mode):
 @pytest.mark.parametrize(
     ("answer", "mode"),
     [
-        ('>>> import glob\n>>> x = len(glob.glob("**/*.py"', TRUNCATED),  # cut off: nothing else about it is reliable
+        ('>>> import glob\n>>> x = len(glob.glob("**/*.py"', JUPYTER_CONFUSION),  # a cut session: the session came first
+        ('import glob\nx = len(glob.glob("**/*.py"', TRUNCATED),  # cut off: nothing else about it is reliable
         ('!ls\nimport subprocess\nsubprocess.run(["ls"])', JUPYTER_CONFUSION),  # the session, before its import
         ('import subprocess\ndef main():\n    return subprocess.run(["ls"])\nmain()', STDLIB_LEAK),
         ('def main():\n    if x:\n        return 1\n    return readfile("a")\nmain()', IMPLEMENT),  # shape before the misspelt tool
