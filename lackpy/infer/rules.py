@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import io
+import os
 import re
 import tokenize
 from dataclasses import replace
@@ -89,6 +90,33 @@ def anchored(intent: Intent, workspace: Path) -> Intent:
     return replace(intent, files=replace(intent.files, dir="./" + name)) if here else intent
 
 
+#: How many directories ``has_dir`` looks at before it stops and assumes the one named may be there.
+MAX_DIRS_SEEN = 20_000
+
+
+def has_dir(workspace: Path, name: str) -> bool:
+    """Whether the workspace may have the directory a question names: the path, or any directory of a bare name.
+
+    A question about a directory that is nowhere ("in bytes", a typo) would
+    be answered 0 with confidence; the tier refuses it instead. Links are
+    not followed; past ``MAX_DIRS_SEEN`` directories the answer is yes.
+    """
+    root = Path(workspace)
+    if "/" in name.strip("/") or name.startswith("."):
+        try:
+            return (root / name.strip("/").removeprefix("./")).is_dir()
+        except OSError:
+            return True
+    seen = 0
+    for _folder, subfolders, _files in os.walk(root):
+        if name in subfolders:
+            return True
+        seen += len(subfolders)
+        if seen > MAX_DIRS_SEEN:
+            return True
+    return False
+
+
 def name_of(intent: Intent) -> str:
     """A short name for the kind of question, for ``detail`` ("rule count-occurrences")."""
     if intent.ask in ("read", "ls"):
@@ -150,7 +178,12 @@ class RulesTier(Tier):
         aliases: dict[str, list[str]] = {}  # tool name -> the names programs may call it by
         for alias, tool in request.kit.aliases().items():
             aliases.setdefault(tool, []).append(alias)
-        variants = build(anchored(parsed.intent, request.workspace))
+        root = Path(request.kit.context.root) if request.kit.context is not None else request.workspace  # where the tools look
+        intent = anchored(parsed.intent, root)
+        where = intent.files.dir
+        if where and where not in (".", "./") and not has_dir(root, where):
+            raise NotUnderstood(f"understood {intent.describe()}, but the workspace has no directory {where.removeprefix('./')}; name one it has")
+        variants = build(intent)
         if not variants:
             raise NotUnderstood(
                 f"understood {parsed.intent.describe()}, but I have no program for that combination; "

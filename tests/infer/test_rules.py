@@ -338,3 +338,23 @@ def test_propose_is_fast(root, kit):
             provider.propose(request)
     mean = (time.perf_counter() - start) / (rounds * len(requests))
     assert mean < 500e-6, f"{mean * 1e6:.0f} µs per proposal"
+
+
+def test_a_size_in_bytes_counts_bytes_and_never_reads_bytes_as_a_directory(tmp_path):
+    """"in bytes" once made a directory named bytes and answered 0; now the answer is the files' bytes (not characters)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("é = 1\n", encoding="utf-8")  # 6 characters, 7 bytes
+    (tmp_path / "b.py").write_text("x = 2\n")
+    toolbox = Toolbox(str(tmp_path))
+    populate(toolbox)
+    readonly = resolve_kit("readonly", toolbox)
+    for intent in ("what is the total size of the python files in bytes?", "how many bytes are in the python files"):
+        assert serve(tmp_path, readonly, intent)[1] == 13
+    assert serve(tmp_path, readonly, "count the characters in python files")[1] == 12
+    assert serve(tmp_path, readonly, "how many bytes is src/a.py")[1] == 7
+
+
+@pytest.mark.parametrize("intent", ["count TODOs in nosuchdir", "how many python files under src/nope"])
+def test_a_directory_the_workspace_does_not_have_is_refused_not_answered_zero(root, kit, intent):
+    with pytest.raises(NotUnderstood, match=r"the workspace has no directory (nosuchdir|src/nope); name one it has"):
+        RulesTier(workspace=root).propose(Request(intent, kit("readonly"), workspace=root))

@@ -34,8 +34,10 @@ GREP_MAX_HITS = 100_000
 #: How a definition line starts once stripped, and grep's regex for the same lines.
 DEFINITION_STARTS = {"function": '("def ", "async def ")', "class": '"class "', "any": '("def ", "async def ", "class ")'}
 DEFINITION_REGEX = {"function": r'r"^\s*(async )?def "', "class": r'r"^\s*class "', "any": r'r"^\s*(async def|def|class) "'}
+#: A text's size in bytes, as the file holds it (UTF-8).
+BYTES = 'len(TEXT.encode("utf-8"))'
 #: The key a ranking row names its measure by.
-MEASURE_KEYS = {"chars": "chars", "lines": "lines", "words": "words", "matches": "matches"}
+MEASURE_KEYS = {"chars": "chars", "bytes": "bytes", "lines": "lines", "words": "words", "matches": "matches"}
 DEFINITION_KEYS = {"function": "functions", "class": "classes", "any": "definitions"}
 
 Variant = tuple[tuple[str, ...], str, dict[str, str | int]]
@@ -140,7 +142,7 @@ def build(intent: Intent) -> list[Variant]:
     builder = {
         "read": _read, "ls": _ls,
     }.get(intent.ask) or {
-        "files": _files, "lines": _lines, "matches": _matches, "words": _sizes, "chars": _sizes,
+        "files": _files, "lines": _lines, "matches": _matches, "words": _sizes, "chars": _sizes, "bytes": _sizes,
         "definitions": _definitions, "dirs": _dirs,
     }[intent.of]
     if intent.ask == "top":
@@ -292,7 +294,7 @@ def _matches(p: _Program):
 
 
 def _sizes(p: _Program):
-    measure = {"words": "len(TEXT.split())", "chars": "len(TEXT)"}[p.intent.of]
+    measure = {"words": "len(TEXT.split())", "chars": "len(TEXT)", "bytes": BYTES}[p.intent.of]
     yield from _each_file(p, measure, "sum(ONE for f in FILES)")
 
 
@@ -356,7 +358,7 @@ def _top(p: _Program):
     else:
         key = MEASURE_KEYS[order]
         measure = {
-            "chars": "len(TEXT)", "lines": "len(TEXT.splitlines())", "words": "len(TEXT.split())",
+            "chars": "len(TEXT)", "bytes": BYTES, "lines": "len(TEXT.splitlines())", "words": "len(TEXT.split())",
             "matches": p.lower("TEXT") + ".count({word})",
         }[order]
     files = p.files()

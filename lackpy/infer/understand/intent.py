@@ -146,7 +146,7 @@ class Intent:
     def describe(self) -> str:
         """The intent in plain words, for messages."""
         what = {
-            "files": self.files.describe(), "lines": "lines", "words": "words", "chars": "characters",
+            "files": self.files.describe(), "lines": "lines", "words": "words", "chars": "characters", "bytes": "bytes",
             "dirs": "directories", "matches": f"occurrences of {self.word!r}",
             "definitions": {"function": "function definitions", "class": "class definitions"}.get(self.kind or "", "definitions"),
         }.get(self.of, self.of)
@@ -284,6 +284,8 @@ class _Draft:
         if "matches" in units and word is None:
             self.problems.append("occurrences of what? name the word")
         nouns = [u for u in dict.fromkeys(units) if u != "matches"]
+        if st.in_bytes:  # "the size in bytes", "how many bytes": one measure, in bytes
+            nouns = list(dict.fromkeys("bytes" if n == "chars" else n for n in nouns)) or ["bytes"]
         if len(nouns) == 2 and "files" in nouns:
             # the file of "the file with the most lines" is what is ranked; else the other noun is what is asked about
             nouns = ["files"] if st.orders else [n for n in nouns if n != "files"]
@@ -309,7 +311,7 @@ class _Draft:
             return "count"
         if asks & {"grep", "where"}:
             return "list"
-        if of in ("chars", "words"):
+        if of in ("chars", "bytes", "words"):
             return "count"  # "size of README.md", "words in src": a figure, not a list
         if "list" in asks or of or self.st.filters or word or files != Files():
             return "list"
@@ -320,6 +322,8 @@ class _Draft:
         """For "top": the measure, direction, how many, and whether one file is wanted."""
         st = self.st
         order = self.one([m for m, _l in st.orders if m], "orderings") or "chars"
+        if order == "chars" and st.in_bytes:
+            order = "bytes"
         n = self.one(st.n, "numbers")
         plural = [p for u, _i, p in st.units if u == "files"]
         single = n is None and not (plural and plural[0])  # "the largest file", "what is the largest?": the one
@@ -344,7 +348,7 @@ class _Draft:
         """Combinations the programs cannot serve."""
         st, problems = self.st, self.problems
         line_filters = [f for f in filters if f.lines]
-        if of in ("definitions", "dirs", "words", "chars") and line_filters:
+        if of in ("definitions", "dirs", "words", "chars", "bytes") and line_filters:
             problems.append(f"{of} containing a word: only files and lines can be filtered by a word")
         if of == "definitions" and filters and ask != "top":
             problems.append("definitions filtered by a word: only files and lines can be filtered")

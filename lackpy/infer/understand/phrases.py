@@ -135,6 +135,7 @@ class State:
     each: bool = False
     names_wanted: bool = False
     sorted_only: bool = False  # ordered by "sorted by ..." alone: every file, in order
+    in_bytes: bool = False  # "size in bytes": sizes are bytes, not characters
     understood: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
@@ -508,7 +509,7 @@ def _place(st: State, raw: str, as_dir: bool = False) -> bool:
     elif is_file(raw) and not as_dir:
         st.paths.append(raw)
     elif as_dir or "/" in raw or raw in (".", "./"):
-        if not DIR_PATH.fullmatch(raw):
+        if not DIR_PATH.fullmatch(raw) or lower in _UNITS:  # "in lines", "in bytes": a unit, not a directory
             return False
         st.dirs.append(raw.rstrip("/") or raw)
     else:
@@ -624,6 +625,7 @@ _UNITS = {
     **{w: "lines" for w in ("line", "lines", "loc")},
     **{w: "words" for w in ("word", "words")},
     **{w: "chars" for w in ("character", "characters", "char", "chars", "size", "sizes", "letters")},
+    **{w: "bytes" for w in ("byte", "bytes")},
     **{w: "function" for w in ("function", "functions", "defs", "function definitions", "function defs", "function definition")},
     **{w: "class" for w in ("classes", "class definitions", "class definition", "class defs")},
     **{w: "any" for w in ("definition", "definitions")},
@@ -710,8 +712,24 @@ def _parse_bare_terms(s: Sentence, st: State) -> None:
     s.scan(_BARE, bare)
 
 
+_IN_BYTES = _rx(r"(?:(?:in|as|measured in|counted in) )?(?:the number of )?bytes")
+
+
+def _parse_bytes(s: Sentence, st: State) -> None:
+    """"in bytes", "size in bytes": sizes are counted in bytes (a unit, never a directory named bytes)."""
+
+    def in_bytes(hit: Hit) -> bool:
+        if hit.match[0] == "bytes":
+            return False  # the bare noun is a unit ("how many bytes"), which ``_parse_units`` claims
+        st.in_bytes = True
+        st.note("in bytes")
+        return hit.claim("unit")
+
+    s.scan(_IN_BYTES, in_bytes)
+
+
 PASSES = (_parse_case, _parse_read, _parse_order, _parse_ask, _parse_each, _parse_names, _parse_filters,
-          _parse_scope, _parse_units, _parse_types, _parse_bare_terms)
+          _parse_bytes, _parse_scope, _parse_units, _parse_types, _parse_bare_terms)
 
 #: Words with a meaning of their own to some pass: never a directory's or a search word's name by accident.
 LEXICON = frozenset(
