@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from textwrap import indent
 
-from lackpy.infer.understand.intent import Filter, Intent
+from lackpy.infer.understand.intent import Compare, Filter, Intent
 
 #: How many matching lines a grep that must see every hit asks for before the tool stops.
 GREP_MAX_HITS = 100_000
@@ -72,13 +72,36 @@ class _Program:
         for index, f in enumerate(intent.filters):
             self.values[f"w{index}"] = f.word.lower() if intent.ignore_case else f.word
             self.values[f"r{index}"] = escape(f.word)
+        for index, c in enumerate(intent.where):
+            self.values[f"c{index}"] = c.value
+            if c.word is not None:
+                self.values[f"cw{index}"] = c.word
+        for index, d in enumerate(intent.outside):
+            self.values[f"o{index}"] = d + "/" if "/" in d else "/" + d + "/"
+
+    @property
+    def restricted(self) -> bool:
+        """Whether some files are kept or left out by more than a glob: then grep, which takes only a glob, cannot serve."""
+        return bool(self.intent.where or self.intent.outside)
 
     def files(self, kind: str | None = "text") -> str:
-        """The expression listing the files (``kind="text"``: the ones read_file can read)."""
+        """The expression listing the files (``kind="text"``: the ones read_file can read), less those a condition leaves out."""
+        if self.intent.where:
+            kind = "text"
         arg = f", kind='{kind}'" if kind else ""
         if "glob2" in self.values:
-            return f"sorted(set(find_files({{glob}}{arg}) + find_files({{glob2}}{arg})))"
-        return f"find_files({{glob}}{arg})"
+            found = f"sorted(set(find_files({{glob}}{arg}) + find_files({{glob2}}{arg})))"
+        else:
+            found = f"find_files({{glob}}{arg})"
+        keep = [self.left_out(index, d) for index, d in enumerate(self.intent.outside)]
+        keep += [f"{measure_of(c, index, 'read_file(f)')} {c.op} {{c{index}}}" for index, c in enumerate(self.intent.where)]
+        return f"[f for f in {found} if {' and '.join(keep)}]" if keep else found
+
+    def left_out(self, index: int, directory: str) -> str:
+        """The condition that keeps a file out of ``directory``: a path from the top, or a directory of that name anywhere."""
+        if "/" in directory:
+            return f"not f.startswith({{o{index}}})"
+        return f'{{o{index}}} not in "/" + f'
 
     def lower(self, text: str) -> str:
         return text + ".lower()" if self.intent.ignore_case else text
@@ -136,6 +159,16 @@ def _without_dunder_literals(body: str, values: dict[str, str | int]) -> tuple[s
     return "\n".join(prelude + [body]), values
 
 
+def measure_of(c: Compare, index: int, text: str) -> str:
+    """The expression measuring ``text`` as condition ``index`` (``c``) counts it."""
+    if c.measure == "matches":
+        return f"{text}.count({{cw{index}}})"
+    if c.measure == "definitions":
+        starts = DEFINITION_STARTS[c.kind or "function"]
+        return f"len([code for code in {text}.splitlines() if code.strip().startswith({starts})])"
+    return {"lines": "len(TEXT.splitlines())", "words": "len(TEXT.split())", "chars": "len(TEXT)", "bytes": BYTES}[c.measure].replace("TEXT", text)
+
+
 def build(intent: Intent) -> list[Variant]:
     """Every program that answers ``intent``, preferred first; [] when none can."""
     p = _Program(intent)
@@ -147,7 +180,14 @@ def build(intent: Intent) -> list[Variant]:
     }[intent.of]
     if intent.ask == "top":
         builder = _top
-    return [p.variant(tools, body) for tools, body in builder(p)]
+    variants = []
+    for tools, body in builder(p):
+        if p.restricted and "grep(" in body:
+            continue  # grep takes a glob only; the conditions need the file list
+        if p.intent.where and "read_file" not in tools:
+            tools = (*tools, "read_file")  # the conditions read each file
+        variants.append(p.variant(tools, body))
+    return variants
 
 
 # -- one builder per kind of question ----------------------------------------------------------

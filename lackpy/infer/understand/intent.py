@@ -112,6 +112,25 @@ class Filter:
 
 
 @dataclass(frozen=True)
+class Compare:
+    """Keep files whose ``measure`` (lines, words, chars, bytes, ``matches`` of ``word``, or definitions of ``kind``) is ``op`` ``value``."""
+
+    measure: str
+    op: str
+    value: int
+    word: str | None = None
+    kind: str | None = None
+
+    def describe(self) -> str:
+        what = {"matches": repr(self.word), "definitions": DEFINITION_WORDS.get(self.kind or "", "definitions")}.get(self.measure, self.measure)
+        return f"with {OP_WORDS[self.op]} {self.value} {what}"
+
+
+OP_WORDS = {">": "more than", ">=": "at least", "<": "fewer than", "<=": "at most", "==": "exactly"}
+DEFINITION_WORDS = {"function": "functions", "class": "classes", "any": "definitions"}
+
+
+@dataclass(frozen=True)
 class Intent:
     """What a question asks, as the program builder needs it.
 
@@ -142,6 +161,8 @@ class Intent:
     each: bool = False
     names: bool = False  # definitions: their names, not lines
     single: bool = False  # top: the single first file (a singular question), not a list
+    where: tuple[Compare, ...] = ()  # files kept by a measure against a number
+    outside: tuple[str, ...] = ()  # directories whose files are left out
 
     def describe(self) -> str:
         """The intent in plain words, for messages."""
@@ -171,6 +192,10 @@ class Intent:
             return text
         for f in self.filters:
             text += f", {'not ' if f.negated else ''}containing {f.word!r}" + (" (line by line)" if f.lines else "")
+        for c in self.where:
+            text += ", files " + c.describe()
+        for d in self.outside:
+            text += f", outside {d}"
         if self.ignore_case:
             text += ", ignoring case"
         return text
@@ -373,13 +398,34 @@ class _Draft:
         if of == "definitions" and files.ext not in (None, "*.py") and not files.path:
             problems.append("definitions are understood in Python files only")
 
+    def compares(self, files: Files, of: str) -> tuple[Compare, ...]:
+        """The file conditions on a measure ("files over 40 lines"); on anything but files ("lines longer than 80"), one file, or definitions outside Python, they cannot be served."""
+        st, found = self.st, []
+        for measure, op, value, word, index in st.compares:
+            before = index - 1
+            while before >= 0 and self.s.tokens[before].form in ("that", "which", "are", "is", "have", "has", "do", "does"):
+                before -= 1
+            if of != "files" and before not in st.file_nouns:
+                self.problems.append("a comparison keeps files only: say 'files with more than 40 lines'")
+            kind = None
+            if measure in ("function", "class", "any"):
+                measure, kind = "definitions", measure
+            found.append(Compare(measure, op, value, word, kind))
+        if (found or st.excludes) and files.path:
+            self.problems.append(f"one file ({files.path}) kept or left out by a condition: ask about files")
+        if any(c.measure == "definitions" for c in found) and files.ext not in (None, "*.py"):
+            self.problems.append("definitions are understood in Python files only")
+        return tuple(found)
+
     def intent(self) -> Intent | None:
         st = self.st
         files = self.files()
         of, word, kind = self.subject()
         # "read X", "list src", "show me README.md", "what's in docs": a file's text or a directory's entries
         the_file = of == "files" and files.path and [(u, p) for u, _i, p in st.units] == [("files", False)]  # "show me the file X"
-        plain = (of is None or the_file) and not (st.filters or word or st.orders or st.each or files.ext or files.glob or files.names)
+        plain = (of is None or the_file) and not (
+            st.filters or word or st.orders or st.each or files.ext or files.glob or files.names or st.compares or st.excludes
+        )
         if st.asks & {"read", "ls"} or st.asks <= {"list"} and plain and (files.path or files.dir or st.dirs):
             if not plain:
                 self.problems.append("reading a file or listing a directory, and another question at once")
@@ -413,9 +459,10 @@ class _Draft:
         if of == "definitions" and files.ext is None and not files.path and not files.glob:
             files = replace(files, ext="*.py")
         self.check(ask, of, files, filters, word)
+        where = self.compares(files, of)
         if self.problems:
             return None
-        return Intent(
+        return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)),
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted, **ranking,
         )

@@ -136,6 +136,8 @@ class State:
     names_wanted: bool = False
     sorted_only: bool = False  # ordered by "sorted by ..." alone: every file, in order
     in_bytes: bool = False  # "size in bytes": sizes are bytes, not characters
+    compares: list[tuple[str, str, int, str | None, int]] = field(default_factory=list)  # (measure, op, value, word, index): "over 40 lines"
+    excludes: list[str] = field(default_factory=list)  # directories left out: "outside src/pkg1"
     understood: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
@@ -712,6 +714,83 @@ def _parse_bare_terms(s: Sentence, st: State) -> None:
     s.scan(_BARE, bare)
 
 
+_OPS = {
+    "more than": ">", "over": ">", "above": ">", "greater than": ">", "at least": ">=", "no fewer than": ">=", "no less than": ">=",
+    "fewer than": "<", "less than": "<", "under": "<", "below": "<", "at most": "<=", "no more than": "<=", "exactly": "==",
+    "larger than": ">", "bigger than": ">", "longer than": ">", "smaller than": "<", "shorter than": "<",
+}
+#: The unit a comparison counts, and the factor its number is multiplied by.
+_COMPARE_UNITS = {
+    **{w: ("lines", 1) for w in ("line", "lines", "loc")},
+    **{w: ("words", 1) for w in ("word", "words")},
+    **{w: ("chars", 1) for w in ("character", "characters", "char", "chars")},
+    **{w: ("bytes", 1) for w in ("byte", "bytes", "b")},
+    **{w: ("bytes", 1024) for w in ("kb", "kib", "kilobyte", "kilobytes", "k")},
+    **{w: ("bytes", 1024 * 1024) for w in ("mb", "mib", "megabyte", "megabytes")},
+    **{w: ("function", 1) for w in ("function", "functions", "defs", "function definitions")},
+    **{w: ("class", 1) for w in ("class", "classes")},
+    **{w: ("any", 1) for w in ("definition", "definitions")},
+}
+_COMPARE = _rx(
+    r"(?:(?:with|having|that have|which have|that has|which has|that are|which are|that is|of) )?"
+    r"(?P<op>" + "|".join(sorted(map(re.escape, _OPS), key=len, reverse=True)) + r") "
+    r"(?P<n>\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")(?: ?(?P<unit>" + "|".join(sorted(map(re.escape, _COMPARE_UNITS), key=len, reverse=True))
+    + r"))?(?: (?P<t>" + W + r"))?"
+)
+
+
+def _parse_compare(s: Sentence, st: State) -> None:
+    """"with more than 40 lines", "larger than 2 KB", "fewer than 3 TODOs": files kept by a measure against a number."""
+
+    def compare(hit: Hit) -> bool:
+        op, number = _OPS[hit.form("op")], hit.form("n")
+        value = float(number) if number[0].isdigit() else float(NUMBER_WORDS[number])
+        span = list(hit.span(0))
+        if hit.has("unit"):
+            (measure, factor), word = _COMPARE_UNITS[hit.form("unit")], None
+            if hit.has("t"):
+                span = [i for i in span if i not in hit.span("t")]  # the word after the unit is not the comparison's
+        elif hit.has("t") and hit.form("op") not in ("larger than", "bigger than", "smaller than", "longer than", "shorter than"):
+            token = hit.token("t")
+            if token.form in LEXICON and not token.quoted or not (code_like(token, False) or token.quoted):
+                return False
+            measure, factor, word = "matches", 1, search_word(token)
+        elif hit.form("op") in ("longer than", "shorter than"):
+            measure, factor, word = "lines", 1, None
+            if hit.has("t"):
+                span = [i for i in span if i not in hit.span("t")]
+        else:
+            return False  # "over 40" of what?
+        if factor == 1 and value != int(value):
+            return False  # "over 2.5 lines"
+        st.compares.append((measure, op, int(value * factor), word, hit.index(0)))
+        st.note(f"{hit.form('op')} {number} {hit.form('unit') if hit.has('unit') else word or 'lines'}")
+        return hit.claim("compare", *span)
+
+    s.scan(_COMPARE, compare)
+
+
+_OUTSIDE = _rx(
+    r"(?:that are |which are )?(?:outside(?: of)?|excluding|except(?: for| in| under)?|not in|not under|apart from|other than(?: in)?|but not in) "
+    r"(?:the )?(?:(?:" + DIR_NOUN + r") )?(?P<x>" + W + r")(?: (?:" + DIR_NOUN + r"))?"
+)
+
+
+def _parse_outside(s: Sentence, st: State) -> None:
+    """"outside src/pkg1", "excluding tests", "not in docs": a directory whose files are left out."""
+
+    def outside(hit: Hit) -> bool:
+        token = hit.token("x")
+        raw = token.raw.rstrip("/")
+        if token.quoted or token.form in LEXICON or not DIR_PATH.fullmatch(raw) or is_file(raw) or MAGIC.search(raw):
+            return False
+        st.excludes.append(raw.removeprefix("./"))
+        st.note(f"outside {raw}")
+        return hit.claim("outside")
+
+    s.scan(_OUTSIDE, outside)
+
+
 _IN_BYTES = _rx(r"(?:(?:in|as|measured in|counted in) )?(?:the number of )?bytes")
 
 
@@ -728,8 +807,8 @@ def _parse_bytes(s: Sentence, st: State) -> None:
     s.scan(_IN_BYTES, in_bytes)
 
 
-PASSES = (_parse_case, _parse_read, _parse_order, _parse_ask, _parse_each, _parse_names, _parse_filters,
-          _parse_bytes, _parse_scope, _parse_units, _parse_types, _parse_bare_terms)
+PASSES = (_parse_case, _parse_read, _parse_compare, _parse_order, _parse_ask, _parse_each, _parse_names, _parse_outside,
+          _parse_filters, _parse_bytes, _parse_scope, _parse_units, _parse_types, _parse_bare_terms)
 
 #: Words with a meaning of their own to some pass: never a directory's or a search word's name by accident.
 LEXICON = frozenset(

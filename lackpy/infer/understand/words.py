@@ -22,9 +22,10 @@ from dataclasses import dataclass
 NOT_SUPPORTED = {
     **dict.fromkeys(("or", "either"), "one search word at a time (no 'or')"),
     **dict.fromkeys(("both",), "several words at once: say containing X and containing Y"),
-    **dict.fromkeys(("not", "except", "excluding", "outside", "besides"), "'not' is understood as 'not containing a word' only"),
+    **dict.fromkeys(("not", "except", "excluding", "outside", "besides"),
+                    "'not' is understood as 'not containing a word', and leaving a directory out as 'outside src/pkg1'"),
     **dict.fromkeys(("more", "less", "fewer", "than", "longer", "shorter", "larger", "smaller", "bigger", "over", "above",
-                     "below", "exceeding", "least"), "comparisons such as 'more than 10' are not understood"),
+                     "below", "exceeding", "least"), "a comparison needs a number and a unit: 'more than 40 lines', 'larger than 2 KB', 'over 3 TODOs'"),
     **dict.fromkeys(("average", "mean", "median", "percent", "percentage", "fraction", "ratio", "proportion"),
                     "averages and ratios are not understood"),
     **dict.fromkeys(("changed", "modified", "recent", "recently", "newest", "oldest", "wrote", "author", "blame"),
