@@ -112,7 +112,7 @@ NOT_RULES = [
     "list the pros and cons",
     "count TODO files",
     "how many lines of code are there",  # which files are code? a type must be named
-    "which files contain TODO or FIXME",
+    "count TODO or FIXME",  # two words' occurrences at once
     "count a.b",  # count what in the file a.b?
     "grep " + "x " * 200,  # too long to be an everyday request
 ]
@@ -266,7 +266,7 @@ def test_a_refusal_says_what_was_understood_what_was_not_and_what_is_close(root,
     assert "understood a count" in message and "did not understand 'cats'" in message
     assert "closest intents I can serve: 'how many \"cats\" are there'" in message
     with pytest.raises(NotUnderstood, match="one search word at a time"):
-        RulesTier(workspace=root).propose(Request("which files contain TODO or FIXME", kit("readonly"), workspace=root))
+        RulesTier(workspace=root).propose(Request("count TODO or FIXME", kit("readonly"), workspace=root))
     with pytest.raises(NotUnderstood, match="only files can be ranked"):
         RulesTier(workspace=root).propose(Request("what is the longest function", kit("readonly"), workspace=root))
 

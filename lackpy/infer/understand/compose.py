@@ -72,6 +72,8 @@ class _Program:
         for index, f in enumerate(intent.filters):
             self.values[f"w{index}"] = f.word.lower() if intent.ignore_case else f.word
             self.values[f"r{index}"] = escape(f.word)
+            for other, word in enumerate(f.alternatives, 1):
+                self.values[f"w{index}x{other}"] = word.lower() if intent.ignore_case else word
         for index, c in enumerate(intent.where):
             self.values[f"c{index}"] = c.value
             if c.word is not None:
@@ -81,8 +83,8 @@ class _Program:
 
     @property
     def restricted(self) -> bool:
-        """Whether some files are kept or left out by more than a glob: then grep, which takes only a glob, cannot serve."""
-        return bool(self.intent.where or self.intent.outside)
+        """Whether files or lines are kept by more than a glob and one word: then grep, which takes a glob and one pattern, cannot serve."""
+        return bool(self.intent.where or self.intent.outside or any(f.alternatives for f in self.intent.filters))
 
     def files(self, kind: str | None = "text") -> str:
         """The expression listing the files (``kind="text"``: the ones read_file can read), less those a condition leaves out."""
@@ -109,7 +111,15 @@ class _Program:
     def condition(self, filters: list[tuple[int, Filter]], text: str) -> str:
         """``{w0} in text and {w1} not in text``: the filters on one text (a file's or a line's)."""
         subject = self.lower(text)
-        return " and ".join(f"{{w{i}}} {'not in' if f.negated else 'in'} {subject}" for i, f in filters)
+        return " and ".join(self.one_of(i, f, subject) for i, f in filters)
+
+    @staticmethod
+    def one_of(index: int, f: Filter, subject: str) -> str:
+        """Filter ``index`` on ``subject``: its word in it (or not), or any of its words (``TODO or FIXME``)."""
+        if not f.alternatives:
+            return f"{{w{index}}} {'not in' if f.negated else 'in'} {subject}"
+        keys = [f"w{index}"] + [f"w{index}x{other}" for other in range(1, len(f.alternatives) + 1)]
+        return "(" + " or ".join(f"{{{key}}} in {subject}" for key in keys) + ")"
 
     def grep(self, index: int | None = None, regex: str | None = None, max_hits: int | None = GREP_MAX_HITS) -> str:
         """A grep call for filter ``index`` (or the intent's word, or a fixed regex) over the files."""

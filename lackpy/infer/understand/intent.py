@@ -109,6 +109,11 @@ class Filter:
     word: str
     negated: bool = False
     lines: bool = False
+    alternatives: tuple[str, ...] = ()  # other words, any of which will do in place of ``word`` ("TODO or FIXME")
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return (self.word, *self.alternatives)
 
 
 @dataclass(frozen=True)
@@ -191,7 +196,7 @@ class Intent:
                 text += f"{' and' if index else ''} {'does not contain' if f.negated else 'contains'} {f.word!r}"
             return text
         for f in self.filters:
-            text += f", {'not ' if f.negated else ''}containing {f.word!r}" + (" (line by line)" if f.lines else "")
+            text += f", {'not ' if f.negated else ''}containing {' or '.join(map(repr, f.words))}" + (" (line by line)" if f.lines else "")
         for c in self.where:
             text += ", files " + c.describe()
         for d in self.outside:
@@ -361,12 +366,13 @@ class _Draft:
     def filters(self, of: str, path: str | None) -> list[Filter]:
         """The filters; a cue right after a noun for files filters files, else it filters what is asked about."""
         found = []
-        for word, negated, index in self.st.filters:
+        for position, (word, negated, index) in enumerate(self.st.filters):
             before = index - 1
             while before >= 0 and self.s.tokens[before].form in ("that", "which", "who", "do", "does", "not", "to", "and", "but"):
                 before -= 1
             on_files = before in self.st.file_nouns or of == "files" or path is not None and of != "lines"
-            found.append(Filter(word, negated, lines=of == "lines" and not on_files))
+            alternatives = tuple(self.st.alternatives.get(position, ()))
+            found.append(Filter(word, negated, lines=of == "lines" and not on_files, alternatives=alternatives))
         return found
 
     def check(self, ask: str, of: str, files: Files, filters: list[Filter], word: str | None) -> None:

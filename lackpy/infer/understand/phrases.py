@@ -98,7 +98,7 @@ TYPE = r"\*?\.[a-z0-9+]+|" + "|".join(re.escape(w) for w in sorted(TYPE_WORDS, k
 FILE_NOUN = r"files?|modules?|scripts?|sources?|source files?|programs?|documents?"
 DIR_NOUN = r"director(?:y|ies)|folders?|dirs?|trees?|subdirector(?:y|ies)|subfolders?|subdirs?"
 DET = r"(?:(?:all of|all|every|each|any|the|these|those|our|my|this) )*"
-INTRO = r"(?:(?:any|a|an|the|some|single) )?(?:(?P<intro>word|string|text|phrase|pattern|keyword|term|token|identifier|marker|literal) )?"
+INTRO = r"(?:(?:any|a|an|the|some|single|both|either) )?(?:(?P<intro>word|string|text|phrase|pattern|keyword|term|token|identifier|marker|literal) )?"
 DESCRIPTOR = r"(?: (?:comments?|markers?|notes?|items?|tags?|entries))?"
 HERE = (r"(?:the |this |our |my |whole |entire )*(?:workspace|repo|repository|project|codebase|code base|code|source tree|tree|"
         r"(?:current|working|top-level|root) (?:directory|folder|dir)|root)|here|\.|\./|everywhere|anywhere|it|them|there")
@@ -138,6 +138,7 @@ class State:
     in_bytes: bool = False  # "size in bytes": sizes are bytes, not characters
     compares: list[tuple[str, str, int, str | None, int]] = field(default_factory=list)  # (measure, op, value, word, index): "over 40 lines"
     excludes: list[str] = field(default_factory=list)  # directories left out: "outside src/pkg1"
+    alternatives: dict[int, list[str]] = field(default_factory=dict)  # filter position -> other words, any of which will do ("X or Y")
     understood: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
@@ -417,6 +418,7 @@ _CUE = _rx(
     _AND + _REL + r"(?P<cue>contains?|containing|mentions?|mentioning|includes?|including|references?|referencing|matching|match(?:es)?"
     r"|says?|saying|(?P<weak>with|having|has|have|using|uses?)) " + INTRO + "(?P<t>" + W + ")" + DESCRIPTOR
 )
+_CONJ = _rx(r"(?P<conj>and|or|nor)(?: also)? " + INTRO + "(?P<t>" + W + ")" + DESCRIPTOR)
 _GREP = _rx(r"(?P<cue>grep|search|look|hunt|scan)(?: for| through)? " + INTRO + "(?P<t>" + W + ")" + DESCRIPTOR)
 _OCCURRENCES = _rx(r"(?P<unit>occurrences?|instances?|mentions?|appearances?|uses|usages?|hits|matches) of " + INTRO + "(?P<t>" + W + ")")
 _PASSIVE = _rx(
@@ -475,10 +477,32 @@ def _parse_filters(s: Sentence, st: State) -> None:
             return hit.claim("term", *hit.span(0), *indexes)
         return handle
 
+    def joined(hit: Hit) -> bool:
+        """"X and Y", "X or Y", "X nor Y" right after a filter's word: a second word, both needed, or either enough."""
+        before = hit.index("conj") - 1
+        last = next((k for k in range(len(st.filters) - 1, -1, -1)), None)
+        if last is None or before < 0 or s.roles[before] != "filter":
+            return False
+        token = hit.token("t")
+        if token.form in LEXICON and not token.quoted:
+            return False
+        taken = _take_term(s, hit, strong=True)
+        if taken is None:
+            return False
+        word, indexes = taken
+        _first, negated, _index = st.filters[last]
+        if hit.form("conj") == "or" and not negated:
+            st.alternatives.setdefault(last, []).append(word)  # containing X or Y
+        else:
+            st.filters.append((word, negated, hit.index(0)))  # X and Y; without X or Y; neither X nor Y
+        st.note(f"{hit.form('conj')} {word!r}")
+        return hit.claim("filter", *hit.span(0), *indexes)
+
     s.scan(_NEG_CUE, cue(True))
     s.scan(_GREP, term("grep"))
     s.scan(_OCCURRENCES, term("occurrences"))
     s.scan(_CUE, cue(False))
+    s.scan(_CONJ, joined)
     s.scan(_PASSIVE, term("passive"))
     s.scan(_INTRO_TERM, term("intro"))
 

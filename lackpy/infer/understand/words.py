@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 #: Words whose meaning the parser knows it does not serve, and what to say about them.
 NOT_SUPPORTED = {
-    **dict.fromkeys(("or", "either"), "one search word at a time (no 'or')"),
+    **dict.fromkeys(("or", "either"), "one search word at a time (no 'or'), except in a condition: 'files containing TODO or FIXME'"),
     **dict.fromkeys(("both",), "several words at once: say containing X and containing Y"),
     **dict.fromkeys(("not", "except", "excluding", "outside", "besides"),
                     "'not' is understood as 'not containing a word', and leaving a directory out as 'outside src/pkg1'"),
