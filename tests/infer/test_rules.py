@@ -358,3 +358,19 @@ def test_a_size_in_bytes_counts_bytes_and_never_reads_bytes_as_a_directory(tmp_p
 def test_a_directory_the_workspace_does_not_have_is_refused_not_answered_zero(root, kit, intent):
     with pytest.raises(NotUnderstood, match=r"the workspace has no directory (nosuchdir|src/nope); name one it has"):
         RulesTier(workspace=root).propose(Request(intent, kit("readonly"), workspace=root))
+
+
+@pytest.mark.parametrize("intent, output", [
+    ("what is the last line of README.md?", "Not axb."),
+    ("the first 2 lines of README.md", ["# Demo", "Run a.b here."]),
+    ("what's the first line of src/app.py", "# TODO: one"),
+])
+def test_lines_of_a_file_by_position(root, kit, intent, output):
+    assert serve(root, kit("readonly"), intent)[1] == output
+
+
+def test_the_last_line_of_an_empty_file_is_none_not_an_error(tmp_path):
+    (tmp_path / "empty.txt").write_text("")
+    toolbox = Toolbox(str(tmp_path))
+    populate(toolbox)
+    assert serve(tmp_path, resolve_kit("readonly", toolbox), "the last line of empty.txt")[1] is None

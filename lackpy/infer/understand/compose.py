@@ -84,7 +84,7 @@ class _Program:
     @property
     def restricted(self) -> bool:
         """Whether files or lines are kept by more than a glob and one word: then grep, which takes a glob and one pattern, cannot serve."""
-        return bool(self.intent.where or self.intent.outside or any(f.alternatives for f in self.intent.filters))
+        return bool(self.intent.where or self.intent.outside or any(f.alternatives or f.blank for f in self.intent.filters))
 
     def files(self, kind: str | None = "text") -> str:
         """The expression listing the files (``kind="text"``: the ones read_file can read), less those a condition leaves out."""
@@ -116,6 +116,8 @@ class _Program:
     @staticmethod
     def one_of(index: int, f: Filter, subject: str) -> str:
         """Filter ``index`` on ``subject``: its word in it (or not), or any of its words (``TODO or FIXME``)."""
+        if f.blank:
+            return f"{'' if f.negated else 'not '}{subject}.strip()"
         if not f.alternatives:
             return f"{{w{index}}} {'not in' if f.negated else 'in'} {subject}"
         keys = [f"w{index}"] + [f"w{index}x{other}" for other in range(1, len(f.alternatives) + 1)]
@@ -204,7 +206,15 @@ def build(intent: Intent) -> list[Variant]:
 
 
 def _read(p: _Program):
-    yield READ, "read_file({file})"
+    if p.intent.position is None:
+        yield READ, "read_file({file})"
+        return
+    end, n = p.intent.position
+    if n is None:
+        yield READ, f"lines = read_file({{file}}).splitlines()\nlines[{0 if end == 'first' else -1}] if lines else None"
+        return
+    p.values["n"] = n
+    yield READ, "read_file({file}).splitlines()" + ("[:{n}]" if end == "first" else "[-{n}:]")
 
 
 def _ls(p: _Program):

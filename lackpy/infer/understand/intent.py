@@ -110,6 +110,7 @@ class Filter:
     negated: bool = False
     lines: bool = False
     alternatives: tuple[str, ...] = ()  # other words, any of which will do in place of ``word`` ("TODO or FIXME")
+    blank: bool = False  # keeps blank lines (or, ``negated``, the others) instead of lines with a word
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -167,6 +168,7 @@ class Intent:
     names: bool = False  # definitions: their names, not lines
     single: bool = False  # top: the single first file (a singular question), not a list
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
+    position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
     outside: tuple[str, ...] = ()  # directories whose files are left out
 
     def describe(self) -> str:
@@ -177,6 +179,9 @@ class Intent:
             "definitions": {"function": "function definitions", "class": "class definitions"}.get(self.kind or "", "definitions"),
         }.get(self.of, self.of)
         where = "" if self.of == "files" else f" in {self.files.describe()}"
+        if self.ask == "read" and self.position:
+            end, n = self.position
+            return f"the {end} {f'{n} lines' if n else 'line'} of {self.files.path}"
         if self.ask == "read":
             return f"the text of {self.files.path}"
         if self.ask == "ls":
@@ -196,6 +201,9 @@ class Intent:
                 text += f"{' and' if index else ''} {'does not contain' if f.negated else 'contains'} {f.word!r}"
             return text
         for f in self.filters:
+            if f.blank:
+                text += ", not empty" if f.negated else ", empty"
+                continue
             text += f", {'not ' if f.negated else ''}containing {' or '.join(map(repr, f.words))}" + (" (line by line)" if f.lines else "")
         for c in self.where:
             text += ", files " + c.describe()
@@ -372,7 +380,10 @@ class _Draft:
                 before -= 1
             on_files = before in self.st.file_nouns or of == "files" or path is not None and of != "lines"
             alternatives = tuple(self.st.alternatives.get(position, ()))
-            found.append(Filter(word, negated, lines=of == "lines" and not on_files, alternatives=alternatives))
+            blank = position in self.st.blanks
+            if blank and of != "lines":
+                self.problems.append("empty what? only lines are empty")
+            found.append(Filter(word, negated, lines=of == "lines" and (blank or not on_files), alternatives=alternatives, blank=blank))
         return found
 
     def check(self, ask: str, of: str, files: Files, filters: list[Filter], word: str | None) -> None:
@@ -423,12 +434,23 @@ class _Draft:
             self.problems.append("definitions are understood in Python files only")
         return tuple(found)
 
+    def positioned(self, files: Files, of: str | None, word: str | None) -> Intent | None:
+        """"the last line of README.md", "the first 3 lines of X": lines of one file by where they stand."""
+        st = self.st
+        if not files.path or files.ext or files.names or files.glob:
+            self.problems.append("the first or last lines of which file? name one")
+        if of not in (None, "lines", "files") or st.filters or word or st.orders or st.compares or st.excludes or st.each or st.asks & {"count", "exists", "all"}:
+            self.problems.append("lines by position, and another question at once")
+        return None if self.problems else Intent("read", "text", files, position=st.position)
+
     def intent(self) -> Intent | None:
         st = self.st
         files = self.files()
         of, word, kind = self.subject()
         # "read X", "list src", "show me README.md", "what's in docs": a file's text or a directory's entries
         the_file = of == "files" and files.path and [(u, p) for u, _i, p in st.units] == [("files", False)]  # "show me the file X"
+        if st.position is not None:
+            return self.positioned(files, of, word)
         plain = (of is None or the_file) and not (
             st.filters or word or st.orders or st.each or files.ext or files.glob or files.names or st.compares or st.excludes
         )

@@ -139,6 +139,8 @@ class State:
     compares: list[tuple[str, str, int, str | None, int]] = field(default_factory=list)  # (measure, op, value, word, index): "over 40 lines"
     excludes: list[str] = field(default_factory=list)  # directories left out: "outside src/pkg1"
     alternatives: dict[int, list[str]] = field(default_factory=dict)  # filter position -> other words, any of which will do ("X or Y")
+    blanks: set[int] = field(default_factory=set)  # filter positions that keep blank lines (not a word): "empty lines"
+    position: tuple[str, int | None] | None = None  # ("first" or "last", how many; None: one line): "the last line of X"
     understood: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
@@ -815,6 +817,32 @@ def _parse_outside(s: Sentence, st: State) -> None:
     s.scan(_OUTSIDE, outside)
 
 
+_BLANK = _rx(r"(?P<neg>non-?|not )?(?:empty|blank|whitespace-only)(?= lines?\b)")
+_POSITION = _rx(r"(?:the )?(?P<end>first|last|top|final|opening|bottom)(?: (?P<n>" + NUM + r"))? (?P<u>lines?)(?= (?:of|in|from) )")
+
+
+def _parse_lines(s: Sentence, st: State) -> None:
+    """A class of lines ("empty lines", "non-blank lines") and lines by position ("the last line of X", "the first 3 lines of X")."""
+
+    def blank(hit: Hit) -> bool:
+        st.blanks.add(len(st.filters))
+        st.filters.append(("", hit.has("neg"), hit.index(0)))
+        st.note(("non-" if hit.has("neg") else "") + "empty lines")
+        return hit.claim("filter")
+
+    def position(hit: Hit) -> bool:
+        end = "last" if hit.form("end") in ("last", "final", "bottom") else "first"
+        n = _number(hit.form("n")) if hit.has("n") else None
+        if n is None and hit.form("u") == "lines":
+            return False  # "the last lines of X": how many?
+        st.position = (end, n)
+        st.note(f"the {end} {n or ''} line{'s' if n else ''}".replace("  ", " "))
+        return hit.claim("position")
+
+    s.scan(_POSITION, position)
+    s.scan(_BLANK, blank)
+
+
 _IN_BYTES = _rx(r"(?:(?:in|as|measured in|counted in) )?(?:the number of )?bytes")
 
 
@@ -831,7 +859,7 @@ def _parse_bytes(s: Sentence, st: State) -> None:
     s.scan(_IN_BYTES, in_bytes)
 
 
-PASSES = (_parse_case, _parse_read, _parse_compare, _parse_order, _parse_ask, _parse_each, _parse_names, _parse_outside,
+PASSES = (_parse_case, _parse_read, _parse_lines, _parse_compare, _parse_order, _parse_ask, _parse_each, _parse_names, _parse_outside,
           _parse_filters, _parse_bytes, _parse_scope, _parse_units, _parse_types, _parse_bare_terms)
 
 #: Words with a meaning of their own to some pass: never a directory's or a search word's name by accident.
