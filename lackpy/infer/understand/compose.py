@@ -24,6 +24,7 @@ singular question), a yes/no is a bool, definitions are names.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from textwrap import indent
 
 from lackpy.infer.understand.intent import Compare, Filter, Intent
@@ -171,14 +172,18 @@ def _without_dunder_literals(body: str, values: dict[str, str | int]) -> tuple[s
     return "\n".join(prelude + [body]), values
 
 
+def measure(what: str, text: str, kind: str | None = None, word: str = "{word}") -> str:
+    """The expression measuring ``text``: its lines, words, chars, bytes, matches of ``word`` (a placeholder) or definitions of ``kind``."""
+    if what == "matches":
+        return f"{text}.count({word})"
+    if what == "definitions":
+        return f"len([code for code in {text}.splitlines() if code.strip().startswith({DEFINITION_STARTS[kind or 'function']})])"
+    return {"lines": "len(TEXT.splitlines())", "words": "len(TEXT.split())", "chars": "len(TEXT)", "bytes": BYTES}[what].replace("TEXT", text)
+
+
 def measure_of(c: Compare, index: int, text: str) -> str:
     """The expression measuring ``text`` as condition ``index`` (``c``) counts it."""
-    if c.measure == "matches":
-        return f"{text}.count({{cw{index}}})"
-    if c.measure == "definitions":
-        starts = DEFINITION_STARTS[c.kind or "function"]
-        return f"len([code for code in {text}.splitlines() if code.strip().startswith({starts})])"
-    return {"lines": "len(TEXT.splitlines())", "words": "len(TEXT.split())", "chars": "len(TEXT)", "bytes": BYTES}[c.measure].replace("TEXT", text)
+    return measure(c.measure, text, c.kind, f"{{cw{index}}}")
 
 
 def build(intent: Intent) -> list[Variant]:
@@ -192,6 +197,8 @@ def build(intent: Intent) -> list[Variant]:
     }[intent.of]
     if intent.ask == "top":
         builder = _top
+    if intent.aggregate:
+        builder = _average if intent.aggregate == "average" else _share
     variants = []
     for tools, body in builder(p):
         if p.restricted and "grep(" in body:
@@ -405,6 +412,27 @@ def _definitions(p: _Program):
 def _dirs(p: _Program):
     found = p.files(kind="dir")
     yield ("find_files",), {"count": f"len({found})", "list": found, "exists": f"len({found}) > 0"}[p.intent.ask]
+
+
+def _average(p: _Program):
+    """A measure per file, averaged over the files (None when there are none)."""
+    i = p.intent
+    _on_lines, on_files = _line_filters(p)
+    files = p.files()
+    if on_files:
+        files = f"[f for f in {files} if {p.condition(on_files, 'read_file(f)')}]"
+    each = measure(i.of, p.lower("read_file(f)") if i.of == "matches" else "read_file(f)", i.kind)
+    yield FIND_READ, f"files = {files}\nround(sum({each} for f in files) / len(files), 2) if files else None"
+
+
+def _share(p: _Program):
+    """The fraction (or percentage) of the files that pass the conditions, of all the files asked about."""
+    i = p.intent
+    everything = _Program(replace(i, where=())).files()
+    keep = [p.condition(list(enumerate(i.filters)), "read_file(f)")] if i.filters else []
+    keep += [f"{measure_of(c, index, 'read_file(f)')} {c.op} {{c{index}}}" for index, c in enumerate(i.where)]
+    ratio = "100 * len(kept) / len(files), 2" if i.aggregate == "percentage" else "len(kept) / len(files), 4"
+    yield FIND_READ, f"files = {everything}\nkept = [f for f in files if {' and '.join(keep)}]\nround({ratio}) if files else None"
 
 
 def _top(p: _Program):

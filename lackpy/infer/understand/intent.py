@@ -169,6 +169,7 @@ class Intent:
     single: bool = False  # top: the single first file (a singular question), not a list
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
+    aggregate: str | None = None  # count: "average" per file, or the "fraction" or "percentage" of the files that qualify
     outside: tuple[str, ...] = ()  # directories whose files are left out
 
     def describe(self) -> str:
@@ -187,7 +188,8 @@ class Intent:
         if self.ask == "ls":
             return f"the entries of directory {self.files.dir or '.'}"
         parts = {
-            "count": f"the number of {what}{where}" + (", per file" if self.each else ""),
+            "count": (f"the {self.aggregate} {'per file of the ' + what if self.aggregate == 'average' else 'of the ' + what}{where}"
+                      if self.aggregate else f"the number of {what}{where}" + (", per file" if self.each else "")),
             "list": f"the {what}{where}",
             "exists": f"whether there are any {what}{where}",
             "all": f"whether all {what}{where} qualify",
@@ -335,6 +337,11 @@ class _Draft:
     def ask(self, of: str | None, word: str | None, files: Files) -> str | None:
         """What is asked: count, list, exists, all or top (read and ls are decided before)."""
         asks = self.st.asks
+        if self.st.aggregate:
+            clash = asks & {"exists", "all", "grep", "where"} or self.st.orders
+            if clash:
+                self.problems.append(f"the {self.st.aggregate} and another question at once")
+            return "count"
         if self.st.orders:
             clash = asks & {"count", "exists", "all", "grep", "where"}
             if clash:
@@ -434,6 +441,18 @@ class _Draft:
             self.problems.append("definitions are understood in Python files only")
         return tuple(found)
 
+    def check_aggregate(self, of: str, files: Files, filters: list[Filter], where: tuple[Compare, ...]) -> None:
+        """An average is of a measure per file; a fraction or percentage is of the files that pass a condition."""
+        aggregate = self.st.aggregate
+        if aggregate is None:
+            return
+        if files.path:
+            self.problems.append(f"the {aggregate} of one file ({files.path}): ask about files")
+        elif aggregate == "average" and (of not in ("lines", "words", "chars", "bytes", "matches", "definitions") or any(f.lines for f in filters)):
+            self.problems.append("the average of what? lines, words, characters, bytes, definitions or a word's matches per file")
+        elif aggregate != "average" and (of != "files" or not (filters or where)):
+            self.problems.append(f"the {aggregate} of which files? say which: files containing a word, or over a size")
+
     def positioned(self, files: Files, of: str | None, word: str | None) -> Intent | None:
         """"the last line of README.md", "the first 3 lines of X": lines of one file by where they stand."""
         st = self.st
@@ -451,6 +470,8 @@ class _Draft:
         the_file = of == "files" and files.path and [(u, p) for u, _i, p in st.units] == [("files", False)]  # "show me the file X"
         if st.position is not None:
             return self.positioned(files, of, word)
+        if st.aggregate == "average":
+            st.each = False  # "per file" is what an average is taken over
         plain = (of is None or the_file) and not (
             st.filters or word or st.orders or st.each or files.ext or files.glob or files.names or st.compares or st.excludes
         )
@@ -488,9 +509,10 @@ class _Draft:
             files = replace(files, ext="*.py")
         self.check(ask, of, files, filters, word)
         where = self.compares(files, of)
+        self.check_aggregate(of, files, filters, where)
         if self.problems:
             return None
-        return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)),
+        return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate,
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted, **ranking,
         )

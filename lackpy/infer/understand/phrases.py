@@ -141,6 +141,7 @@ class State:
     alternatives: dict[int, list[str]] = field(default_factory=dict)  # filter position -> other words, any of which will do ("X or Y")
     blanks: set[int] = field(default_factory=set)  # filter positions that keep blank lines (not a word): "empty lines"
     position: tuple[str, int | None] | None = None  # ("first" or "last", how many; None: one line): "the last line of X"
+    aggregate: str | None = None  # "average" (per file), "fraction" or "percentage" (of the files)
     understood: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
@@ -817,6 +818,10 @@ def _parse_outside(s: Sentence, st: State) -> None:
     s.scan(_OUTSIDE, outside)
 
 
+_AGGREGATE = _rx(
+    r"(?:the |an? |on )?(?P<avg>average|mean)(?: (?:number|count|amount) of)?"
+    r"|(?:the |a |what )?(?P<share>fraction|proportion|share|percentage|percent|%)(?: of)?"
+)
 _BLANK = _rx(r"(?P<neg>non-?|not )?(?:empty|blank|whitespace-only)(?= lines?\b)")
 _POSITION = _rx(r"(?:the )?(?P<end>first|last|top|final|opening|bottom)(?: (?P<n>" + NUM + r"))? (?P<u>lines?)(?= (?:of|in|from) )")
 
@@ -839,8 +844,14 @@ def _parse_lines(s: Sentence, st: State) -> None:
         st.note(f"the {end} {n or ''} line{'s' if n else ''}".replace("  ", " "))
         return hit.claim("position")
 
+    def aggregate(hit: Hit) -> bool:
+        st.aggregate = "average" if hit.has("avg") else "percentage" if hit.form("share") in ("percentage", "percent", "%") else "fraction"
+        st.note(f"the {st.aggregate}")
+        return hit.claim("aggregate")
+
     s.scan(_POSITION, position)
     s.scan(_BLANK, blank)
+    s.scan(_AGGREGATE, aggregate)
 
 
 _IN_BYTES = _rx(r"(?:(?:in|as|measured in|counted in) )?(?:the number of )?bytes")
