@@ -374,3 +374,17 @@ def test_the_last_line_of_an_empty_file_is_none_not_an_error(tmp_path):
     toolbox = Toolbox(str(tmp_path))
     populate(toolbox)
     assert serve(tmp_path, resolve_kit("readonly", toolbox), "the last line of empty.txt")[1] is None
+
+
+@pytest.mark.parametrize("intent, output", [
+    ("how many functions have main in their name", 1),
+    ("list the functions whose name starts with help", ["helper"]),
+    ("count functions named helper", 1),
+])
+def test_definitions_by_name(root, kit, intent, output):
+    assert serve(root, kit("readonly"), intent)[1] == output
+
+
+@pytest.mark.parametrize("intent", ["how many lines are longer than 80 characters", "the first line of python files", "what percentage of files are python files"])
+def test_new_constructs_refuse_what_they_cannot_serve(root, kit, intent):
+    assert proposes_nothing(root, kit("readonly"), intent)

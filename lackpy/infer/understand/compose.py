@@ -373,6 +373,17 @@ def _definitions(p: _Program):
     if i.filters:
         return
     lines = "read_file({file}).splitlines()" if i.files.path else "read_file(f).splitlines()"
+    if i.def_names:
+        if kind == "any":
+            return
+        for index, pattern in enumerate(i.def_names):
+            p.values[f"d{index}"] = pattern.strip("*")
+        keep = " and ".join(_name_test(index, pattern) for index, pattern in enumerate(i.def_names))
+        listed = f"[name for name in names if {keep}]"
+        i = replace(i, ask="list")
+        scan = _definition_names(p, kind, lines, files)
+        yield (READ if p.intent.files.path else FIND_READ), scan + (listed if p.intent.ask == "list" else f"len({listed})")
+        return
     if i.ask == "list":
         found = {
             "function": 'names.append(code.split("def ", 1)[1].split("(")[0].strip())',
@@ -433,6 +444,30 @@ def _share(p: _Program):
     keep += [f"{measure_of(c, index, 'read_file(f)')} {c.op} {{c{index}}}" for index, c in enumerate(i.where)]
     ratio = "100 * len(kept) / len(files), 2" if i.aggregate == "percentage" else "len(kept) / len(files), 4"
     yield FIND_READ, f"files = {everything}\nkept = [f for f in files if {' and '.join(keep)}]\nround({ratio}) if files else None"
+
+
+def _name_test(index: int, pattern: str) -> str:
+    """``name`` against pattern ``index``: X, X* (starts), *X (ends) or *X* (contains)."""
+    if pattern.startswith("*") and pattern.endswith("*"):
+        return f"{{d{index}}} in name"
+    if pattern.endswith("*"):
+        return f"name.startswith({{d{index}}})"
+    if pattern.startswith("*"):
+        return f"name.endswith({{d{index}}})"
+    return f"name == {{d{index}}}"
+
+
+def _definition_names(p: _Program, kind: str, lines: str, files: str) -> str:
+    """A program prefix that leaves the names of the ``kind`` definitions in ``names``."""
+    found = {
+        "function": 'names.append(code.split("def ", 1)[1].split("(")[0].strip())',
+        "class": 'names.append(code[6:].split("(")[0].split(":")[0].strip())',
+    }
+    test = f"if code.startswith({DEFINITION_STARTS[kind]}):\n    {found[kind]}\n"
+    scan = f"for line in {lines}:\n    code = line.strip()\n" + indent(test, "    ")
+    if not p.intent.files.path:
+        scan = f"for f in {files}:\n" + indent(scan, "    ")
+    return "names = []\n" + scan
 
 
 def _top(p: _Program):

@@ -33,6 +33,7 @@ phrase verbatim) and become string literals in the program (see
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from functools import lru_cache
@@ -170,6 +171,7 @@ class Intent:
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
     aggregate: str | None = None  # count: "average" per file, or the "fraction" or "percentage" of the files that qualify
+    def_names: tuple[str, ...] = ()  # definitions: name patterns ("*render*", "parse*") their names must match
     outside: tuple[str, ...] = ()  # directories whose files are left out
 
     def describe(self) -> str:
@@ -209,6 +211,8 @@ class Intent:
             text += f", {'not ' if f.negated else ''}containing {' or '.join(map(repr, f.words))}" + (" (line by line)" if f.lines else "")
         for c in self.where:
             text += ", files " + c.describe()
+        if self.def_names:
+            text += ", named " + " and ".join(self.def_names)
         for d in self.outside:
             text += f", outside {d}"
         if self.ignore_case:
@@ -291,6 +295,22 @@ class _Draft:
         if len(distinct) > 1:
             self.problems.append(f"two {what}: {' and '.join(map(str, distinct))}")
         return distinct[0] if distinct else None
+
+    def definition_names(self) -> tuple[str, ...]:
+        """Name patterns said of the definitions asked about ("functions with render in their name"), taken out of the file names.
+
+        A name phrase is the definitions' when it follows their noun with no
+        noun for files between ("functions in test files named x*" names files).
+        """
+        st = self.st
+        nouns = [index for unit, index, _p in st.units if unit == "definitions"]
+        if not nouns:
+            return ()
+        taken = []
+        for position, at in sorted(st.named_at.items(), reverse=True):
+            if at > nouns[0] and not any(nouns[0] < i < at for i in st.file_nouns):
+                taken += st.names.pop(position)
+        return tuple(taken)
 
     def files(self) -> Files:
         st = self.st
@@ -464,6 +484,7 @@ class _Draft:
 
     def intent(self) -> Intent | None:
         st = self.st
+        def_names = self.definition_names()
         files = self.files()
         of, word, kind = self.subject()
         # "read X", "list src", "show me README.md", "what's in docs": a file's text or a directory's entries
@@ -512,10 +533,18 @@ class _Draft:
         self.check_aggregate(of, files, filters, where)
         if self.problems:
             return None
-        return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate,
+        if def_names and (of != "definitions" or ask not in ("count", "list") or any(not _simple_name(n) for n in def_names)):
+            self.problems.append("names of definitions are understood in counts and lists, as 'with X in their name', 'starting with X' or 'ending with X'")
+            return None
+        return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names,
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted, **ranking,
         )
+
+
+def _simple_name(pattern: str) -> bool:
+    """A name pattern a program can test without fnmatch: X, X*, *X or *X* with no other wildcard."""
+    return not re.search(r"[?\[\]]", pattern) and "*" not in pattern.strip("*") and pattern.strip("*") != ""
 
 
 #: Longer intents are not the one-line questions this parser is for; skipping them keeps it fast.

@@ -142,6 +142,7 @@ class State:
     blanks: set[int] = field(default_factory=set)  # filter positions that keep blank lines (not a word): "empty lines"
     position: tuple[str, int | None] | None = None  # ("first" or "last", how many; None: one line): "the last line of X"
     aggregate: str | None = None  # "average" (per file), "fraction" or "percentage" (of the files)
+    named_at: dict[int, int] = field(default_factory=dict)  # position in ``names`` -> token index of its "name" phrase
     understood: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
@@ -358,7 +359,7 @@ _NAME_START = _rx(r"(?:whose |with |that have |having )?(?:file ?)?names? (?:tha
 _NAME_END = _rx(r"(?:whose |with |that have |having )?(?:file ?)?names? (?:that )?(?:ends?|ending) (?:with|in) (?P<p>" + W + ")")
 _NAME_HAS = _rx(
     r"(?:whose |with |that have |having )?(?:file ?)?names? (?:that )?(?:contains?|containing|including|includes) (?P<p>" + W + ")"
-    r"|with (?P<p2>" + W + r") in (?:the|their|its) (?:file ?)?names?"
+    r"|(?:with|have|has|having|that have|which have) (?P<p2>" + W + r") in (?:the|their|its) (?:file ?)?names?"
 )
 _GLOB_LIKE = _rx(r"(?:that |which )?(?:match(?:es|ing)?|like) (?P<p>" + W + ")")
 _EXTENSION = _rx(
@@ -374,6 +375,7 @@ def _parse_names(s: Sentence, st: State) -> None:
             token = hit.token(g)
             if token.form in LEXICON and not token.quoted:
                 return False
+            st.named_at[len(st.names)] = hit.index(0)
             st.names.append((wrap(token.raw),))
             st.note(f"files named {wrap(token.raw)}")
             return hit.claim("name")
