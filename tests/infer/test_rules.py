@@ -388,3 +388,14 @@ def test_definitions_by_name(root, kit, intent, output):
 @pytest.mark.parametrize("intent", ["how many lines are longer than 80 characters", "the first line of python files", "what percentage of files are python files"])
 def test_new_constructs_refuse_what_they_cannot_serve(root, kit, intent):
     assert proposes_nothing(root, kit("readonly"), intent)
+
+
+@pytest.mark.parametrize("intent, output", [
+    ("which folder has the most TODOs", {"folder": "src", "matches": 2}),
+    ("how many TODOs does each folder have", {".": 0, "docs": 0, "src": 2, "src/pkg": 1}),
+    ("TODOs per package", {"src": 2, "src/pkg": 1}),
+    ("the 2 folders with the fewest lines", [{"folder": "src/pkg", "lines": 2}, {"folder": "src", "lines": 3}]),
+    ("which directory has the most python files", {"folder": "src", "files": 1}),
+])
+def test_figures_per_directory_and_directories_ranked(root, kit, intent, output):
+    assert serve(root, kit("readonly"), intent)[1] == output

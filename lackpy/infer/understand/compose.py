@@ -199,6 +199,8 @@ def build(intent: Intent) -> list[Variant]:
         builder = _top
     if intent.aggregate:
         builder = _average if intent.aggregate == "average" else _share
+    if intent.group:
+        builder = _grouped
     variants = []
     for tools, body in builder(p):
         if p.restricted and "grep(" in body:
@@ -468,6 +470,35 @@ def _definition_names(p: _Program, kind: str, lines: str, files: str) -> str:
     if not p.intent.files.path:
         scan = f"for f in {files}:\n" + indent(scan, "    ")
     return "names = []\n" + scan
+
+
+def _grouped(p: _Program):
+    """One figure per directory (the parent of each file): every count, or the directories ranked by it.
+
+    Every directory of the files asked about is counted, with 0 where none
+    of its files passes the conditions, so "the fewest" sees them too.
+    """
+    i = p.intent
+    what = i.order if i.ask == "top" else i.of
+    everything = _Program(replace(i, where=())).files()
+    keep = [p.condition(list(enumerate(i.filters)), "text")] if i.filters else []
+    keep += [f"{measure_of(c, index, 'text')} {c.op} {{c{index}}}" for index, c in enumerate(i.where)]
+    each = "1" if what == "files" else measure(what, p.lower("text") if what == "matches" else "text", i.kind)
+    add = f"({each} if {' and '.join(keep)} else 0)" if keep else each
+    reads = "    text = read_file(f)\n" if "text" in add else ""
+    body = (f"totals = {{}}\nfor f in {everything}:\n{reads}"
+            f'    folder = f.rsplit("/", 1)[0] if "/" in f else "."\n'
+            f"    totals[folder] = totals.get(folder, 0) + {add}\n")
+    if i.ask == "count":
+        yield FIND_READ, body + "totals"
+        return
+    key = {"files": "files", "definitions": DEFINITION_KEYS[i.kind or "function"]}.get(what) or MEASURE_KEYS[what]
+    order = f"sorted(totals, key=lambda d: ({'-' if i.largest else ''}totals[d], d))"
+    if i.single:
+        yield FIND_READ, body + f'best = {order}[0] if totals else None\n{{"folder": best, "{key}": totals[best]}} if best is not None else None'
+    else:
+        limit = "[:{n}]" if i.n is not None else ""
+        yield FIND_READ, body + f'[{{"folder": d, "{key}": totals[d]}} for d in {order}{limit}]'
 
 
 def _top(p: _Program):

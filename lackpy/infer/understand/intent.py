@@ -172,6 +172,7 @@ class Intent:
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
     aggregate: str | None = None  # count: "average" per file, or the "fraction" or "percentage" of the files that qualify
     def_names: tuple[str, ...] = ()  # definitions: name patterns ("*render*", "parse*") their names must match
+    group: bool = False  # count or top: one figure per directory (the files' parent), not per file or in all
     outside: tuple[str, ...] = ()  # directories whose files are left out
 
     def describe(self) -> str:
@@ -199,6 +200,10 @@ class Intent:
                    f"{'most' if self.largest else 'fewest'} {self.order if self.order != 'matches' else repr(self.word)}",
         }
         text = parts.get(self.ask, self.ask)
+        if self.group:
+            text = (f"the {what}{where}, per directory" if self.ask == "count" else
+                    f"the {'single' if self.single else self.n or 'all'} directories with the {'most' if self.largest else 'fewest'} "
+                    f"{self.order if self.order != 'matches' else repr(self.word)}{where}")
         if self.of == "files" and self.files.path and self.ask in ("exists", "all"):
             text = f"whether {self.files.path}"
             for index, f in enumerate(self.filters):
@@ -357,6 +362,8 @@ class _Draft:
     def ask(self, of: str | None, word: str | None, files: Files) -> str | None:
         """What is asked: count, list, exists, all or top (read and ls are decided before)."""
         asks = self.st.asks
+        if self.st.group_each and not self.st.orders and not asks & {"exists", "all"}:
+            return "count"  # "TODOs per folder": a figure per directory
         if self.st.aggregate:
             clash = asks & {"exists", "all", "grep", "where"} or self.st.orders
             if clash:
@@ -461,6 +468,12 @@ class _Draft:
             self.problems.append("definitions are understood in Python files only")
         return tuple(found)
 
+    def grouped(self, ask: str, of: str | None) -> None:
+        """"TODOs per folder", "how many functions does each package define": one count per directory."""
+        if ask != "count" or of not in (None, "files", "lines", "words", "chars", "bytes", "matches", "definitions"):
+            self.problems.append("per directory: count files, lines, words, characters, bytes, definitions or a word's matches")
+        self.st.each = False
+
     def check_aggregate(self, of: str, files: Files, filters: list[Filter], where: tuple[Compare, ...]) -> None:
         """An average is of a measure per file; a fraction or percentage is of the files that pass a condition."""
         aggregate = self.st.aggregate
@@ -507,6 +520,13 @@ class _Draft:
         if st.asks & {"grep", "where"} and of in (None, "matches"):
             of = "lines"  # "grep X", "where is X used": the lines
         ranking = self.ranking(kind) if ask == "top" else {}
+        group = st.group_each or ask == "top" and of == "dirs"
+        if group and ask == "top":
+            of = "files"  # directories are ranked by what their files hold
+        if group and st.group_each:
+            self.grouped(ask, of)
+        if ranking.get("order") == "files" and not group:
+            self.problems.append("ranked by the number of files: only directories hold files")
         if ask == "top":
             self.check(ask, of, files, [], word)
             of, kind = "files", ranking.pop("kind")
@@ -526,7 +546,7 @@ class _Draft:
             of, filters, word = "lines", [Filter(word, lines=True)] + filters, None
         if ask == "exists" and of == "matches":
             of, filters, word = "files", [Filter(word)] + filters, None
-        if of == "definitions" and files.ext is None and not files.path and not files.glob:
+        if "definitions" in (of, ranking.get("order")) and files.ext is None and not files.path and not files.glob:
             files = replace(files, ext="*.py")
         self.check(ask, of, files, filters, word)
         where = self.compares(files, of)
@@ -536,7 +556,12 @@ class _Draft:
         if def_names and (of != "definitions" or ask not in ("count", "list") or any(not _simple_name(n) for n in def_names)):
             self.problems.append("names of definitions are understood in counts and lists, as 'with X in their name', 'starting with X' or 'ending with X'")
             return None
-        return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names,
+        if group and st.packages and files.ext is None and not files.glob:
+            files = replace(files, ext="*.py")  # a package is a directory of Python files
+        if group and (files.path or any(f.lines for f in filters) or st.aggregate or def_names):
+            self.problems.append("per directory: a count or ranking of what the files hold, with no other question")
+            return None
+        return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names, group=group,
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted, **ranking,
         )

@@ -143,6 +143,8 @@ class State:
     position: tuple[str, int | None] | None = None  # ("first" or "last", how many; None: one line): "the last line of X"
     aggregate: str | None = None  # "average" (per file), "fraction" or "percentage" (of the files)
     named_at: dict[int, int] = field(default_factory=dict)  # position in ``names`` -> token index of its "name" phrase
+    group_each: bool = False  # "per folder", "each package": one figure per directory
+    packages: bool = False  # the directories were called packages: those of Python files
     understood: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
@@ -269,7 +271,9 @@ _BY = _rx(
     r"(?:(?:sorted|ordered|ranked|sort|order|rank) )?by (?:the )?(?:number of |count of )?(?P<m>size|length|lines?|line count|words?|word count"
     r"|characters|chars|functions|definitions|defs|classes|lines of code)(?: (?P<dir>ascending|descending|(?:smallest|largest|biggest|fewest|most) first))?"
 )
-_N_BEFORE = _rx(r"(?P<n>" + NUM + r")(?= (?:(?:" + TYPE + r") )?(?:" + FILE_NOUN + r"))")
+_N_BEFORE = _rx(r"(?P<n>" + NUM + r")(?= (?:(?:" + TYPE + r") )?(?:" + FILE_NOUN + r"|packages|" + DIR_NOUN + r"))")
+_MOST_FILES = _rx(r"(?:the )?(?P<dir>most|fewest|least) (?:(?P<type>" + TYPE + r") )?(?:" + FILE_NOUN + r")")
+_BY_COUNT = _rx(r"by (?:the )?(?:number|count) of " + INTRO + r"(?P<what>" + W + ")" + DESCRIPTOR)
 SUPERLATIVES = {
     "largest": ("chars", True), "biggest": ("chars", True), "heaviest": ("chars", True),
     "smallest": ("chars", False), "tiniest": ("chars", False), "lightest": ("chars", False),
@@ -313,6 +317,32 @@ def _parse_order(s: Sentence, st: State) -> None:
         st.note(f"ranked by {'most' if largest else 'fewest'} {what.raw}")
         return hit.claim("order")
 
+    def most_files(hit: Hit) -> bool:
+        """"the most python files": directories ranked by how many files they hold."""
+        if hit.has("type"):
+            if type_of(hit.form("type")) is None:
+                return False
+            st.types.append(type_of(hit.form("type")))
+        st.orders.append(("files", hit.form("dir") == "most"))
+        st.note(f"ranked by {hit.form('dir')} files")
+        return hit.claim("order")
+
+    def by_count(hit: Hit) -> bool:
+        """"by number of TODOs": ranked by a word's matches, most first."""
+        what = hit.token("what")
+        measure = MEASURES.get(what.form)
+        if measure in ("function", "class", "any"):
+            st.kinds.append(measure)
+            measure = "definitions"
+        elif measure is None:
+            if what.form in LEXICON and not what.quoted or not (code_like(what, False) or what.quoted):
+                return False
+            st.order_terms.append(search_word(what))
+            measure = "matches"
+        st.orders.append((measure, True))
+        st.note(f"ranked by number of {what.raw}")
+        return hit.claim("order")
+
     def by(hit: Hit) -> bool:
         measure = MEASURES[hit.form("m")]
         if measure in ("function", "class", "any"):
@@ -328,7 +358,9 @@ def _parse_order(s: Sentence, st: State) -> None:
 
     s.scan(_TOP_N, top)
     s.scan(_SUPERLATIVE, superlative)
+    s.scan(_MOST_FILES, most_files)
     s.scan(_MOST, most)
+    s.scan(_BY_COUNT, by_count)
     superlatives = bool(st.orders)
     s.scan(_BY, by)
     only_sorted()
@@ -342,7 +374,20 @@ _EACH = _rx(
 )
 
 
+_EACH_DIR = _rx(
+    r"(?:(?:in|for|of|from|does|do|has|have) )?(?:each|every|per|by) (?:package|folder|directory|dir|subdirectory|subfolder)"
+)
+
+
 def _parse_each(s: Sentence, st: State) -> None:
+    def each_dir(hit: Hit) -> bool:
+        st.group_each = True
+        st.packages = st.packages or "package" in hit.match[0]
+        st.note("per directory")
+        return hit.claim("each")
+
+    s.scan(_EACH_DIR, each_dir)
+
     def each(hit: Hit) -> bool:
         st.each = True
         for group in ("type", "type2"):
@@ -660,7 +705,7 @@ _UNITS = {
     **{w: "function" for w in ("function", "functions", "defs", "function definitions", "function defs", "function definition")},
     **{w: "class" for w in ("classes", "class definitions", "class definition", "class defs")},
     **{w: "any" for w in ("definition", "definitions")},
-    **{w: "dirs" for w in ("directory", "directories", "dir", "dirs", "folder", "folders", "subdirectory", "subdirectories",
+    **{w: "dirs" for w in ("package", "packages", "directory", "directories", "dir", "dirs", "folder", "folders", "subdirectory", "subdirectories",
                            "subdir", "subdirs", "subfolder", "subfolders", "sub-directories")},
     **{w: "matches" for w in ("occurrence", "occurrences", "match", "matches", "instance", "instances", "times", "mentions",
                               "hits", "appearances", "usages")},
@@ -702,6 +747,7 @@ def _parse_units(s: Sentence, st: State) -> None:
                 st.vague = True
         else:
             st.units.append((meaning, index, plural))
+            st.packages = st.packages or form.startswith("package")
         st.note((kind + " " if kind else "") + form)
         return hit.claim("unit")
 
