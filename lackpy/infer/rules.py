@@ -102,6 +102,8 @@ def has_dir(workspace: Path, name: str) -> bool:
     not followed; past ``MAX_DIRS_SEEN`` directories the answer is yes.
     """
     root = Path(workspace)
+    if name.startswith("/") or ".." in name.split("/"):
+        return False  # never a directory of the workspace
     if "/" in name.strip("/") or name.startswith("."):
         try:
             return (root / name.strip("/").removeprefix("./")).is_dir()
@@ -181,8 +183,9 @@ class RulesTier(Tier):
         root = Path(request.kit.context.root) if request.kit.context is not None else request.workspace  # where the tools look
         intent = anchored(parsed.intent, root)
         where = intent.files.dir
-        if where and where not in (".", "./") and not has_dir(root, where):
-            raise NotUnderstood(f"understood {intent.describe()}, but the workspace has no directory {where.removeprefix('./')}; name one it has")
+        for where in filter(None, (intent.files.dir, *intent.outside)):
+            if where not in (".", "./") and not has_dir(root, where):
+                raise NotUnderstood(f"understood {intent.describe()}, but the workspace has no directory {where.removeprefix('./')}; name one it has")
         variants = build(intent)
         if not variants:
             raise NotUnderstood(

@@ -158,7 +158,7 @@ def _without_dunder_literals(body: str, values: dict[str, str | int]) -> tuple[s
     for key, value in list(values.items()):
         if not isinstance(value, str) or "__" not in value:
             continue
-        name = VARIABLES.get(key) or ("word" if key.startswith("w") else "pattern") + key[1:]
+        name = VARIABLES.get(key) or {"w": "word", "r": "pattern"}.get(key[0], "value_" + key[0]) + key[1:]
         parts = []
         for index, piece in enumerate(value.split("__")):
             if index:
