@@ -301,8 +301,8 @@ def _parse_order(s: Sentence, st: State) -> None:
         st.note(f"the {hit.form('sup')}")
         return hit.claim("order")
 
-    def most(hit: Hit) -> bool:
-        largest = not any(w in hit.form("dir") for w in ("fewest", "least", "lowest", "smallest", "minimum", "min"))
+    def ranked_by(hit: Hit, largest: bool, said: str) -> bool:
+        """Rank by the thing named at group ``what``: a measure, definitions, or a word's matches; False when it is none."""
         what = hit.token("what")
         measure = MEASURES.get(what.form)
         if measure in ("function", "class", "any"):
@@ -314,8 +314,12 @@ def _parse_order(s: Sentence, st: State) -> None:
             st.order_terms.append(search_word(what))
             measure = "matches"
         st.orders.append((measure, largest))
-        st.note(f"ranked by {'most' if largest else 'fewest'} {what.raw}")
+        st.note(f"ranked by {said} {what.raw}")
         return hit.claim("order")
+
+    def most(hit: Hit) -> bool:
+        largest = not any(w in hit.form("dir") for w in ("fewest", "least", "lowest", "smallest", "minimum", "min"))
+        return ranked_by(hit, largest, "most" if largest else "fewest")
 
     def most_files(hit: Hit) -> bool:
         """"the most python files": directories ranked by how many files they hold."""
@@ -328,20 +332,8 @@ def _parse_order(s: Sentence, st: State) -> None:
         return hit.claim("order")
 
     def by_count(hit: Hit) -> bool:
-        """"by number of TODOs": ranked by a word's matches, most first."""
-        what = hit.token("what")
-        measure = MEASURES.get(what.form)
-        if measure in ("function", "class", "any"):
-            st.kinds.append(measure)
-            measure = "definitions"
-        elif measure is None:
-            if what.form in LEXICON and not what.quoted or not (code_like(what, False) or what.quoted):
-                return False
-            st.order_terms.append(search_word(what))
-            measure = "matches"
-        st.orders.append((measure, True))
-        st.note(f"ranked by number of {what.raw}")
-        return hit.claim("order")
+        """"by number of TODOs": ranked by a word's matches (or a measure), most first."""
+        return ranked_by(hit, True, "number of")
 
     def by(hit: Hit) -> bool:
         measure = MEASURES[hit.form("m")]
