@@ -439,13 +439,29 @@ def _average(p: _Program):
 
 
 def _share(p: _Program):
-    """The fraction (or percentage) of the files that pass the conditions, of all the files asked about."""
+    """The fraction (or percentage) of the files that pass the conditions, of the files asked about (None when there are none).
+
+    The files asked about are those of the glob and scope, kept further by
+    the conditions in ``among`` ("python files with more than 10
+    functions"); the others say which of them are counted ("mention TODO").
+    """
     i = p.intent
     everything = _Program(replace(i, where=())).files()
-    keep = [p.condition(list(enumerate(i.filters)), "read_file(f)")] if i.filters else []
-    keep += [f"{measure_of(c, index, 'read_file(f)')} {c.op} {{c{index}}}" for index, c in enumerate(i.where)]
+    base = [_share_condition(p, role, k) for role, k in i.among]
+    counted = [_share_condition(p, "filter", k) for k in range(len(i.filters)) if ("filter", k) not in i.among]
+    counted += [_share_condition(p, "where", k) for k in range(len(i.where)) if ("where", k) not in i.among]
+    if base:
+        everything = f"[f for f in {everything} if {' and '.join(base)}]"
     ratio = "100 * len(kept) / len(files), 2" if i.aggregate == "percentage" else "len(kept) / len(files), 4"
-    yield FIND_READ, f"files = {everything}\nkept = [f for f in files if {' and '.join(keep)}]\nround({ratio}) if files else None"
+    yield FIND_READ, f"files = {everything}\nkept = [f for f in files if {' and '.join(counted)}]\nround({ratio}) if files else None"
+
+
+def _share_condition(p: _Program, role: str, index: int) -> str:
+    """Condition ``index`` of the intent's filters (``role`` "filter") or its comparisons ("where") on a file ``f``."""
+    if role == "filter":
+        return p.condition([(index, p.intent.filters[index])], "read_file(f)")
+    c = p.intent.where[index]
+    return f"{measure_of(c, index, 'read_file(f)')} {c.op} {{c{index}}}"
 
 
 def _name_test(index: int, pattern: str) -> str:

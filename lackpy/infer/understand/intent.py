@@ -174,6 +174,7 @@ class Intent:
     def_names: tuple[str, ...] = ()  # definitions: name patterns ("*render*", "parse*") their names must match
     group: bool = False  # count or top: one figure per directory (the files' parent), not per file or in all
     outside: tuple[str, ...] = ()  # directories whose files are left out
+    among: tuple[tuple[str, int], ...] = ()  # a share: the conditions ("filter" or "where", index) picking the files it is of
 
     def describe(self) -> str:
         """The intent in plain words, for messages."""
@@ -222,7 +223,16 @@ class Intent:
             text += f", outside {d}"
         if self.ignore_case:
             text += ", ignoring case"
+        if self.among:
+            text += ", counted among the files " + " and ".join(self.condition_text(role, k) for role, k in self.among)
         return text
+
+    def condition_text(self, role: str, index: int) -> str:
+        """Filter ``index`` (role "filter") or comparison ``index`` (role "where") in words."""
+        if role == "where":
+            return self.where[index].describe()
+        f = self.filters[index]
+        return f"{'not ' if f.negated else ''}containing {' or '.join(map(repr, f.words))}"
 
 
 class NotUnderstood(InferenceError):
@@ -293,6 +303,7 @@ class _Draft:
     def __init__(self, s: Sentence, st: State) -> None:
         self.s, self.st = s, st
         self.problems: list[str] = []
+        self.among: tuple[tuple[str, int], ...] = ()
 
     def one(self, values: list, what: str):
         """The single value the parts agree on; two different ones is a problem ("python and markdown files")."""
@@ -354,6 +365,11 @@ class _Draft:
         if len(nouns) == 2 and "files" in nouns:
             # the file of "the file with the most lines" is what is ranked; else the other noun is what is asked about
             nouns = ["files"] if st.orders else [n for n in nouns if n != "files"]
+        ranked = {m for m, _l in st.orders} | ({"bytes"} if st.in_bytes else set())
+        if len(nouns) == 2 and "dirs" in nouns and set(nouns) - {"dirs"} <= ranked:
+            nouns = ["dirs"]  # "which folder has the largest size": the size is what the folders are ranked by
+        if st.aggregate == "average" and word is not None and nouns == ["files"]:
+            nouns = []  # "on average, how many TODOs does a python file have": the file is what the average is over
         if len(nouns) > 1:
             self.problems.append("more than one thing to count or list: " + ", ".join(nouns))
         of = nouns[0] if nouns else "matches" if word is not None or "matches" in units else None
@@ -413,6 +429,8 @@ class _Draft:
             while before >= 0 and self.s.tokens[before].form in ("that", "which", "who", "do", "does", "not", "to", "and", "but"):
                 before -= 1
             on_files = before in self.st.file_nouns or of == "files" or path is not None and of != "lines"
+            if of == "lines" and before == index - 1 and self.s.tokens[index].form in MAIN_VERBS:
+                on_files = False  # "how many lines in python files mention X": no "that", so the lines mention it
             alternatives = tuple(self.st.alternatives.get(position, ()))
             blank = position in self.st.blanks
             if blank and of != "lines":
@@ -485,6 +503,41 @@ class _Draft:
             self.problems.append("the average of what? lines, words, characters, bytes, definitions or a word's matches per file")
         elif aggregate != "average" and (of != "files" or not (filters or where)):
             self.problems.append(f"the {aggregate} of which files? say which: files containing a word, or over a size")
+        elif aggregate != "average":
+            self.among = self.share_roles(aggregate)
+
+    def share_roles(self, aggregate: str) -> tuple[tuple[str, int], ...]:
+        """The conditions that pick the files a share is of; the others pick the files it counts.
+
+        Conditions joined by and, but, or, nor stand together ("mention both
+        TODO and render"). When two stand apart, the first is said of the
+        files ("python files with more than 10 functions") and the second,
+        a verb of the sentence, counts them ("... mention TODO", "... are
+        longer than 30 lines"). Any other arrangement has no clear roles and
+        is refused rather than answered with a wrong ratio.
+        """
+        conditions = sorted([(index, "filter", k) for k, (_w, _n, index) in enumerate(self.st.filters)]
+                            + [(c[-1], "where", k) for k, c in enumerate(self.st.compares)])
+        groups: list[list[tuple[int, str, int]]] = []
+        for condition in conditions:
+            if groups and self.s.tokens[condition[0]].form in ("and", "but", "or", "nor"):
+                groups[-1].append(condition)
+            else:
+                groups.append([condition])
+        if len(groups) == 1:
+            return ()
+        if len(groups) > 2 or self.predicate(groups[0][0][0]) or not self.predicate(groups[1][0][0]):
+            self.problems.append(f"the {aggregate} of files with two conditions: which files is it of? "
+                                 "say 'what fraction of python files with more than 10 functions mention TODO'")
+            return ()
+        return tuple((role, k) for _index, role, k in groups[0])
+
+    def predicate(self, start: int) -> bool:
+        """Whether the condition starting at token ``start`` is the sentence's verb ("mention X", "are longer than"), not said of a noun."""
+        tokens = self.s.tokens
+        if tokens[start].form in MAIN_VERBS | {"do", "does", "define", "defines"}:
+            return True
+        return start > 0 and tokens[start - 1].form in ("are", "is", "have", "has") and (start < 2 or tokens[start - 2].form not in ("that", "which"))
 
     def positioned(self, files: Files, of: str | None, word: str | None) -> Intent | None:
         """"the last line of README.md", "the first 3 lines of X": lines of one file by where they stand."""
@@ -561,10 +614,15 @@ class _Draft:
         if group and (files.path or any(f.lines for f in filters) or st.aggregate or def_names):
             self.problems.append("per directory: a count or ranking of what the files hold, with no other question")
             return None
-        return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names, group=group,
+        return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names, group=group, among=self.among,
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted, **ranking,
         )
+
+
+#: Cues that are a finite verb: right after a noun for files with no "that" before them, the verb is the
+#: sentence's own, so its subject is what is asked about ("lines in files mention X"), not the files.
+MAIN_VERBS = frozenset("contain contains mention mentions include includes reference references match say says use".split())
 
 
 def _simple_name(pattern: str) -> bool:

@@ -98,7 +98,7 @@ TYPE = r"\*?\.[a-z0-9+]+|" + "|".join(re.escape(w) for w in sorted(TYPE_WORDS, k
 FILE_NOUN = r"files?|modules?|scripts?|sources?|source files?|programs?|documents?"
 DIR_NOUN = r"director(?:y|ies)|folders?|dirs?|trees?|subdirector(?:y|ies)|subfolders?|subdirs?"
 DET = r"(?:(?:all of|all|every|each|any|the|these|those|our|my|this) )*"
-INTRO = r"(?:(?:any|a|an|the|some|single|both|either) )?(?:(?P<intro>word|string|text|phrase|pattern|keyword|term|token|identifier|marker|literal) )?"
+INTRO = r"(?:(?:any|a|an|the|some|single|(?P<pair>both|either)) )?(?:(?P<intro>word|string|text|phrase|pattern|keyword|term|token|identifier|marker|literal) )?"
 DESCRIPTOR = r"(?: (?:comments?|markers?|notes?|items?|tags?|entries))?"
 HERE = (r"(?:the |this |our |my |whole |entire )*(?:workspace|repo|repository|project|codebase|code base|code|source tree|tree|"
         r"(?:current|working|top-level|root) (?:directory|folder|dir)|root)|here|\.|\./|everywhere|anywhere|it|them|there")
@@ -239,6 +239,8 @@ _WHERE = _rx(r"where (?:is|are|do|does)")
 
 def _parse_ask(s: Sentence, st: State) -> None:
     def count(hit: Hit) -> bool:
+        if st.orders and hit.match[0].removeprefix("the ") in ("total", "totals"):
+            return hit.claim("order")  # "the largest total size", "the most lines in total": the total is what is ranked
         st.asks.add("count")
         st.note("a count")
         if hit.match[0] == "how often":
@@ -261,6 +263,7 @@ def _parse_ask(s: Sentence, st: State) -> None:
 _TOP_N = _rx(r"(?:the )?(?:top|first) (?P<n>" + NUM + ")")
 _SUPERLATIVE = _rx(
     r"(?:the )?(?:(?P<n>" + NUM + r") )?(?P<sup>largest|biggest|longest|smallest|shortest|tiniest|heaviest|lightest)(?: (?P<n2>" + NUM + "))?"
+    r"(?! (?:number|count|amount) of )"  # "the largest number of lines" ranks by lines (``_MOST``), not by size
 )
 _MOST = _rx(
     r"(?:the )?(?P<dir>most|fewest|least|(?:highest|largest|greatest|biggest|maximum|max) (?:number|count|amount) of"
@@ -398,6 +401,11 @@ _NAME_HAS = _rx(
     r"(?:whose |with |that have |having )?(?:file ?)?names? (?:that )?(?:contains?|containing|including|includes) (?P<p>" + W + ")"
     r"|(?:with|have|has|having|that have|which have) (?P<p2>" + W + r") in (?:the|their|its) (?:file ?)?names?"
 )
+#: Right after a noun for definitions, "starting with X" can only be said of their names ("functions that start with parse");
+#: after a noun for files it could be their text, so there "name" must be said.
+_AFTER_DEFINITION = "|".join(f"(?<={noun} )" for noun in ("functions", "function", "defs", "classes", "class", "methods", "definitions"))
+_DEF_START = _rx(r"(?:" + _AFTER_DEFINITION + r")(?:that |which )?(?:starts?|starting|begins?|beginning) with (?P<p>" + W + ")")
+_DEF_END = _rx(r"(?:" + _AFTER_DEFINITION + r")(?:that |which )?(?:ends?|ending) (?:with|in) (?P<p>" + W + ")")
 _GLOB_LIKE = _rx(r"(?:that |which )?(?:match(?:es|ing)?|like) (?P<p>" + W + ")")
 _EXTENSION = _rx(
     r"(?:(?:that |which )?(?:end|ends|ending) (?:with|in)|with (?:the )?(?:extension|suffix)|with (?:the |an? )?) (?P<e>\*?\.[a-z0-9]+)(?: (?:extension|suffix))?"
@@ -444,6 +452,8 @@ def _parse_names(s: Sentence, st: State) -> None:
     s.scan(_NAME_START, pattern(lambda p: p + "*"))
     s.scan(_NAME_END, pattern(lambda p: "*" + p))
     s.scan(_NAME_HAS, pattern(lambda p: "*" + p + "*"))
+    s.scan(_DEF_START, pattern(lambda p: p + "*"))
+    s.scan(_DEF_END, pattern(lambda p: "*" + p))
     s.scan(_GLOB_LIKE, globlike)
     s.scan(_EXTENSION, extension)
     s.scan(_TEST, test)
@@ -453,6 +463,7 @@ _AND = r"(?:(?:and|but) )?"
 _REL = r"(?:(?:that|which|who|to) )?"
 _NEG_CUE = _rx(
     _AND + _REL + r"(?:(?:do|does|did) not (?:contain|mention|include|reference|use|match|have|say)|not (?:containing|mentioning|including|referencing|using|matching|having|with)"
+    r"|(?:(?:contains?|containing|mentions?|mentioning|includes?|including|with|having|has|have) )?neither"
     r"|without(?: any)?|with no|(?:have|has|having) no|lacking|lacks?|missing|free of|(?<=and |but )not"
     r"|except (?:for )?(?:those|ones|files) (?:with|containing|mentioning)) " + INTRO + "(?P<t>" + W + ")" + DESCRIPTOR
 )
@@ -494,7 +505,7 @@ def _take_term(s: Sentence, hit: Hit, strong: bool) -> tuple[str, list[int]] | N
 def _parse_filters(s: Sentence, st: State) -> None:
     def cue(negated: bool) -> Callable[[Hit], bool]:
         def handle(hit: Hit) -> bool:
-            strong = negated or not hit.has("weak") or hit.has("intro")
+            strong = negated or not hit.has("weak") or hit.has("intro") or hit.has("pair")  # "with both X and Y": words
             taken = _take_term(s, hit, strong)
             if taken is None:
                 return False
@@ -799,10 +810,12 @@ _COMPARE_UNITS = {
     **{w: ("any", 1) for w in ("definition", "definitions")},
 }
 _COMPARE = _rx(
-    r"(?:(?:with|having|that have|which have|that has|which has|that are|which are|that is|of) )?"
+    r"(?:(?:with|having|that have|which have|that has|which has|that are|which are|that is|of"
+    r"|(?P<defines>(?:that |which )?(?:defines?|defining|declares?|declaring))"
+    r"|(?:that |which )?(?:contains?|containing|mentions?|mentioning)) )?"
     r"(?P<op>" + "|".join(sorted(map(re.escape, _OPS), key=len, reverse=True)) + r") "
     r"(?P<n>\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")(?: ?(?P<unit>" + "|".join(sorted(map(re.escape, _COMPARE_UNITS), key=len, reverse=True))
-    + r"))?(?: (?P<t>" + W + r"))?"
+    + r"))?(?: (?P<t>" + W + r")" + DESCRIPTOR + ")?"
 )
 
 
@@ -816,7 +829,7 @@ def _parse_compare(s: Sentence, st: State) -> None:
         if hit.has("unit"):
             (measure, factor), word = _COMPARE_UNITS[hit.form("unit")], None
             if hit.has("t"):
-                span = [i for i in span if i not in hit.span("t")]  # the word after the unit is not the comparison's
+                span = [i for i in span if i < hit.index("t")]  # the word after the unit is not the comparison's
         elif hit.has("t") and hit.form("op") not in ("larger than", "bigger than", "smaller than", "longer than", "shorter than"):
             token = hit.token("t")
             if token.form in LEXICON and not token.quoted or not (code_like(token, False) or token.quoted):
@@ -825,11 +838,13 @@ def _parse_compare(s: Sentence, st: State) -> None:
         elif hit.form("op") in ("longer than", "shorter than"):
             measure, factor, word = "lines", 1, None
             if hit.has("t"):
-                span = [i for i in span if i not in hit.span("t")]
+                span = [i for i in span if i < hit.index("t")]
         else:
             return False  # "over 40" of what?
         if factor == 1 and value != int(value):
             return False  # "over 2.5 lines"
+        if hit.has("defines") and measure not in ("function", "class", "any"):
+            return False  # "define" is said of definitions: "files that define at least 11 functions"
         st.compares.append((measure, op, int(value * factor), word, hit.index(0)))
         st.note(f"{hit.form('op')} {number} {hit.form('unit') if hit.has('unit') else word or 'lines'}")
         return hit.claim("compare", *span)
