@@ -26,12 +26,9 @@ from typing import Any
 
 import pytest
 
-from lackpy.infer.base import Request
-from lackpy.infer.rules import RulesTier
-from lackpy.infer.understand.intent import NotUnderstood
 
-from .test_intents import Oracle, fixture_root, kits, oracle, run  # noqa: F401  (the shared fixture and runner)
-from .test_unseen_harder import RIGHT_AT_LEAST, WRONG_AT_MOST, Unseen, _by_package, _defs, _outside, _size, _top, matches
+from .test_intents import Oracle, fixture_root, kits, oracle  # noqa: F401  (the shared fixtures)
+from .test_unseen_harder import Unseen, _by_package, _defs, _outside, _size, _tally, _top, _verdict, matches
 
 
 def _todos(o: Oracle, path: str) -> int:
@@ -120,23 +117,9 @@ def judged(kind: str, got: Any, want: Any) -> bool:
     return matches(kind, got, want)
 
 
-def _verdict(item: Unseen, oracle: Oracle, root, kits) -> tuple[str, str]:  # noqa: F811
-    try:
-        proposal = RulesTier(workspace=root).propose(Request(item.question, kits("readonly"), workspace=root))
-    except NotUnderstood as refusal:
-        return "refused", str(refusal)
-    if proposal is None:
-        return "refused", "no match"
-    ok, got = run(proposal.program, kits("readonly"))
-    want = item.expected(oracle)
-    if ok and judged(item.kind, got, want):
-        return "right", ""
-    return "wrong", f"got {got!r}, want {want!r}\n{proposal.program}"
-
-
 @pytest.fixture(scope="module")
 def held_out(oracle, fixture_root, kits) -> dict[str, tuple[str, str]]:  # noqa: F811
-    return {item.question: _verdict(item, oracle, fixture_root, kits) for item in HELD_OUT}
+    return {item.question: _verdict(item, oracle, fixture_root, kits, judged) for item in HELD_OUT}
 
 
 def test_no_answer_is_decided_by_a_tie_or_is_empty(oracle):  # noqa: F811
@@ -157,11 +140,4 @@ def test_the_yes_no_judge():
 
 
 def test_the_held_out_set(held_out, capsys):
-    tally = Counter(verdict for verdict, _ in held_out.values())
-    with capsys.disabled():
-        print(f"\nheld-out harder questions: {len(HELD_OUT)}: {tally['right']} right, {tally['refused']} refused, {tally['wrong']} wrong")
-        for question, (verdict, why) in held_out.items():
-            if verdict != "right":
-                print(f"  {verdict}: {question!r}: {why.splitlines()[0] if why else ''}")
-    assert tally["wrong"] <= WRONG_AT_MOST * len(HELD_OUT), [q for q, (v, _) in held_out.items() if v == "wrong"]
-    assert tally["right"] >= RIGHT_AT_LEAST * len(HELD_OUT)
+    _tally("held-out harder questions", HELD_OUT, held_out, capsys)

@@ -281,7 +281,9 @@ def matches(kind: str, got: Any, want: Any) -> bool:
 # -- the measure -------------------------------------------------------------------------
 
 
-def _verdict(item: Unseen, oracle: Oracle, root, kits) -> tuple[str, str]:
+def _verdict(item: Unseen, oracle: Oracle, root, kits, judge: Callable[[str, Any, Any], bool] = None) -> tuple[str, str]:
+    """Serve ``item`` on the readonly kit and judge the answer (``matches`` unless ``judge`` is given): right, refused or wrong."""
+    judge = judge or matches
     try:
         proposal = RulesTier(workspace=root).propose(Request(item.question, kits("readonly"), workspace=root))
     except NotUnderstood as refusal:
@@ -290,7 +292,7 @@ def _verdict(item: Unseen, oracle: Oracle, root, kits) -> tuple[str, str]:
         return "refused", "no match"
     ok, got = run(proposal.program, kits("readonly"))
     want = item.expected(oracle)
-    if ok and matches(item.kind, got, want):
+    if ok and judge(item.kind, got, want):
         return "right", ""
     return "wrong", f"got {got!r}, want {want!r}\n{proposal.program}"
 
