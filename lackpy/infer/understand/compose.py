@@ -363,8 +363,7 @@ def _matches(p: _Program):
 
 
 def _sizes(p: _Program):
-    measure = {"words": "len(TEXT.split())", "chars": "len(TEXT)", "bytes": BYTES}[p.intent.of]
-    yield from _each_file(p, measure, "sum(ONE for f in FILES)")
+    yield from _each_file(p, measure(p.intent.of, "TEXT"), "sum(ONE for f in FILES)")
 
 
 def _definitions(p: _Program):
@@ -382,24 +381,11 @@ def _definitions(p: _Program):
             p.values[f"d{index}"] = pattern.strip("*")
         keep = " and ".join(_name_test(index, pattern) for index, pattern in enumerate(i.def_names))
         listed = f"[name for name in names if {keep}]"
-        i = replace(i, ask="list")
         scan = _definition_names(p, kind, lines, files)
-        yield (READ if p.intent.files.path else FIND_READ), scan + (listed if p.intent.ask == "list" else f"len({listed})")
+        yield (READ if i.files.path else FIND_READ), scan + (listed if i.ask == "list" else f"len({listed})")
         return
     if i.ask == "list":
-        found = {
-            "function": 'names.append(code.split("def ", 1)[1].split("(")[0].strip())',
-            "class": 'names.append(code[6:].split("(")[0].split(":")[0].strip())',
-        }
-        if kind == "any":
-            test = (f'if code.startswith({DEFINITION_STARTS["function"]}):\n    {found["function"]}\n'
-                    f'elif code.startswith("class "):\n    {found["class"]}\n')
-        else:
-            test = f"if code.startswith({starts}):\n    {found[kind]}\n"
-        scan = f"for line in {lines}:\n    code = line.strip()\n" + indent(test, "    ")
-        if not i.files.path:
-            scan = f"for f in {files}:\n" + indent(scan, "    ")
-        yield (READ if i.files.path else FIND_READ), "names = []\n" + scan + "names"
+        yield (READ if i.files.path else FIND_READ), _definition_names(p, kind, lines, files) + "names"
         return
     keep = f"line.strip().startswith({starts})"
     if i.files.path:
@@ -476,12 +462,16 @@ def _name_test(index: int, pattern: str) -> str:
 
 
 def _definition_names(p: _Program, kind: str, lines: str, files: str) -> str:
-    """A program prefix that leaves the names of the ``kind`` definitions in ``names``."""
+    """A program prefix that leaves the names of the ``kind`` definitions (function, class or any) in ``names``."""
     found = {
         "function": 'names.append(code.split("def ", 1)[1].split("(")[0].strip())',
         "class": 'names.append(code[6:].split("(")[0].split(":")[0].strip())',
     }
-    test = f"if code.startswith({DEFINITION_STARTS[kind]}):\n    {found[kind]}\n"
+    if kind == "any":
+        test = (f'if code.startswith({DEFINITION_STARTS["function"]}):\n    {found["function"]}\n'
+                f'elif code.startswith("class "):\n    {found["class"]}\n')
+    else:
+        test = f"if code.startswith({DEFINITION_STARTS[kind]}):\n    {found[kind]}\n"
     scan = f"for line in {lines}:\n    code = line.strip()\n" + indent(test, "    ")
     if not p.intent.files.path:
         scan = f"for f in {files}:\n" + indent(scan, "    ")
@@ -521,24 +511,16 @@ def _top(p: _Program):
     """Files ranked by a measure: the top n rows, or the single first for a singular question."""
     i = p.intent
     order = i.order or "chars"
-    if order == "definitions":
-        kind = i.kind or "function"
-        key = DEFINITION_KEYS[kind]
-        measure = f"len([line for line in TEXT.splitlines() if line.strip().startswith({DEFINITION_STARTS[kind]})])"
-    else:
-        key = MEASURE_KEYS[order]
-        measure = {
-            "chars": "len(TEXT)", "bytes": BYTES, "lines": "len(TEXT.splitlines())", "words": "len(TEXT.split())",
-            "matches": p.lower("TEXT") + ".count({word})",
-        }[order]
+    key = DEFINITION_KEYS[i.kind or "function"] if order == "definitions" else MEASURE_KEYS[order]
+    size = measure(order, p.lower("TEXT") if order == "matches" else "TEXT", i.kind)
     files = p.files()
     _on_lines, on_files = _line_filters(p)
     if on_files:
         keep = p.condition(on_files, "text")
         rows = (f"sizes = []\nfor f in {files}:\n    text = read_file(f)\n    if {keep}:\n"
-                f'        sizes.append({{"path": f, "{key}": {measure.replace("TEXT", "text")}}})\n')
+                f'        sizes.append({{"path": f, "{key}": {size.replace("TEXT", "text")}}})\n')
     else:
-        rows = f'sizes = [{{"path": f, "{key}": {measure.replace("TEXT", "read_file(f)")}}} for f in {files}]\n'
+        rows = f'sizes = [{{"path": f, "{key}": {size.replace("TEXT", "read_file(f)")}}} for f in {files}]\n'
     if i.single:
         pick = f'{"max" if i.largest else "min"}(sizes, key=lambda s: s["{key}"])'
     else:

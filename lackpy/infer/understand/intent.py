@@ -117,6 +117,12 @@ class Filter:
     def words(self) -> tuple[str, ...]:
         return (self.word, *self.alternatives)
 
+    def describe(self) -> str:
+        """``containing 'TODO' or 'FIXME'``, ``not containing 'x'``, ``empty``."""
+        if self.blank:
+            return "not empty" if self.negated else "empty"
+        return f"{'not ' if self.negated else ''}containing {' or '.join(map(repr, self.words))}"
+
 
 @dataclass(frozen=True)
 class Compare:
@@ -148,7 +154,7 @@ class Intent:
     entries).
 
     ``of``: ``files``, ``lines``, ``matches`` (occurrences of ``word``),
-    ``words``, ``chars``, ``definitions`` (of ``kind``: function, class or
+    ``words``, ``chars``, ``bytes``, ``definitions`` (of ``kind``: function, class or
     any), ``dirs``.
 
     ``order`` is what files are ranked by: ``chars``, ``lines``, ``words``,
@@ -191,30 +197,26 @@ class Intent:
             return f"the text of {self.files.path}"
         if self.ask == "ls":
             return f"the entries of directory {self.files.dir or '.'}"
+        ranked = (f"{'single' if self.single else self.n or 'all'}", f"with the {'most' if self.largest else 'fewest'} "
+                  f"{self.order if self.order != 'matches' else repr(self.word)}")
         parts = {
             "count": (f"the {self.aggregate} {'per file of the ' + what if self.aggregate == 'average' else 'of the ' + what}{where}"
                       if self.aggregate else f"the number of {what}{where}" + (", per file" if self.each else "")),
             "list": f"the {what}{where}",
             "exists": f"whether there are any {what}{where}",
             "all": f"whether all {what}{where} qualify",
-            "top": f"the {'single' if self.single else self.n or 'all'} {what}{where} with the "
-                   f"{'most' if self.largest else 'fewest'} {self.order if self.order != 'matches' else repr(self.word)}",
+            "top": f"the {ranked[0]} {what}{where} {ranked[1]}",
         }
         text = parts.get(self.ask, self.ask)
         if self.group:
-            text = (f"the {what}{where}, per directory" if self.ask == "count" else
-                    f"the {'single' if self.single else self.n or 'all'} directories with the {'most' if self.largest else 'fewest'} "
-                    f"{self.order if self.order != 'matches' else repr(self.word)}{where}")
+            text = f"the {what}{where}, per directory" if self.ask == "count" else f"the {ranked[0]} directories {ranked[1]}{where}"
         if self.of == "files" and self.files.path and self.ask in ("exists", "all"):
             text = f"whether {self.files.path}"
             for index, f in enumerate(self.filters):
                 text += f"{' and' if index else ''} {'does not contain' if f.negated else 'contains'} {f.word!r}"
             return text
         for f in self.filters:
-            if f.blank:
-                text += ", not empty" if f.negated else ", empty"
-                continue
-            text += f", {'not ' if f.negated else ''}containing {' or '.join(map(repr, f.words))}" + (" (line by line)" if f.lines else "")
+            text += ", " + f.describe() + (" (line by line)" if f.lines and not f.blank else "")
         for c in self.where:
             text += ", files " + c.describe()
         if self.def_names:
@@ -231,8 +233,7 @@ class Intent:
         """Filter ``index`` (role "filter") or comparison ``index`` (role "where") in words."""
         if role == "where":
             return self.where[index].describe()
-        f = self.filters[index]
-        return f"{'not ' if f.negated else ''}containing {' or '.join(map(repr, f.words))}"
+        return self.filters[index].describe()
 
 
 class NotUnderstood(InferenceError):
