@@ -97,8 +97,8 @@ class _Program:
         else:
             found = f"find_files({{glob}}{arg})"
         keep = [self.left_out(index, d) for index, d in enumerate(self.intent.outside)]
-        keep += [f"{measure_of(c, index, 'read_file(f)')} {c.op} {{c{index}}}" for index, c in enumerate(self.intent.where)]
-        return f"[f for f in {found} if {' and '.join(keep)}]" if keep else found
+        keep += [f"{measure_of(c, index, 'text')} {c.op} {{c{index}}}" for index, c in enumerate(self.intent.where)]
+        return kept(found, keep)
 
     def left_out(self, index: int, directory: str) -> str:
         """The condition that keeps a file out of ``directory``: a path from the top, or a directory of that name anywhere."""
@@ -170,6 +170,15 @@ def _without_dunder_literals(body: str, values: dict[str, str | int]) -> tuple[s
         body = body.replace(f"{{{key}}}", name)
         del values[key]
     return "\n".join(prelude + [body]), values
+
+
+def kept(files: str, conditions: list[str]) -> str:
+    """``files`` less those failing ``conditions``; conditions on ``text`` see each file's text, read once."""
+    if not conditions:
+        return files
+    joined = " and ".join(conditions)
+    reads = " for text in [read_file(f)]" if re.search(r"\btext\b", joined) else ""
+    return f"[f for f in {files}{reads} if {joined}]"
 
 
 def measure(what: str, text: str, kind: str | None = None, word: str = "{word}") -> str:
@@ -253,7 +262,7 @@ def _files(p: _Program):
             "exists": f"len({p.grep(0, max_hits=1)}) > 0",
         }[i.ask]
     files = p.files()
-    if len(filters) == 1:
+    if len(filters) == 1 and not filters[0][1].alternatives:  # an "or" tests the text more than once: the loop below reads it once
         keep = p.condition(filters, "read_file(f)")
         yield FIND_READ, {
             "list": f"[f for f in {files} if {keep}]",
@@ -417,11 +426,9 @@ def _average(p: _Program):
     """A measure per file, averaged over the files (None when there are none)."""
     i = p.intent
     _on_lines, on_files = _line_filters(p)
-    files = p.files()
-    if on_files:
-        files = f"[f for f in {files} if {p.condition(on_files, 'read_file(f)')}]"
-    each = measure(i.of, p.lower("read_file(f)") if i.of == "matches" else "read_file(f)", i.kind)
-    yield FIND_READ, f"files = {files}\nround(sum({each} for f in files) / len(files), 2) if files else None"
+    each = measure(i.of, p.lower("text") if i.of == "matches" else "text", i.kind)
+    keep = f" if {p.condition(on_files, 'text')}" if on_files else ""
+    yield FIND_READ, f"values = [{each} for f in {p.files()} for text in [read_file(f)]{keep}]\nround(sum(values) / len(values), 2) if values else None"
 
 
 def _share(p: _Program):
@@ -436,18 +443,18 @@ def _share(p: _Program):
     base = [_share_condition(p, role, k) for role, k in i.among]
     counted = [_share_condition(p, "filter", k) for k in range(len(i.filters)) if ("filter", k) not in i.among]
     counted += [_share_condition(p, "where", k) for k in range(len(i.where)) if ("where", k) not in i.among]
-    if base:
-        everything = f"[f for f in {everything} if {' and '.join(base)}]"
-    ratio = "100 * len(kept) / len(files), 2" if i.aggregate == "percentage" else "len(kept) / len(files), 4"
-    yield FIND_READ, f"files = {everything}\nkept = [f for f in files if {' and '.join(counted)}]\nround({ratio}) if files else None"
+    among = f" if {' and '.join(base)}" if base else ""
+    ratio = "100 * sum(counted) / len(counted), 2" if i.aggregate == "percentage" else "sum(counted) / len(counted), 4"
+    yield FIND_READ, (f"counted = [{' and '.join(counted)} for f in {everything} for text in [read_file(f)]{among}]\n"
+                      f"round({ratio}) if counted else None")
 
 
 def _share_condition(p: _Program, role: str, index: int) -> str:
-    """Condition ``index`` of the intent's filters (``role`` "filter") or its comparisons ("where") on a file ``f``."""
+    """Condition ``index`` of the intent's filters (``role`` "filter") or its comparisons ("where") on a file's ``text``."""
     if role == "filter":
-        return p.condition([(index, p.intent.filters[index])], "read_file(f)")
+        return p.condition([(index, p.intent.filters[index])], "text")
     c = p.intent.where[index]
-    return f"{measure_of(c, index, 'read_file(f)')} {c.op} {{c{index}}}"
+    return f"{measure_of(c, index, 'text')} {c.op} {{c{index}}}"
 
 
 def _name_test(index: int, pattern: str) -> str:
