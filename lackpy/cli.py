@@ -768,15 +768,20 @@ def skill_list(json_: bool, service) -> None:
         click.echo("no skills yet; write one with: lackpy skill new NAME --description TEXT")
     import shutil
 
-    width = max(20, shutil.get_terminal_size((100, 24)).columns - 47)
+    width = max(30, shutil.get_terminal_size((100, 24)).columns - 56)
     for row in rows:
         if "description" not in row:  # a folder that is not a skill, or one a skill of that name came before
             click.echo(f"{row['name']:<20} {row['source']:<9} left out: {_fit(row['ignored'], 240)}")
             continue
         kit = row["kit"] if isinstance(row["kit"], str) else ",".join(row["kit"])
-        click.echo(f"{row['name']:<20} {row['source']:<9} {_fit(kit, 16):<16} {_fit(row['description'], width)}")
+        grade = f"w={row['grade']['w']} d={row['grade']['d']}"
+        click.echo(f"{row['name']:<20} {row['source']:<9} {_fit(kit, 16):<16} {grade:<8} {_fit(row['description'], width)}")
         if row["ignored"]:
             click.echo(f"{'':<21}ignored: {_fit(row['ignored'], 400)}")
+        elif not row.get("routes", True) and row["intents"]:
+            click.echo(f"{'':<21}its intents route delegate once you trust this workspace (lackpy trust); --skill {row['name']} runs it now")
+        for note in row.get("intents_shadowed", []):
+            click.echo(f"{'':<21}intent {_fit(note, 200)}, which wins")
 
 
 @skill.command(name="info")
@@ -790,7 +795,9 @@ def skill_info(name: str, json_: bool, service) -> None:
     click.echo(f"skill {info['name']}: {_fit(info['description'], 1024)}")
     click.echo(f"source: {info['source']} ({_fit(info['path'], 400)})")
     kit = info["kit"] if isinstance(info["kit"], str) else ", ".join(info["kit"])
-    click.echo(f"kit: {kit}  grade: w={info['grade']['w']} d={info['grade']['d']}")
+    declared = "declared" if info["grade_declared"] is not None else "read-only: it declares none"
+    click.echo(f"grade: w={info['grade']['w']} d={info['grade']['d']} ({declared}; no program run with it reaches further)")
+    click.echo(f"kit: {kit}  (its grade: w={info['kit_grade']['w']} d={info['kit_grade']['d']})")
     for tool in info["tools"]:
         click.echo(f"  {tool['signature']:<55} w={tool['grade']['w']} d={tool['grade']['d']}  {tool['description']}")
     programs = [f"{name} (default)" if name == info["program"] else name for name in info["programs"]]
@@ -973,13 +980,21 @@ def trust_cmd(ctx: click.Context, directory: str | None, list_: bool, revoke: bo
         return
     from lackpy.service import LackpyService
 
-    enables = LackpyService(root, trust=False).load().notices
+    before = LackpyService(root, trust=False).load()
+    enables, skills = before.notices, before.workspace_skills()
     record = trust_store.trust(root)
     if json_:
-        return _emit_json({"path": record.path, "trusted": True, "enables": enables})
+        return _emit_json({"path": record.path, "trusted": True, "enables": enables, "skills": skills})
     click.echo(f"trusting {record.path}")
     for notice in enables:
         click.echo(f"  this enables what was ignored: {notice.split(': ', 1)[1].rsplit('; if you trust it', 1)[0]}")
+    for row in skills:  # a skill is code from the repository: say what each may do now
+        if "description" in row:
+            click.echo(f"  skill {row['name']} ({_fit(row['path'], 200)}) may run programs up to w={row['grade']['w']} d={row['grade']['d']}")
+        elif row["name"]:
+            click.echo(f"  skill {row['name']} ({_fit(row['path'], 200)}) is left out: {_fit(row['ignored'], 300)}")
+    if skills:
+        click.echo("  a skill added or changed later needs trust again; lackpy skill list shows them")
 
 
 @cli.command()

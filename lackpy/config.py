@@ -51,6 +51,7 @@ from lackpy.lang.grade import Grade
 from lackpy.infer.settings import InferenceSettings
 from lackpy.run.limits import Limits
 from lackpy.run.modes import DEFAULT_MODE, MODES
+from lackpy.skills.sources import skill_paths as parse_skill_paths
 
 CONFIG_PATH = Path(".lackpy") / "config.toml"
 #: The keys that say how programs are asked about (``lackpy.approvals.policy.policy_from``).
@@ -95,7 +96,8 @@ class Config:
     list_tools_up_to: int = 30
     """``[mcp] list_tools_up_to``: past this many tools, prompts list remote tools by server (search_tools finds them)."""
     skill_paths: list[str] = field(default_factory=list)
-    """``[skills] paths``: folders of skills beneath the workspace (e.g. ``.claude/skills``), read after ``.lackpy/skills``."""
+    """``[skills] paths``: folders of skills beneath the workspace (e.g. ``.claude/skills``), read after ``.lackpy/skills``;
+    a trusted workspace's only (programs cannot write them)."""
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     ignored: list[str] = field(default_factory=list)
@@ -163,7 +165,7 @@ class Config:
 
         mcp_table = data.pop("mcp", None)
         mcp = parse_servers(mcp_table, where)
-        skill_paths = _skill_paths(data.pop("skills", None), where)
+        skill_paths = parse_skill_paths(data.pop("skills", None), where)
         return cls(
             default_kit=default_kit,
             checks=checks,
@@ -263,16 +265,6 @@ def _ignored_servers(table: Any, served: list, where: str) -> list:
         except ConfigError:
             continue
     return found
-
-
-def _skill_paths(table: Any, where: str) -> list[str]:
-    """``[skills] paths``: relative paths of folders of skills (lackpy reads them beneath the workspace)."""
-    if table is None:
-        return []
-    paths = table.get("paths", []) if isinstance(table, dict) and set(table) <= {"paths"} else None
-    if not isinstance(paths, list) or not all(isinstance(p, str) and p.strip() and not os.path.isabs(p) for p in paths):
-        raise ConfigError(f"{where}: [skills] takes paths = [\".claude/skills\", ...]: folders of skills, relative to the workspace")
-    return list(dict.fromkeys(p.strip() for p in paths))
 
 
 def user_config_path() -> Path:

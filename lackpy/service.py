@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from lackpy.approvals.approver import ApproveSpec, asks_on_loop
 from lackpy.approvals.gatekeeper import Gatekeeper, Gatekeepers
 from lackpy.config import Config, add_server
-from lackpy.errors import KitError, ParamError, WorkspaceError
+from lackpy.errors import KitError, LackpyError, ParamError, WorkspaceError
 from lackpy.host import journal
 from lackpy.infer.base import Request, Tier
 from lackpy.infer.dispatch import Dispatcher
@@ -55,7 +55,7 @@ from lackpy.run.runner import check_params, prepared_for, run_with
 from lackpy.run.scheduler import Scheduler, off_loop, on_loop, tool_events
 from lackpy.run.settings import OnEvent, RunSettings
 from lackpy.session import Session, Sessions
-from lackpy.skills.catalog import SKILL_FILE_TOOL, Catalog, judge
+from lackpy.skills.catalog import SKILL_FILE_TOOL, Catalog, Needs, judge, skill_grade
 from lackpy.skills.skill import Skill
 from lackpy.skills.sources import find_skills
 from lackpy.skills.tier import SkillTier
@@ -385,10 +385,14 @@ class LackpyService:
                   events: OnEvent | None, answering: tuple, *, mode: str | None, limits: Any, dry_run: bool, ceiling: CeilingSpec,
                   skill: Skill | None = None) -> RunSettings:
         """The settings of a call's runs (``run_with(program, settings, cancel)``); ``answering`` is who answers its approvals."""
+        limit = self.ceiling_grade(ceiling)
+        if skill is not None:  # a run with a skill never reaches past the grade the skill declares
+            declared = skill_grade(skill, self.read_only_grade)
+            limit = declared if limit is None else limit.meet(declared)
         return RunSettings(
             kit=kit, params=params, checks=self.checks(checks), limits=limits, mode=mode or self.config.mode, dry_run=dry_run,
             sandbox=self.config.sandbox, notices=self.notices, state=session.state if session is not None else None,
-            on_call=tool_events(events), on_progress=events, ceiling=self.ceiling_grade(ceiling), guardrails=self.guardrails.hooks(),
+            on_call=tool_events(events), on_progress=events, ceiling=limit, guardrails=self.guardrails.hooks(),
             gatekeeper=self._gatekeeper(kit, answering), skill=skill,
             session_worker=session.worker() if session is not None and self.config.session_worker else None,
         )
@@ -551,10 +555,13 @@ class LackpyService:
         return self._skills().get(name)
 
     def skill_info(self, name: str) -> dict:
-        """A skill as ``lackpy skill info`` shows it: its row, its kit's tools (signatures, grades) and grade, and its SKILL.md body."""
-        found = self.skill(name)
+        """A skill as ``lackpy skill info`` shows it: its row (the grade it may reach among it), its kit's tools (signatures,
+        grades) and grade, and its SKILL.md body."""
+        catalog = self._skills()
+        found = catalog.get(name)
+        row = next(row for row in catalog.rows if row["name"] == name and row.get("ignored") is None)
         kit = self.kit_info(self._skill_kit(found))
-        return {**found.row(), "grade": kit["grade"], "tools": kit["tools"], "body": found.body()}
+        return {**row, "kit_grade": kit["grade"], "tools": kit["tools"], "body": found.body()}
 
     def skill_kit(self, name: str) -> ResolvedKit:
         """The kit the skill's programs run with: its own, and ``skill_file``."""
@@ -564,16 +571,40 @@ class LackpyService:
         """Write a skill to start from in ``.lackpy/skills/NAME`` (SKILL.md and programs/main.py); its folder."""
         from lackpy.skills.new import write_skill
 
-        if tools is not None:
-            self.resolve_kit(tools)  # an unknown kit or tool is said now, not when the skill runs
+        grade = self.resolve_kit(tools).grade if tools is not None else None  # an unknown kit or tool is said now, not when it runs
         with self._workspace.keeping():
-            return write_skill(self.workspace, name, description, tools, force)
+            return write_skill(self.workspace, name, description, tools, force, grade if grade != self.read_only_grade else None)
 
     def _skills(self) -> Catalog:
-        """The skills found now (every call reads their folders: an edit shows at once), judged by their kits and by trust."""
+        """The skills found now (every call reads their folders: an edit shows at once), judged by their grades and by trust."""
         self._workspace.follow()
-        found = find_skills(self.workspace, self.config.skill_paths, skill_dirs())
-        return judge(found, lambda skill: self._skill_kit(skill).grade, self.read_only_grade, self.trusted, str(self.workspace))
+        found = find_skills(self.workspace, self.config.skill_paths, skill_dirs(), self.toolbox.context.settings.get("deny") or ())
+        return judge(found, self._needs, self.read_only_grade, self.trusted, str(self.workspace))
+
+    def workspace_skills(self) -> list[dict]:
+        """The workspace's own skills as trusting it would load them (its ``[skills] paths`` included, trusted or not):
+        name, folder, the grade each declares, and which are left out and why; what ``lackpy trust`` shows."""
+        from lackpy.skills.covered import folders
+        from lackpy.skills.sources import WORKSPACE_SOURCES
+
+        found = find_skills(self.workspace, folders(self.workspace)[1:], skill_dirs(), self.toolbox.context.settings.get("deny") or ())
+        rows = [{**skill.row(), "grade": skill_grade(skill, self.read_only_grade).to_dict()} for skill in found.skills if skill.from_workspace]
+        return rows + [left.row() for left in found.left_out if left.source in WORKSPACE_SOURCES]
+
+    def _needs(self, skill: Skill) -> Needs:
+        """What ``skill``'s programs need: its kit's grade and each valid program's own grade (a program that does not
+        validate, or cannot be read, needs nothing: it cannot run)."""
+        kit = self._skill_kit(skill)
+        params = tuple(sorted(a.name for a in skill.arguments))
+        reach = {}
+        for program in skill.programs:
+            try:
+                checked = prepare(skill.program_text(program), kit.names, params, ()).validation
+            except LackpyError:
+                continue
+            if checked.valid:
+                reach[program] = kit.grade_of(checked.calls)
+        return Needs(kit.grade, reach)
 
     def _skill_kit(self, skill: Skill) -> ResolvedKit:
         kit = skill.kit

@@ -34,6 +34,7 @@ from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.grade import Grade
 from lackpy.host.ownfiles import STATE_DIR, listed, open_state, read_own, read_path
 from lackpy.host.places import user_dir
+from lackpy.skills.covered import folders, walk
 
 #: Config keys that take effect only in a trusted workspace, and why.
 PRIVILEGED_KEYS = {
@@ -44,6 +45,7 @@ PRIVILEGED_KEYS = {
     "session_worker": "session_worker = true lets a session's runs share one worker process",
     "inference": "inference tiers send the workspace and API keys to a URL",
     "mcp": "MCP server tables launch commands",
+    "skills": "[skills] paths make more of the workspace's folders skills",
 }
 #: Privileged keys set to their safe default, which an untrusted workspace may say all the same.
 PRIVILEGED_DEFAULTS = {"sandbox": True, "session_worker": False}
@@ -64,14 +66,22 @@ def store_path() -> Path:
 
 
 def workspace_hash(workspace: Path) -> str:
-    """A hash of everything in ``.lackpy/`` that trust covers: the config, kit files and templates.
+    """A hash of everything of the workspace that trust covers: the config, kit files, templates and skills.
 
     A template's use counts are left out, so serving it does not undo trust.
     The files are read as lackpy reads its own (``lackpy.host.ownfiles``):
     one that is not a regular file, is larger than 1 MiB or is a symlink
-    leading out is a ConfigError naming it, never a hang.
+    leading out is a ConfigError naming it, never a hang. The skills are
+    every entry beneath ``.lackpy/skills`` and the ``[skills] paths``
+    folders (``lackpy.skills.covered``).
     """
-    return _hashed(Path(workspace), _covered(Path(workspace)))
+    workspace = Path(workspace)
+    return _hashed(workspace, _covered(workspace), _skill_entries(workspace))
+
+
+def _skill_entries(workspace: Path, tops: list[str] | None = None) -> list:
+    """What trust covers of the workspace's skills (``lackpy.skills.covered``), in ``tops`` (default: the folders its config names now)."""
+    return walk(workspace, folders(workspace) if tops is None else tops)
 
 
 def _covered(workspace: Path) -> list[str]:
@@ -91,7 +101,7 @@ def _covered(workspace: Path) -> list[str]:
     return files
 
 
-def _hashed(workspace: Path, files: list[str]) -> str:
+def _hashed(workspace: Path, files: list[str], skills: list = ()) -> str:
     from lackpy.infer.templates import SUFFIX, identity  # templates know their own format
 
     digest = hashlib.sha256()
@@ -111,6 +121,8 @@ def _hashed(workspace: Path, files: list[str]) -> str:
             digest.update(f"{rel}\0{identity(workspace / rel, raw)}\0".encode())
         else:
             digest.update(f"{rel}\0".encode() + raw + b"\0")
+    for entry in skills:  # none in a workspace without skills: its hash is what it was before skills were covered
+        digest.update(f"{entry.rel}{'/' if entry.directory else ''}\0".encode() + entry.content + b"\0")
     global hashes
     hashes += 1
     return digest.hexdigest()
@@ -148,10 +160,15 @@ def stamp(workspace: Path, extra: tuple[str, ...] = ()) -> Stamp:
     """The workspace's trust hash, with the stats it was computed from (taken first, so a change while hashing shows later)."""
     workspace = Path(workspace)
     files = _covered(workspace)
+    tops = folders(workspace)
+    skills = _skill_entries(workspace, tops)
     state = workspace / STATE_DIR
-    paths = (str(state), str(state / "kits"), str(state / "templates"), *(str(workspace / rel) for rel in files), *extra)
+    paths = (
+        str(state), str(state / "kits"), str(state / "templates"), *(str(workspace / top) for top in tops), *(str(workspace / rel) for rel in files),
+        *(str(workspace / entry.rel) for entry in skills), *extra,
+    )
     stats = _stats(paths)
-    return Stamp(workspace, paths, stats, _hashed(workspace, files), tuple(extra))
+    return Stamp(workspace, paths, stats, _hashed(workspace, files, skills), tuple(extra))
 
 
 def _stats(paths: tuple[str, ...]) -> tuple:

@@ -27,6 +27,7 @@ from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
 from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.grade import Grade
 from lackpy.plugins import populate
+from lackpy.skills.covered import folders
 
 #: The kit whose grade is the read-only grade: the default ceiling, and what an untrusted workspace may reach.
 READ_ONLY_KIT = "readonly"
@@ -165,6 +166,8 @@ def load_workspace(
     else:
         config = load_config(workspace, trusted=trusted)
     toolbox = Toolbox(str(workspace), settings=config.tools)
+    # The [skills] paths, trusted or not (.lackpy/skills is lackpy's own already): no program and no command writes them.
+    toolbox.context.protected = tuple(dict.fromkeys([*config.skill_paths, *folders(workspace)[1:]]))
     toolbox.config_limits, toolbox.list_up_to = config.limits, config.list_tools_up_to
     populate(toolbox)
     remotes = None

@@ -23,7 +23,9 @@ which everything the command starts inherits:
   cannot create a new file in ``src/``, only in its other subdirectories.
   Device nodes cannot be made anywhere.
 * **lackpy's own state**, ``.lackpy/`` (config, kits, templates, the commit
-  journal, the audit log): read, never changed. Where the supervisor has a
+  journal, the audit log), and the folders skills load from
+  (``Confinement.readonly``, always holes of the write rules): read, never
+  changed. Where the supervisor has a
   mount namespace (``prepare(..., mount_state=True)``), it mounts ``.lackpy``
   read-only over itself there (``mountable_state`` makes an empty one first
   if the workspace has none) and the ruleset leaves it alone. Elsewhere, or
@@ -149,6 +151,8 @@ class Confinement:
     required: bool = False
     env: tuple[str, ...] = ()
     """Names of lackpy's environment variables the command gets besides ``COMMAND_ENV`` (``[tools] command_env``)."""
+    readonly: tuple[str, ...] = ()
+    """Workspace-relative folders a command may read but not change, besides ``.lackpy`` (where skills load from)."""
 
 
 # --------------------------------------------------------------------------- the environment
@@ -418,6 +422,7 @@ def build_ruleset(confinement: Confinement, abi: int, tmpdir: str, state_mounted
     """
     holes = denied_paths(confinement.root, confinement.deny)
     readonly = own_state(confinement.root)
+    protected = [_join(confinement.root, os.path.normpath(rel)) for rel in confinement.readonly]
     if any(_inside(tmpdir, hole) for hole in holes + readonly):
         raise ConfinementError(
             f"the temporary directory {tmpdir} is inside a [tools] deny path or lackpy's {STATE_DIR}/; start lackpy "
@@ -439,7 +444,7 @@ def build_ruleset(confinement: Confinement, abi: int, tmpdir: str, state_mounted
 
     try:
         _grant(ruleset, "/", READ & fs, holes, appeared)
-        _grant(ruleset, root, WRITE & fs, holes if state_mounted else holes + readonly, appeared)
+        _grant(ruleset, root, WRITE & fs, holes + protected + ([] if state_mounted else readonly), appeared)
         _rule(ruleset, tmpdir, WRITE & fs)
         for device in WRITABLE_DEVICES:
             if not any(_inside(device, hole) for hole in holes):

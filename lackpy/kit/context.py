@@ -27,7 +27,9 @@ class ToolContext:
     by the contexts ``fresh`` makes. ``tools`` is the run's tools (their specs) by the names its program calls them.
     """
 
-    __slots__ = ("root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "state", "settings", "tools", "skill", "started_ns")
+    __slots__ = (
+        "root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "state", "settings", "tools", "skill", "started_ns", "protected",
+    )
 
     def __init__(
         self,
@@ -52,6 +54,8 @@ class ToolContext:
         self.tools: dict = {}
         #: The skill the run's program runs with (``lackpy.skills.skill.Skill``: ``skill_file`` reads its files), if any.
         self.skill: Any = None
+        #: Workspace folders no program and no command may change, as ``.lackpy/`` (the ``[skills] paths``: skills load from them).
+        self.protected: tuple[str, ...] = ()
 
     @property
     def workspace(self) -> Path:
@@ -77,6 +81,7 @@ class ToolContext:
         context.files_modified = {}
         context.state = self.state if state is None else state
         context.settings = self.settings
+        context.protected = self.protected
         context.tools = {}
         context.skill = None
         return context

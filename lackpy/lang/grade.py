@@ -44,6 +44,10 @@ class Grade(NamedTuple):
         """Whether this grade reaches no further than ``ceiling`` on either axis."""
         return self.w <= ceiling.w and self.d <= ceiling.d
 
+    def meet(self, other: "Grade") -> "Grade":
+        """The grade within both this and ``other``: the lower of the two on each axis."""
+        return Grade(min(self.w, other.w), min(self.d, other.d))
+
     @staticmethod
     def __json_schema__() -> dict:
         level = {"type": "integer", "minimum": 0, "maximum": 3}

@@ -16,12 +16,16 @@ kit: a kit name or a list of tools), ``intents`` (patterns, as templates'
 patterns, that route ``delegate`` to a program: a pattern, or ``{pattern,
 program}``), ``arguments`` (``{name, description, required}``: what its
 programs and its prompt take) and ``program`` (the one intents run unless
-they name another; default: ``main``, or the only program). Keys lackpy
-does not use (``license``, ``allowed-tools``, ``metadata``) are kept.
+they name another; default: ``main``, or the only program) and ``grade``
+(``[w, d]``: how far its programs may reach; read-only when it says
+nothing, and no program of it, nor any program run with it, goes further).
+Keys lackpy does not use (``license``, ``allowed-tools``, ``metadata``) are
+kept; ``allowed-tools`` grants nothing.
 
 Every file of a skill is read through the descriptor of its folder, beneath
 it (``lackpy.host.beneath``): regular files only, bounded, never through a
-link out of the folder.
+link out of the folder, and judged on the file actually opened (``judge``:
+the workspace's ``[tools] deny``).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from lackpy.host.beneath import open_beneath, read_regular
 from lackpy.host.ownfiles import listed
 from lackpy.infer.fill import placeholders
 from lackpy.kit.frontmatter import split_frontmatter
+from lackpy.lang.grade import Grade
 
 SKILL_FILE = "SKILL.md"
 #: A skill's name, as Agent Skills write it: lower case letters, digits and single hyphens, at most 64 characters.
@@ -50,8 +55,12 @@ MAX_DESCRIPTION = 1024
 DEFAULT_KIT = "readonly"
 #: The folder of a skill's programs and its references.
 PROGRAMS, REFERENCES = "programs", "references"
-#: The most entries lackpy lists in one of a skill's folders.
+#: The most entries lackpy lists in one of a skill's folders, and the most files one skill may have (SEP-2640's limit).
 MOST_ENTRIES = 512
+#: The most bytes all the files of one skill may hold together (SEP-2640's limit, 16 MiB).
+MOST_SKILL_BYTES = 16 * 1024 * 1024
+#: The keys of a SKILL.md's front matter that lackpy reads itself.
+OWN_KEYS = ("name", "description", "tools", "intents", "arguments", "program", "grade")
 _PROGRAM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -93,7 +102,11 @@ class Skill:
     references: tuple[str, ...] = ()
     program: str | None = None
     """The program its intents run unless they name another."""
+    grade: Grade | None = None
+    """The grade it declares (``grade: [w, d]``), None when it declares none (then read-only)."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    judge: Callable[[int], None] | None = field(default=None, compare=False, repr=False)
+    """Refuses a file it opens (the workspace's ``[tools] deny``), by raising PathError; None judges nothing."""
 
     @property
     def kit(self) -> str | list[str]:
@@ -140,19 +153,32 @@ class Skill:
 
     def read_text(self, rel: str, max_bytes: int = MAX_FILE_BYTES) -> str:
         """A file of the skill's folder as text; PathError when it is not a readable UTF-8 file beneath the folder."""
-        if not isinstance(rel, str) or not rel or "\0" in rel or os.path.isabs(rel) or ".." in rel.split("/"):
-            raise PathError(f"{rel!r}: give a path inside the skill's folder, e.g. assets/template.md (the kernel refuses any way out of it)")
-        folder = self.opener()
-        try:
-            raw = read_regular(folder, rel, max_bytes, what=f"{self.name}/{rel}")
-        except FileNotFoundError:
-            raise PathError(f"{self.name}/{rel}: no such file in the skill's folder") from None
-        finally:
-            os.close(folder)
+        raw = self.read_bytes(rel, max_bytes)
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
             raise PathError(f"{self.name}/{rel}: not UTF-8 text") from None
+
+    def read_bytes(self, rel: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+        """A file of the skill's folder, judged on the file opened; PathError when it is not a regular file beneath the folder."""
+        if not isinstance(rel, str) or not rel or "\0" in rel or os.path.isabs(rel) or ".." in rel.split("/"):
+            raise PathError(f"{rel!r}: give a path inside the skill's folder, e.g. assets/template.md (the kernel refuses any way out of it)")
+        folder = self.opener()
+        try:
+            return read_regular(folder, rel, max_bytes, what=f"{self.name}/{rel}", judge=self.judge)
+        except FileNotFoundError:
+            raise PathError(f"{self.name}/{rel}: no such file in the skill's folder") from None
+        finally:
+            os.close(folder)
+
+    def files(self) -> list[str]:
+        """Every file of the skill, relative to its folder, sorted: SKILL.md and each regular file below, hidden names and
+        links left out, and so is a file the ``judge`` refuses. PathError past MOST_ENTRIES files or MOST_SKILL_BYTES."""
+        folder = self.opener()
+        try:
+            return _files(folder, self.judge, f"skill '{self.name}'")
+        finally:
+            os.close(folder)
 
     def row(self) -> dict:
         """The skill as ``lackpy skill list`` shows it."""
@@ -167,14 +193,18 @@ class Skill:
             "intents": [{"pattern": i.pattern, "program": i.program} for i in self.intents],
             "arguments": [a.to_dict() for a in self.arguments],
             "references": list(self.references),
+            "grade_declared": self.grade.to_dict() if self.grade is not None else None,
         }
 
 
-def read_skill(folder_name: str, opener: Callable[[], int], source: str, where: str) -> Skill:
-    """The skill in the folder ``opener()`` opens, named ``folder_name``; ConfigError saying what to fix when it is not one."""
+def read_skill(folder_name: str, opener: Callable[[], int], source: str, where: str, judge: Callable[[int], None] | None = None) -> Skill:
+    """The skill in the folder ``opener()`` opens, named ``folder_name``; ConfigError saying what to fix when it is not one.
+
+    ``judge`` refuses files the skill may not read (its SKILL.md among them).
+    """
     folder = opener()
     try:
-        text = _text(read_regular(folder, SKILL_FILE, MAX_SKILL_BYTES, what=f"{where}/{SKILL_FILE}"), where)
+        text = _text(read_regular(folder, SKILL_FILE, MAX_SKILL_BYTES, what=f"{where}/{SKILL_FILE}", judge=judge), where)
         programs = tuple(sorted(n.removesuffix(".py") for n in _names(folder, PROGRAMS) if n.endswith(".py") and _PROGRAM_NAME.match(n)))
         references = tuple(sorted(_names(folder, REFERENCES)))
     except PathError as exc:
@@ -182,10 +212,13 @@ def read_skill(folder_name: str, opener: Callable[[], int], source: str, where: 
     finally:
         os.close(folder)
     meta, _, _ = split_frontmatter(text, f"{where}/{SKILL_FILE}", ConfigError)
-    return _skill(meta or {}, folder_name, opener, source, where, programs, references)
+    return _skill(meta or {}, folder_name, opener, source, where, programs, references, judge)
 
 
-def _skill(meta: dict, folder_name: str, opener: Callable[[], int], source: str, where: str, programs: tuple, references: tuple) -> Skill:
+def _skill(
+    meta: dict, folder_name: str, opener: Callable[[], int], source: str, where: str, programs: tuple, references: tuple,
+    judge: Callable[[int], None] | None = None,
+) -> Skill:
     shown = f"{where}/{SKILL_FILE}"
     name, description = meta.get("name"), meta.get("description")
     if not isinstance(name, str) or not SKILL_NAME.match(name):
@@ -211,8 +244,19 @@ def _skill(meta: dict, folder_name: str, opener: Callable[[], int], source: str,
         programs=programs,
         references=references,
         program=default,
-        extra={k: v for k, v in meta.items() if k not in ("name", "description", "tools", "intents", "arguments", "program")},
+        grade=_grade(meta.get("grade"), shown),
+        extra={k: v for k, v in meta.items() if k not in OWN_KEYS},
+        judge=judge,
     )
+
+
+def _grade(value: Any, shown: str) -> Grade | None:
+    if value is None:
+        return None
+    grade = Grade.parse(value)
+    if grade is None:
+        raise ConfigError(f"{shown}: 'grade' must be how far its programs reach, [w, d] with each 0 to 3, e.g. grade: [1, 0]")
+    return grade
 
 
 def _tools(value: Any, shown: str) -> str | list[str] | None:
@@ -274,6 +318,53 @@ def _names(folder: int, sub: str) -> list[str]:
         os.close(fd)
 
 
+def _files(folder: int, judge: Callable[[int], None] | None, shown: str) -> list[str]:
+    """The regular files beneath ``folder`` (relative, sorted), walked through descriptors and never through a link."""
+    found: list[str] = []
+    total = 0
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        fd = folder if not rel else open_beneath(folder, rel, os.O_RDONLY | os.O_DIRECTORY, follow=False)
+        try:
+            with os.scandir(fd) as entries:
+                listed_here = sorted((entry.name, entry.is_dir(follow_symlinks=False), entry.is_file(follow_symlinks=False)) for entry in entries)
+            for name, is_dir, is_file in listed_here:
+                path = f"{rel}/{name}" if rel else name
+                if name.startswith("."):
+                    continue
+                if is_dir:
+                    pending.append(path)
+                elif is_file:
+                    size = _judged_size(fd, name, judge)
+                    if size is None:
+                        continue
+                    found.append(path)
+                    total += size
+                    if len(found) > MOST_ENTRIES or total > MOST_SKILL_BYTES:
+                        raise PathError(f"{shown} has more than {MOST_ENTRIES} files or {MOST_SKILL_BYTES} bytes; make it smaller")
+        finally:
+            if fd != folder:
+                os.close(fd)
+    return sorted(found)
+
+
+def _judged_size(dir_fd: int, name: str, judge: Callable[[int], None] | None) -> int | None:
+    """The size of regular file ``name`` in ``dir_fd``, or None when the judge refuses it (or it went away)."""
+    try:
+        fd = open_beneath(dir_fd, name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY, follow=False)
+    except OSError:
+        return None
+    try:
+        if judge is not None:
+            judge(fd)
+        return os.fstat(fd).st_size
+    except PathError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _text(raw: bytes, where: str) -> str:
     try:
         return raw.decode("utf-8")
@@ -281,4 +372,4 @@ def _text(raw: bytes, where: str) -> str:
         raise ConfigError(f"{where}/{SKILL_FILE}: not UTF-8 text; save it as UTF-8") from None
 
 
-__all__ = ["DEFAULT_KIT", "SKILL_FILE", "SKILL_NAME", "Argument", "Intent", "Skill", "read_skill"]
+__all__ = ["DEFAULT_KIT", "MOST_ENTRIES", "MOST_SKILL_BYTES", "OWN_KEYS", "SKILL_FILE", "SKILL_NAME", "Argument", "Intent", "Skill", "read_skill"]

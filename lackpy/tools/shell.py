@@ -87,6 +87,7 @@ def _confinement(ctx: ToolContext) -> confine.Confinement:
         network=_flag(ctx, "command_network"),
         required=_flag(ctx, "require_command_confinement"),
         env=_env_names(ctx),
+        readonly=tuple(ctx.protected),
     )
 
 

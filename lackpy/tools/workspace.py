@@ -166,7 +166,8 @@ def writable(ctx: ToolContext, path: object) -> str:
     """The canonical path of a file a tool may create, change or delete: never in ``.lackpy/`` nor in any ``.git/``.
 
     ``.lackpy/`` is lackpy's own: a program that rewrote a kit or the
-    config would widen its own powers on the next run. ``.git/`` is git's:
+    config would widen its own powers on the next run; so are the folders
+    skills load from (``ctx.protected``, the ``[skills] paths``). ``.git/`` is git's:
     its hooks and config (``core.fsmonitor``, ``core.pager``) run commands,
     outside any sandbox, the next time the person uses git, in the
     workspace or in a repository nested in it (``vendor/x/.git``). Both are judged
@@ -182,7 +183,15 @@ def writable(ctx: ToolContext, path: object) -> str:
         raise PathError(f"{path} is lackpy's own (.lackpy/ holds its config, kits, templates and commit journal); programs cannot change it")
     if any(part.casefold() == _GIT for part in (*rel.split("/"), *written.split("/"))):
         raise PathError(f"{path} is git's own (.git/ hooks and config run commands when you next use git); programs cannot change it")
+    if any(protects(folder, rel) or protects(folder, written) for folder in ctx.protected):
+        raise PathError(f"{path} is in a folder lackpy loads skills from ([skills] paths); programs cannot change it")
     return rel
+
+
+def protects(folder: str, rel: str) -> bool:
+    """Whether workspace path ``rel`` is ``folder`` or inside it, compared without case (as ``.lackpy`` is)."""
+    folder, rel = folder.casefold(), rel.casefold()
+    return rel == folder or rel.startswith(folder + "/")
 
 
 def write_text(ctx: ToolContext, path: str, content: str) -> int:

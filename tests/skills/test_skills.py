@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lackpy import LackpyService
-from lackpy.errors import ParamError
+from lackpy.errors import ConfigError, ParamError
 from lackpy.hookspecs import hookimpl
 from lackpy.plugins import get_plugin_manager
 
@@ -31,11 +31,15 @@ Grep the folder for NOTE.
 PROGRAM = 'hits = grep("NOTE", folder + "/**/*")\n[h["path"] for h in hits] + [skill_file("assets/tag.txt").strip()]\n'
 
 
-def write_skill(parent: Path, name: str = "notes", tools: str = "[grep]", required: str = "false", program: str = PROGRAM) -> Path:
+def write_skill(
+    parent: Path, name: str = "notes", tools: str = "[grep]", required: str = "false", program: str = PROGRAM, grade: str | None = None
+) -> Path:
+    """A skill folder ``name`` in ``parent``; ``grade`` ("[3, 3]") is the grade it declares (none: read-only)."""
     folder = parent / name
     (folder / "programs").mkdir(parents=True)
     (folder / "assets").mkdir()
-    (folder / "SKILL.md").write_text(SKILL.format(name=name, tools=tools, required=required))
+    text = SKILL.format(name=name, tools=tools, required=required)
+    (folder / "SKILL.md").write_text(text.replace(f"tools: {tools}\n", f"tools: {tools}\ngrade: {grade}\n") if grade else text)
     (folder / "programs" / "main.py").write_text(program)
     (folder / "assets" / "tag.txt").write_text("tagged\n")
     return folder
@@ -112,35 +116,62 @@ def test_an_agent_skills_folder_is_a_read_only_skill(ws):
     assert run(svc, 'len(find_files("**/*.md"))', skill="plain").output == 2
 
 
-def test_an_untrusted_workspaces_skill_above_read_only_is_ignored_and_does_not_run(ws, trusted):
-    write_skill(ws / ".lackpy" / "skills", tools="coding")
+def test_an_untrusted_workspaces_skill_that_declares_a_grade_above_read_only_is_ignored_and_does_not_run(ws, trusted):
+    write_skill(ws / ".lackpy" / "skills", tools="coding", grade="[3, 3]")
     svc = LackpyService(ws)
-    assert "above read-only" in names(svc)["notes"] and "lackpy trust" in names(svc)["notes"]
-    with pytest.raises(ParamError, match="does not run: its kit is above read-only"):
+    assert "declares grade w=3 d=3, above read-only" in names(svc)["notes"] and "lackpy trust" in names(svc)["notes"]
+    with pytest.raises(ParamError, match="does not run: it declares grade w=3 d=3"):
         run(svc, "1", skill="notes")
     trusted(ws)
     assert names(LackpyService(ws))["notes"] is None
 
 
-def test_the_persons_own_skills_and_paths_beneath_the_workspace_count_and_the_workspace_comes_first(ws, own_trust_record):
+def test_a_skill_that_declares_no_grade_runs_read_only_whatever_its_kit(ws):
+    write_skill(ws / ".lackpy" / "skills", tools="coding")
+    svc = LackpyService(ws)
+    (row,) = [r for r in svc.skills() if r["name"] == "notes"]
+    assert row["ignored"] is None and row["grade"] == {"w": 1, "d": 0} and row["grade_declared"] is None and row["kit_grade"]["d"] == 3
+    result = run(svc, 'run_command("echo hi")', skill="notes", params={"folder": "docs"})
+    assert not result.success and result.error_kind == "denied" and "w=1 d=0" in result.error
+
+
+def test_a_skill_whose_own_program_reaches_past_its_grade_does_not_run(ws, trusted):
+    write_skill(ws / ".lackpy" / "skills", tools="coding", program='run_command("echo hi")\n')
+    trusted(ws)
+    svc = LackpyService(ws)
+    why = names(svc)["notes"]
+    assert "its program main reaches w=3 d=3, above read-only (w=1 d=0), as it declares no grade" in why and "grade: [3, 3]" in why
+    with pytest.raises(ParamError, match="its program main reaches"):
+        svc.skill("notes")
+
+
+def test_the_persons_own_skills_come_first_and_a_workspace_skill_of_their_name_is_shadowed(ws, own_trust_record, trusted):
     write_skill(own_trust_record / "lackpy" / "skills", "mine")
     write_skill(own_trust_record / "lackpy" / "skills", "notes", tools="coding")
     write_skill(ws / ".lackpy" / "skills")
     write_skill(ws / ".claude" / "skills", "claude")
     (ws / ".lackpy" / "config.toml").write_text('[skills]\npaths = [".claude/skills"]\n')
     rows = {(r["name"], r["source"]): r for r in LackpyService(ws).skills()}
+    assert ("claude", "paths") not in rows  # an untrusted config's paths are no skill folders
+    trusted(ws)
+    rows = {(r["name"], r["source"]): r for r in LackpyService(ws).skills()}
     assert rows["mine", "user"]["ignored"] is None and rows["claude", "paths"]["ignored"] is None
-    assert rows["notes", "workspace"]["ignored"] is None and "shadowed" in rows["notes", "user"]["ignored"]
+    assert rows["notes", "user"]["ignored"] is None
+    assert "shadowed by your own skill notes" in rows["notes", "workspace"]["ignored"]
 
 
-def test_a_skill_path_that_leads_out_of_the_workspace_is_refused(ws, tmp_path):
+def test_a_skill_path_that_leads_out_of_the_workspace_or_through_a_link_is_refused(ws, tmp_path, trusted):
     write_skill(tmp_path / "elsewhere" / "skills", "outsider")
     (ws / "linked").symlink_to(tmp_path / "elsewhere" / "skills")
     (ws / ".lackpy").mkdir()
-    (ws / ".lackpy" / "config.toml").write_text('[skills]\npaths = ["linked", "../elsewhere/skills"]\n')
+    (ws / ".lackpy" / "config.toml").write_text('[skills]\npaths = ["linked"]\n')
+    trusted(ws)
     rows = LackpyService(ws).skills()
     assert "outsider" not in [r["name"] for r in rows if not r.get("ignored")]
-    assert sum("leads out of the workspace" in (r.get("ignored") or "") for r in rows) == 2
+    assert sum("symlink" in (r.get("ignored") or "") for r in rows) == 1
+    (ws / ".lackpy" / "config.toml").write_text('[skills]\npaths = ["../elsewhere/skills"]\n')
+    with pytest.raises(ConfigError, match="not a folder inside the workspace"):
+        LackpyService(ws, trust=True).skills()
 
 
 def test_a_folder_that_is_not_a_skill_is_listed_with_what_to_fix(ws):
@@ -170,15 +201,17 @@ def test_a_package_offers_skills_through_register_skill_dirs(ws, tmp_path):
     assert rows["packaged"]["source"] == "plugin" and rows["packaged"]["ignored"] is None
 
 
-def test_an_intent_a_skill_names_runs_its_program_offline_with_the_captured_value(ws):
+def test_an_intent_a_skill_names_runs_its_program_offline_with_the_captured_value(ws, trusted):
     write_skill(ws / ".lackpy" / "skills")
+    trusted(ws)
     result = asyncio.run(LackpyService(ws).delegate("notes of docs", mode="inprocess"))
     assert result.success and result.provider == "skill" and result.detail == "skill notes (main.py)"
     assert result.output == ["docs/a.md", "tagged"] and result.kit["skill"] == "notes"
 
 
-def test_a_captured_value_is_a_parameter_never_code(ws, outside):
+def test_a_captured_value_is_a_parameter_never_code(ws, outside, trusted):
     write_skill(ws / ".lackpy" / "skills")
+    trusted(ws)
     hostile = 'docs" + read_file("' + str(outside) + '") + "'
     result = asyncio.run(LackpyService(ws).delegate(f"notes of {hostile}", mode="inprocess"))
     assert "CANARY" not in repr(result.to_dict())

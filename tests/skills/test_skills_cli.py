@@ -46,11 +46,11 @@ def test_skill_list_shows_the_workspace_skill_and_the_shipped_one(invoke, skills
     result = invoke("skill", "list")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert [line.split()[:3] for line in lines if line.startswith(("notes ", "todo-report "))] == [
-        ["notes", "workspace", "grep"],
-        ["todo-report", "plugin", "grep"],
+    assert [line.split()[:5] for line in lines if line.startswith(("notes ", "todo-report "))] == [
+        ["todo-report", "plugin", "grep", "w=1", "d=0"],
+        ["notes", "workspace", "grep", "w=1", "d=0"],
     ]
-    assert any(line.startswith("notes ") and "Lists the notes of a folder." in line for line in lines)
+    assert any(line.startswith("notes ") and "Lists the notes of a folder" in line for line in lines)
     rows = {row["name"]: row for row in json.loads(invoke("skill", "list", "--json").stdout)}
     assert rows["notes"]["source"] == "workspace" and rows["notes"]["kit"] == ["grep"] and rows["notes"]["ignored"] is None
     assert rows["todo-report"]["programs"] == ["count", "report"] and rows["todo-report"]["program"] == "report"
@@ -65,14 +65,25 @@ def test_skill_list_cuts_a_long_description_to_one_line(invoke, skills, workspac
 
 
 def test_an_untrusted_skill_above_read_only_is_listed_as_ignored_with_why_and_does_not_run(invoke, workspace):
-    write_skill(workspace / ".lackpy" / "skills", tools="coding")
+    write_skill(workspace / ".lackpy" / "skills", tools="coding", grade="[3, 3]")
     lines = invoke("skill", "list").stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("notes "))
-    assert lines[at + 1].strip().startswith("ignored: its kit is above read-only")
+    assert lines[at].split()[:5] == ["notes", "workspace", "coding", "w=3", "d=3"]
+    assert lines[at + 1].strip().startswith("ignored: it declares grade w=3 d=3, above read-only")
     assert f"lackpy trust {workspace}" in lines[at + 1]
     row = next(row for row in json.loads(invoke("skill", "list", "--json").stdout) if row["name"] == "notes")
     assert "above read-only" in row["ignored"]
-    one_line_error(invoke("skill", "run", "notes", "-p", "folder=docs"), "skill 'notes' does not run: its kit is above read-only")
+    one_line_error(invoke("skill", "run", "notes", "-p", "folder=docs"), "skill 'notes' does not run: it declares grade w=3 d=3, above read-only")
+
+
+def test_an_untrusted_workspaces_skill_says_its_intents_wait_for_trust(invoke, skills, workspace, trusted):
+    lines = invoke("skill", "list").stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("notes "))
+    assert "its intents route delegate once you trust this workspace" in lines[at + 1]
+    assert invoke("delegate", "notes of docs", "--json").exit_code != 0  # not routed: the rules tier has no such intent
+    trusted(workspace)
+    routed = json.loads(invoke("delegate", "notes of docs", "--json").stdout)
+    assert routed["provider"] == "skill" and routed["execution"]["output"] == ["docs/a.md", "tagged"]
 
 
 def test_a_folder_that_is_not_a_skill_is_listed_with_what_to_fix(invoke, skills):
@@ -87,7 +98,7 @@ def test_skill_info_shows_kit_signatures_programs_intents_arguments_references_a
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert out.startswith("skill todo-report: Reports the TODO, FIXME, XXX and HACK notes")
-    assert "\nkit: grep  grade: w=1 d=0\n" in out
+    assert "\ngrade: w=1 d=0 (read-only: it declares none; no program run with it reaches further)\nkit: grep  (its grade: w=1 d=0)\n" in out
     assert "\n  skill_file(path: str) -> str " in out and "\n  grep(pattern: str" in out
     assert "\nprograms: count, report (default)\n" in out
     assert "\n  'todo report for {folder}' -> report\n" in out and "\n  'how many todos per folder' -> count\n" in out
@@ -134,7 +145,8 @@ def test_skill_new_takes_a_kit_or_tools_and_says_when_trust_keeps_it_from_runnin
     assert "tools:\n- find_files\n- read_file\n" in (workspace / ".lackpy" / "skills" / "finder" / "SKILL.md").read_text()
     coding = invoke("skill", "new", "fixer", "-d", "Fixes things.", "--tools", "coding")
     assert coding.exit_code == 0 and coding.stdout.startswith("created ")
-    assert "lackpy: skill 'fixer' does not run yet: its kit is above read-only" in coding.stderr
+    assert "lackpy: skill 'fixer' does not run yet: it declares grade w=3 d=3, above read-only" in coding.stderr
+    assert "grade:\n- 3\n- 3\n" in (workspace / ".lackpy" / "skills" / "fixer" / "SKILL.md").read_text()
     one_line_error(invoke("skill", "new", "bad", "-d", "Bad.", "--tools", "no_such_tool"), "no_such_tool")
     one_line_error(invoke("skill", "new", "Bad", "-d", "Bad."), "skill name 'Bad' is not valid")
 
@@ -215,7 +227,7 @@ def test_delegate_and_generate_with_a_named_skill(invoke, skills):
 
 
 def test_skill_run_takes_runs_options_dry_run_and_yes(invoke, workspace, trusted):
-    write_skill(workspace / ".lackpy" / "skills", "writer", tools="[write_file]", program='write_file("out.txt", "x")\n"done"\n')
+    write_skill(workspace / ".lackpy" / "skills", "writer", tools="[write_file]", program='write_file("out.txt", "x")\n"done"\n', grade="[3, 3]")
     trusted(workspace)
     dry = invoke("skill", "run", "writer", "--dry-run")
     assert dry.exit_code == 0, dry.output

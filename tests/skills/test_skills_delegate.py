@@ -16,8 +16,8 @@ from .test_skills import write_skill
 ANSWER = 'skill_file("assets/tag.txt").strip() + ": " + str(len(grep("NOTE", "**/*")))'
 
 
-def with_model(workspace: Path, server: FakeLLM) -> LackpyService:
-    return LackpyService(workspace, {"inference": {"order": ["ollama"], "ollama": {"model": server.model, "host": server.url}}})
+def with_model(workspace: Path, server: FakeLLM, trust: bool | None = None) -> LackpyService:
+    return LackpyService(workspace, {"inference": {"order": ["ollama"], "ollama": {"model": server.model, "host": server.url}}}, trust=trust)
 
 
 def test_the_chosen_skills_guide_and_kit_are_what_the_model_sees_and_uses(tmp_path):
@@ -51,8 +51,19 @@ def test_an_intent_that_asks_for_a_skill_by_name_is_guided_by_it(tmp_path):
     (ws / "docs" / "a.md").write_text("NOTE: one\n")
     write_skill(ws / ".lackpy" / "skills")
     with FakeLLM([ANSWER, 'len(grep("NOTE", "**/*"))']) as server:
-        asked = asyncio.run(with_model(ws, server).delegate("use the notes skill to count what is noted", mode="inprocess"))
-        plain = asyncio.run(with_model(ws, server).delegate("count the notes in docs", mode="inprocess"))
+        asked = asyncio.run(with_model(ws, server, trust=True).delegate("use the notes skill to count what is noted", mode="inprocess"))
+        plain = asyncio.run(with_model(ws, server, trust=True).delegate("count the notes in docs", mode="inprocess"))
     assert asked.success and asked.kit["skill"] == "notes" and asked.output == "tagged: 1"
     assert "Grep the folder for NOTE." in server.requests[0][1]["messages"][0]["content"]
     assert plain.success and plain.output == 1 and "skill" not in plain.kit  # a skill's name as a plain word does not choose it
+
+
+def test_an_untrusted_workspaces_skill_is_not_chosen_by_name_in_an_intent(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.md").write_text("NOTE\n")
+    write_skill(ws / ".lackpy" / "skills")
+    with FakeLLM(['len(grep("NOTE", "**/*"))']) as server:
+        result = asyncio.run(with_model(ws, server).delegate("use the notes skill to count what is noted", mode="inprocess"))
+    assert result.success and "skill" not in result.kit
+    assert "Grep the folder for NOTE." not in server.requests[0][1]["messages"][0]["content"]
