@@ -146,6 +146,9 @@ def judge(found: Found, needs_of: Callable[[Skill], Needs], read_only: Grade, tr
             skills[skill.name] = skill
         else:
             ignored[skill.name] = why
+    for left in found.left_out:  # a name asked for that is only a left-out folder is told why
+        if left.name and left.name not in skills and left.name not in ignored:
+            ignored[left.name] = f"its folder {left.where} is left out: {left.reason}"
     rows += [left.row() for left in found.left_out]
     return Catalog(skills, tuple(rows), ignored, trusted)
 
