@@ -36,7 +36,8 @@ run mode. Callers catch at the level they care about::
     ├── DeniedError            denied     a person or a policy refused what a program asked to do
     └── ToolError              tool       a tool refused or failed while a program ran
         ├── ArgumentError      argument   a tool call's arguments do not fit the tool's schema
-        └── PathError          tool       a path breaks the workspace policy or is missing
+        ├── PathError          tool       a path breaks the workspace policy or is missing
+        └── RemoteSkillError   tool       a served skill's entry or content is not what SEP-2640 and its entry say (lackpy.remote.skills)
 """
 
 from __future__ import annotations
