@@ -26,6 +26,9 @@
     require_command_confinement = false     # refuse commands where the kernel cannot confine them
     command_output_bytes = 65536
 
+    [kits]
+    docs = ["docs/kits", "handbook"]        # folders whose files kits may name as docs (default docs/kits; trusted only)
+
     [inference]                             # how delegate writes programs
     order = ["templates", "rules", "ollama"]
     [inference.ollama]
@@ -47,6 +50,7 @@ from typing import Any
 from lackpy.errors import ConfigError, LimitsError
 from lackpy.host.ownfiles import open_state, read_own, read_path
 from lackpy.host.places import user_dir
+from lackpy.kit.docplace import DEFAULT_FOLDERS, docs_folder
 from lackpy.lang.grade import Grade
 from lackpy.infer.settings import InferenceSettings
 from lackpy.run.limits import Limits
@@ -96,6 +100,8 @@ class Config:
     """``[mcp] list_tools_up_to``: past this many tools, prompts list remote tools by server (search_tools finds them)."""
     skill_paths: list[str] = field(default_factory=list)
     """``[skills] paths``: folders of skills beneath the workspace (e.g. ``.claude/skills``), read after ``.lackpy/skills``."""
+    kit_docs: list[str] = field(default_factory=lambda: list(DEFAULT_FOLDERS))
+    """``[kits] docs``: folders beneath the workspace whose files a kit's ``docs:`` may name (``lackpy.kit.docplace``)."""
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     ignored: list[str] = field(default_factory=list)
@@ -164,6 +170,7 @@ class Config:
         mcp_table = data.pop("mcp", None)
         mcp = parse_servers(mcp_table, where)
         skill_paths = _skill_paths(data.pop("skills", None), where)
+        kit_docs = _kit_docs(data.pop("kits", None), where)
         return cls(
             default_kit=default_kit,
             checks=checks,
@@ -181,6 +188,7 @@ class Config:
             audit=audit,
             list_tools_up_to=list_up_to(mcp_table, where),
             skill_paths=skill_paths,
+            kit_docs=kit_docs,
             extra=data,
             path=path,
         )
@@ -273,6 +281,20 @@ def _skill_paths(table: Any, where: str) -> list[str]:
     if not isinstance(paths, list) or not all(isinstance(p, str) and p.strip() and not os.path.isabs(p) for p in paths):
         raise ConfigError(f"{where}: [skills] takes paths = [\".claude/skills\", ...]: folders of skills, relative to the workspace")
     return list(dict.fromkeys(p.strip() for p in paths))
+
+
+def _kit_docs(table: Any, where: str) -> list[str]:
+    """``[kits] docs``: the docs folders kits may name, normalized (``lackpy.kit.docplace.docs_folder`` says which may)."""
+    if table is None:
+        return list(DEFAULT_FOLDERS)
+    folders = table.get("docs", []) if isinstance(table, dict) and set(table) <= {"docs"} else None
+    normal = [docs_folder(p) for p in folders] if isinstance(folders, list) else [None]
+    if None in normal:
+        raise ConfigError(
+            f'{where}: [kits] takes docs = ["docs/kits", ...]: folders beneath the workspace whose files kits may name as docs '
+            "(not the workspace itself, not .lackpy, no '..' or absolute path)"
+        )
+    return list(dict.fromkeys(normal))  # type: ignore[arg-type]
 
 
 def user_config_path() -> Path:

@@ -165,7 +165,7 @@ def load_workspace(
     else:
         config = load_config(workspace, trusted=trusted)
     toolbox = Toolbox(str(workspace), settings=config.tools)
-    toolbox.config_limits, toolbox.list_up_to = config.limits, config.list_tools_up_to
+    toolbox.config_limits, toolbox.list_up_to, toolbox.doc_folders = config.limits, config.list_tools_up_to, tuple(config.kit_docs)
     populate(toolbox)
     remotes = None
     if config.mcp:
