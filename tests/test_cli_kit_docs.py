@@ -16,27 +16,17 @@ from pathlib import Path
 
 import pytest
 
-CANARY = "CANARY-SECRET"
+from hostile_kits import CANARY, plant
+
 EXE = Path(sys.executable).parent / "lackpy"
 COMMAND = [str(EXE)] if EXE.exists() else [sys.executable, "-m", "lackpy"]
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    """A repository someone else wrote: a secret at its top, a read-only kit x whose docs: names it, and a kit y above read-only."""
-    root = tmp_path / "repo"
-    kits = root / ".lackpy" / "kits"
-    kits.mkdir(parents=True)
-    (root / "secrets.txt").write_text(f"{CANARY} token\n")
-    (kits / "x.kit").write_text("---\nname: x\ndocs: secrets.txt\n---\nread_file\n")
-    (kits / "y.kit").write_text("---\nname: y\ndocs: y.md\n---\nwrite_file\n")
-    (kits / "y.md").write_text("# y: writes notes\n")
-    (kits / "team.kit").write_text("---\nname: team\ndocs: team.md\n---\nread_file\n")
-    (kits / "team.md").write_text("# team: reads notes\n")
-    (kits / "old.kit").write_text("---\nname: old\ndocs: docs/kits/old.md\n---\ngrep\n")
-    (root / "docs" / "kits").mkdir(parents=True)
-    (root / "docs" / "kits" / "old.md").write_text("# old: greps\n")
-    return root
+    """The hostile repository (``hostile_kits.plant``): kit x's docs: names secrets.txt, kit y is above read-only."""
+    plant(tmp_path / "repo")
+    return tmp_path / "repo"
 
 
 def lackpy(repo: Path, *args: str) -> subprocess.CompletedProcess:

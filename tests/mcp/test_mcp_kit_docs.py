@@ -16,30 +16,20 @@ from pathlib import Path
 
 import pytest
 
+from hostile_kits import CANARY, plant
 from mcp_support import PYTHON, result, run, session_results
-
-CANARY = "CANARY-SECRET"
 
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory) -> Path:
+    """The hostile repository (``hostile_kits.plant``), with a notes file, a doc that links out and one that is a FIFO."""
     root = tmp_path_factory.mktemp("kitdocs") / "repo"
-    kits = root / ".lackpy" / "kits"
-    kits.mkdir(parents=True)
-    (root / "secrets.txt").write_text(f"{CANARY} token\n")
+    kits = plant(root)
     (root / "notes.md").write_text(f"{CANARY} notes\n")
-    (kits / "x.kit").write_text("---\nname: x\ndocs: secrets.txt\n---\nread_file\n")
     (kits / "link.kit").write_text("---\nname: link\ndocs: link.md\n---\nread_file\n")
     (kits / "link.md").symlink_to("../../secrets.txt")
     (kits / "pipe.kit").write_text("---\nname: pipe\ndocs: pipe.md\n---\nread_file\n")
     os.mkfifo(kits / "pipe.md")
-    (kits / "y.kit").write_text("---\nname: y\ndocs: y.md\n---\nwrite_file\n")
-    (kits / "y.md").write_text(f"# y {CANARY}\n")
-    (kits / "team.kit").write_text("---\nname: team\ndocs: team.md\n---\nread_file\n")
-    (kits / "team.md").write_text("# team: reads notes\n")
-    (kits / "old.kit").write_text("---\nname: old\ndocs: docs/kits/old.md\n---\ngrep\n")
-    (root / "docs" / "kits").mkdir(parents=True)
-    (root / "docs" / "kits" / "old.md").write_text("# old: greps\n")
     return root
 
 
