@@ -274,7 +274,8 @@ class LackpyService:
         """
         self._workspace.follow()
         if kits is None:
-            doc = find_doc(path, self.workspace, self._kits_here(None), self.toolbox.list_tools(), lackpy_docs=True)
+            # the tools registered now: a remote tool has no doc, and list_tools would start every MCP server
+            doc = find_doc(path, self.workspace, self._kits_here(None), self.toolbox.registered(), lackpy_docs=True)
         else:
             doc = find_doc(path, self.workspace, self._kits_here(kits))
         return read_doc(doc, self.workspace, self.toolbox.context.settings.get("deny") or ())

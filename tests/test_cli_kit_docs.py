@@ -58,7 +58,7 @@ def test_the_docs_of_a_hostile_kit_are_files_beside_it_and_the_secret_is_never_s
 def test_a_docs_path_that_climbs_out_makes_the_kit_an_error_naming_its_file(repo):
     (repo / ".lackpy" / "kits" / "x.kit").write_text("---\nname: x\ndocs: ../../secrets.txt\n---\nread_file\n")
     message = one_line_error(lackpy(repo, "docs", "index", "--kit", "x"))
-    assert str(repo / ".lackpy" / "kits" / "x.kit") in message and "leads out of the kit's folder" in message
+    assert str(repo / ".lackpy" / "kits" / "x.kit") in message and "is not a path beneath the kit's folder" in message
     assert "a kit's docs live beside its file" in message
 
 

@@ -84,8 +84,8 @@ class Doc:
 
 
 def relative(path: object) -> str | None:
-    """``path`` normalized, when it is a relative path that stays where it starts (no ``..``); else None."""
-    if not isinstance(path, str) or not path or "\x00" in path or path.startswith("/"):
+    """``path`` normalized, when it is a relative path that stays where it starts (no ``..``, no control character); else None."""
+    if not isinstance(path, str) or not path or path.startswith("/") or any(ord(c) < 32 or c == "\x7f" for c in path):
         return None
     if ".." in path.split("/"):
         return None
@@ -156,7 +156,7 @@ def kit_doc(written: str, kit_path: Path, source: str, workspace: str | os.PathL
     """
     normal = relative(written)
     if normal is None:
-        raise KitFileError(f"{kit_path}: docs {written!r} leads out of the kit's folder; {WHERE}")
+        raise KitFileError(f"{kit_path}: docs {written!r} is not a path beneath the kit's folder (no '..', not absolute); {WHERE}")
     if source == "package":
         own = package_doc(normal)
         if own is None:

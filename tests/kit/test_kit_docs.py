@@ -109,9 +109,9 @@ def test_a_workspace_path_in_docs_is_a_file_beside_the_kit_not_the_workspace_fil
     refused(service, ".lackpy/kits/secrets.txt", r"does not exist; the kit file x.kit names it relative to its own folder; a kit's docs live")
 
 
-@pytest.mark.parametrize("written", ["../../secrets.txt", "../kits/../../secrets.txt", "/etc/passwd", "..", ".", "sub/../../x.md"])
+@pytest.mark.parametrize("written", ["../../secrets.txt", "../kits/../../secrets.txt", "/etc/passwd", "..", ".", "sub/../../x.md", '"x\\nsecrets.txt"'])
 def test_a_docs_path_that_leads_out_is_refused_when_the_kit_is_resolved(workspace, kits, written):
-    """An absolute path or one with '..' makes the kit a KitFileError naming its file and where docs may live."""
+    """An absolute path, one with '..' or a control character makes the kit a KitFileError naming its file and where docs may live."""
     kit(kits, "x", written)
     with pytest.raises(KitFileError) as info:
         LackpyService(workspace).docs_index("x")
