@@ -169,8 +169,6 @@ class Config:
 
         mcp_table = data.pop("mcp", None)
         mcp = parse_servers(mcp_table, where)
-        skill_paths = _skill_paths(data.pop("skills", None), where)
-        kit_docs = _kit_docs(data.pop("kits", None), where)
         return cls(
             default_kit=default_kit,
             checks=checks,
@@ -187,9 +185,9 @@ class Config:
             approvals=approvals,
             audit=audit,
             list_tools_up_to=list_up_to(mcp_table, where),
-            skill_paths=skill_paths,
-            kit_docs=kit_docs,
-            extra=data,
+            skill_paths=_skill_paths(data.pop("skills", None), where),
+            kit_docs=_kit_docs(data.pop("kits", None), where),
+            extra=data,  # what is left once every key above is taken
             path=path,
         )
 
