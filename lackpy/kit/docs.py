@@ -131,7 +131,7 @@ def _open_folder(root: str, folder: str, shown: str) -> int:
         raise
     except OSError as exc:
         why = "it is a symlink or lies behind one" if exc.errno in (errno.ELOOP, errno.EXDEV) else (exc.strerror or str(exc)).lower()
-        raise PathError(f"{shown}: its folder {folder} is not a real folder beneath the workspace ({why}); lackpy reads docs only from one") from None
+        raise PathError(f"{shown}: its folder {folder} is not a real folder beneath the workspace ({why}); docs are read only from one") from None
     finally:
         os.close(fd)
 
