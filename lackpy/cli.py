@@ -874,7 +874,7 @@ def docs_index(kit: str | None, tools: tuple[str, ...], json_: bool, service) ->
 @click.argument("target", metavar="TOOL|PATH")
 @common
 def docs_show(target: str, json_: bool, service) -> None:
-    """Print a tool's doc, or a doc file under the workspace or the package docs."""
+    """Print a tool's doc, or a doc by the path 'lackpy docs index' lists (lackpy's own docs too)."""
     text = service().resolve_doc(target)
     if json_:
         return _emit_json({"path": target, "content": text})

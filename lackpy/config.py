@@ -26,6 +26,9 @@
     require_command_confinement = false     # refuse commands where the kernel cannot confine them
     command_output_bytes = 65536
 
+    [kits]
+    docs = ["docs/kits", "handbook"]        # folders whose files kits may name as docs (default docs/kits; trusted only)
+
     [inference]                             # how delegate writes programs
     order = ["templates", "rules", "ollama"]
     [inference.ollama]
@@ -47,6 +50,7 @@ from typing import Any
 from lackpy.errors import ConfigError, LimitsError
 from lackpy.host.ownfiles import open_state, read_own, read_path
 from lackpy.host.places import user_dir
+from lackpy.kit.docplace import DEFAULT_FOLDERS, docs_folder
 from lackpy.lang.grade import Grade
 from lackpy.infer.settings import InferenceSettings
 from lackpy.run.limits import Limits
@@ -98,6 +102,8 @@ class Config:
     skill_paths: list[str] = field(default_factory=list)
     """``[skills] paths``: folders of skills beneath the workspace (e.g. ``.claude/skills``), read after ``.lackpy/skills``;
     a trusted workspace's only (programs cannot write them)."""
+    kit_docs: list[str] = field(default_factory=lambda: list(DEFAULT_FOLDERS))
+    """``[kits] docs``: folders beneath the workspace whose files a kit's ``docs:`` may name (``lackpy.kit.docplace``)."""
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     ignored: list[str] = field(default_factory=list)
@@ -165,7 +171,6 @@ class Config:
 
         mcp_table = data.pop("mcp", None)
         mcp = parse_servers(mcp_table, where)
-        skill_paths = parse_skill_paths(data.pop("skills", None), where)
         return cls(
             default_kit=default_kit,
             checks=checks,
@@ -182,8 +187,9 @@ class Config:
             approvals=approvals,
             audit=audit,
             list_tools_up_to=list_up_to(mcp_table, where),
-            skill_paths=skill_paths,
-            extra=data,
+            skill_paths=parse_skill_paths(data.pop("skills", None), where),
+            kit_docs=_kit_docs(data.pop("kits", None), where),
+            extra=data,  # what is left once every key above is taken
             path=path,
         )
 
@@ -265,6 +271,20 @@ def _ignored_servers(table: Any, served: list, where: str) -> list:
         except ConfigError:
             continue
     return found
+
+
+def _kit_docs(table: Any, where: str) -> list[str]:
+    """``[kits] docs``: the docs folders kits may name, normalized (``lackpy.kit.docplace.docs_folder`` says which may)."""
+    if table is None:
+        return list(DEFAULT_FOLDERS)
+    folders = table.get("docs", []) if isinstance(table, dict) and set(table) <= {"docs"} else None
+    normal = [docs_folder(p) for p in folders] if isinstance(folders, list) else [None]
+    if None in normal:
+        raise ConfigError(
+            f'{where}: [kits] takes docs = ["docs/kits", ...]: folders beneath the workspace whose files kits may name as docs '
+            "(not the workspace itself, not .lackpy, no '..' or absolute path)"
+        )
+    return list(dict.fromkeys(normal))  # type: ignore[arg-type]
 
 
 def user_config_path() -> Path:

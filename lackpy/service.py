@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 
 from lackpy.approvals.approver import ApproveSpec, asks_on_loop
@@ -36,7 +36,7 @@ from lackpy.infer.dispatch import Dispatcher
 from lackpy.infer.result import DelegateResult, GenerationResult, described
 from lackpy.infer.select import tools_for
 from lackpy.infer.tiers import build_tiers, tier_rows
-from lackpy.kit.docs import docs_index, resolve_doc
+from lackpy.kit.docs import docs_index, find_doc, read_doc
 from lackpy.kit.kitfile import write_kit
 from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
 from lackpy.kit.spec import ToolSpec
@@ -256,19 +256,38 @@ class LackpyService:
 
     # -- docs and language ---------------------------------------------------
 
-    def docs_index(self, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> dict:
+    def docs_index(self, kit: KitSpec | ResolvedKit = None, extra_tools: Iterable[str] | None = None) -> dict:
+        """The doc paths of ``kit`` (with ``extra_tools``) resolved as trust allows, or of every tool when neither is given."""
         self._workspace.follow()
-        return docs_index(self.toolbox, kit, extra_tools)
+        resolved = None if kit is None and not extra_tools else self.resolve_kit(kit if kit is not None else "none", extra_tools)
+        return docs_index(self.toolbox, resolved)
 
-    def resolve_doc(self, path: str) -> str:
-        """Read a doc by path, or by tool name when a tool of that name has docs.
+    def resolve_doc(self, path: str, kits: Iterable[KitSpec] | None = None) -> str:
+        """Read a doc that lackpy lists, by a tool's name or by the path ``docs_index`` lists.
 
-        A doc in the workspace is a file read like any other: the ``[tools]
-        deny`` patterns refuse it, as they would refuse ``read_file``.
+        ``kits`` None: any tool's doc, lackpy's own docs, and the docs of the
+        kits that resolve here as trust allows (never those of a kit an
+        untrusted workspace has ignored); else only the docs of ``kits`` (a
+        server's allowed kits). A path nothing lists is refused: a doc read is
+        a file read. A doc in the workspace is judged by the ``[tools] deny``
+        patterns on the file opened, as ``read_file`` is.
         """
-        if isinstance(path, str) and path in self.toolbox and self.toolbox.get(path).docs:
-            path = self.toolbox.get(path).docs
-        return resolve_doc(path, self.workspace, self.toolbox.context.settings.get("deny") or ())
+        self._workspace.follow()
+        if kits is None:
+            # the tools registered now: a remote tool has no doc, and list_tools would start every MCP server
+            doc = find_doc(path, self.workspace, self._kits_here(None), self.toolbox.registered(), lackpy_docs=True)
+        else:
+            doc = find_doc(path, self.workspace, self._kits_here(kits))
+        return read_doc(doc, self.workspace, self.toolbox.context.settings.get("deny") or ())
+
+    def _kits_here(self, kits: Iterable[KitSpec] | None) -> Iterator[ResolvedKit]:
+        """Each of ``kits`` (None: every kit not ignored here) resolved as trust allows, one at a time, only when
+        asked for; a kit that does not resolve is left out."""
+        for kit in (row["name"] for row in self.kit_list() if not row["ignored"]) if kits is None else kits:
+            try:
+                yield self.resolve_kit(kit)
+            except LackpyError:
+                continue
 
     def language_spec(self) -> dict:
         return language_spec()

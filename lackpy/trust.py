@@ -7,7 +7,8 @@ parts of ``.lackpy/`` that could raise privileges or run code are ignored
 above the read-only grade, a default kit above it, custom checks (they import
 modules), ``mode = "inprocess"``, ``sandbox = false``, inference tiers (they
 send the workspace and API keys to a URL), MCP server tables (they launch
-commands) and tool settings that widen access. Limits, deny patterns and
+commands), ``[kits] docs`` folders (kits would serve their files as docs)
+and tool settings that widen access. Limits, deny patterns and
 read-only kits and templates take effect either way.
 
 The record lives outside the workspace (``$XDG_CONFIG_HOME/lackpy/trust.json``,
@@ -46,6 +47,7 @@ PRIVILEGED_KEYS = {
     "inference": "inference tiers send the workspace and API keys to a URL",
     "mcp": "MCP server tables launch commands",
     "skills": "[skills] paths make more of the workspace's folders skills",
+    "kits": "[kits] docs lets kits serve the files of those folders as docs",
 }
 #: Privileged keys set to their safe default, which an untrusted workspace may say all the same.
 PRIVILEGED_DEFAULTS = {"sandbox": True, "session_worker": False}

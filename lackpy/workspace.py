@@ -168,7 +168,7 @@ def load_workspace(
     toolbox = Toolbox(str(workspace), settings=config.tools)
     # The [skills] paths, trusted or not (.lackpy/skills is lackpy's own already): no program and no command writes them.
     toolbox.context.protected = tuple(dict.fromkeys([*config.skill_paths, *folders(workspace)[1:]]))
-    toolbox.config_limits, toolbox.list_up_to = config.limits, config.list_tools_up_to
+    toolbox.config_limits, toolbox.list_up_to, toolbox.doc_folders = config.limits, config.list_tools_up_to, tuple(config.kit_docs)
     populate(toolbox)
     remotes = None
     if config.mcp:

@@ -162,7 +162,7 @@ def test_docs_and_tools_and_spec(invoke):
         (None, ["run", "-k", "readonly", "-p", "novalue", "PROG"], "--param expects key=value"),
         (None, ["run", "-w", "/definitely/not/here", "PROG"], "workspace does not exist"),
         (None, ["run", "-k", "readonly", "/definitely/not/here.py"], "cannot read program file"),
-        (None, ["docs", "show", "../../etc/passwd"], "outside the workspace"),
+        (None, ["docs", "show", "../../etc/passwd"], "is not one lackpy lists here"),
     ],
     ids=["missing-kit", "bad-frontmatter", "unknown-tool-in-kit", "duplicate", "unknown-extra-tool", "non-utf8", "empty", "param", "workspace", "no-file", "doc-escape"],
 )

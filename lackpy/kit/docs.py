@@ -1,113 +1,137 @@
-"""Tool and kit docs are referenced, never loaded until someone asks for one."""
+"""Tool and kit docs are referenced, never loaded until someone asks for one.
+
+``docs_index`` lists the docs of a kit the caller resolved (as trust and a
+server's policy allow: listing a doc is offering it); ``find_doc`` finds
+where a doc that some tool or kit lists is read (``lackpy.kit.docplace``
+has the rules), and ``read_doc`` reads it there. A path nothing lists is
+never read: a doc read is a file read.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
-import stat
-from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from lackpy.errors import DocsError, PathError
-from lackpy.host.beneath import canonical, open_dir, read_regular
+from lackpy.host.beneath import canonical, open_beneath, open_dir, read_regular
 from lackpy.host.deny import denied
+from lackpy.kit.docplace import PACKAGE_DOCS, Doc, package_doc, shipped, tool_doc
+from lackpy.kit.spec import ToolSpec
 
-PACKAGE_ROOT = Path(__file__).resolve().parent.parent
-PACKAGE_DOCS = PACKAGE_ROOT / "docs"
+if TYPE_CHECKING:
+    from lackpy.kit.resolve import ResolvedKit
+
 MAX_DOC_BYTES = 1_000_000
+#: What a refusal of a doc nothing lists says to do.
+ASK = "give a tool name, or a path that 'lackpy docs index' lists"
 
 
-def docs_index(toolbox: Any, kit: Any = None, extra_tools: Iterable[str] | None = None) -> dict:
-    """``{"tool_docs": {name: path}, "kit_docs": [path]}`` for a kit of ``toolbox`` (with ``extra_tools``), or for every tool."""
-    from lackpy.kit.resolve import resolve_kit
+def docs_index(toolbox: Any, kit: "ResolvedKit | None" = None) -> dict:
+    """``{"tool_docs": {name: path}, "kit_docs": [path]}`` for ``kit`` (its tools by the names programs call), or every tool.
 
-    if kit is None and not extra_tools:
+    ``kit`` is resolved by the caller as trust allows (``LackpyService.resolve_kit``,
+    a server's ``KitPolicy.resolve``), so the docs of a kit that is ignored
+    or not allowed are never listed.
+    """
+    if kit is None:
         specs = {spec.name: spec for spec in toolbox.list_tools()}
         kit_docs: list[str] = []
     else:
-        resolved = resolve_kit(kit if kit is not None else "none", toolbox, toolbox.kits_dir, extra_tools)
-        specs = resolved.tools
+        specs = kit.tools
         tool_docs = {spec.docs for spec in specs.values()}
-        kit_docs = [d for d in resolved.docs if d not in tool_docs]
+        kit_docs = [d for d in kit.docs if d not in tool_docs]
     return {"tool_docs": {n: s.docs for n, s in specs.items() if s.docs}, "kit_docs": kit_docs}
 
 
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+def find_doc(
+    target: object, workspace: str | os.PathLike, kits: Iterable["ResolvedKit"], tools: Iterable[ToolSpec] = (), lackpy_docs: bool = False
+) -> Doc:
+    """Where the doc ``target`` is read: the doc of one of ``tools`` (by the tool's name or its doc path), one
+    of lackpy's own docs (``lackpy_docs``), or a doc one of ``kits`` lists, in that order (``kits`` is iterated
+    only when needed). DocsError when none of them lists ``target``.
+    """
+    if not isinstance(target, str) or not target.strip() or "\x00" in target:
+        raise DocsError("give a tool name, or a doc path such as docs/tools/read_file.md")
+    for spec in tools:
+        if spec.docs and target in (spec.name, spec.docs):
+            return tool_doc(spec.docs, workspace)
+    own = package_doc(target) if lackpy_docs else None
+    if shipped(own):
+        return own  # type: ignore[return-value]
+    for kit in kits:
+        for doc in kit.own_docs:
+            if doc.shown == target:
+                return doc
+        for spec in kit.tools.values():
+            if spec.docs and target in (spec.name, spec.docs):
+                return tool_doc(spec.docs, workspace)
+    raise DocsError(f"doc {target!r} is not one lackpy lists here; {ASK}")
+
+
+def read_doc(doc: Doc, workspace: str | os.PathLike, deny: Iterable[str] = ()) -> str:
+    """The text of ``doc``, read where it lives; DocsError when it is refused, missing or not UTF-8.
+
+    ``deny``: the workspace's ``[tools] deny`` patterns, judged on the file
+    the lookup opened when it lies in the workspace. The read is one
+    kernel-enforced lookup beneath the doc's folder
+    (``lackpy.host.beneath.read_regular``): a symlink that leads out of it,
+    a FIFO, a device or a file over ``MAX_DOC_BYTES`` is refused there and
+    then, never opened by name after a check.
+    """
+    root = doc.root or os.path.realpath(workspace)
+    try:
+        raw = _read_beneath(root, doc, tuple(deny) if doc.root is None else ())
+    except FileNotFoundError:
+        hint = f"; {doc.hint}" if doc.hint else "; see 'lackpy docs index' for the known docs"
+        raise DocsError(f"doc '{doc.shown}' does not exist{hint}") from None
+    except PathError as exc:
+        raise DocsError(f"{exc}; it is not read") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DocsError(f"doc '{doc.shown}' is not UTF-8 text") from None
 
 
 def resolve_doc(path: str, workspace: str | os.PathLike, deny: Iterable[str] = ()) -> str:
-    """Read a doc file that lies under the workspace or the package's own docs.
+    """Read the doc a tool's code names: lackpy's own when the package ships ``path``, else the file beneath ``workspace``.
 
-    ``deny``: the workspace's ``[tools] deny`` patterns; a workspace doc is
-    a file read like any other, judged on the file the lookup opened.
-
-    A relative path is looked up in the workspace first, then in the package.
-    Each is read beneath its root in one kernel-enforced lookup
-    (``lackpy.host.beneath.read_regular``): a symlink that leads out of the
-    root, a FIFO, a device or a file over ``MAX_DOC_BYTES`` is refused
-    there and then, never opened by name after a check (the next root is
-    tried). Anything else is refused with a clear error and never read.
+    For a host that calls it with paths its own code chose; ``LackpyService.resolve_doc``
+    is what reads a doc a client names (only one a tool or kit lists).
+    ``deny``: the workspace's ``[tools] deny`` patterns (``read_doc``).
     """
     if not isinstance(path, str) or not path.strip() or "\x00" in path:
         raise DocsError("give a doc path such as docs/tools/read_file.md")
-    workspace = os.path.realpath(workspace)
-    places = _places(path, workspace, os.path.realpath(PACKAGE_DOCS))
-    if not places:
-        raise DocsError(f"doc '{path}' is outside the workspace and the package docs; it is not read")
-    refusal: PathError | None = None
-    for root, rel in places:
-        try:
-            raw = _read_beneath(root, rel, path, tuple(deny) if root == workspace else ())
-        except FileNotFoundError:
-            continue
-        except PathError as exc:
-            refusal = refusal or exc
-            continue
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise DocsError(f"doc '{path}' is not UTF-8 text") from None
-    if refusal is not None:
-        raise DocsError(f"{refusal}; it is not read")
-    raise DocsError(f"doc '{path}' does not exist; see 'lackpy docs index' for the known docs")
+    return read_doc(tool_doc(path, workspace), workspace, deny)
 
 
-def _places(path: str, workspace: str, package_docs: str) -> list[tuple[str, str]]:
-    """Where ``path`` may be read: (root, path beneath it), the workspace first; none when it names neither."""
-    if os.path.isabs(path):
-        real = os.path.realpath(path)  # the caller's absolute path; the read below is still beneath the root
-        return [(root, os.path.relpath(real, root)) for root in (workspace, package_docs) if _inside(real, root)]
-    places = [] if _climbs(path) else [(workspace, path)]
-    shipped = os.path.normpath(os.path.join(PACKAGE_ROOT, path))
-    if _inside(shipped, package_docs) and shipped != package_docs:
-        places.append((package_docs, os.path.relpath(shipped, package_docs)))
-    return places
-
-
-def _climbs(path: str) -> bool:
-    first = os.path.normpath(path).split(os.sep, 1)[0]
-    return first == ".."
-
-
-def _read_beneath(root: str, rel: str, shown: str, deny: tuple[str, ...] = ()) -> bytes:
-    """The doc ``rel`` beneath ``root``; a directory counts as missing (FileNotFoundError), anything else refused is a PathError."""
+def _read_beneath(root: str, doc: Doc, deny: tuple[str, ...]) -> bytes:
+    """The bytes of ``doc`` beneath ``root``; FileNotFoundError when it is missing, PathError when it is refused."""
+    shown = f"doc '{doc.shown}'"
 
     def judge(opened: int) -> None:
         if deny and denied(canonical(opened, root), deny):
-            raise DocsError(f"doc '{shown}' is denied by the workspace policy ([tools] deny); it is not read")
+            raise DocsError(f"{shown} is denied by the workspace policy ([tools] deny); it is not read")
 
-    fd = open_dir(root)
+    fd = _open_folder(root, doc.folder, shown)
     try:
-        try:
-            return read_regular(fd, rel, MAX_DOC_BYTES, what=f"doc '{shown}'", judge=judge)
-        except PathError:
-            try:
-                is_dir = stat.S_ISDIR(os.stat(rel, dir_fd=fd, follow_symlinks=False).st_mode)
-            except OSError:
-                is_dir = False
-            if is_dir:
-                raise FileNotFoundError(rel) from None
-            raise
+        return read_regular(fd, doc.rel, MAX_DOC_BYTES, what=shown, judge=judge)
+    finally:
+        os.close(fd)
+
+
+def _open_folder(root: str, folder: str, shown: str) -> int:
+    """``root`` itself (``folder`` ``"."``), or its folder ``folder`` opened with no symlink anywhere on the way."""
+    fd = open_dir(root)
+    if folder == ".":
+        return fd
+    try:
+        return open_beneath(fd, folder, os.O_RDONLY | os.O_DIRECTORY, follow=False)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        why = "it is a symlink or lies behind one" if exc.errno in (errno.ELOOP, errno.EXDEV) else (exc.strerror or str(exc)).lower()
+        raise PathError(f"{shown}: its folder {folder} is not a real folder beneath the workspace ({why}); docs are read only from one") from None
     finally:
         os.close(fd)
 
@@ -131,3 +155,6 @@ def doc_sections(text: str) -> dict[str, str]:
         elif current is not None:
             current.append(line)
     return {title: "\n".join(lines).strip() for title, lines in sections.items()}
+
+
+__all__ = ["ASK", "MAX_DOC_BYTES", "PACKAGE_DOCS", "doc_sections", "docs_index", "find_doc", "read_doc", "resolve_doc"]

@@ -11,7 +11,10 @@
     find_files
 
 Kits are looked up in the workspace's ``.lackpy/kits/`` first, then in the
-kits shipped inside the package; the workspace wins.
+kits shipped inside the package; the workspace wins. ``docs`` names a file
+that belongs to the kit: beside the kit file (relative to its folder) or
+beneath ``docs/kits`` (``lackpy.kit.docplace`` has the rule, checked when the
+kit is resolved).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from lackpy.errors import KitError, KitFileError, UnknownKitError, UnknownToolError
 from lackpy.kit.context import ToolContext, bind
+from lackpy.kit.docplace import Doc, kit_doc
 from lackpy.kit.kitfile import read_kit, find_kit
 from lackpy.kit.spec import ToolSpec
 from lackpy.kit.toolbox import Toolbox
@@ -31,6 +32,9 @@ class ResolvedKit:
     grade: Grade
     description: str = ""
     docs: list[str] = field(default_factory=list)
+    """The paths of the kit file's own docs, then of its tools' docs (what ``docs_index`` and ``kit info`` list)."""
+    own_docs: tuple[Doc, ...] = ()
+    """The kit file's own docs, each with where it is read (``lackpy.kit.docplace``)."""
     name: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     source: str | None = None
@@ -130,7 +134,7 @@ class _Parsed:
     description: str | None = None
     source: str | None = None
     limits: Any = None
-    docs: list[str] = field(default_factory=list)
+    docs: tuple[Doc, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
 
@@ -164,6 +168,7 @@ def _from_file(text: str, toolbox: Toolbox, kits_dir: Path | None) -> _Parsed:
     """The kit file named ``text``; a tool it names that the toolbox lacks is an error at its line."""
     source, kit_path = find_kit(text, kits_dir)
     kit_file = read_kit(kit_path)
+    docs = (kit_doc(kit_file.docs, kit_path, source, toolbox.context.workspace, toolbox.doc_folders),) if kit_file.docs else ()
     for tool, line in kit_file.lines.items():
         if tool not in toolbox:
             try:
@@ -172,7 +177,7 @@ def _from_file(text: str, toolbox: Toolbox, kits_dir: Path | None) -> _Parsed:
                 raise KitFileError(f"{kit_path}, line {line}: {exc}") from None
     return _Parsed(
         {tool: tool for tool in kit_file.tools}, name=kit_file.name or text, description=kit_file.description, source=source,
-        limits=kit_file.limits, docs=[kit_file.docs] if kit_file.docs else [], extra=kit_file.extra, path=kit_path,
+        limits=kit_file.limits, docs=docs, extra=kit_file.extra, path=kit_path,
     )
 
 
@@ -206,7 +211,7 @@ def _assembled(parsed: _Parsed, toolbox: Toolbox) -> ResolvedKit:
     specs = {alias: toolbox.get(tool) for alias, tool in parsed.aliases.items()}
     if SEARCH_TOOL not in specs and SEARCH_TOOL in toolbox and any(REMOTE_TAG in spec.tags for spec in specs.values()):
         specs[SEARCH_TOOL] = toolbox.get(SEARCH_TOOL)  # a kit of remote tools can always look their signatures up
-    docs = list(parsed.docs)
+    docs = [doc.shown for doc in parsed.docs]
     for spec in specs.values():
         if spec.docs and spec.docs not in docs:
             docs.append(spec.docs)
@@ -216,6 +221,7 @@ def _assembled(parsed: _Parsed, toolbox: Toolbox) -> ResolvedKit:
         grade=compute_grade({a: {"grade_w": s.grade_w, "effects_ceiling": s.effects_ceiling} for a, s in specs.items()}),
         description=parsed.description or ("Tools: " + ", ".join(specs) if specs else "No tools"),
         docs=docs,
+        own_docs=parsed.docs,
         name=parsed.name,
         extra=parsed.extra,
         source=parsed.source,

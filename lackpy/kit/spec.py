@@ -118,8 +118,9 @@ class ToolSpec:
     """The metadata record of one tool.
 
     ``grade_w`` is world coupling (0-3) and ``effects_ceiling`` the worst
-    effect (0-3). ``docs`` is a path, relative to the workspace or the package,
-    to a markdown file read only when asked. ``examples`` are short programs.
+    effect (0-3). ``docs`` is a path to a markdown file read only when asked:
+    lackpy's own doc when the package ships that path, else a file beneath
+    the workspace (a host's tool; ``lackpy.kit.docplace``). ``examples`` are short programs.
     ``tags`` are words a user might search for (synonyms the name and
     description lack); ``category`` is where the tool belongs (one of
     ``CATEGORIES`` or another lower-case path; ``""``: none said). Both feed

@@ -15,6 +15,7 @@ from lackpy.errors import LackpyWarning, ProviderError, ToolboxError, UnknownToo
 from lackpy.kit.call import checked
 from lackpy.kit.context import ToolContext, bind
 from lackpy.kit.decorator import spec_of, spec_of_function
+from lackpy.kit.docplace import DEFAULT_FOLDERS
 from lackpy.kit.search import ToolMatch, rank
 from lackpy.kit.spec import ArgSpec, ToolSpec
 from lackpy.lang.names import RULE, bindable, shown
@@ -51,6 +52,8 @@ class Toolbox:
         self.config_limits: Any = None
         #: How many tools a prompt lists one by one (``[mcp] list_tools_up_to``, set by the service).
         self.list_up_to = 30
+        #: The docs folders a workspace kit's ``docs:`` may name (``[kits] docs`` of a trusted config; set by the service).
+        self.doc_folders: tuple[str, ...] = DEFAULT_FOLDERS
         #: ``on_missing(name)`` runs before the toolbox says it has no tool ``name`` (``None``: before listing
         #: every tool; ``SERVER__``: for every tool of that server), so tools that join on first use (a remote
         #: server's) can join; it may raise UnknownToolError.

@@ -52,7 +52,7 @@ TOOL_DESCRIPTIONS = {
     "kit_list": "List the kits of the workspace and of lackpy, with their tools, and which of them this server allows.",
     "kit_info": "Show one kit: its tools with signatures, descriptions and grades, and the kit's grade.",
     "docs_index": "Show which doc file documents each tool of a kit (default: the server's default kit).",
-    "resolve_doc": "Read a tool's documentation (by tool name) or a doc file by its path.",
+    "resolve_doc": "Read a tool's documentation (by tool name) or a doc by the path docs_index lists.",
 }
 
 

@@ -113,7 +113,9 @@ class KitPolicy:
 
         A doc read is a file read: left open, ``resolve_doc`` would hand a
         client any file of the workspace, past its kits (a server that
-        offers only web tools) and past ``[tools] deny``.
+        offers only web tools) and past ``[tools] deny``. The server then
+        reads it among the allowed kits' docs only (``resolve_doc(..., kits=allowed)``),
+        where its kit or tool says it lives (``lackpy.kit.docplace``).
         """
         if isinstance(path_or_tool, str) and (path_or_tool in self.tools or path_or_tool in self.docs):
             return path_or_tool

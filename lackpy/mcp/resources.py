@@ -27,7 +27,7 @@ def add_resources(server: MCPServer, service: LackpyService, policy: KitPolicy) 
 
     @server.resource("lackpy://docs/{tool}", name="tool-doc", description="A tool's documentation.", mime_type="text/markdown")
     async def doc(tool: str) -> str:
-        return await asyncio.to_thread(service.resolve_doc, policy.doc(tool))
+        return await asyncio.to_thread(service.resolve_doc, policy.doc(tool), policy.allowed)
 
     @server.resource("lackpy://spec", name="spec", description="The program language's grammar and limits.", mime_type="application/json")
     def spec() -> str:

@@ -321,7 +321,7 @@ class _Tools:
 
     async def docs_index(self, kit: KitArg = None, ctx: Context | None = None) -> CallToolResult:
         async def work() -> CallToolResult:
-            return results.success(await asyncio.to_thread(self.service.docs_index, kit or self.policy.default_kit))
+            return results.success(await asyncio.to_thread(self.service.docs_index, await self._kit(kit)))
 
         return await self._call(work, ctx)
 
@@ -329,7 +329,7 @@ class _Tools:
         self, path_or_tool: Annotated[str, Field(description="A tool name, e.g. 'read_file', or a doc path.")], ctx: Context | None = None
     ) -> CallToolResult:
         async def work() -> CallToolResult:
-            content = await asyncio.to_thread(self.service.resolve_doc, self.policy.doc(path_or_tool))
+            content = await asyncio.to_thread(self.service.resolve_doc, self.policy.doc(path_or_tool), self.policy.allowed)
             return results.success({"path": path_or_tool, "content": content}, content)
 
         return await self._call(work, ctx)

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lackpy.errors import DocsError
+from lackpy.errors import DocsError, KitError
 from lackpy.kit.docs import PACKAGE_DOCS, docs_index, resolve_doc
+from lackpy.kit.resolve import resolve_kit
 
 FS_TOOLS = ["edit_file", "fetch_url", "find_files", "grep", "list_dir", "list_processes", "poll_process", "read_file", "run_command", "search_tools", "skill_file", "start_process", "stop_process", "todo_read", "todo_set", "web_search", "write_file"]
 SECTIONS = ["## Signature", "## Parameters", "## Returns", "## Notes", "## Examples"]
@@ -24,37 +25,44 @@ def test_docs_index_all_tools(toolbox):
 
 
 def test_docs_index_for_named_kit(toolbox):
-    """docs_index('readonly') lists only the readonly kit's tool docs."""
-    assert docs_index(toolbox, "readonly") == {
+    """docs_index of the readonly kit lists only its tool docs."""
+    assert docs_index(toolbox, resolve_kit("readonly", toolbox)) == {
         "tool_docs": {n: f"docs/tools/{n}.md" for n in ["read_file", "list_dir", "find_files", "grep"]},
         "kit_docs": [],
     }
 
 
 def test_docs_index_for_workspace_kit(toolbox, kits_dir):
-    """A workspace .kit file's frontmatter docs appear under kit_docs."""
+    """A workspace .kit file's frontmatter docs appear under kit_docs: beneath docs/kits as written, beside the kit by its workspace path."""
     (kits_dir / "mine.kit").write_text("---\nname: mine\ndocs: docs/kits/mine.md\n---\nread_file\n")
-    assert docs_index(toolbox, "mine") == {
+    assert docs_index(toolbox, resolve_kit("mine", toolbox)) == {
         "tool_docs": {"read_file": "docs/tools/read_file.md"},
         "kit_docs": ["docs/kits/mine.md"],
     }
+    (kits_dir / "mine.kit").write_text("---\nname: mine\ndocs: mine.md\n---\nread_file\n")
+    assert docs_index(toolbox, resolve_kit("mine", toolbox))["kit_docs"] == [".lackpy/kits/mine.md"]
 
 
 def test_docs_index_for_alias_kit_and_extra_tools(toolbox):
     """An alias kit is indexed by alias, and extra_tools alone index those tools."""
-    assert docs_index(toolbox, {"find": "find_files"})["tool_docs"] == {"find": "docs/tools/find_files.md"}
-    assert docs_index(toolbox, extra_tools=["write_file"]) == {
+    assert docs_index(toolbox, resolve_kit({"find": "find_files"}, toolbox))["tool_docs"] == {"find": "docs/tools/find_files.md"}
+    assert docs_index(toolbox, resolve_kit("none", toolbox, extra_tools=["write_file"])) == {
         "tool_docs": {"write_file": "docs/tools/write_file.md"},
         "kit_docs": [],
     }
 
 
-def test_service_docs_index(service, workspace):
-    """service.docs_index uses the workspace's kits directory."""
+def test_service_docs_index(workspace, trusted):
+    """service.docs_index resolves the kit as trust allows: a workspace kit above read-only only once it is trusted."""
+    from lackpy.service import LackpyService
+
     kits = workspace / ".lackpy" / "kits"
     kits.mkdir(parents=True)
     (kits / "mine.kit").write_text("---\ndocs: docs/kits/mine.md\n---\nedit_file\n")
-    assert service.docs_index("mine") == {
+    with pytest.raises(KitError, match=r"kit 'mine' comes from this workspace .* not trusted"):
+        LackpyService(workspace).docs_index("mine")
+    trusted(workspace)
+    assert LackpyService(workspace).docs_index("mine") == {
         "tool_docs": {"edit_file": "docs/tools/edit_file.md"},
         "kit_docs": ["docs/kits/mine.md"],
     }
@@ -76,12 +84,12 @@ def test_resolve_workspace_doc(workspace):
     assert resolve_doc(str(doc), workspace) == "# Mine\n\nHow to use my kit.\n"
 
 
-def test_workspace_doc_shadows_package_doc(workspace):
-    """A workspace file at a package doc's relative path is read first."""
+def test_workspace_file_never_stands_in_for_a_package_doc(workspace):
+    """A workspace file at the path of a doc lackpy ships is not read: lackpy's own doc is."""
     doc = workspace / "docs" / "tools" / "read_file.md"
     doc.parent.mkdir(parents=True)
-    doc.write_text("local notes\n")
-    assert resolve_doc("docs/tools/read_file.md", workspace) == "local notes\n"
+    doc.write_text("CANARY-SECRET notes\n")
+    assert resolve_doc("docs/tools/read_file.md", workspace) == (PACKAGE_DOCS / "tools" / "read_file.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("tool", FS_TOOLS)
@@ -161,7 +169,7 @@ def test_missing_doc(workspace):
 def test_directory_is_not_a_doc(workspace):
     """A directory path inside the workspace is not read as a doc."""
     message = assert_refused("src", workspace)
-    assert "does not exist" in message
+    assert "not a regular file (a directory)" in message
 
 
 def test_fifo_doc_refused_without_hanging(workspace):
@@ -198,12 +206,14 @@ def test_service_resolve_doc_by_tool_name(service):
     assert service.resolve_doc("read_file") == (PACKAGE_DOCS / "tools" / "read_file.md").read_text(encoding="utf-8")
 
 
-def test_service_resolve_doc_by_path_and_refusal(service, workspace, outside):
-    """service.resolve_doc reads a workspace path and refuses the canary."""
-    assert service.resolve_doc("README.md") == "# Demo\n\nStatus: draft\n"
-    with pytest.raises(DocsError) as info:
-        service.resolve_doc("../outside/canary.txt")
-    assert "CANARY-SECRET" not in str(info.value)
+def test_service_resolve_doc_reads_only_what_is_listed(service, workspace, outside):
+    """service.resolve_doc reads a listed doc by its path, and no other file: not a workspace file, not the canary."""
+    assert service.resolve_doc("docs/tools/grep.md") == (PACKAGE_DOCS / "tools" / "grep.md").read_text(encoding="utf-8")
+    (workspace / "secret.md").write_text("CANARY-SECRET\n")
+    for path in ("README.md", "secret.md", "../outside/canary.txt", str(outside), "./secret.md", "docs/../secret.md"):
+        with pytest.raises(DocsError, match=r"is not one lackpy lists here; give a tool name") as info:
+            service.resolve_doc(path)
+        assert "CANARY-SECRET" not in str(info.value) and "\n" not in str(info.value)
 
 
 def test_symlinked_docs_dir_falls_back_to_package(workspace, tmp_path):
@@ -227,7 +237,7 @@ def test_oversized_doc_refused(workspace):
 
 def test_docs_index_none_kit(toolbox):
     """The 'none' kit has an empty docs index."""
-    assert docs_index(toolbox, "none") == {"tool_docs": {}, "kit_docs": []}
+    assert docs_index(toolbox, resolve_kit("none", toolbox)) == {"tool_docs": {}, "kit_docs": []}
 
 
 def test_doc_sections_splits_on_second_level_headings():
@@ -271,11 +281,17 @@ def test_a_denied_file_is_not_a_doc(workspace, tmp_path):
 
 
 def test_service_resolve_doc_honours_deny(workspace):
-    (workspace / ".lackpy").mkdir(exist_ok=True)
+    """A kit's doc is judged by [tools] deny on the file opened: by its name, or through a link beside the kit."""
+    (workspace / ".lackpy" / "kits").mkdir(parents=True)
     (workspace / ".lackpy" / "config.toml").write_text('[tools]\ndeny = ["*.env"]\n')
-    (workspace / ".env").write_text("TOKEN=CANARY-SECRET\n")
+    (workspace / ".lackpy" / "kits" / "x.env").write_text("TOKEN=CANARY-SECRET\n")
+    (workspace / ".lackpy" / "kits" / "y.md").symlink_to("x.env")
+    (workspace / ".lackpy" / "kits" / "x.kit").write_text("---\ndocs: x.env\n---\nread_file\n")
+    (workspace / ".lackpy" / "kits" / "y.kit").write_text("---\ndocs: y.md\n---\nread_file\n")
     from lackpy.service import LackpyService
 
     with LackpyService(workspace) as svc:
-        with pytest.raises(DocsError, match="denied"):
-            svc.resolve_doc(".env")
+        for path in (".lackpy/kits/x.env", ".lackpy/kits/y.md"):
+            with pytest.raises(DocsError, match="denied by the workspace policy") as info:
+                svc.resolve_doc(path)
+            assert "CANARY-SECRET" not in str(info.value)
