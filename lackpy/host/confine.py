@@ -83,7 +83,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Callable
 
-from lackpy.host import landlock, sockfilter
+from lackpy.host import beneath, hardlinks, landlock, sockfilter
 from lackpy.host.deny import deny_spec  # the patterns compiled as the file tools compile them
 from lackpy.host.landlock import (
     ACCESS_FS_FILE,
@@ -115,7 +115,7 @@ COMMAND_ENV = ("PATH", "HOME", "LANG", "TERM", "TZ", "USER", "SHELL")
 TMP_ENV = ("TMPDIR", "TMP", "TEMP")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Most workspace entries walked to find the denied paths; past it a command does not run.
-MAX_WALK_ENTRIES = 200_000
+MAX_WALK_ENTRIES = hardlinks.MAX_WALK_ENTRIES
 #: Devices a command may write (and ioctl); reading the rest of /dev is allowed.
 WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
 
@@ -242,50 +242,108 @@ def denied_paths(root: str, patterns: tuple[str, ...], limit: int | None = None)
     path they resolve to is what Landlock checks). A directory that cannot be
     listed counts as denied, since what it holds is unknown.
     """
+    return [_join(root, rel) for rel in _survey(root, patterns, limit)[0].holes]
+
+
+def _survey(root: str, patterns: tuple[str, ...], limit: int | None = None) -> tuple[hardlinks.Survey, int | None]:
+    """The workspace's survey (``hardlinks.survey``) and a descriptor of its root (None without patterns: nothing walked).
+
+    The caller closes the descriptor.
+    """
     if not patterns:
-        return []
+        return hardlinks.Survey(), None
     limit = MAX_WALK_ENTRIES if limit is None else limit
-    spec = deny_spec(patterns)
-    found: list[str] = []
-    walked = 0
-    pending = [""]
-    while pending:
-        rel = pending.pop()
-        try:
-            with os.scandir(_join(root, rel) if rel else root) as listing:
-                entries = list(listing)
-        except OSError:
-            if not rel:
-                raise failed(f"cannot list the workspace {root} to find the [tools] deny paths") from None
-            found.append(_join(root, rel))
-            continue
-        walked += len(entries)
-        if walked > limit:
+    try:
+        root_fd = beneath.open_dir(root)
+    except OSError:
+        raise failed(f"cannot list the workspace {root} to find the [tools] deny paths") from None
+    try:
+        return hardlinks.survey(root_fd, patterns, limit), root_fd
+    except BaseException as exc:
+        os.close(root_fd)
+        if isinstance(exc, hardlinks.TooLarge):
             raise ConfinementError(
                 f"cannot confine the command: the workspace has more than {limit} files and directories to check "
                 "against [tools] deny; deny the large directories commands need not read (a denied directory is not "
                 "walked), or use a smaller workspace; the command did not run"
-            )
-        for entry in entries:
-            child = f"{rel}/{entry.name}" if rel else entry.name
-            if entry.is_symlink():
-                continue
-            is_dir = entry.is_dir(follow_symlinks=False)
-            if spec.match_file(child + "/" if is_dir else child):
-                found.append(_join(root, child))
-            elif is_dir:
-                pending.append(child)
-    return found
+            ) from None
+        if isinstance(exc, OSError):
+            raise failed(f"cannot list the workspace {root} to find the [tools] deny paths") from None
+        raise
+
+
+@dataclass
+class Holes:
+    """What a command may not reach in its workspace: real paths, and the inode numbers of denied files.
+
+    ``unchecked`` says which files may be another name of a denied file that
+    lackpy could not rule out (``hardlinks``), or is None.
+    """
+
+    paths: list[str]
+    inodes: frozenset[int] = frozenset()
+    unchecked: str | None = None
+
+
+def find_holes(confinement: Confinement) -> Holes:
+    """The denied paths, the other names of denied files (hard links), and what could not be checked.
+
+    Past its budget in the denied directories the survey counts links
+    instead (``hardlinks.link_counts``): where files remain whose names it
+    could not all find, a command that requires confinement does not run,
+    and any other runs and says so (``"hard_links"`` in its result).
+    """
+    root, patterns = confinement.root, confinement.deny
+    found, root_fd = _survey(root, patterns)
+    if root_fd is None:
+        return Holes([])
+    try:
+        aliases = found.aliases(root_fd)
+        unchecked = None
+        if found.gap is not None:
+            try:
+                left = hardlinks.unaccounted(hardlinks.link_counts(root_fd, patterns, MAX_WALK_ENTRIES), set(aliases.values()))
+            except (hardlinks.TooLarge, OSError):
+                left = None  # changed since the survey: nothing can be counted
+            if left != []:
+                unchecked = _unchecked(found.gap, left, confinement.required)
+    finally:
+        os.close(root_fd)
+    return Holes([_join(root, rel) for rel in found.holes + list(aliases)], frozenset(found.denied), unchecked)
+
+
+def _unchecked(gap: str, left: list[str] | None, required: bool) -> str:
+    """What a command is told of files it may read under another name of a denied file; a ConfinementError if it must not run.
+
+    ``left``: a name of each file whose names lackpy could not all find (None: it could not count them).
+    """
+    if left is None:
+        what = "the workspace changed while lackpy counted hard links"
+    else:
+        shown = ", ".join(left[:3]) + (", ..." if len(left) > 3 else "")
+        what = f"{len(left)} file(s) with hard links whose other names lackpy could not find ({shown})"
+    if required:
+        raise ConfinementError(
+            f"cannot confine the command: {what}; one may be a [tools] deny file under another name ({gap}) and "
+            "[tools] require_command_confinement is true; deny a smaller directory, or replace such files with copies "
+            "of their own; the command did not run"
+        )
+    return f"not checked for hard links: {what}; if one is a [tools] deny file under another name ({gap}), this command can read it"
 
 
 # --------------------------------------------------------------------------- the ruleset
 
 
-def _rule(ruleset: int, path: str, access: int, optional: bool = False) -> None:
+def _rule(ruleset: int, path: str, access: int, optional: bool = False, banned: frozenset[int] = frozenset()) -> None:
     """Grant ``access`` on ``path`` (only the file rights if it is not a directory); symlinks get nothing.
 
     An ``optional`` path that is gone, cannot be opened, or lies on a kernel-internal
     filesystem Landlock refuses (EBADFD) gets no rule: it stays unreachable.
+    Nor does a file with more than one name whose inode number is in
+    ``banned`` (a denied file's, ``Holes.inodes``): a rule on an inode holds
+    under each of its names, so it would grant the denied one. That is judged
+    on the descriptor the rule is made from, so a link made since the walk
+    gets nothing either.
     """
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW)
@@ -294,8 +352,9 @@ def _rule(ruleset: int, path: str, access: int, optional: bool = False) -> None:
             return
         raise
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISLNK(mode):
+        info = os.fstat(fd)
+        mode = info.st_mode
+        if stat.S_ISLNK(mode) or (info.st_ino in banned and hardlinks.multiple(info)):
             return
         landlock.add_path_rule(ruleset, fd, access if stat.S_ISDIR(mode) else access & ACCESS_FS_FILE)
     except OSError as exc:
@@ -318,14 +377,17 @@ def _ancestors(paths: list[str]) -> set[str]:
     return above
 
 
-def _grant(ruleset: int, top: str, access: int, holes: list[str], skip: Callable[[str, bool], bool]) -> None:
+def _grant(
+    ruleset: int, top: str, access: int, holes: list[str], skip: Callable[[str, bool], bool], banned: frozenset[int] = frozenset()
+) -> None:
     """Grant ``access`` on ``top`` and beneath it, except on the ``holes`` and beneath them.
 
     Landlock only grants, and a right on a directory holds for everything
     beneath it; so a directory on the way to a hole gets only the right to
     list it, and each of its other entries a rule of its own (symlinks none:
     Landlock checks the paths they resolve to). ``skip(path, is_dir)`` names
-    entries that get nothing either (a denied path that appeared since the walk).
+    entries that get nothing either (a denied path that appeared since the walk),
+    and no file gets a rule whose inode number is ``banned`` (``_rule``).
     """
     ancestors = {path for path in _ancestors(holes) if _inside(path, top)}
     if not ancestors:
@@ -343,7 +405,7 @@ def _grant(ruleset: int, top: str, access: int, holes: list[str], skip: Callable
             path = _join(directory, entry.name)
             if path in ancestors or path in holes or entry.is_symlink() or skip(path, entry.is_dir(follow_symlinks=False)):
                 continue
-            _rule(ruleset, path, access, optional=True)
+            _rule(ruleset, path, access, optional=True, banned=banned)
 
 
 def own_state(root: str) -> list[str]:
@@ -410,13 +472,16 @@ def mountable_state(root: str) -> str | None:
     return path if _views(path) == 1 else None
 
 
-def build_ruleset(confinement: Confinement, abi: int, tmpdir: str, state_mounted: bool = False) -> int:
+def build_ruleset(confinement: Confinement, abi: int, tmpdir: str, state_mounted: bool = False, found: Holes | None = None) -> int:
     """The command's ruleset as an fd (close-on-exec); raises OSError or ConfinementError.
 
     ``state_mounted``: the supervisor mounts ``.lackpy`` read-only in the
     command's mount namespace, so the ruleset need not make it a hole.
+    ``found``: the workspace's holes, if already walked (``find_holes``).
     """
-    holes = denied_paths(confinement.root, confinement.deny)
+    found = find_holes(confinement) if found is None else found
+    banned = found.inodes
+    holes = found.paths
     readonly = own_state(confinement.root)
     if any(_inside(tmpdir, hole) for hole in holes + readonly):
         raise ConfinementError(
@@ -438,8 +503,8 @@ def build_ruleset(confinement: Confinement, abi: int, tmpdir: str, state_mounted
         return bool(confinement.deny) and spec.match_file(rel + "/" if is_dir else rel)
 
     try:
-        _grant(ruleset, "/", READ & fs, holes, appeared)
-        _grant(ruleset, root, WRITE & fs, holes if state_mounted else holes + readonly, appeared)
+        _grant(ruleset, "/", READ & fs, holes, appeared, banned)
+        _grant(ruleset, root, WRITE & fs, holes if state_mounted else holes + readonly, appeared, banned)
         _rule(ruleset, tmpdir, WRITE & fs)
         for device in WRITABLE_DEVICES:
             if not any(_inside(device, hole) for hole in holes):
@@ -460,7 +525,9 @@ class Prepared:
     then no ruleset is set. ``scoped`` says whether the ruleset keeps the
     command from signalling processes outside it (Landlock ABI >= 6).
     ``state`` is the ``.lackpy`` directory the supervisor must mount
-    read-only (the ruleset leaves it writable), or None. The shell backend
+    read-only (the ruleset leaves it writable), or None. ``hard_links``
+    says which files may be denied files under another name that lackpy
+    could not check (``find_holes``), or is None. The shell backend
     starts the child with ``env``, ``pass_fds`` and ``supervisor_env`` (or
     ``preexec``, after ``unmounted()``), calls ``started()`` once it has
     forked and ``cleanup()`` once the command ended.
@@ -476,6 +543,7 @@ class Prepared:
         scoped: bool = False,
         state: str | None = None,
         remake: Callable[[], int] | None = None,
+        hard_links: str | None = None,
     ) -> None:
         self.ruleset = ruleset
         self.program = program
@@ -485,6 +553,12 @@ class Prepared:
         self.scoped = scoped
         self.state = state
         self._remake = remake
+        self.hard_links = hard_links
+
+    def notes(self) -> dict[str, str]:
+        """What the command's result says of its confinement: ``"unconfined": why``, ``"hard_links": what was not checked``."""
+        said = {"unconfined": self.unconfined, "hard_links": self.hard_links}
+        return {key: value for key, value in said.items() if value}
 
     def env(self) -> dict[str, str]:
         """The command's environment (``command_env``), with its private TMPDIR where it has one."""
@@ -562,7 +636,8 @@ def prepare(confinement: Confinement, mount_state: bool = False) -> Prepared:
     tmpdir = os.path.realpath(tempfile.mkdtemp(prefix="lackpy-command-"))
     state = mountable_state(confinement.root) if mount_state else None
     try:
-        ruleset = build_ruleset(confinement, abi, tmpdir, state_mounted=state is not None)
+        found = find_holes(confinement)
+        ruleset = build_ruleset(confinement, abi, tmpdir, state_mounted=state is not None, found=found)
         program = sockfilter.program(allow_tcp=abi >= 4, network=confinement.network)
         landlock.warm()
     except ConfinementError:
@@ -573,8 +648,10 @@ def prepare(confinement: Confinement, mount_state: bool = False) -> Prepared:
         what = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror or str(exc)
         raise failed(what) from None
     scoped = bool(landlock.handled_access(abi)[2] & SCOPE_SIGNAL)  # as build_ruleset made it
-    remake = lambda: build_ruleset(confinement, abi, tmpdir)  # noqa: E731 - the ruleset without the mount
-    return Prepared(ruleset, program, tmpdir, env_names=confinement.env, scoped=scoped, state=state, remake=remake)
+    remake = lambda: build_ruleset(confinement, abi, tmpdir, found=found)  # noqa: E731 - the ruleset without the mount
+    return Prepared(
+        ruleset, program, tmpdir, env_names=confinement.env, scoped=scoped, state=state, remake=remake, hard_links=found.unchecked
+    )
 
 
 __all__ = [
@@ -582,6 +659,7 @@ __all__ = [
     "ConfinementError",
     "COMMAND_ENV",
     "ENV_VAR",
+    "Holes",
     "MAX_WALK_ENTRIES",
     "Prepared",
     "build_ruleset",
@@ -589,6 +667,7 @@ __all__ = [
     "denied_paths",
     "env_names_problem",
     "failed",
+    "find_holes",
     "mountable_state",
     "own_state",
     "prepare",

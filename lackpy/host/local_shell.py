@@ -491,6 +491,8 @@ class Process:
         self.confined = confined
         #: Why the command runs unconfined (the kernel cannot), or None.
         self.unconfined = confined.unconfined if confined else None
+        #: What its state says of its confinement (``Prepared.notes``).
+        self.notes = confined.notes() if confined else {}
         self.pid = started.pid
         popen = started.popen
         self.command = command
@@ -596,8 +598,8 @@ class LocalShell:
         finally:
             if confined is not None:
                 confined.cleanup()
-        if confined is not None and confined.unconfined:
-            result["unconfined"] = confined.unconfined
+        if confined is not None:
+            result.update(confined.notes())
         return result
 
     @staticmethod

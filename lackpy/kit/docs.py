@@ -10,6 +10,7 @@ from typing import Any, Iterable
 from lackpy.errors import DocsError, PathError
 from lackpy.host.beneath import canonical, open_dir, read_regular
 from lackpy.host.deny import denied
+from lackpy.host.hardlinks import Guard
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DOCS = PACKAGE_ROOT / "docs"
@@ -92,11 +93,14 @@ def _climbs(path: str) -> bool:
 def _read_beneath(root: str, rel: str, shown: str, deny: tuple[str, ...] = ()) -> bytes:
     """The doc ``rel`` beneath ``root``; a directory counts as missing (FileNotFoundError), anything else refused is a PathError."""
 
+    fd = open_dir(root)
+
     def judge(opened: int) -> None:
         if deny and denied(canonical(opened, root), deny):
             raise DocsError(f"doc '{shown}' is denied by the workspace policy ([tools] deny); it is not read")
+        if deny:
+            Guard(fd, deny).check(os.fstat(opened), f"doc '{shown}'")  # a denied file under another name (a hard link)
 
-    fd = open_dir(root)
     try:
         try:
             return read_regular(fd, rel, MAX_DOC_BYTES, what=f"doc '{shown}'", judge=judge)

@@ -257,9 +257,7 @@ def _state(process: Any) -> dict:
     code = process.poll()
     stdout, stderr = process.read_new()
     state = {"running": code is None, "code": code, "stdout": stdout, "stderr": stderr}
-    unconfined = getattr(process, "unconfined", None)
-    if unconfined:
-        state["unconfined"] = unconfined
+    state.update(getattr(process, "notes", None) or {})
     return state
 
 

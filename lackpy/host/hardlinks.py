@@ -1,0 +1,313 @@
+"""Hard links of denied files: a file the ``[tools] deny`` patterns cover stays denied under every name it has.
+
+The patterns judge names, but the kernel grants access to inodes: a hard
+link of ``app/.env`` at ``app/notes.txt`` is the same file, so reading the
+allowed name reads the secret, and a Landlock rule granted on it grants
+the denied name too (rules attach to inodes). Nothing stops a person's own
+tools, or a repository's checkout script, from making such a link; a
+confined command cannot (Landlock refuses to link a file it may not reach
+into a place it may, and gives no right to add entries beside a denied one).
+
+So lackpy decides by identity where the kernel tells it, and by link count
+where it cannot see every name:
+
+* ``survey`` walks the workspace once, as the confinement of commands always
+  did (``scandir`` only, no symlink followed, a directory opened beneath the
+  root with no symlink on its path), and records the inode number of every
+  denied file (``d_ino``, which ``getdents`` returns for free), those inside
+  denied directories too: up to as many entries as the rest of the
+  workspace has, and at least ``DENIED_WALK_MIN``, so that denying a huge
+  directory still keeps commands cheap.
+* A name whose inode number is a denied file's is a candidate, confirmed
+  with ``lstat`` of both names (``st_dev`` and ``st_ino``): an alias.
+* Where the survey could not see every denied file (a denied directory past
+  its budget, a directory that cannot be listed), ``link_counts`` looks at
+  the files of the allowed part instead (``lstat`` of each): a file with one
+  name cannot be an alias, and one whose every name (``st_nlink``) lies in
+  the allowed part is none either. Any other is *unchecked*: the file tools
+  refuse it, and a command refuses to run, or runs and says so, as
+  ``[tools] require_command_confinement`` asks (``lackpy.host.confine``).
+
+``Guard`` is the file tools' side: it judges a file lackpy has opened
+(``fstat`` of its descriptor), and pays nothing unless the file has more than
+one name; only then is the survey made, once per run (the guard lives on the
+run's ``LocalFilesystem``). A survey can go stale while a run goes on, so a
+file whose inode changed (its ``st_ctime``, which ``link``, ``unlink`` and
+``rename`` set and no one can set back) since shortly before the survey began
+is judged by a new one: a link made during a run is seen when the file is next
+opened. A per-run survey rather than one per process: a run is short, and
+a survey kept for a server's lifetime would rest on clocks for hours.
+
+Names outside the workspace are outside what ``[tools] deny`` covers: a link
+someone made there is readable by commands (which read the system) as a copy
+would be; a command cannot write it. ``d_ino`` is taken as the inode number
+``lstat`` gives, as it is on ext4, xfs, btrfs, tmpfs and overlayfs with its
+layers on one filesystem.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import time
+from dataclasses import dataclass, field
+
+from lackpy.errors import PathError
+from lackpy.host.beneath import open_beneath
+from lackpy.host.deny import deny_spec
+
+#: Most workspace entries outside the denied directories walked to find the denied files; past it the walk gives up.
+MAX_WALK_ENTRIES = 200_000
+#: The fewest entries of the denied directories walked for their inodes; more while the rest of the workspace has more.
+DENIED_WALK_MIN = 10_000
+#: How long before a survey began a change to a file's names may be stamped: coarse kernel clocks, 1 s and 2 s timestamps.
+CTIME_SLACK_NS = 2_000_000_000
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK
+_PATH = getattr(os, "O_PATH", os.O_RDONLY)
+
+
+class TooLarge(Exception):
+    """The workspace has more entries outside its denied directories than the walk may visit."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the workspace has more than {limit} files and directories to check against [tools] deny")
+        self.limit = limit
+
+
+@dataclass
+class Survey:
+    """What one walk of a workspace found.
+
+    ``holes``: the workspace-relative paths the patterns deny (not entered) and
+    the directories that could not be listed. ``denied``: inode number ->
+    the names of denied files with it (inside denied directories too).
+    ``allowed``: inode number -> the names of the other files. ``gap``: why
+    ``denied`` may lack a denied file, or None when it lacks none.
+    """
+
+    holes: list[str] = field(default_factory=list)
+    denied: dict[int, list[str]] = field(default_factory=dict)
+    allowed: dict[int, list[str]] = field(default_factory=dict)
+    gap: str | None = None
+    started_ns: int = 0
+
+    def aliases(self, root_fd: int) -> dict[str, tuple[int, int]]:
+        """The allowed names whose file is a denied file (the same ``st_dev`` and ``st_ino``, confirmed now), with that identity."""
+        found = {}
+        for number in self.allowed.keys() & self.denied.keys():
+            secret = {_identity(root_fd, rel) for rel in self.denied[number]} - {None}
+            for rel in self.allowed[number]:
+                identity = _identity(root_fd, rel)
+                if identity in secret:
+                    found[rel] = identity
+        return found
+
+    def denies(self, root_fd: int, info: os.stat_result) -> bool:
+        """Whether the file ``info`` describes is, now, a denied file of the survey under another name."""
+        names = self.denied.get(info.st_ino, ())
+        return any(_identity(root_fd, rel) == (info.st_dev, info.st_ino) for rel in names)
+
+
+def survey(root_fd: int, patterns: tuple[str, ...], limit: int) -> Survey:
+    """Walk the workspace below ``root_fd``: its holes, and the inode numbers of its denied and other files.
+
+    TooLarge past ``limit`` entries outside the denied directories; OSError
+    when the workspace itself cannot be listed.
+    """
+    found = Survey(started_ns=time.time_ns())
+    if not patterns:
+        return found
+    spec = deny_spec(patterns)
+    closed: list[str] = []
+    walked = 0
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        try:
+            entries = _listing(root_fd, rel)
+        except OSError:
+            if not rel:
+                raise
+            found.holes.append(rel)
+            found.gap = found.gap or f"{rel} cannot be listed"
+            continue
+        walked += len(entries)
+        if walked > limit:
+            raise TooLarge(limit)
+        for name, number, is_dir in entries:
+            child = f"{rel}/{name}" if rel else name
+            if spec.match_file(child + "/" if is_dir else child):
+                found.holes.append(child)
+                if is_dir:
+                    closed.append(child)
+                else:
+                    found.denied.setdefault(number, []).append(child)
+            elif is_dir:
+                pending.append(child)
+            else:
+                found.allowed.setdefault(number, []).append(child)
+    _inside_denied(root_fd, closed, max(DENIED_WALK_MIN, walked), found)
+    return found
+
+
+def _inside_denied(root_fd: int, pending: list[str], budget: int, found: Survey) -> None:
+    """Add the inode numbers of the files in the denied directories ``pending``, up to ``budget`` entries."""
+    walked = 0
+    while pending:
+        rel = pending.pop()
+        try:
+            entries = _listing(root_fd, rel)
+        except OSError:
+            found.gap = found.gap or f"the denied directory {rel} cannot be listed"
+            continue
+        walked += len(entries)
+        if walked > budget:
+            found.gap = found.gap or f"the denied directories hold more than {budget} entries"
+            return
+        for name, number, is_dir in entries:
+            child = f"{rel}/{name}"
+            if is_dir:
+                pending.append(child)
+            else:
+                found.denied.setdefault(number, []).append(child)
+
+
+def _listing(root_fd: int, rel: str, stats: bool = False) -> list[tuple]:
+    """(name, inode number, is a directory) of each entry of ``rel`` but symlinks; with ``stats``, its ``lstat`` too.
+
+    The directory is opened beneath the root with no symlink on its path, and
+    every entry is looked at while that descriptor is open.
+    """
+    fd = open_beneath(root_fd, rel or ".", _DIRECTORY, follow=False)
+    try:
+        with os.scandir(fd) as listing:
+            out = []
+            for entry in listing:
+                if entry.is_symlink():
+                    continue
+                is_dir = entry.is_dir(follow_symlinks=False)
+                if stats:
+                    out.append((entry.name, entry.inode(), is_dir, None if is_dir else entry.stat(follow_symlinks=False)))
+                else:
+                    out.append((entry.name, entry.inode(), is_dir))
+            return out
+    finally:
+        os.close(fd)
+
+
+def link_counts(root_fd: int, patterns: tuple[str, ...], limit: int) -> dict[tuple[int, int], list]:
+    """The files of the allowed part with more than one name: (st_dev, st_ino) -> [st_nlink, their names found there].
+
+    A file whose names found there are as many as its ``st_nlink`` has no
+    name anywhere else, so none that is denied. TooLarge past ``limit``.
+    """
+    spec = deny_spec(patterns)
+    counts: dict[tuple[int, int], list] = {}
+    walked = 0
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        try:
+            entries = _listing(root_fd, rel, stats=True)
+        except OSError:
+            continue  # its files' names are not counted: a file with one there stays unaccounted for
+        walked += len(entries)
+        if walked > limit:
+            raise TooLarge(limit)
+        for name, _, is_dir, info in entries:
+            child = f"{rel}/{name}" if rel else name
+            if spec.match_file(child + "/" if is_dir else child):
+                continue
+            if is_dir:
+                pending.append(child)
+            elif info.st_nlink > 1:
+                counts.setdefault((info.st_dev, info.st_ino), [info.st_nlink]).append(child)
+    return counts
+
+
+def unaccounted(counts: dict[tuple[int, int], list], exclude: set[tuple[int, int]] = frozenset()) -> list[str]:
+    """A name of each file of ``counts`` with names lackpy did not find (besides those in ``exclude``), sorted."""
+    return sorted(names[1] for key, names in counts.items() if len(names) - 1 < names[0] and key not in exclude)
+
+
+def _identity(root_fd: int, rel: str) -> tuple[int, int] | None:
+    """(st_dev, st_ino) of ``rel`` itself (no symlink followed anywhere on it); None when it is gone."""
+    try:
+        fd = open_beneath(root_fd, rel, _PATH, follow=False)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+    finally:
+        os.close(fd)
+    return None if stat.S_ISDIR(info.st_mode) else (info.st_dev, info.st_ino)
+
+
+def multiple(info: os.stat_result) -> bool:
+    """Whether a file has other names a deny pattern may cover: not a directory, and more than one link."""
+    return info.st_nlink > 1 and not stat.S_ISDIR(info.st_mode)
+
+
+class Guard:
+    """The file tools' judge of a file by its identity: refuses another name of a denied file (``check``).
+
+    ``root_fd`` is the workspace's descriptor (kept open by its owner);
+    ``limit`` bounds the walk outside the denied directories, as for commands.
+    """
+
+    def __init__(self, root_fd: int, patterns: tuple[str, ...], limit: int = MAX_WALK_ENTRIES) -> None:
+        self.root_fd = root_fd
+        self.patterns = patterns
+        self.limit = limit
+        self._survey: Survey | None = None
+        self._counts: dict[tuple[int, int], list] | None = None
+        self._too_large: str | None = None
+
+    def check(self, info: os.stat_result, shown: str) -> None:
+        """Refuse (PathError) the opened file ``info`` if it is a denied file under the name ``shown``, or may be."""
+        if not self.patterns or not multiple(info):
+            return
+        found = self._fresh(info)
+        if found is not None and found.denies(self.root_fd, info):
+            raise PathError(f"denied by the workspace policy: {shown} (another name of a file [tools] deny covers)")
+        why = self._too_large or (found.gap if found is not None else None)
+        if why is None:
+            return
+        names = self._names(info)
+        if names is not None and len(names) - 1 >= info.st_nlink:
+            return
+        raise PathError(
+            f"denied by the workspace policy: {shown} has {info.st_nlink} names (hard links) and lackpy cannot check them "
+            f"all against [tools] deny ({why}); to read it, replace it with a copy of its own (cp, then mv over it)"
+        )
+
+    def _fresh(self, info: os.stat_result) -> Survey | None:
+        """The survey, made now if there is none or the file's names may have changed since it began."""
+        found = self._survey
+        if found is None or info.st_ctime_ns >= found.started_ns - CTIME_SLACK_NS:
+            self._counts = None
+            self._too_large = None
+            try:
+                found = self._survey = survey(self.root_fd, self.patterns, self.limit)
+            except TooLarge as exc:
+                self._survey, self._too_large = None, f"{exc}; deny the large directories"
+                return None
+            except OSError as exc:
+                self._survey, self._too_large = None, f"the workspace cannot be listed: {exc.strerror or exc}"
+                return None
+        return found
+
+    def _names(self, info: os.stat_result) -> list | None:
+        """[st_nlink, names] of the file in the allowed part, counted once per survey; None when they cannot be."""
+        if self._too_large is not None:
+            return None
+        if self._counts is None:
+            try:
+                self._counts = link_counts(self.root_fd, self.patterns, self.limit)
+            except (TooLarge, OSError):
+                return None
+        return self._counts.get((info.st_dev, info.st_ino))
+
+
+__all__ = ["CTIME_SLACK_NS", "DENIED_WALK_MIN", "MAX_WALK_ENTRIES", "Guard", "Survey", "TooLarge", "link_counts", "multiple", "survey", "unaccounted"]
