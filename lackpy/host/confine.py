@@ -207,19 +207,25 @@ def status(settings: dict | None = None, state_mounted: bool = False) -> str:
     """One line on how commands run here, for ``lackpy tools``; ``settings`` are the ``[tools]`` ones.
 
     ``state_mounted``: their supervisor mounts ``.lackpy`` read-only (else the ruleset keeps it so).
+    It says how hard links of denied files are handled too (``hardlinks``).
     """
     why = unavailable()
     if why:
         return (
             f"commands NOT confined: {why}; they can read the [tools] deny paths, "
-            f"write anywhere you can (lackpy's {STATE_DIR}/ included) and reach the network"
+            f"write anywhere you can (lackpy's {STATE_DIR}/ included) and reach the network; "
+            "the file tools refuse the deny paths under any name (hard links by inode)"
         )
-    network = (settings or {}).get("command_network") is True
+    settings = settings or {}
+    network = settings.get("command_network") is True
     net = "network allowed ([tools] command_network = true)" if network else "no network"
     state = f"not its {STATE_DIR}/" if state_mounted else f"not its {STATE_DIR}/, nor new entries at its top"
+    unsure = "refuses to run" if settings.get("require_command_confinement") is True else 'says "hard_links" in its result'
     return (
         f"commands confined (Landlock ABI {landlock.landlock_abi()}): writes in the workspace ({state}) and a "
-        f"private TMPDIR only, [tools] deny paths unreadable, {net}"
+        f"private TMPDIR only, [tools] deny paths unreadable under any name (hard links refused by inode, by the "
+        f"file tools too; past the walk of large denied directories by link count, and a command {unsure} where "
+        f"that cannot tell), {net}"
     )
 
 
@@ -302,7 +308,7 @@ def find_holes(confinement: Confinement) -> Holes:
         unchecked = None
         if found.gap is not None:
             try:
-                left = hardlinks.unaccounted(hardlinks.link_counts(root_fd, patterns, MAX_WALK_ENTRIES), set(aliases.values()))
+                left = hardlinks.unaccounted(hardlinks.link_counts(root_fd, found.holes, MAX_WALK_ENTRIES), set(aliases.values()))
             except (hardlinks.TooLarge, OSError):
                 left = None  # changed since the survey: nothing can be counted
             if left != []:

@@ -196,13 +196,14 @@ def _listing(root_fd: int, rel: str, stats: bool = False) -> list[tuple]:
         os.close(fd)
 
 
-def link_counts(root_fd: int, patterns: tuple[str, ...], limit: int) -> dict[tuple[int, int], list]:
+def link_counts(root_fd: int, holes: list[str], limit: int) -> dict[tuple[int, int], list]:
     """The files of the allowed part with more than one name: (st_dev, st_ino) -> [st_nlink, their names found there].
 
-    A file whose names found there are as many as its ``st_nlink`` has no
-    name anywhere else, so none that is denied. TooLarge past ``limit``.
+    The allowed part is the workspace but its ``holes`` (a survey's). A file
+    whose names found there are as many as its ``st_nlink`` has no name
+    anywhere else, so none that is denied. TooLarge past ``limit``.
     """
-    spec = deny_spec(patterns)
+    skip = set(holes)
     counts: dict[tuple[int, int], list] = {}
     walked = 0
     pending = [""]
@@ -217,7 +218,7 @@ def link_counts(root_fd: int, patterns: tuple[str, ...], limit: int) -> dict[tup
             raise TooLarge(limit)
         for name, _, is_dir, info in entries:
             child = f"{rel}/{name}" if rel else name
-            if spec.match_file(child + "/" if is_dir else child):
+            if child in skip:
                 continue
             if is_dir:
                 pending.append(child)
@@ -304,7 +305,7 @@ class Guard:
             return None
         if self._counts is None:
             try:
-                self._counts = link_counts(self.root_fd, self.patterns, self.limit)
+                self._counts = link_counts(self.root_fd, self._survey.holes, self.limit)
             except (TooLarge, OSError):
                 return None
         return self._counts.get((info.st_dev, info.st_ino))
