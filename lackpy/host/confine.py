@@ -48,12 +48,24 @@ which everything the command starts inherits:
   Path-named UNIX sockets stay reachable (Landlock has no right for them).
 
 The denied paths are found by walking the workspace when the command starts
-(not into denied directories nor through symlinks; Landlock checks resolved
-paths, so rules on real paths cover every way of naming them). A file the
-patterns deny that appears later is hidden only from later commands, and a
-denied path that does not exist yet can be created. More than
-``MAX_WALK_ENTRIES`` entries to walk fails closed, with an error that says
-to deny the large directories (a denied directory is not walked).
+(not through symlinks; Landlock checks resolved paths, so rules on real
+paths cover every way of naming them). A file the patterns deny that
+appears later is hidden only from later commands, and a denied path that
+does not exist yet can be created. More than ``MAX_WALK_ENTRIES`` entries
+to walk outside the denied directories fails closed, with an error that
+says to deny the large directories.
+
+Landlock rules attach to inodes, so a rule on another name of a denied file
+(a hard link) would grant the denied file itself, by its own name too. The
+walk notes the inode of every denied file, in denied directories as far as
+its budget goes (``lackpy.host.hardlinks``), and the other names of those
+files are holes like the denied paths; no file whose inode number is a
+denied file's gets a rule, judged on the descriptor the rule is made from.
+Past the budget, link counts decide: a file of the workspace with other
+names lackpy cannot find may be a denied file, and then a command that
+requires confinement does not run and any other says ``"hard_links": what``
+in its result. A link made while a command runs, in a directory it was
+granted whole, is readable by that command (as a denied file made then).
 
 Commands get a small environment (``command_env``), confined or not: PATH,
 HOME, LANG, LC_*, TERM, TZ, USER, SHELL, TMPDIR/TMP/TEMP, and the names
@@ -80,7 +92,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from lackpy.host import beneath, hardlinks, landlock, sockfilter
@@ -270,8 +282,8 @@ def _survey(root: str, patterns: tuple[str, ...], limit: int | None = None) -> t
         if isinstance(exc, hardlinks.TooLarge):
             raise ConfinementError(
                 f"cannot confine the command: the workspace has more than {limit} files and directories to check "
-                "against [tools] deny; deny the large directories commands need not read (a denied directory is not "
-                "walked), or use a smaller workspace; the command did not run"
+                "against [tools] deny; deny the large directories commands need not read (what a denied directory "
+                "holds does not count), or use a smaller workspace; the command did not run"
             ) from None
         if isinstance(exc, OSError):
             raise failed(f"cannot list the workspace {root} to find the [tools] deny paths") from None
@@ -280,14 +292,14 @@ def _survey(root: str, patterns: tuple[str, ...], limit: int | None = None) -> t
 
 @dataclass
 class Holes:
-    """What a command may not reach in its workspace: real paths, and the inode numbers of denied files.
+    """What a command may not reach in its workspace: real paths, and denied files by identity (``survey.bans``).
 
     ``unchecked`` says which files may be another name of a denied file that
     lackpy could not rule out (``hardlinks``), or is None.
     """
 
     paths: list[str]
-    inodes: frozenset[int] = frozenset()
+    survey: hardlinks.Survey = field(default_factory=hardlinks.Survey)
     unchecked: str | None = None
 
 
@@ -315,7 +327,7 @@ def find_holes(confinement: Confinement) -> Holes:
                 unchecked = _unchecked(found.gap, left, confinement.required)
     finally:
         os.close(root_fd)
-    return Holes([_join(root, rel) for rel in found.holes + list(aliases)], frozenset(found.denied), unchecked)
+    return Holes([_join(root, rel) for rel in found.holes + list(aliases)], found, unchecked)
 
 
 def _unchecked(gap: str, left: list[str] | None, required: bool) -> str:
@@ -340,16 +352,16 @@ def _unchecked(gap: str, left: list[str] | None, required: bool) -> str:
 # --------------------------------------------------------------------------- the ruleset
 
 
-def _rule(ruleset: int, path: str, access: int, optional: bool = False, banned: frozenset[int] = frozenset()) -> None:
+def _rule(ruleset: int, path: str, access: int, optional: bool = False, banned: hardlinks.Survey | None = None) -> None:
     """Grant ``access`` on ``path`` (only the file rights if it is not a directory); symlinks get nothing.
 
     An ``optional`` path that is gone, cannot be opened, or lies on a kernel-internal
     filesystem Landlock refuses (EBADFD) gets no rule: it stays unreachable.
-    Nor does a file with more than one name whose inode number is in
-    ``banned`` (a denied file's, ``Holes.inodes``): a rule on an inode holds
-    under each of its names, so it would grant the denied one. That is judged
-    on the descriptor the rule is made from, so a link made since the walk
-    gets nothing either.
+    Nor does a file that ``banned`` (a survey) says may be a denied file
+    (``Survey.bans``): a rule on an inode holds under each of its names, so
+    it would grant the denied one. That is judged on the descriptor the rule
+    is made from, so a link made since the walk gets nothing either, nor an
+    entry outside the workspace that is a denied file's other name.
     """
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW)
@@ -360,7 +372,7 @@ def _rule(ruleset: int, path: str, access: int, optional: bool = False, banned: 
     try:
         info = os.fstat(fd)
         mode = info.st_mode
-        if stat.S_ISLNK(mode) or (info.st_ino in banned and hardlinks.multiple(info)):
+        if stat.S_ISLNK(mode) or (banned is not None and banned.bans(info)):
             return
         landlock.add_path_rule(ruleset, fd, access if stat.S_ISDIR(mode) else access & ACCESS_FS_FILE)
     except OSError as exc:
@@ -384,7 +396,7 @@ def _ancestors(paths: list[str]) -> set[str]:
 
 
 def _grant(
-    ruleset: int, top: str, access: int, holes: list[str], skip: Callable[[str, bool], bool], banned: frozenset[int] = frozenset()
+    ruleset: int, top: str, access: int, holes: list[str], skip: Callable[[str, bool], bool], banned: hardlinks.Survey | None = None
 ) -> None:
     """Grant ``access`` on ``top`` and beneath it, except on the ``holes`` and beneath them.
 
@@ -393,7 +405,7 @@ def _grant(
     list it, and each of its other entries a rule of its own (symlinks none:
     Landlock checks the paths they resolve to). ``skip(path, is_dir)`` names
     entries that get nothing either (a denied path that appeared since the walk),
-    and no file gets a rule whose inode number is ``banned`` (``_rule``).
+    and no file gets a rule that ``banned`` refuses (``_rule``).
     """
     ancestors = {path for path in _ancestors(holes) if _inside(path, top)}
     if not ancestors:
@@ -486,7 +498,7 @@ def build_ruleset(confinement: Confinement, abi: int, tmpdir: str, state_mounted
     ``found``: the workspace's holes, if already walked (``find_holes``).
     """
     found = find_holes(confinement) if found is None else found
-    banned = found.inodes
+    banned = found.survey
     holes = found.paths
     readonly = own_state(confinement.root)
     if any(_inside(tmpdir, hole) for hole in holes + readonly):

@@ -40,7 +40,9 @@ a survey kept for a server's lifetime would rest on clocks for hours.
 
 Names outside the workspace are outside what ``[tools] deny`` covers: a link
 someone made there is readable by commands (which read the system) as a copy
-would be; a command cannot write it. ``d_ino`` is taken as the inode number
+would be; a command cannot write it. It never opens the denied name itself:
+where lackpy grants files one by one (beside the directories on the way to
+the workspace), a file that ``Survey.bans`` gets no rule. ``d_ino`` is taken as the inode number
 ``lstat`` gives, as it is on ext4, xfs, btrfs, tmpfs and overlayfs with its
 layers on one filesystem.
 """
@@ -82,31 +84,48 @@ class Survey:
     ``holes``: the workspace-relative paths the patterns deny (not entered) and
     the directories that could not be listed. ``denied``: inode number ->
     the names of denied files with it (inside denied directories too).
-    ``allowed``: inode number -> the names of the other files. ``gap``: why
-    ``denied`` may lack a denied file, or None when it lacks none.
+    ``allowed``: inode number -> the names of the other files. ``devices``:
+    the ``st_dev`` of the directories listed. ``gap``: why ``denied`` may
+    lack a denied file, or None when it lacks none.
     """
 
     holes: list[str] = field(default_factory=list)
     denied: dict[int, list[str]] = field(default_factory=dict)
     allowed: dict[int, list[str]] = field(default_factory=dict)
+    devices: set[int] = field(default_factory=set)
     gap: str | None = None
     started_ns: int = 0
 
     def aliases(self, root_fd: int) -> dict[str, tuple[int, int]]:
-        """The allowed names whose file is a denied file (the same ``st_dev`` and ``st_ino``, confirmed now), with that identity."""
+        """The allowed names whose file is a denied file, with its identity (``st_dev``, ``st_ino``, looked at now).
+
+        A denied name of the same inode number that is gone since the walk
+        may have been renamed to another denied name: then every file of that
+        number with more than one name counts, denying more, never less.
+        """
         found = {}
         for number in self.allowed.keys() & self.denied.keys():
-            secret = {_identity(root_fd, rel) for rel in self.denied[number]} - {None}
+            secret = {_identity(root_fd, rel) for rel in self.denied[number]}
             for rel in self.allowed[number]:
-                identity = _identity(root_fd, rel)
-                if identity in secret:
-                    found[rel] = identity
+                info = _lstat(root_fd, rel)
+                if info is not None and multiple(info) and ((info.st_dev, info.st_ino) in secret or None in secret):
+                    found[rel] = (info.st_dev, info.st_ino)
         return found
 
+    def bans(self, info: os.stat_result) -> bool:
+        """Whether a file may be a denied file by its identity alone: more than one name, a denied file's inode number, on a device walked.
+
+        Nothing is looked up: this judges a file already opened (a rule about
+        to be granted on it), and may deny more, never less.
+        """
+        return info.st_ino in self.denied and info.st_dev in self.devices and multiple(info)
+
     def denies(self, root_fd: int, info: os.stat_result) -> bool:
-        """Whether the file ``info`` describes is, now, a denied file of the survey under another name."""
-        names = self.denied.get(info.st_ino, ())
-        return any(_identity(root_fd, rel) == (info.st_dev, info.st_ino) for rel in names)
+        """Whether the file ``info`` describes is, now, a denied file of the survey under another name.
+
+        As in ``aliases``, a denied name of its inode number that is gone counts.
+        """
+        return any(_identity(root_fd, rel) in ((info.st_dev, info.st_ino), None) for rel in self.denied.get(info.st_ino, ()))
 
 
 def survey(root_fd: int, patterns: tuple[str, ...], limit: int) -> Survey:
@@ -125,7 +144,7 @@ def survey(root_fd: int, patterns: tuple[str, ...], limit: int) -> Survey:
     while pending:
         rel = pending.pop()
         try:
-            entries = _listing(root_fd, rel)
+            entries = _listing(root_fd, rel, devices=found.devices)
         except OSError:
             if not rel:
                 raise
@@ -157,7 +176,7 @@ def _inside_denied(root_fd: int, pending: list[str], budget: int, found: Survey)
     while pending:
         rel = pending.pop()
         try:
-            entries = _listing(root_fd, rel)
+            entries = _listing(root_fd, rel, devices=found.devices)
         except OSError:
             found.gap = found.gap or f"the denied directory {rel} cannot be listed"
             continue
@@ -173,14 +192,17 @@ def _inside_denied(root_fd: int, pending: list[str], budget: int, found: Survey)
                 found.denied.setdefault(number, []).append(child)
 
 
-def _listing(root_fd: int, rel: str, stats: bool = False) -> list[tuple]:
+def _listing(root_fd: int, rel: str, stats: bool = False, devices: set[int] | None = None) -> list[tuple]:
     """(name, inode number, is a directory) of each entry of ``rel`` but symlinks; with ``stats``, its ``lstat`` too.
 
     The directory is opened beneath the root with no symlink on its path, and
-    every entry is looked at while that descriptor is open.
+    every entry is looked at while that descriptor is open. ``devices``
+    gets the directory's ``st_dev``.
     """
     fd = open_beneath(root_fd, rel or ".", _DIRECTORY, follow=False)
     try:
+        if devices is not None:
+            devices.add(os.fstat(fd).st_dev)
         with os.scandir(fd) as listing:
             out = []
             for entry in listing:
@@ -232,8 +254,8 @@ def unaccounted(counts: dict[tuple[int, int], list], exclude: set[tuple[int, int
     return sorted(names[1] for key, names in counts.items() if len(names) - 1 < names[0] and key not in exclude)
 
 
-def _identity(root_fd: int, rel: str) -> tuple[int, int] | None:
-    """(st_dev, st_ino) of ``rel`` itself (no symlink followed anywhere on it); None when it is gone."""
+def _lstat(root_fd: int, rel: str) -> os.stat_result | None:
+    """``rel`` itself (no symlink followed anywhere on it), or None when it is gone or a directory."""
     try:
         fd = open_beneath(root_fd, rel, _PATH, follow=False)
     except OSError:
@@ -242,7 +264,13 @@ def _identity(root_fd: int, rel: str) -> tuple[int, int] | None:
         info = os.fstat(fd)
     finally:
         os.close(fd)
-    return None if stat.S_ISDIR(info.st_mode) else (info.st_dev, info.st_ino)
+    return None if stat.S_ISDIR(info.st_mode) else info
+
+
+def _identity(root_fd: int, rel: str) -> tuple[int, int] | None:
+    """(st_dev, st_ino) of ``rel`` itself; None when it is gone or a directory."""
+    info = _lstat(root_fd, rel)
+    return None if info is None else (info.st_dev, info.st_ino)
 
 
 def multiple(info: os.stat_result) -> bool:

@@ -293,6 +293,17 @@ def test_an_alias_made_between_the_walk_and_the_rules_gets_no_rule(make_ctx, wor
     assert SECRET not in result["stdout"] and result["stderr"].count("Permission denied") == 2
 
 
+@needs_landlock
+def test_an_alias_beside_the_workspace_gets_no_rule_that_would_open_the_denied_name(make_ctx, workspace: Path, path: str) -> None:
+    """A file beside the workspace gets a rule of its own (its directory is on the way to the holes): not this one."""
+    (workspace / "app").mkdir()
+    (workspace / "app" / ".env").write_text(SECRET + "\n")
+    os.link(workspace / "app" / ".env", workspace.parent / "beside.txt")
+    (workspace.parent / "plain.txt").write_text("plain\n")
+    result = run_command(make_ctx(deny=["*.env"]), "cat app/.env; cat ../beside.txt; cat ../plain.txt")
+    assert result["stdout"] == "plain\n" and result["stderr"].count("Permission denied") == 2
+
+
 @pytest.fixture
 def crowded(make_ctx, workspace: Path, monkeypatch) -> Path:
     """``secrets/`` with more entries than the rest of the workspace and than a small budget: link counts decide."""

@@ -184,3 +184,23 @@ def test_a_commit_replaces_a_name_and_never_writes_through_it(tree: Path) -> Non
     assert (tree / "app" / ".env").read_text() == SECRET
     assert (tree / "app" / "notes.txt").read_text() == "new\n"
     assert os.stat(tree / "app" / ".env").st_nlink == 1
+
+
+def test_a_denied_name_renamed_to_another_after_the_walk_still_denies_its_aliases(tree: Path, root_fd: int) -> None:
+    os.link(tree / "app" / ".env", tree / "app" / "sub" / "notes.txt")
+    found = survey(root_fd, DENY, 1000)
+    os.rename(tree / "app" / ".env", tree / "app" / "other.env")  # the walk's denied name is gone; the file is still denied
+    assert list(found.aliases(root_fd)) == ["app/sub/notes.txt"]
+
+
+def test_the_guard_counts_a_denied_name_gone_since_the_survey(tree: Path, root_fd: int, monkeypatch) -> None:
+    """The file was opened before the rename (its ctime predates the survey): it is refused, not passed."""
+    os.link(tree / "app" / ".env", tree / "app" / "sub" / "notes.txt")
+    monkeypatch.setattr(hardlinks, "CTIME_SLACK_NS", 0)
+    time.sleep(0.05)
+    guard = Guard(root_fd, DENY)
+    guard._survey = survey(root_fd, DENY, 1000)
+    info = opened(tree / "app" / "sub" / "notes.txt")
+    os.rename(tree / "app" / ".env", tree / "app" / "other.env")
+    with pytest.raises(PathError, match="another name of a file"):
+        guard.check(info, "app/sub/notes.txt")
