@@ -292,6 +292,7 @@ class Guard:
         self._survey: Survey | None = None
         self._counts: dict[tuple[int, int], list] | None = None
         self._too_large: str | None = None
+        self._judged: set[tuple[int, int, int]] = set()
 
     def check(self, info: os.stat_result, shown: str) -> None:
         """Refuse (PathError) the opened file ``info`` if it is a denied file under the name ``shown``, or may be."""
@@ -312,19 +313,23 @@ class Guard:
         )
 
     def _fresh(self, info: os.stat_result) -> Survey | None:
-        """The survey, made now if there is none or the file's names may have changed since it began."""
+        """The survey, made now if there is none or the file's names may have changed since it began.
+
+        A survey made while this file was judged, or later, holds for it until
+        its inode changes again; a workspace too large to walk stays so.
+        """
+        key = (info.st_dev, info.st_ino, info.st_ctime_ns)
         found = self._survey
-        if found is None or info.st_ctime_ns >= found.started_ns - CTIME_SLACK_NS:
+        stale = found is None or (key not in self._judged and info.st_ctime_ns >= found.started_ns - CTIME_SLACK_NS)
+        if stale and self._too_large is None:
             self._counts = None
-            self._too_large = None
             try:
                 found = self._survey = survey(self.root_fd, self.patterns, self.limit)
             except TooLarge as exc:
-                self._survey, self._too_large = None, f"{exc}; deny the large directories"
-                return None
+                found, self._too_large = None, f"{exc}; deny the large directories"
             except OSError as exc:
-                self._survey, self._too_large = None, f"the workspace cannot be listed: {exc.strerror or exc}"
-                return None
+                found, self._too_large = None, f"the workspace cannot be listed: {exc.strerror or exc}"
+        self._judged.add(key)
         return found
 
     def _names(self, info: os.stat_result) -> list | None:

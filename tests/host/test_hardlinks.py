@@ -91,6 +91,7 @@ def test_the_guard_surveys_only_when_it_meets_a_file_with_other_names(tree: Path
     assert made == []
     os.link(tree / "app" / "main.py", tree / "app" / "twice.py")
     guard.check(opened(tree / "app" / "twice.py"), "app/twice.py")
+    guard.check(opened(tree / "app" / "main.py"), "app/main.py")  # the same inode, unchanged since: that survey holds
     assert len(made) == 1
 
 
@@ -164,12 +165,18 @@ def test_a_name_outside_the_workspace_is_unaccounted_for_only_when_the_survey_fe
     Guard(root_fd, DENY).check(opened(crowded / "app" / "main.py"), "app/main.py")
 
 
-def test_too_large_a_workspace_refuses_files_with_other_names_only(tree: Path, root_fd: int) -> None:
+def test_too_large_a_workspace_refuses_files_with_other_names_only(tree: Path, root_fd: int, monkeypatch) -> None:
+    made = []
+    real = hardlinks.survey
+    monkeypatch.setattr(hardlinks, "survey", lambda *args: made.append(args) or real(*args))
     os.link(tree / "app" / "main.py", tree / "app" / "twice.py")
+    os.link(tree / "app" / "sub" / "util.py", tree / "app" / "sub" / "again.py")
     guard = Guard(root_fd, DENY, limit=2)
-    guard.check(opened(tree / "app" / "sub" / "util.py"), "app/sub/util.py")
-    with pytest.raises(PathError, match=r"more than 2 files and directories to check against \[tools\] deny; deny the large"):
-        guard.check(opened(tree / "app" / "twice.py"), "app/twice.py")
+    guard.check(opened(tree / "secrets" / "key"), "secrets/key")  # one name: nothing to walk
+    for rel in ("app/twice.py", "app/sub/again.py"):
+        with pytest.raises(PathError, match=r"more than 2 files and directories to check against \[tools\] deny; deny the large"):
+            guard.check(opened(tree / rel), rel)
+    assert len(made) == 1  # walked once: a workspace too large stays so for the run
 
 
 def test_without_deny_patterns_nothing_is_judged(tree: Path, root_fd: int) -> None:
