@@ -53,7 +53,9 @@ import errno
 import os
 import stat
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from lackpy.errors import PathError
 from lackpy.host.beneath import open_beneath
@@ -137,83 +139,77 @@ def survey(root_fd: int, patterns: tuple[str, ...], limit: int) -> Survey:
     found = Survey(started_ns=time.time_ns())
     if not patterns:
         return found
-    spec = deny_spec(patterns)
+    match = deny_spec(patterns).match_file
+    holes, denied, allowed = found.holes, found.denied, found.allowed
     closed: list[str] = []
     walked = 0
     pending = [""]
     while pending:
         rel = pending.pop()
+        prefix = f"{rel}/" if rel else ""
         try:
-            entries = _listing(root_fd, rel, devices=found.devices)
+            with _opened(root_fd, rel, found.devices) as listing:
+                for entry in listing:
+                    walked += 1
+                    if walked > limit:
+                        raise TooLarge(limit)
+                    if entry.is_symlink():
+                        continue
+                    child = prefix + entry.name
+                    if entry.is_dir(follow_symlinks=False):
+                        if match(child + "/"):
+                            holes.append(child)
+                            closed.append(child)
+                        else:
+                            pending.append(child)
+                    elif match(child):
+                        holes.append(child)
+                        denied.setdefault(entry.inode(), []).append(child)
+                    else:
+                        allowed.setdefault(entry.inode(), []).append(child)
         except OSError:
             if not rel:
                 raise
-            found.holes.append(rel)
+            holes.append(rel)
             found.gap = found.gap or f"{rel} cannot be listed"
-            continue
-        walked += len(entries)
-        if walked > limit:
-            raise TooLarge(limit)
-        for name, number, is_dir in entries:
-            child = f"{rel}/{name}" if rel else name
-            if spec.match_file(child + "/" if is_dir else child):
-                found.holes.append(child)
-                if is_dir:
-                    closed.append(child)
-                else:
-                    found.denied.setdefault(number, []).append(child)
-            elif is_dir:
-                pending.append(child)
-            else:
-                found.allowed.setdefault(number, []).append(child)
     _inside_denied(root_fd, closed, max(DENIED_WALK_MIN, walked), found)
     return found
 
 
 def _inside_denied(root_fd: int, pending: list[str], budget: int, found: Survey) -> None:
     """Add the inode numbers of the files in the denied directories ``pending``, up to ``budget`` entries."""
+    denied = found.denied
     walked = 0
     while pending:
         rel = pending.pop()
         try:
-            entries = _listing(root_fd, rel, devices=found.devices)
+            with _opened(root_fd, rel, found.devices) as listing:
+                for entry in listing:
+                    walked += 1
+                    if walked > budget:
+                        found.gap = found.gap or f"the denied directories hold more than {budget} entries"
+                        return
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(f"{rel}/{entry.name}")
+                    elif not entry.is_symlink():
+                        denied.setdefault(entry.inode(), []).append(f"{rel}/{entry.name}")
         except OSError:
             found.gap = found.gap or f"the denied directory {rel} cannot be listed"
-            continue
-        walked += len(entries)
-        if walked > budget:
-            found.gap = found.gap or f"the denied directories hold more than {budget} entries"
-            return
-        for name, number, is_dir in entries:
-            child = f"{rel}/{name}"
-            if is_dir:
-                pending.append(child)
-            else:
-                found.denied.setdefault(number, []).append(child)
 
 
-def _listing(root_fd: int, rel: str, stats: bool = False, devices: set[int] | None = None) -> list[tuple]:
-    """(name, inode number, is a directory) of each entry of ``rel`` but symlinks; with ``stats``, its ``lstat`` too.
+@contextmanager
+def _opened(root_fd: int, rel: str, devices: set[int] | None = None) -> Iterator[Iterator[os.DirEntry]]:
+    """The entries of the directory ``rel``, opened beneath the root with no symlink on its path.
 
-    The directory is opened beneath the root with no symlink on its path, and
-    every entry is looked at while that descriptor is open. ``devices``
-    gets the directory's ``st_dev``.
+    Every entry must be looked at inside the ``with`` (a ``DirEntry`` of a
+    descriptor asks the kernel through it). ``devices`` gets its ``st_dev``.
     """
     fd = open_beneath(root_fd, rel or ".", _DIRECTORY, follow=False)
     try:
         if devices is not None:
             devices.add(os.fstat(fd).st_dev)
         with os.scandir(fd) as listing:
-            out = []
-            for entry in listing:
-                if entry.is_symlink():
-                    continue
-                is_dir = entry.is_dir(follow_symlinks=False)
-                if stats:
-                    out.append((entry.name, entry.inode(), is_dir, None if is_dir else entry.stat(follow_symlinks=False)))
-                else:
-                    out.append((entry.name, entry.inode(), is_dir))
-            return out
+            yield listing
     finally:
         os.close(fd)
 
@@ -231,21 +227,24 @@ def link_counts(root_fd: int, holes: list[str], limit: int) -> dict[tuple[int, i
     pending = [""]
     while pending:
         rel = pending.pop()
+        prefix = f"{rel}/" if rel else ""
         try:
-            entries = _listing(root_fd, rel, stats=True)
+            with _opened(root_fd, rel) as listing:
+                for entry in listing:
+                    walked += 1
+                    if walked > limit:
+                        raise TooLarge(limit)
+                    child = prefix + entry.name
+                    if child in skip or entry.is_symlink():
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(child)
+                        continue
+                    info = entry.stat(follow_symlinks=False)
+                    if info.st_nlink > 1:
+                        counts.setdefault((info.st_dev, info.st_ino), [info.st_nlink]).append(child)
         except OSError:
             continue  # its files' names are not counted: a file with one there stays unaccounted for
-        walked += len(entries)
-        if walked > limit:
-            raise TooLarge(limit)
-        for name, _, is_dir, info in entries:
-            child = f"{rel}/{name}" if rel else name
-            if child in skip:
-                continue
-            if is_dir:
-                pending.append(child)
-            elif info.st_nlink > 1:
-                counts.setdefault((info.st_dev, info.st_ino), [info.st_nlink]).append(child)
     return counts
 
 

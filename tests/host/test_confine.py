@@ -309,6 +309,8 @@ def crowded(make_ctx, workspace: Path, monkeypatch) -> Path:
     """``secrets/`` with more entries than the rest of the workspace and than a small budget: link counts decide."""
     for index in range(40):
         (workspace / "secrets" / f"k{index:02}").write_text(SECRET + "\n")
+    (workspace / "secrets" / "deep").mkdir()  # never reached: the budget runs out in secrets/ itself
+    (workspace / "secrets" / "deep" / "k").write_text(SECRET + "\n")
     monkeypatch.setattr(hardlinks, "DENIED_WALK_MIN", 5)
     return workspace
 
@@ -322,7 +324,7 @@ def test_past_the_budget_link_counts_clear_files_with_one_name(make_ctx, crowded
 
 @needs_landlock
 def test_past_the_budget_a_file_with_a_name_lackpy_cannot_find_is_said_or_refused(make_ctx, crowded: Path) -> None:
-    os.link(crowded / "secrets" / "k39", crowded / "src" / "notes.txt")
+    os.link(crowded / "secrets" / "deep" / "k", crowded / "src" / "notes.txt")
     result = run_command(make_ctx(deny=["secrets/"]), "echo ran")
     assert result["stdout"] == "ran\n"
     assert result["hard_links"] == (

@@ -121,15 +121,20 @@ def test_an_old_survey_is_kept_for_files_unchanged_since(tree: Path, root_fd: in
 
 @pytest.fixture
 def crowded(tree: Path, monkeypatch) -> Path:
-    """A denied directory with more entries than the rest of the workspace and than the (small) budget."""
+    """A denied directory with more entries than the rest of the workspace and than the (small) budget.
+
+    ``secrets/deep/k`` is never reached: the budget runs out in ``secrets/`` itself.
+    """
     for index in range(30):
         (tree / "secrets" / f"k{index:02}").write_text(SECRET)
+    (tree / "secrets" / "deep").mkdir()
+    (tree / "secrets" / "deep" / "k").write_text(SECRET)
     monkeypatch.setattr(hardlinks, "DENIED_WALK_MIN", 5)
     return tree
 
 
 def test_past_its_budget_the_survey_says_what_it_did_not_see(crowded: Path, root_fd: int) -> None:
-    os.link(crowded / "secrets" / "k29", crowded / "app" / "notes.txt")
+    os.link(crowded / "secrets" / "deep" / "k", crowded / "app" / "notes.txt")
     found = survey(root_fd, DENY, 1000)
     assert found.gap == "the denied directories hold more than 7 entries"  # as many as the rest of the workspace: app, sub, main.py, ...
     assert found.aliases(root_fd) == {}  # not found by inode: the link counts say it is unaccounted for
@@ -138,7 +143,7 @@ def test_past_its_budget_the_survey_says_what_it_did_not_see(crowded: Path, root
 
 
 def test_past_its_budget_the_guard_refuses_a_file_it_cannot_account_for(crowded: Path, root_fd: int) -> None:
-    os.link(crowded / "secrets" / "k29", crowded / "app" / "notes.txt")
+    os.link(crowded / "secrets" / "deep" / "k", crowded / "app" / "notes.txt")
     with pytest.raises(PathError) as info:
         Guard(root_fd, DENY).check(opened(crowded / "app" / "notes.txt"), "app/notes.txt")
     message = str(info.value)
@@ -162,6 +167,7 @@ def test_a_name_outside_the_workspace_is_unaccounted_for_only_when_the_survey_fe
         Guard(root_fd, DENY).check(opened(crowded / "app" / "main.py"), "app/main.py")
     for index in range(30):  # the survey now sees every denied file: the name outside is no concern of [tools] deny
         os.unlink(crowded / "secrets" / f"k{index:02}")
+    os.unlink(crowded / "secrets" / "deep" / "k")
     Guard(root_fd, DENY).check(opened(crowded / "app" / "main.py"), "app/main.py")
 
 
