@@ -35,8 +35,11 @@ run's ``LocalFilesystem``). A survey can go stale while a run goes on, so a
 file whose inode changed (its ``st_ctime``, which ``link``, ``unlink`` and
 ``rename`` set and no one can set back) since shortly before the survey began
 is judged by a new one: a link made during a run is seen when the file is next
-opened. A per-run survey rather than one per process: a run is short, and
-a survey kept for a server's lifetime would rest on clocks for hours.
+opened. A per-run survey rather than one per process: the ctime of a file
+does not change when a directory above one of its names is renamed (into a
+denied directory, or out of one), so a survey goes stale in ways no file
+shows; kept for a run (seconds), it costs one walk per run that meets a file
+with several names, and is never hours old.
 
 Names outside the workspace are outside what ``[tools] deny`` covers: a link
 someone made there is readable by commands (which read the system) as a copy
