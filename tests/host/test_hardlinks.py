@@ -217,3 +217,44 @@ def test_the_guard_counts_a_denied_name_gone_since_the_survey(tree: Path, root_f
     os.rename(tree / "app" / ".env", tree / "app" / "other.env")
     with pytest.raises(PathError, match="another name of a file"):
         guard.check(info, "app/sub/notes.txt")
+
+
+def _unlistable(tree: Path, monkeypatch, rel: str) -> None:
+    """``rel`` cannot be listed: for real where the tests do not run as root (which lists anything), else its opening fails as EACCES would."""
+    if os.geteuid() != 0:
+        os.chmod(tree / rel, 0)  # the caller puts the mode back
+        return
+    real = hardlinks.open_beneath
+
+    def refusing(dir_fd, path, flags, *args, **kwargs):
+        if path == rel:
+            raise PermissionError(13, "Permission denied", path)
+        return real(dir_fd, path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(hardlinks, "open_beneath", refusing)
+
+
+def test_a_denied_directory_that_cannot_be_listed_leaves_a_gap_that_names_it_not(tree: Path, root_fd: int, monkeypatch) -> None:
+    (tree / "secrets" / "deep").mkdir()
+    (tree / "secrets" / "deep" / "k").write_text(SECRET)
+    os.link(tree / "secrets" / "deep" / "k", tree / "app" / "notes.txt")
+    _unlistable(tree, monkeypatch, "secrets/deep")
+    try:
+        found = survey(root_fd, DENY, 1000)
+        assert found.gap == "a denied directory cannot be listed" and found.aliases(root_fd) == {}
+        with pytest.raises(PathError, match=r"has 2 names \(hard links\) and lackpy cannot check them all against \[tools\] deny \(a denied directory cannot be listed\)"):
+            Guard(root_fd, DENY).check(opened(tree / "app" / "notes.txt"), "app/notes.txt")
+    finally:
+        os.chmod(tree / "secrets" / "deep", 0o755)
+
+
+def test_an_allowed_directory_that_cannot_be_listed_is_a_hole_and_a_gap(tree: Path, root_fd: int, monkeypatch) -> None:
+    os.link(tree / "app" / "main.py", tree / "app" / "sub" / "main.py")
+    _unlistable(tree, monkeypatch, "app/sub")
+    try:
+        found = survey(root_fd, DENY, 1000)
+        assert "app/sub" in found.holes and found.gap == "app/sub cannot be listed"
+        with pytest.raises(PathError, match="has 2 names"):  # its other name is where lackpy could not look
+            Guard(root_fd, DENY).check(opened(tree / "app" / "main.py"), "app/main.py")
+    finally:
+        os.chmod(tree / "app" / "sub", 0o755)
