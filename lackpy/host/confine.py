@@ -92,8 +92,9 @@ import shutil
 import stat
 import sys
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 from lackpy.host import beneath, hardlinks, landlock, sockfilter
 from lackpy.host.deny import deny_spec  # the patterns compiled as the file tools compile them
@@ -260,34 +261,38 @@ def denied_paths(root: str, patterns: tuple[str, ...], limit: int | None = None)
     path they resolve to is what Landlock checks). A directory that cannot be
     listed counts as denied, since what it holds is unknown.
     """
-    return [_join(root, rel) for rel in _survey(root, patterns, limit)[0].holes]
-
-
-def _survey(root: str, patterns: tuple[str, ...], limit: int | None = None) -> tuple[hardlinks.Survey, int | None]:
-    """The workspace's survey (``hardlinks.survey``) and a descriptor of its root (None without patterns: nothing walked).
-
-    The caller closes the descriptor.
-    """
     if not patterns:
-        return hardlinks.Survey(), None
-    limit = MAX_WALK_ENTRIES if limit is None else limit
+        return []
+    with _workspace_fd(root) as root_fd:
+        return [_join(root, rel) for rel in _walk(root_fd, root, patterns, limit).holes]
+
+
+@contextmanager
+def _workspace_fd(root: str) -> Iterator[int]:
+    """A descriptor of the workspace's root directory, for the walk; closed after."""
     try:
         root_fd = beneath.open_dir(root)
     except OSError:
         raise failed(f"cannot list the workspace {root} to find the [tools] deny paths") from None
     try:
-        return hardlinks.survey(root_fd, patterns, limit), root_fd
-    except BaseException as exc:
+        yield root_fd
+    finally:
         os.close(root_fd)
-        if isinstance(exc, hardlinks.TooLarge):
-            raise ConfinementError(
-                f"cannot confine the command: the workspace has more than {limit} files and directories to check "
-                "against [tools] deny; deny the large directories commands need not read (what a denied directory "
-                "holds does not count), or use a smaller workspace; the command did not run"
-            ) from None
-        if isinstance(exc, OSError):
-            raise failed(f"cannot list the workspace {root} to find the [tools] deny paths") from None
-        raise
+
+
+def _walk(root_fd: int, root: str, patterns: tuple[str, ...], limit: int | None = None) -> hardlinks.Survey:
+    """The workspace's survey (``hardlinks.survey``); a ConfinementError when it cannot be made."""
+    limit = MAX_WALK_ENTRIES if limit is None else limit
+    try:
+        return hardlinks.survey(root_fd, patterns, limit)
+    except hardlinks.TooLarge:
+        raise ConfinementError(
+            f"cannot confine the command: the workspace has more than {limit} files and directories to check "
+            "against [tools] deny; deny the large directories commands need not read (what a denied directory "
+            "holds does not count), or use a smaller workspace; the command did not run"
+        ) from None
+    except OSError:
+        raise failed(f"cannot list the workspace {root} to find the [tools] deny paths") from None
 
 
 @dataclass
@@ -312,10 +317,10 @@ def find_holes(confinement: Confinement) -> Holes:
     and any other runs and says so (``"hard_links"`` in its result).
     """
     root, patterns = confinement.root, confinement.deny
-    found, root_fd = _survey(root, patterns)
-    if root_fd is None:
+    if not patterns:
         return Holes([])
-    try:
+    with _workspace_fd(root) as root_fd:
+        found = _walk(root_fd, root, patterns)
         aliases = found.aliases(root_fd)
         unchecked = None
         if found.gap is not None:
@@ -325,8 +330,6 @@ def find_holes(confinement: Confinement) -> Holes:
                 left = None  # changed since the survey: nothing can be counted
             if left != []:
                 unchecked = _unchecked(found.gap, left, confinement.required)
-    finally:
-        os.close(root_fd)
     return Holes([_join(root, rel) for rel in found.holes + list(aliases)], found, unchecked)
 
 

@@ -35,7 +35,8 @@ fork (``landlock.warm``), the safe subset of what may run in a child forked
 from a threaded process. A command
 that cannot be confined as it must be does not run (``confine.ConfinementError``);
 where the kernel has no Landlock it runs and its result says
-``"unconfined": why``.
+``"unconfined": why`` (and ``"hard_links": what`` where lackpy could not
+check every other name of a denied file: ``Prepared.notes``).
 """
 
 from __future__ import annotations
