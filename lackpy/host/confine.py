@@ -50,12 +50,24 @@ which everything the command starts inherits:
   Path-named UNIX sockets stay reachable (Landlock has no right for them).
 
 The denied paths are found by walking the workspace when the command starts
-(not into denied directories nor through symlinks; Landlock checks resolved
-paths, so rules on real paths cover every way of naming them). A file the
-patterns deny that appears later is hidden only from later commands, and a
-denied path that does not exist yet can be created. More than
-``MAX_WALK_ENTRIES`` entries to walk fails closed, with an error that says
-to deny the large directories (a denied directory is not walked).
+(not through symlinks; Landlock checks resolved paths, so rules on real
+paths cover every way of naming them). A file the patterns deny that
+appears later is hidden only from later commands, and a denied path that
+does not exist yet can be created. More than ``MAX_WALK_ENTRIES`` entries
+to walk outside the denied directories fails closed, with an error that
+says to deny the large directories.
+
+Landlock rules attach to inodes, so a rule on another name of a denied file
+(a hard link) would grant the denied file itself, by its own name too. The
+walk notes the inode of every denied file, in denied directories as far as
+its budget goes (``lackpy.host.hardlinks``), and the other names of those
+files are holes like the denied paths; no file whose inode number is a
+denied file's gets a rule, judged on the descriptor the rule is made from.
+Past the budget, link counts decide: a file of the workspace with other
+names lackpy cannot find may be a denied file, and then a command that
+requires confinement does not run and any other says ``"hard_links": what``
+in its result. A link made while a command runs, in a directory it was
+granted whole, is readable by that command (as a denied file made then).
 
 Commands get a small environment (``command_env``), confined or not: PATH,
 HOME, LANG, LC_*, TERM, TZ, USER, SHELL, TMPDIR/TMP/TEMP, and the names
@@ -82,10 +94,11 @@ import shutil
 import stat
 import sys
 import tempfile
-from dataclasses import dataclass
-from typing import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
 
-from lackpy.host import landlock, sockfilter
+from lackpy.host import beneath, hardlinks, landlock, sockfilter
 from lackpy.host.deny import deny_spec  # the patterns compiled as the file tools compile them
 from lackpy.host.landlock import (
     ACCESS_FS_FILE,
@@ -117,7 +130,7 @@ COMMAND_ENV = ("PATH", "HOME", "LANG", "TERM", "TZ", "USER", "SHELL")
 TMP_ENV = ("TMPDIR", "TMP", "TEMP")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Most workspace entries walked to find the denied paths; past it a command does not run.
-MAX_WALK_ENTRIES = 200_000
+MAX_WALK_ENTRIES = hardlinks.MAX_WALK_ENTRIES
 #: Devices a command may write (and ioctl); reading the rest of /dev is allowed.
 WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
 
@@ -211,19 +224,25 @@ def status(settings: dict | None = None, state_mounted: bool = False) -> str:
     """One line on how commands run here, for ``lackpy tools``; ``settings`` are the ``[tools]`` ones.
 
     ``state_mounted``: their supervisor mounts ``.lackpy`` read-only (else the ruleset keeps it so).
+    It says how hard links of denied files are handled too (``hardlinks``).
     """
     why = unavailable()
     if why:
         return (
             f"commands NOT confined: {why}; they can read the [tools] deny paths, "
-            f"write anywhere you can (lackpy's {STATE_DIR}/ included) and reach the network"
+            f"write anywhere you can (lackpy's {STATE_DIR}/ included) and reach the network; "
+            "the file tools refuse the deny paths under any name (hard links by inode)"
         )
-    network = (settings or {}).get("command_network") is True
+    settings = settings or {}
+    network = settings.get("command_network") is True
     net = "network allowed ([tools] command_network = true)" if network else "no network"
     state = f"not its {STATE_DIR}/" if state_mounted else f"not its {STATE_DIR}/, nor new entries at its top"
+    unsure = "refuses to run" if settings.get("require_command_confinement") is True else 'says "hard_links" in its result'
     return (
         f"commands confined (Landlock ABI {landlock.landlock_abi()}): writes in the workspace ({state}) and a "
-        f"private TMPDIR only, [tools] deny paths unreadable, {net}"
+        f"private TMPDIR only, [tools] deny paths unreadable under any name (hard links refused by inode, by the "
+        f"file tools too; past the walk of large denied directories by link count, and a command {unsure} where "
+        f"that cannot tell), {net}"
     )
 
 
@@ -248,48 +267,108 @@ def denied_paths(root: str, patterns: tuple[str, ...], limit: int | None = None)
     """
     if not patterns:
         return []
+    with _workspace_fd(root) as root_fd:
+        return [_join(root, rel) for rel in _walk(root_fd, root, patterns, limit).holes]
+
+
+@contextmanager
+def _workspace_fd(root: str) -> Iterator[int]:
+    """A descriptor of the workspace's root directory, for the walk; closed after."""
+    try:
+        root_fd = beneath.open_dir(root)
+    except OSError:
+        raise failed(f"cannot list the workspace {root} to find the [tools] deny paths") from None
+    try:
+        yield root_fd
+    finally:
+        os.close(root_fd)
+
+
+def _walk(root_fd: int, root: str, patterns: tuple[str, ...], limit: int | None = None) -> hardlinks.Survey:
+    """The workspace's survey (``hardlinks.survey``); a ConfinementError when it cannot be made."""
     limit = MAX_WALK_ENTRIES if limit is None else limit
-    spec = deny_spec(patterns)
-    found: list[str] = []
-    walked = 0
-    pending = [""]
-    while pending:
-        rel = pending.pop()
-        try:
-            with os.scandir(_join(root, rel) if rel else root) as listing:
-                entries = list(listing)
-        except OSError:
-            if not rel:
-                raise failed(f"cannot list the workspace {root} to find the [tools] deny paths") from None
-            found.append(_join(root, rel))
-            continue
-        walked += len(entries)
-        if walked > limit:
-            raise ConfinementError(
-                f"cannot confine the command: the workspace has more than {limit} files and directories to check "
-                "against [tools] deny; deny the large directories commands need not read (a denied directory is not "
-                "walked), or use a smaller workspace; the command did not run"
-            )
-        for entry in entries:
-            child = f"{rel}/{entry.name}" if rel else entry.name
-            if entry.is_symlink():
-                continue
-            is_dir = entry.is_dir(follow_symlinks=False)
-            if spec.match_file(child + "/" if is_dir else child):
-                found.append(_join(root, child))
-            elif is_dir:
-                pending.append(child)
-    return found
+    try:
+        return hardlinks.survey(root_fd, patterns, limit)
+    except hardlinks.TooLarge:
+        raise ConfinementError(
+            f"cannot confine the command: the workspace has more than {limit} files and directories to check "
+            "against [tools] deny; deny the large directories commands need not read (what a denied directory "
+            "holds does not count), or use a smaller workspace; the command did not run"
+        ) from None
+    except OSError:
+        raise failed(f"cannot list the workspace {root} to find the [tools] deny paths") from None
+
+
+@dataclass
+class Holes:
+    """What a command may not reach in its workspace: real paths, and denied files by identity (``survey.bans``).
+
+    ``unchecked`` says which files may be another name of a denied file that
+    lackpy could not rule out (``hardlinks``), or is None.
+    """
+
+    paths: list[str]
+    survey: hardlinks.Survey = field(default_factory=hardlinks.Survey)
+    unchecked: str | None = None
+
+
+def find_holes(confinement: Confinement) -> Holes:
+    """The denied paths, the other names of denied files (hard links), and what could not be checked.
+
+    Past its budget in the denied directories the survey counts links
+    instead (``hardlinks.link_counts``): where files remain whose names it
+    could not all find, a command that requires confinement does not run,
+    and any other runs and says so (``"hard_links"`` in its result).
+    """
+    root, patterns = confinement.root, confinement.deny
+    if not patterns:
+        return Holes([])
+    with _workspace_fd(root) as root_fd:
+        found = _walk(root_fd, root, patterns)
+        aliases = found.aliases(root_fd)
+        unchecked = None
+        if found.gap is not None:
+            try:
+                left = hardlinks.unaccounted(hardlinks.link_counts(root_fd, found.holes, MAX_WALK_ENTRIES), set(aliases.values()))
+            except (hardlinks.TooLarge, OSError):
+                left = None  # changed since the survey: nothing can be counted
+            if left != []:
+                unchecked = _unchecked(found.gap, left, confinement.required)
+    return Holes([_join(root, rel) for rel in found.holes + list(aliases)], found, unchecked)
+
+
+def _unchecked(gap: str, left: list[str] | None, required: bool) -> str:
+    """What a command is told of files it may read under another name of a denied file; a ConfinementError if it must not run.
+
+    ``left``: a name of each file whose names lackpy could not all find (None: it could not count them).
+    """
+    if left is None:
+        what = "the workspace changed while lackpy counted hard links"
+    else:
+        shown = ", ".join(left[:3]) + (", ..." if len(left) > 3 else "")
+        what = f"{len(left)} file(s) with hard links whose other names lackpy could not find ({shown})"
+    if required:
+        raise ConfinementError(
+            f"cannot confine the command: {what}; one may be a [tools] deny file under another name ({gap}) and "
+            "[tools] require_command_confinement is true; deny a smaller directory, or replace such files with copies "
+            "of their own; the command did not run"
+        )
+    return f"not checked for hard links: {what}; if one is a [tools] deny file under another name ({gap}), this command can read it"
 
 
 # --------------------------------------------------------------------------- the ruleset
 
 
-def _rule(ruleset: int, path: str, access: int, optional: bool = False) -> None:
+def _rule(ruleset: int, path: str, access: int, optional: bool = False, banned: hardlinks.Survey | None = None) -> None:
     """Grant ``access`` on ``path`` (only the file rights if it is not a directory); symlinks get nothing.
 
     An ``optional`` path that is gone, cannot be opened, or lies on a kernel-internal
     filesystem Landlock refuses (EBADFD) gets no rule: it stays unreachable.
+    Nor does a file that ``banned`` (a survey) says may be a denied file
+    (``Survey.bans``): a rule on an inode holds under each of its names, so
+    it would grant the denied one. That is judged on the descriptor the rule
+    is made from, so a link made since the walk gets nothing either, nor an
+    entry outside the workspace that is a denied file's other name.
     """
     try:
         fd = os.open(path, os.O_PATH | os.O_CLOEXEC | os.O_NOFOLLOW)
@@ -298,8 +377,9 @@ def _rule(ruleset: int, path: str, access: int, optional: bool = False) -> None:
             return
         raise
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISLNK(mode):
+        info = os.fstat(fd)
+        mode = info.st_mode
+        if stat.S_ISLNK(mode) or (banned is not None and banned.bans(info)):
             return
         landlock.add_path_rule(ruleset, fd, access if stat.S_ISDIR(mode) else access & ACCESS_FS_FILE)
     except OSError as exc:
@@ -322,14 +402,17 @@ def _ancestors(paths: list[str]) -> set[str]:
     return above
 
 
-def _grant(ruleset: int, top: str, access: int, holes: list[str], skip: Callable[[str, bool], bool]) -> None:
+def _grant(
+    ruleset: int, top: str, access: int, holes: list[str], skip: Callable[[str, bool], bool], banned: hardlinks.Survey | None = None
+) -> None:
     """Grant ``access`` on ``top`` and beneath it, except on the ``holes`` and beneath them.
 
     Landlock only grants, and a right on a directory holds for everything
     beneath it; so a directory on the way to a hole gets only the right to
     list it, and each of its other entries a rule of its own (symlinks none:
     Landlock checks the paths they resolve to). ``skip(path, is_dir)`` names
-    entries that get nothing either (a denied path that appeared since the walk).
+    entries that get nothing either (a denied path that appeared since the walk),
+    and no file gets a rule that ``banned`` refuses (``_rule``).
     """
     ancestors = {path for path in _ancestors(holes) if _inside(path, top)}
     if not ancestors:
@@ -347,7 +430,7 @@ def _grant(ruleset: int, top: str, access: int, holes: list[str], skip: Callable
             path = _join(directory, entry.name)
             if path in ancestors or path in holes or entry.is_symlink() or skip(path, entry.is_dir(follow_symlinks=False)):
                 continue
-            _rule(ruleset, path, access, optional=True)
+            _rule(ruleset, path, access, optional=True, banned=banned)
 
 
 def own_state(root: str) -> list[str]:
@@ -414,13 +497,16 @@ def mountable_state(root: str) -> str | None:
     return path if _views(path) == 1 else None
 
 
-def build_ruleset(confinement: Confinement, abi: int, tmpdir: str, state_mounted: bool = False) -> int:
+def build_ruleset(confinement: Confinement, abi: int, tmpdir: str, state_mounted: bool = False, found: Holes | None = None) -> int:
     """The command's ruleset as an fd (close-on-exec); raises OSError or ConfinementError.
 
     ``state_mounted``: the supervisor mounts ``.lackpy`` read-only in the
     command's mount namespace, so the ruleset need not make it a hole.
+    ``found``: the workspace's holes, if already walked (``find_holes``).
     """
-    holes = denied_paths(confinement.root, confinement.deny)
+    found = find_holes(confinement) if found is None else found
+    banned = found.survey
+    holes = found.paths
     readonly = own_state(confinement.root)
     protected = [_join(confinement.root, os.path.normpath(rel)) for rel in confinement.readonly]
     if any(_inside(tmpdir, hole) for hole in holes + readonly):
@@ -443,8 +529,8 @@ def build_ruleset(confinement: Confinement, abi: int, tmpdir: str, state_mounted
         return bool(confinement.deny) and spec.match_file(rel + "/" if is_dir else rel)
 
     try:
-        _grant(ruleset, "/", READ & fs, holes, appeared)
-        _grant(ruleset, root, WRITE & fs, holes + protected + ([] if state_mounted else readonly), appeared)
+        _grant(ruleset, "/", READ & fs, holes, appeared, banned)
+        _grant(ruleset, root, WRITE & fs, holes + protected + ([] if state_mounted else readonly), appeared, banned)
         _rule(ruleset, tmpdir, WRITE & fs)
         for device in WRITABLE_DEVICES:
             if not any(_inside(device, hole) for hole in holes):
@@ -465,7 +551,9 @@ class Prepared:
     then no ruleset is set. ``scoped`` says whether the ruleset keeps the
     command from signalling processes outside it (Landlock ABI >= 6).
     ``state`` is the ``.lackpy`` directory the supervisor must mount
-    read-only (the ruleset leaves it writable), or None. The shell backend
+    read-only (the ruleset leaves it writable), or None. ``hard_links``
+    says which files may be denied files under another name that lackpy
+    could not check (``find_holes``), or is None. The shell backend
     starts the child with ``env``, ``pass_fds`` and ``supervisor_env`` (or
     ``preexec``, after ``unmounted()``), calls ``started()`` once it has
     forked and ``cleanup()`` once the command ended.
@@ -481,6 +569,7 @@ class Prepared:
         scoped: bool = False,
         state: str | None = None,
         remake: Callable[[], int] | None = None,
+        hard_links: str | None = None,
     ) -> None:
         self.ruleset = ruleset
         self.program = program
@@ -490,6 +579,12 @@ class Prepared:
         self.scoped = scoped
         self.state = state
         self._remake = remake
+        self.hard_links = hard_links
+
+    def notes(self) -> dict[str, str]:
+        """What the command's result says of its confinement: ``"unconfined": why``, ``"hard_links": what was not checked``."""
+        said = {"unconfined": self.unconfined, "hard_links": self.hard_links}
+        return {key: value for key, value in said.items() if value}
 
     def env(self) -> dict[str, str]:
         """The command's environment (``command_env``), with its private TMPDIR where it has one."""
@@ -567,7 +662,8 @@ def prepare(confinement: Confinement, mount_state: bool = False) -> Prepared:
     tmpdir = os.path.realpath(tempfile.mkdtemp(prefix="lackpy-command-"))
     state = mountable_state(confinement.root) if mount_state else None
     try:
-        ruleset = build_ruleset(confinement, abi, tmpdir, state_mounted=state is not None)
+        found = find_holes(confinement)
+        ruleset = build_ruleset(confinement, abi, tmpdir, state_mounted=state is not None, found=found)
         program = sockfilter.program(allow_tcp=abi >= 4, network=confinement.network)
         landlock.warm()
     except ConfinementError:
@@ -578,8 +674,10 @@ def prepare(confinement: Confinement, mount_state: bool = False) -> Prepared:
         what = f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror or str(exc)
         raise failed(what) from None
     scoped = bool(landlock.handled_access(abi)[2] & SCOPE_SIGNAL)  # as build_ruleset made it
-    remake = lambda: build_ruleset(confinement, abi, tmpdir)  # noqa: E731 - the ruleset without the mount
-    return Prepared(ruleset, program, tmpdir, env_names=confinement.env, scoped=scoped, state=state, remake=remake)
+    remake = lambda: build_ruleset(confinement, abi, tmpdir, found=found)  # noqa: E731 - the ruleset without the mount
+    return Prepared(
+        ruleset, program, tmpdir, env_names=confinement.env, scoped=scoped, state=state, remake=remake, hard_links=found.unchecked
+    )
 
 
 __all__ = [
@@ -587,6 +685,7 @@ __all__ = [
     "ConfinementError",
     "COMMAND_ENV",
     "ENV_VAR",
+    "Holes",
     "MAX_WALK_ENTRIES",
     "Prepared",
     "build_ruleset",
@@ -594,6 +693,7 @@ __all__ = [
     "denied_paths",
     "env_names_problem",
     "failed",
+    "find_holes",
     "mountable_state",
     "own_state",
     "prepare",

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 from lackpy.errors import CommitError, ConflictError, LimitExceeded, PathError
-from lackpy.host import beneath, journal
+from lackpy.host import beneath, hardlinks, journal
 from lackpy.host.journal import Baseline, Change
 
 
@@ -108,15 +108,23 @@ class LocalFilesystem(_Text):
     path policy judged the path makes the operation fail instead of going
     where the policy never looked. Reads, stats and listings act on the
     descriptor that lookup returned.
+
+    ``deny``: the ``[tools] deny`` patterns, for what names cannot tell: a
+    file with more than one name is refused, as the path policy refuses a
+    denied path, when it is a denied file under another name (a hard link),
+    judged on its descriptor (``hardlinks.Guard``). Reads and stats refuse it,
+    so writes and deletes do too; listings leave it out.
     """
 
     #: Reads of a path follow no symlink on it (a link is a PathError with ``link_on_path``), so a read that
     #: succeeds proves the path is its own canonical form: the path policy then needs no lookup of its own.
     strict_reads = True
 
-    def __init__(self, root: str | os.PathLike) -> None:
+    def __init__(self, root: str | os.PathLike, deny: tuple[str, ...] = ()) -> None:
         self.root = os.path.realpath(root)
         self._fd: int | None = None
+        self.deny = tuple(deny)
+        self._guard: hardlinks.Guard | None = None
 
     def __del__(self) -> None:
         if self._fd is not None:
@@ -134,6 +142,13 @@ class LocalFilesystem(_Text):
             except OSError as exc:
                 raise PathError(f"cannot open the workspace {self.root}: {exc.strerror or exc}") from None
         return self._fd
+
+    def _judge(self, info: os.stat_result, rel: str) -> None:
+        """Refuse (PathError) the file ``info`` describes if it is a denied file under the name ``rel``; free for a file with one name."""
+        if self.deny and hardlinks.multiple(info):
+            if self._guard is None:
+                self._guard = hardlinks.Guard(self.root_fd, self.deny)
+            self._guard.check(info, rel)
 
     def os_path(self, rel: str) -> str:
         """The real path of a relative path (for the shell seam's working directory)."""
@@ -213,6 +228,7 @@ class LocalFilesystem(_Text):
                 raise PathError(f"is a directory, not a file: {rel}")
             if not _stat.S_ISREG(info.st_mode):
                 raise PathError(f"not a regular file: {rel}")
+            self._judge(info, rel)
             if max_bytes is not None and info.st_size > max_bytes:
                 raise PathError(f"larger than {max_bytes} bytes: {rel}")
             data = beneath.read_fd(fd, info.st_size, max_bytes, rel)
@@ -264,6 +280,7 @@ class LocalFilesystem(_Text):
             info = os.fstat(fd)
         finally:
             os.close(fd)
+        self._judge(info, rel)
         kind = _kind(info.st_mode)
         return Stat(kind, info.st_size if kind == "file" else 0, _fingerprint(info))
 
@@ -296,6 +313,10 @@ class LocalFilesystem(_Text):
                         continue
                     if info is None:
                         continue  # a link that leads outside the workspace, or to nothing: not shown
+                    try:
+                        self._judge(info, join_rel(rel, entry.name))
+                    except PathError:
+                        continue  # a denied file under another name (or maybe one): not shown, as a denied name is not
                     kind = _kind(info.st_mode)
                     entries.append(Entry(entry.name, kind, info.st_size if kind == "file" else 0, link))
         except OSError as exc:

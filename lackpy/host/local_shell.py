@@ -35,7 +35,8 @@ fork (``landlock.warm``), the safe subset of what may run in a child forked
 from a threaded process. A command
 that cannot be confined as it must be does not run (``confine.ConfinementError``);
 where the kernel has no Landlock it runs and its result says
-``"unconfined": why``.
+``"unconfined": why`` (and ``"hard_links": what`` where lackpy could not
+check every other name of a denied file: ``Prepared.notes``).
 """
 
 from __future__ import annotations
@@ -491,6 +492,8 @@ class Process:
         self.confined = confined
         #: Why the command runs unconfined (the kernel cannot), or None.
         self.unconfined = confined.unconfined if confined else None
+        #: What its state says of its confinement (``Prepared.notes``).
+        self.notes = confined.notes() if confined else {}
         self.pid = started.pid
         popen = started.popen
         self.command = command
@@ -596,8 +599,8 @@ class LocalShell:
         finally:
             if confined is not None:
                 confined.cleanup()
-        if confined is not None and confined.unconfined:
-            result["unconfined"] = confined.unconfined
+        if confined is not None:
+            result.update(confined.notes())
         return result
 
     @staticmethod

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from lackpy.errors import DocsError, PathError
 from lackpy.host.beneath import canonical, open_beneath, open_dir, read_regular
 from lackpy.host.deny import denied
+from lackpy.host.hardlinks import Guard
 from lackpy.kit.docplace import PACKAGE_DOCS, Doc, package_doc, shipped, tool_doc
 from lackpy.kit.spec import ToolSpec
 
@@ -110,8 +111,15 @@ def _read_beneath(root: str, doc: Doc, deny: tuple[str, ...]) -> bytes:
     shown = f"doc '{doc.shown}'"
 
     def judge(opened: int) -> None:
-        if deny and denied(canonical(opened, root), deny):
+        if not deny:
+            return
+        if denied(canonical(opened, root), deny):
             raise DocsError(f"{shown} is denied by the workspace policy ([tools] deny); it is not read")
+        top = open_dir(root)
+        try:
+            Guard(top, deny).check(os.fstat(opened), shown)  # a denied file under another name (a hard link)
+        finally:
+            os.close(top)
 
     fd = _open_folder(root, doc.folder, shown)
     try:

@@ -36,6 +36,7 @@ from typing import Any, Callable, Iterable, Sequence
 from lackpy.errors import ConfigError, LackpyError, PathError
 from lackpy.host.beneath import open_beneath, open_dir
 from lackpy.host.deny import denied
+from lackpy.host.hardlinks import Guard, multiple
 from lackpy.host.ownfiles import MAX_ENTRIES, STATE_DIR
 from lackpy.host.places import user_dir
 from lackpy.skills.skill import SKILL_FILE, SKILL_NAME, Skill, read_skill
@@ -215,8 +216,10 @@ def _judge(root: str, deny: tuple[str, ...]) -> Callable[[int], None]:
     """What judges each file a skill opens: PathError when it is a workspace file the ``deny`` patterns cover.
 
     The file is judged where it actually is (``/proc/self/fd``), whatever
-    name led there; a skill folder outside the workspace (the person's, a
-    package's) holds no workspace file unless a link leads into it.
+    name led there, and by its inode when it has other names (a hard link of
+    a denied file is denied, ``lackpy.host.hardlinks``); a skill folder
+    outside the workspace (the person's, a package's) holds no workspace
+    file unless a link leads into it.
     """
     prefix = root.rstrip("/") + "/"
 
@@ -225,8 +228,18 @@ def _judge(root: str, deny: tuple[str, ...]) -> Callable[[int], None]:
             real = os.readlink(f"/proc/self/fd/{fd}")
         except OSError:
             raise PathError("lackpy needs /proc to tell where a skill's file lies; mount /proc") from None
-        if real.startswith(prefix) and denied(real[len(prefix):], deny):
-            raise PathError(f"{real[len(prefix):]} is denied by the workspace policy ([tools] deny); a skill cannot read it")
+        if not real.startswith(prefix):
+            return
+        rel = real[len(prefix):]
+        if denied(rel, deny):
+            raise PathError(f"{rel} is denied by the workspace policy ([tools] deny); a skill cannot read it")
+        info = os.fstat(fd)
+        if multiple(info):  # another name of a denied file (a hard link) is denied too
+            top = open_dir(root)
+            try:
+                Guard(top, deny).check(info, rel)
+            finally:
+                os.close(top)
 
     return judge
 

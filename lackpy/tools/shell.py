@@ -23,7 +23,9 @@ LC_*, TERM, TZ, USER, SHELL, TMPDIR, and the names ``[tools] command_env``
 lists), never lackpy's secrets. Where the kernel cannot confine
 them, run_command's result and poll_process/stop_process's state carry
 ``"unconfined": why`` (the key is absent when confined, so existing keys and
-results are unchanged); where confining fails, the command does not run.
+results are unchanged), and ``"hard_links": what`` where lackpy could not
+check every other name of a denied file (``confine.find_holes``); where
+confining fails, the command does not run.
 """
 
 from __future__ import annotations
@@ -258,9 +260,7 @@ def _state(process: Any) -> dict:
     code = process.poll()
     stdout, stderr = process.read_new()
     state = {"running": code is None, "code": code, "stdout": stdout, "stderr": stderr}
-    unconfined = getattr(process, "unconfined", None)
-    if unconfined:
-        state["unconfined"] = unconfined
+    state.update(getattr(process, "notes", None) or {})
     return state
 
 

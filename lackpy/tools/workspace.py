@@ -37,7 +37,7 @@ def filesystem(ctx: ToolContext) -> Filesystem:
     """The context's backend; by default the local disk, staged when the context stages."""
     fs = ctx.fs
     if fs is None:
-        fs = LocalFilesystem(ctx.root)
+        fs = LocalFilesystem(ctx.root, tuple(ctx.settings.get("deny") or ()))
         if ctx.staging:
             fs = StagedFilesystem(fs, ctx.max_write_bytes, getattr(ctx, "started_ns", None))
         ctx.fs = fs

@@ -25,7 +25,7 @@ import pytest
 
 from lackpy.errors import LackpyWarning, ToolError
 from lackpy.kit.context import ToolContext
-from lackpy.host import confine, local_shell
+from lackpy.host import confine, hardlinks, local_shell
 from lackpy.host.landlock import landlock_abi
 from lackpy.tools.shell import poll_process, run_command, start_process
 from lackpy.tools.workspace import denied
@@ -207,6 +207,141 @@ def test_denied_paths_are_what_the_file_tools_deny(tmp_path: Path) -> None:
             rel = os.path.relpath(os.path.join(dirpath, name), root)
             hidden = any(rel == f or rel.startswith(f + "/") for f in found)
             assert denied(rel, patterns, name in dirnames) == hidden, rel
+
+
+# --------------------------------------------------------------------------- hard links of denied files
+
+
+@pytest.fixture
+def linked(make_ctx, workspace: Path) -> Path:
+    """``app/.env`` (denied by ``*.env``) with aliases beside it, in a subdirectory, and of ``secrets/key`` in ``src/``."""
+    (workspace / "app" / "sub").mkdir(parents=True)
+    (workspace / "app" / ".env").write_text(SECRET + "\n")
+    (workspace / "app" / "main.py").write_text("print('main')\n")
+    os.link(workspace / "app" / ".env", workspace / "app" / "notes.txt")
+    os.link(workspace / "app" / ".env", workspace / "app" / "sub" / "deep.txt")
+    os.link(workspace / "secrets" / "key", workspace / "src" / "key.txt")
+    return workspace
+
+
+@needs_landlock
+def test_an_alias_of_a_denied_file_cannot_be_read_nor_the_denied_name(make_ctx, linked: Path, path: str) -> None:
+    """Rules attach to inodes: a rule granted on app/notes.txt would grant app/.env itself. No such rule is granted."""
+    ctx = make_ctx(deny=["*.env", "secrets/", "*.pem"])
+    for command in ("cat app/notes.txt", "cat app/.env", "cat app/sub/deep.txt", "cat src/key.txt", "cat secrets/key",
+                    "cp app/notes.txt /dev/stdout", "grep -r TOP-SECRET ."):
+        result = run_command(ctx, command)
+        assert SECRET not in result["stdout"] + result["stderr"], command
+        assert "hard_links" not in result and "unconfined" not in result
+    assert "Permission denied" in run_command(ctx, "cat app/notes.txt")["stderr"]
+    assert run_command(ctx, "cat app/main.py && cat src/app.py | head -1")["stdout"] == "print('main')\n# TODO: one\n"
+
+
+@needs_landlock
+def test_no_write_reaches_a_denied_file_through_an_alias(make_ctx, linked: Path, path: str) -> None:
+    ctx = make_ctx(deny=["*.env", "secrets/"])
+    for command in ("echo pwned >> app/notes.txt", "echo pwned > app/sub/deep.txt", "echo pwned >> src/key.txt",
+                    "truncate -s 0 app/notes.txt", "echo pwned >> app/.env"):
+        run_command(ctx, command)
+    assert (linked / "app" / ".env").read_text() == SECRET + "\n"
+    assert (linked / "secrets" / "key").read_text() == SECRET + "\n"
+    assert run_command(ctx, "echo more >> app/main.py")["code"] == 0  # beside them, files still change
+
+
+@needs_landlock
+def test_a_confined_command_cannot_make_an_alias(make_ctx, workspace: Path, path: str) -> None:
+    """The links of this issue come from outside lackpy: Landlock refuses a command's own."""
+    (workspace / "app" / "sub").mkdir(parents=True)
+    (workspace / "app" / ".env").write_text(SECRET + "\n")
+    ctx = make_ctx(deny=["*.env", "secrets/"])
+    for command in ("ln app/.env app/x.txt", "ln app/.env app/sub/x.txt", "ln app/.env src/x.txt", "ln secrets/key src/k.txt",
+                    "python3 -c 'import os; os.link(\"app/.env\", \"src/y.txt\")'"):
+        assert run_command(ctx, command)["code"] != 0, command
+    assert sorted(p.name for p in (workspace / "src").iterdir()) == ["app.py", "pkg"]
+    assert os.stat(workspace / "app" / ".env").st_nlink == 1
+
+
+@needs_landlock
+def test_a_denied_directorys_link_to_an_allowed_file_hides_that_file_only(make_ctx, workspace: Path, path: str) -> None:
+    os.link(workspace / "src" / "app.py", workspace / "secrets" / "copy")
+    ctx = make_ctx(deny=["secrets/"])
+    assert "TODO" not in run_command(ctx, "cat src/app.py")["stdout"]
+    assert run_command(ctx, "cat src/pkg/util.py")["stdout"] == "def f():\n    return 1  # TODO: three\n"
+
+
+@needs_landlock
+def test_a_file_whose_names_are_all_allowed_stays_readable(make_ctx, workspace: Path, path: str) -> None:
+    os.link(workspace / "src" / "app.py", workspace / "src" / "pkg" / "again.py")
+    result = run_command(make_ctx(deny=["secrets/"]), "cat src/pkg/again.py | head -1")
+    assert result["stdout"] == "# TODO: one\n" and "hard_links" not in result
+
+
+@needs_landlock
+def test_an_alias_made_between_the_walk_and_the_rules_gets_no_rule(make_ctx, workspace: Path, monkeypatch) -> None:
+    """The rule is judged on the descriptor it is made from: a link that appeared after the walk is seen there."""
+    (workspace / "app").mkdir()
+    (workspace / "app" / ".env").write_text(SECRET + "\n")
+    walk = confine.find_holes
+
+    def walked_then_linked(confinement):
+        found = walk(confinement)
+        os.link(workspace / "app" / ".env", workspace / "app" / "late.txt")
+        return found
+
+    monkeypatch.setattr(confine, "find_holes", walked_then_linked)
+    result = run_command(make_ctx(deny=["*.env"]), "cat app/late.txt; cat app/.env")
+    assert SECRET not in result["stdout"] and result["stderr"].count("Permission denied") == 2
+
+
+@needs_landlock
+def test_an_alias_beside_the_workspace_gets_no_rule_that_would_open_the_denied_name(make_ctx, workspace: Path, path: str) -> None:
+    """A file beside the workspace gets a rule of its own (its directory is on the way to the holes): not this one."""
+    (workspace / "app").mkdir()
+    (workspace / "app" / ".env").write_text(SECRET + "\n")
+    os.link(workspace / "app" / ".env", workspace.parent / "beside.txt")
+    (workspace.parent / "plain.txt").write_text("plain\n")
+    result = run_command(make_ctx(deny=["*.env"]), "cat app/.env; cat ../beside.txt; cat ../plain.txt")
+    assert result["stdout"] == "plain\n" and result["stderr"].count("Permission denied") == 2
+
+
+@pytest.fixture
+def crowded(make_ctx, workspace: Path, monkeypatch) -> Path:
+    """``secrets/`` with more entries than the rest of the workspace and than a small budget: link counts decide."""
+    for index in range(40):
+        (workspace / "secrets" / f"k{index:02}").write_text(SECRET + "\n")
+    (workspace / "secrets" / "deep").mkdir()  # never reached: the budget runs out in secrets/ itself
+    (workspace / "secrets" / "deep" / "k").write_text(SECRET + "\n")
+    monkeypatch.setattr(hardlinks, "DENIED_WALK_MIN", 5)
+    return workspace
+
+
+@needs_landlock
+def test_past_the_budget_link_counts_clear_files_with_one_name(make_ctx, crowded: Path) -> None:
+    os.link(crowded / "src" / "app.py", crowded / "src" / "pkg" / "again.py")  # two names, both allowed
+    result = run_command(make_ctx(deny=["secrets/"], require_command_confinement=True), "cat src/pkg/again.py | head -1")
+    assert result == {"code": 0, "stdout": "# TODO: one\n", "stderr": "", "timed_out": False}
+
+
+@needs_landlock
+def test_past_the_budget_a_file_with_a_name_lackpy_cannot_find_is_said_or_refused(make_ctx, crowded: Path) -> None:
+    os.link(crowded / "secrets" / "deep" / "k", crowded / "src" / "notes.txt")
+    result = run_command(make_ctx(deny=["secrets/"]), "echo ran")
+    assert result["stdout"] == "ran\n"
+    assert result["hard_links"] == (
+        "not checked for hard links: 1 file(s) with hard links whose other names lackpy could not find (src/notes.txt); "
+        "if one is a [tools] deny file under another name (the denied directories hold more than 9 entries), this "
+        "command can read it"
+    )
+    with pytest.raises(ToolError) as info:
+        run_command(make_ctx(deny=["secrets/"], require_command_confinement=True), "echo ran > src/ran.txt")
+    message = str(info.value)
+    assert message.startswith("run_command: cannot confine the command: 1 file(s) with hard links") and "\n" not in message
+    assert message.endswith("require_command_confinement is true; deny a smaller directory, or replace such files with "
+                            "copies of their own; the command did not run")
+    assert not (crowded / "src" / "ran.txt").exists()
+    ctx = make_ctx(deny=["secrets/"])
+    id = start_process(ctx, "echo ran")
+    assert finished(ctx, id)["hard_links"] == result["hard_links"]
 
 
 # --------------------------------------------------------------------------- writes
@@ -525,16 +660,20 @@ def test_status_says_what_commands_may_do() -> None:
     line = confine.status()
     assert line == (
         f"commands confined (Landlock ABI {ABI}): writes in the workspace (not its .lackpy/, nor new entries at its "
-        "top) and a private TMPDIR only, [tools] deny paths unreadable, no network"
+        "top) and a private TMPDIR only, [tools] deny paths unreadable under any name (hard links refused by inode, "
+        "by the file tools too; past the walk of large denied directories by link count, and a command says "
+        '"hard_links" in its result where that cannot tell), no network'
     )
     assert confine.status({"command_network": True}).endswith("network allowed ([tools] command_network = true)")
+    assert "and a command refuses to run where that cannot tell" in confine.status({"require_command_confinement": True})
 
 
 def test_where_the_kernel_cannot_confine_the_results_say_so(make_ctx, monkeypatch) -> None:
     monkeypatch.setattr(confine, "unavailable", lambda: "the kernel has no Landlock")
     assert confine.status() == (
         "commands NOT confined: the kernel has no Landlock; they can read the [tools] deny paths, "
-        "write anywhere you can (lackpy's .lackpy/ included) and reach the network"
+        "write anywhere you can (lackpy's .lackpy/ included) and reach the network; the file tools refuse the deny "
+        "paths under any name (hard links by inode)"
     )
     ctx = make_ctx()
     result = run_command(ctx, "echo hi")
