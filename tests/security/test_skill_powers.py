@@ -127,6 +127,18 @@ def test_skill_file_is_judged_by_deny_on_the_file_it_opens(repo, own_trust_recor
     assert denied.returncode == 2 and SECRET not in said(denied) and "a denied folder is never a skill" in denied.stderr
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_skill_file_refuses_a_hard_link_of_a_denied_file(repo, own_trust_record, mode):
+    (repo / "team" / "app").mkdir(parents=True)
+    (repo / "team" / "app" / "SKILL.md").write_text(APP_SKILL)
+    os.link(repo / "app" / ".env", repo / "team" / "app" / "notes.txt")  # the person's own tools made it
+    (repo / ".lackpy" / "config.toml").write_text('[skills]\npaths = ["team"]\n[tools]\ndeny = ["*.env"]\n')
+    trust(repo)
+    done = lackpy(repo, "run", "--skill", "app", "--mode", mode, "--json", "-", stdin='skill_file("notes.txt")\n')
+    assert done.returncode != 0 and SECRET not in said(done)
+    assert "another name of a file [tools] deny covers" in json.loads(done.stdout)["error"]
+
+
 def test_a_default_server_serves_no_denied_file_of_a_skill(repo, own_trust_record):
     (repo / "team" / "app").mkdir(parents=True)
     (repo / "team" / "app" / "SKILL.md").write_text(APP_SKILL)
