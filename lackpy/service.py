@@ -554,6 +554,10 @@ class LackpyService:
         """The skill ``name`` (its SKILL.md, programs and files), if it runs here; ParamError saying why not."""
         return self._skills().get(name)
 
+    def skill_catalog(self) -> Catalog:
+        """The skills found now and judged, once: each that runs and every row, for a caller that needs several at a time."""
+        return self._skills()
+
     def skill_info(self, name: str) -> dict:
         """A skill as ``lackpy skill info`` shows it: its row (the grade it may reach among it), its kit's tools (signatures,
         grades) and grade, and its SKILL.md body."""

@@ -53,8 +53,9 @@ from lackpy.errors import DeniedError, KitError, LackpyError, ParamError, UsageE
 from lackpy.infer.prompt import tool_lines
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.mcp.policy import KitPolicy
+from lackpy.remote.skills import GRADE_META
 from lackpy.service import LackpyService
-from lackpy.skills.catalog import SKILL_FILE_TOOL
+from lackpy.skills.catalog import SKILL_FILE_TOOL, skill_grade
 from lackpy.skills.skill import PROGRAMS, REFERENCES, Skill
 
 SKILLS_URI = "lackpy://skills"
@@ -84,15 +85,21 @@ class SkillPolicy:
 
     def rows(self, service: LackpyService) -> list[dict]:
         """The rows (as ``lackpy skill list --json``) of the skills a client may use now."""
+        return [row for row, _ in self.allowed(service)]
+
+    def allowed(self, service: LackpyService) -> list[tuple[dict, Skill]]:
+        """The skills a client may use now, each with its row, found and judged once (``skill`` checks one the same way)."""
+        catalog = service.skill_catalog()
         found = []
-        for row in service.skills():
-            if row.get("ignored") is not None or "kit" not in row or not self._named(row["name"]):
+        for row in catalog.rows:
+            skill = catalog.skills.get(row["name"]) if row.get("ignored") is None else None
+            if skill is None or not self._named(skill.name):
                 continue
             try:
-                self._kit_passes_row(service, row["kit"])
+                self._kit_passes(service, skill)
             except LackpyError:
                 continue
-            found.append(row)
+            found.append((row, skill))
         return found
 
     def skill(self, service: LackpyService, name: str) -> Skill:
@@ -128,10 +135,8 @@ class SkillPolicy:
         return self.named is None or name in self.named
 
     def _kit_passes(self, service: LackpyService, skill: Skill) -> None:
-        self._kit_passes_row(service, skill.kit)
-
-    def _kit_passes_row(self, service: LackpyService, kit: str | list[str]) -> None:
-        """Nothing when the server allows ``kit`` as it was at start; the KitPolicy's error (naming --allow-kits) otherwise."""
+        """Nothing when the server allows the skill's kit as it was at start; the KitPolicy's error (naming --allow-kits) otherwise."""
+        kit = skill.kit
         if isinstance(kit, str) and kit in self.kits.allowed:
             self.kits.resolve(service, kit)  # refused when it widened since start
             return
@@ -161,6 +166,7 @@ class SkillPrompts:
                 name=row["name"],
                 description=row["description"],
                 arguments=[PromptArgument(name=a["name"], description=a["description"] or None, required=a["required"]) for a in row["arguments"]],
+                _meta={GRADE_META: row["grade"]},
             )
             for row in rows
         ]
@@ -170,7 +176,7 @@ class SkillPrompts:
         try:
             return await asyncio.to_thread(self._get, name, arguments)
         except LackpyError as exc:
-            raise MCPError(code=INVALID_PARAMS, message=_one_line(str(exc))) from None
+            raise invalid_params(exc) from None
 
     def _get(self, name: str, arguments: dict[str, Any] | None) -> GetPromptResult:
         skill = self.skills.skill(self.service, name)
@@ -198,6 +204,9 @@ def prompt_text(skill: Skill, service: LackpyService, arguments: dict[str, Any] 
         "",
         f"The tools its programs may call (kit {_kit_shown(skill.kit)}, with {SKILL_FILE_TOOL}, which reads the skill's own files):",
         *tool_lines(kit),
+        "",
+        f"Its programs may reach grade {skill_grade(skill, service.read_only_grade)} "
+        f"({'as it declares' if skill.grade is not None else 'read-only, as it declares no grade'}); a run with it that reaches further is refused.",
     ]
     if skill.program is not None:
         parts += ["", f"Its program {PROGRAMS}/{skill.program}.py, which does the job:", "```python", skill.program_text().rstrip("\n"), "```"]
@@ -270,8 +279,13 @@ async def _read(read: Any) -> str:
         raise ResourceNotFoundError(_one_line(str(exc))) from None
 
 
+def invalid_params(exc: LackpyError) -> MCPError:
+    """A JSON-RPC invalid-params error carrying lackpy's one line of ``exc``."""
+    return MCPError(code=INVALID_PARAMS, message=_one_line(str(exc)))
+
+
 def _one_line(message: str) -> str:
     return " ".join(message.split())
 
 
-__all__ = ["SKILLS_URI", "SkillPolicy", "SkillPrompts", "add_skill_resources", "prompt_text"]
+__all__ = ["SKILLS_URI", "SkillPolicy", "SkillPrompts", "add_skill_resources", "invalid_params", "prompt_text"]
