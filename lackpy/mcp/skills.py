@@ -49,7 +49,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, GetPromptResult, Prompt, PromptArgument, PromptMessage, TextContent
 
-from lackpy.errors import DeniedError, KitError, LackpyError, ParamError, UsageError
+from lackpy.errors import DeniedError, KitError, LackpyError, ParamError, UsageError, closest
 from lackpy.infer.prompt import tool_lines
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.mcp.policy import KitPolicy
@@ -112,7 +112,11 @@ class SkillPolicy:
                 f"skill '{name}' is not allowed by this server (allowed: {', '.join(self.named) or 'none'}); "
                 f"whoever starts it can allow it: lackpy serve --allow-skills {allowed}"
             )
-        found = service.skill(name)  # unknown, or why it does not run here: ParamError
+        catalog = service.skill_catalog()
+        if name not in catalog.skills and name not in catalog.ignored:  # near names only among those offered: no other skill is named
+            offered = [skill.name for _, skill in self.allowed(service)]
+            raise ParamError(f"unknown skill '{name}'{closest(name, offered)}; {SKILLS_URI} lists the skills this server offers")
+        found = catalog.get(name)  # why it does not run here: ParamError
         try:
             self._kit_passes(service, found)
         except LackpyError as exc:
