@@ -127,7 +127,8 @@ def build_server(
                      extensions=published)
     server.skill_prompts = SkillPrompts(service, skills)
     server.skill_shelf = shelf if published else None
-    declare_on_handshake(server)
+    for extension in published:
+        declare_on_handshake(server, extension)
     from lackpy.mcp.resources import add_resources
 
     add_resources(server, service, policy)

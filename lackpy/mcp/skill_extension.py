@@ -101,11 +101,9 @@ async def read_skill_file(shelf: Shelf, uri: str) -> list[ReadResourceContents]:
     return [ReadResourceContents(content=found.text if found.text is not None else found.data, mime_type=found.mime_type)]
 
 
-def declare_on_handshake(server: MCPServer) -> None:
-    """Keep the extension in ``initialize``'s capabilities on a 2025-11-25 handshake, where the SDK leaves the map out."""
-    settings = server._lowlevel_server.extensions.get(EXTENSION)  # what the extension declared (MCPServer has no public reading)
-    if settings is None:
-        return
+def declare_on_handshake(server: MCPServer, extension: Extension) -> None:
+    """Keep ``extension`` in ``initialize``'s capabilities on a 2025-11-25 handshake, where the SDK leaves the map out."""
+    identifier, settings = extension.identifier, extension.settings()
 
     async def declare(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
         result = await call_next(ctx)
@@ -113,9 +111,9 @@ def declare_on_handshake(server: MCPServer) -> None:
             return result
         capabilities = result["capabilities"]
         extensions = capabilities.get("extensions") if isinstance(capabilities.get("extensions"), dict) else {}
-        if EXTENSION in extensions:
+        if identifier in extensions:
             return result
-        return {**result, "capabilities": {**capabilities, "extensions": {**extensions, EXTENSION: dict(settings)}}}
+        return {**result, "capabilities": {**capabilities, "extensions": {**extensions, identifier: dict(settings)}}}
 
     server.middleware.append(declare)
 

@@ -7,7 +7,9 @@ signatures of its kit's tools, its arguments as the values its programs
 get, and its default program), the resources ``lackpy://skills``,
 ``lackpy://skills/{name}``, ``lackpy://skills/{name}/references/{file}`` and
 ``lackpy://skills/{name}/programs/{file}``, and a ``skill`` argument of
-``run_program``.
+``run_program``; the same skills are published as SEP-2640
+(``lackpy.mcp.skill_extension``). Each prompt and row shows the grade the
+skill may reach.
 
 Which skills: ``lackpy serve --allow-skills a,b`` names them (the seed's
 per-session allow-list; ``--allow-skills ""`` allows none); without it, every

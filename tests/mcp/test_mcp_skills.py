@@ -127,6 +127,24 @@ def test_prompts_get_gives_the_body_the_kit_signatures_and_the_arguments_as_valu
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_prompts_and_rows_show_the_grade_a_skill_may_reach(service, workspace, mode):
+    graded = _skill(workspace, "graded", "[read_file]") / "SKILL.md"
+    graded.write_text(graded.read_text().replace("tools:", "grade: [1, 0]\ntools:"))
+
+    async def steps(client):
+        listed = {prompt.name: prompt for prompt in (await client.list_prompts()).prompts}
+        texts = {name: (await client.get_prompt(name)).messages[0].content.text for name in ("todo-report", "graded")}
+        rows = {row["name"]: row for row in json.loads((await client.read_resource("lackpy://skills")).contents[0].text)["skills"]}
+        return listed, texts, rows
+
+    listed, texts, rows = _session(_server(service), mode, steps)
+    assert listed["todo-report"].meta == {"lackpy/grade": {"w": 1, "d": 0}} == {"lackpy/grade": rows["todo-report"]["grade"]}
+    assert listed["graded"].meta == {"lackpy/grade": rows["graded"]["grade"]} and rows["graded"]["grade_declared"] == {"w": 1, "d": 0}
+    assert "may reach grade w=1 d=0 (read-only, as it declares no grade)" in texts["todo-report"]
+    assert "may reach grade w=1 d=0 (as it declares)" in texts["graded"]
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_prompts_get_refuses_a_skill_not_allowed_and_an_argument_missing_or_not_taken(service, workspace, mode):
     needs = _skill(workspace, "needs", "[read_file]") / "SKILL.md"
     needs.write_text(needs.read_text().replace("tools:", "arguments:\n  - name: path\n    required: true\ntools:"))

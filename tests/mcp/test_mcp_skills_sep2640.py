@@ -1,6 +1,6 @@
 """Skills published as SEP-2640 (``io.modelcontextprotocol/skills``), through the official Python SDK client.
 
-In-process servers in both protocol eras and ``lackpy serve`` over stdio:
+In-process servers in both protocol eras and ``lackpy serve`` over stdio and streamable HTTP:
 the capability, ``skills/list`` page by page, ``skills/get`` of each entry,
 ``resources/read`` of every listed file, each file's size and SHA-256 and
 the SKILL.md's front matter checked here against the entry, field by field
@@ -438,24 +438,43 @@ def test_a_server_that_allows_no_skill_declares_no_extension_and_serves_no_skill
         assert listing[0] == getting[0] == -32601 and reading[0] == -32602
 
 
-# -- lackpy serve over stdio ---------------------------------------------------------------------------------
+# -- lackpy serve over stdio and streamable HTTP ----------------------------------------------------------------
 
 
+@pytest.mark.parametrize("transport", ["stdio", "http"])
 @pytest.mark.parametrize("mode", MODES)
-def test_lackpy_serve_over_stdio_publishes_the_allowed_skills_as_sep_2640(workspace, server_env, mode):
+def test_lackpy_serve_publishes_the_allowed_skills_as_sep_2640(workspace, server_env, mode, transport):
+    import contextlib
+
     from mcp import Client, StdioServerParameters
 
-    args = ["-m", "lackpy", "serve", "-w", str(workspace), "--allow-skills", "todo-report,kitbag"]
-    params = StdioServerParameters(command=PYTHON, args=args, env=server_env)
+    from mcp_support import start_http, stop
 
-    async def main():
-        async with Client(params, mode=mode) as client:
+    options = ["--allow-skills", "todo-report,kitbag"]
+
+    async def main(target):
+        async with contextlib.AsyncExitStack() as stack:
+            if transport == "http":
+                import httpx2
+                from mcp.client.streamable_http import streamable_http_client
+
+                http = await stack.enter_async_context(httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=120.0)))
+                target = streamable_http_client(target, http_client=http)
+            client = await stack.enter_async_context(Client(target, mode=mode))
             pages, entries = await listed(client)
             kinds = {entry["frontmatter"]["name"]: await verified(client, entry) for entry in entries}
             gotten = [await call(client, "skills/get", {"uri": entry["uri"]}) for entry in entries]
             return client.server_capabilities, pages, entries, kinds, gotten, await refused(client.read_resource("skill://kitbag/references/out.md"))
 
-    capabilities, pages, entries, kinds, gotten, link = run(main())
+    if transport == "stdio":
+        answers = run(main(StdioServerParameters(command=PYTHON, args=["-m", "lackpy", "serve", "-w", str(workspace), *options], env=server_env)))
+    else:
+        process, port = start_http(workspace, server_env, *options)
+        try:
+            answers = run(main(f"http://127.0.0.1:{port}/mcp"))
+        finally:
+            stop(process)
+    capabilities, pages, entries, kinds, gotten, link = answers
     assert capabilities.extensions == {EXTENSION: {}}
     assert [entry["frontmatter"]["name"] for entry in entries] == ["kitbag", "todo-report"]
     assert [answer["skill"] for answer in gotten] == entries
