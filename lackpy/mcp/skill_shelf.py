@@ -33,7 +33,7 @@ from typing import Any
 from lackpy.errors import LackpyError, ParamError, PathError
 from lackpy.lang.names import shown
 from lackpy.mcp.skills import SkillPolicy
-from lackpy.remote.skills import GRADE_META, KIT_META, MOST_BYTES, SCHEME, SKILL_FILE, file_uri, manifest_entry, parse_entry
+from lackpy.remote.skills import GRADE_META, KIT_META, MOST_BYTES, SCHEME, SKILL_FILE, manifest_entry, parse_entry
 from lackpy.service import LackpyService
 from lackpy.skills.catalog import skill_grade
 from lackpy.skills.skill import SKILL_NAME, Skill
@@ -54,7 +54,6 @@ _SEGMENT = re.compile(r"[A-Za-z0-9_~!$&'()*+,;=:@-][A-Za-z0-9._~!$&'()*+,;=:@-]*
 class SkillFile:
     """One published file as ``resources/read`` serves it."""
 
-    uri: str
     data: bytes
     mime_type: str
     text: str | None
@@ -98,7 +97,7 @@ class Shelf:
         if not _published(rel) or rel not in skill.files():
             raise ParamError(f"{_shown(uri)} is not a file of skill '{name}' this server serves; skills/get lists its files")
         data = skill.read_bytes(rel, MOST_BYTES)
-        return SkillFile(file_uri(name, rel), data, *content_of(rel, data))
+        return SkillFile(data, *content_of(rel, data))
 
     def _entry(self, skill: Skill) -> tuple[dict, int]:
         """The skill's entry, made from one reading of each of its files, and the bytes read; a LackpyError saying why not."""

@@ -319,21 +319,32 @@ def test_a_page_ends_once_its_bytes_are_spent_but_never_splits_a_skill(service, 
 
 
 def test_a_file_changed_after_listing_no_longer_matches_and_a_new_listing_does(service, workspace):
-    from lackpy.remote.skills import RemoteSkillError, parse_entry, verify
+    from lackpy.remote.skills import RemoteSkillError, parse_entry, verify, verify_frontmatter
 
-    template = workspace / ".lackpy" / "skills" / "kitbag" / "assets" / "template.md"
-    uri = "skill://kitbag/assets/template.md"
+    folder = workspace / ".lackpy" / "skills" / "kitbag"
+    uri, skill_md = "skill://kitbag/assets/template.md", "skill://kitbag/SKILL.md"
+
+    async def entry(client):
+        return parse_entry((await call(client, "skills/get", {"uri": skill_md}))["skill"], "lackpy")
 
     async def steps(client):
-        before = parse_entry((await call(client, "skills/get", {"uri": "skill://kitbag/SKILL.md"}))["skill"], "lackpy")
-        template.write_text("# Changed since the listing\n")
+        before = await entry(client)
+        (folder / "assets" / "template.md").write_text("# Changed since the listing\n")
+        (folder / "SKILL.md").write_text(KITBAG.replace("Use it before a release.", "Use it after a release."))
         data, _, _ = await read_bytes(client, uri)
+        text, _, _ = await read_bytes(client, skill_md)
         with pytest.raises(RemoteSkillError, match="not what the skill's entry describes"):
             verify(before, uri, data)
-        after = parse_entry((await call(client, "skills/get", {"uri": "skill://kitbag/SKILL.md"}))["skill"], "lackpy")
-        return verify(after, uri, data)
+        with pytest.raises(RemoteSkillError, match="not what the skill's entry describes"):
+            verify(before, skill_md, text)
+        with pytest.raises(RemoteSkillError, match="front matter differs"):
+            verify_frontmatter(before, text.decode())
+        after = await entry(client)  # listed again: the entry and the files agree once more
+        verify_frontmatter(after, verify(after, skill_md, text).decode())
+        return verify(after, uri, data), after.frontmatter["description"]
 
-    assert _session(_server(service), "auto", steps) == b"# Changed since the listing\n"
+    data, description = _session(_server(service), "auto", steps)
+    assert data == b"# Changed since the listing\n" and description.endswith("Use it after a release.")
 
 
 def test_front_matter_goes_as_json_writes_it(service, workspace):
