@@ -554,10 +554,6 @@ class LackpyService:
         """The skill ``name`` (its SKILL.md, programs and files), if it runs here; ParamError saying why not."""
         return self._skills().get(name)
 
-    def skill_catalog(self) -> Catalog:
-        """The skills found now and judged, once: each that runs and every row, for a caller that needs several at a time."""
-        return self._skills()
-
     def skill_info(self, name: str) -> dict:
         """A skill as ``lackpy skill info`` shows it: its row (the grade it may reach among it), its kit's tools (signatures,
         grades) and grade, and its SKILL.md body."""
@@ -578,6 +574,11 @@ class LackpyService:
         grade = self.resolve_kit(tools).grade if tools is not None else None  # an unknown kit or tool is said now, not when it runs
         with self._workspace.keeping():
             return write_skill(self.workspace, name, description, tools, force, grade if grade != self.read_only_grade else None)
+
+    def skill_catalog(self) -> Catalog:
+        """The skills found here now (never another MCP server's), judged once: each that runs and every row, for a caller that
+        needs several at a time."""
+        return self._skills()
 
     def _skills(self) -> Catalog:
         """The skills found now (every call reads their folders: an edit shows at once), judged by their grades and by trust."""
