@@ -114,11 +114,13 @@ class SkillPolicy:
                 f"skill '{name}' is not allowed by this server (allowed: {', '.join(self.named) or 'none'}); "
                 f"whoever starts it can allow it: lackpy serve --allow-skills {allowed}"
             )
-        catalog = service.skill_catalog()
-        if name not in catalog.skills and name not in catalog.ignored:  # near names only among those offered: no other skill is named
-            offered = [skill.name for _, skill in self.allowed(service)]
-            raise ParamError(f"unknown skill '{name}'{closest(name, offered)}; {SKILLS_URI} lists the skills this server offers")
-        found = catalog.get(name)  # why it does not run here: ParamError
+        try:
+            found = service.skill(name)  # unknown, or why it does not run here: ParamError
+        except ParamError as exc:
+            if not str(exc).startswith(f"unknown skill '{name}'"):
+                raise
+            offered = [skill.name for _, skill in self.allowed(service)]  # near misses only among these: no other skill is named
+            raise ParamError(f"unknown skill '{name}'{closest(name, offered)}; {SKILLS_URI} lists the skills this server offers") from None
         try:
             self._kit_passes(service, found)
         except LackpyError as exc:
