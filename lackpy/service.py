@@ -594,6 +594,11 @@ class LackpyService:
         with self._workspace.keeping():
             return write_skill(self.workspace, name, description, tools, force, grade if grade != self.read_only_grade else None)
 
+    def skill_catalog(self) -> Catalog:
+        """The skills found here now (never another MCP server's), judged once: each that runs and every row, for a caller that
+        needs several at a time."""
+        return self._skills()
+
     def _skills(self) -> Catalog:
         """The skills found now (every call reads their folders: an edit shows at once), judged by their grades and by trust."""
         self._workspace.follow()

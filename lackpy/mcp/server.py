@@ -5,7 +5,8 @@ loop), checks the kit a request names against the server's KitPolicy, and
 answers with the result's ``to_dict()`` as structured content; every failure
 is a tool result with ``isError`` set (see ``lackpy.mcp.results``). The
 skills the server allows (``lackpy.mcp.skills.SkillPolicy``) are its
-prompts, resources, and the ``skill`` argument of run_program.
+prompts, resources, the ``skill`` argument of run_program, and the skills it
+publishes as SEP-2640 (``lackpy.mcp.skill_extension``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
 from lackpy.mcp.logs import ClientLog, add_completions, add_logging, lasting
 from lackpy.mcp.progress import Progress, Reach, calls
 from lackpy.mcp.policy import KitPolicy
+from lackpy.mcp.skill_extension import SkillsExtension, declare_on_handshake, read_skill_file
+from lackpy.mcp.skill_shelf import Shelf
 from lackpy.mcp.skills import SkillPolicy, SkillPrompts, add_skill_resources
+from lackpy.remote.skills import SCHEME
 from lackpy.run.result import ExecutionResult
 from lackpy.schema import to_jsonable
 from lackpy.service import LackpyService
@@ -117,8 +121,14 @@ def build_server(
     ]
     if expose_tools:
         served += exposed_tools(tools, default, {tool.name for tool in served})
-    server = _Server("lackpy", instructions=INSTRUCTIONS, version=__version__, tools=served, log_level="WARNING", lifespan=_expiring(service))
+    shelf = Shelf(service, skills)
+    published = [SkillsExtension(shelf)] if skills.named != () else []  # --allow-skills "": no skill is ever served
+    server = _Server("lackpy", instructions=INSTRUCTIONS, version=__version__, tools=served, log_level="WARNING", lifespan=_expiring(service),
+                     extensions=published)
     server.skill_prompts = SkillPrompts(service, skills)
+    server.skill_shelf = shelf if published else None
+    for extension in published:
+        declare_on_handshake(server, extension)
     from lackpy.mcp.resources import add_resources
 
     add_resources(server, service, policy)
@@ -436,15 +446,23 @@ def _connection(ctx: Context | None) -> Any:
 
 
 class _Server(MCPServer):
-    """An MCPServer whose prompts are the skills it allows, computed on each request (``lackpy.mcp.skills``).
+    """An MCPServer whose prompts are the skills it allows, computed on each request (``lackpy.mcp.skills``), and whose
+    ``skill://`` resources are those skills' files (``lackpy.mcp.skill_extension``).
 
     MCPServer registers prompts one by one, each fixed when added; skills are
     read from disk on every ``skills()`` call, so the list and each prompt
     are made when asked (off the event loop), and an edited SKILL.md shows at
-    once.
+    once. The same holds for the files: a ``skill://`` URI is read when asked,
+    from what the skill holds then, never through a resource registered at start.
     """
 
     skill_prompts: SkillPrompts | None = None
+    skill_shelf: Shelf | None = None
+
+    async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
+        if self.skill_shelf is not None and str(uri).startswith(SCHEME):
+            return await read_skill_file(self.skill_shelf, str(uri))
+        return await super().read_resource(uri, context)
 
     async def list_prompts(self) -> list[Prompt]:
         return await self.skill_prompts.list() if self.skill_prompts is not None else await super().list_prompts()

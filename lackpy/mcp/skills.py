@@ -7,7 +7,9 @@ signatures of its kit's tools, its arguments as the values its programs
 get, and its default program), the resources ``lackpy://skills``,
 ``lackpy://skills/{name}``, ``lackpy://skills/{name}/references/{file}`` and
 ``lackpy://skills/{name}/programs/{file}``, and a ``skill`` argument of
-``run_program``.
+``run_program``; the same skills are published as SEP-2640
+(``lackpy.mcp.skill_extension``). Each prompt and row shows the grade the
+skill may reach.
 
 Which skills: ``lackpy serve --allow-skills a,b`` names them (the seed's
 per-session allow-list; ``--allow-skills ""`` allows none); without it, every
@@ -49,12 +51,13 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, GetPromptResult, Prompt, PromptArgument, PromptMessage, TextContent
 
-from lackpy.errors import DeniedError, KitError, LackpyError, ParamError, UsageError
+from lackpy.errors import DeniedError, KitError, LackpyError, ParamError, UsageError, closest
 from lackpy.infer.prompt import tool_lines
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.mcp.policy import KitPolicy
+from lackpy.remote.skills import GRADE_META
 from lackpy.service import LackpyService
-from lackpy.skills.catalog import SKILL_FILE_TOOL
+from lackpy.skills.catalog import SKILL_FILE_TOOL, skill_grade
 from lackpy.skills.skill import PROGRAMS, REFERENCES, Skill
 
 SKILLS_URI = "lackpy://skills"
@@ -84,15 +87,21 @@ class SkillPolicy:
 
     def rows(self, service: LackpyService) -> list[dict]:
         """The rows (as ``lackpy skill list --json``) of the skills a client may use now."""
+        return [row for row, _ in self.allowed(service)]
+
+    def allowed(self, service: LackpyService) -> list[tuple[dict, Skill]]:
+        """The skills a client may use now, each with its row, found and judged once (``skill`` checks one the same way)."""
+        catalog = service.skill_catalog()
         found = []
-        for row in service.skills():
-            if row.get("ignored") is not None or "kit" not in row or not self._named(row["name"]):
+        for row in catalog.rows:
+            skill = catalog.skills.get(row["name"]) if row.get("ignored") is None else None
+            if skill is None or not self._named(skill.name):
                 continue
             try:
-                self._kit_passes_row(service, row["kit"])
+                self._kit_passes(service, skill)
             except LackpyError:
                 continue
-            found.append(row)
+            found.append((row, skill))
         return found
 
     def skill(self, service: LackpyService, name: str) -> Skill:
@@ -105,7 +114,13 @@ class SkillPolicy:
                 f"skill '{name}' is not allowed by this server (allowed: {', '.join(self.named) or 'none'}); "
                 f"whoever starts it can allow it: lackpy serve --allow-skills {allowed}"
             )
-        found = service.skill(name)  # unknown, or why it does not run here: ParamError
+        try:
+            found = service.skill(name)  # unknown, or why it does not run here: ParamError
+        except ParamError as exc:
+            if not str(exc).startswith(f"unknown skill '{name}'"):
+                raise
+            offered = [skill.name for _, skill in self.allowed(service)]  # near misses only among these: no other skill is named
+            raise ParamError(f"unknown skill '{name}'{closest(name, offered)}; {SKILLS_URI} lists the skills this server offers") from None
         try:
             self._kit_passes(service, found)
         except LackpyError as exc:
@@ -128,10 +143,8 @@ class SkillPolicy:
         return self.named is None or name in self.named
 
     def _kit_passes(self, service: LackpyService, skill: Skill) -> None:
-        self._kit_passes_row(service, skill.kit)
-
-    def _kit_passes_row(self, service: LackpyService, kit: str | list[str]) -> None:
-        """Nothing when the server allows ``kit`` as it was at start; the KitPolicy's error (naming --allow-kits) otherwise."""
+        """Nothing when the server allows the skill's kit as it was at start; the KitPolicy's error (naming --allow-kits) otherwise."""
+        kit = skill.kit
         if isinstance(kit, str) and kit in self.kits.allowed:
             self.kits.resolve(service, kit)  # refused when it widened since start
             return
@@ -161,6 +174,7 @@ class SkillPrompts:
                 name=row["name"],
                 description=row["description"],
                 arguments=[PromptArgument(name=a["name"], description=a["description"] or None, required=a["required"]) for a in row["arguments"]],
+                _meta={GRADE_META: row["grade"]},
             )
             for row in rows
         ]
@@ -170,7 +184,7 @@ class SkillPrompts:
         try:
             return await asyncio.to_thread(self._get, name, arguments)
         except LackpyError as exc:
-            raise MCPError(code=INVALID_PARAMS, message=_one_line(str(exc))) from None
+            raise invalid_params(exc) from None
 
     def _get(self, name: str, arguments: dict[str, Any] | None) -> GetPromptResult:
         skill = self.skills.skill(self.service, name)
@@ -198,6 +212,9 @@ def prompt_text(skill: Skill, service: LackpyService, arguments: dict[str, Any] 
         "",
         f"The tools its programs may call (kit {_kit_shown(skill.kit)}, with {SKILL_FILE_TOOL}, which reads the skill's own files):",
         *tool_lines(kit),
+        "",
+        f"Its programs may reach grade {skill_grade(skill, service.read_only_grade)} "
+        f"({'as it declares' if skill.grade is not None else 'read-only, as it declares no grade'}); a run with it that reaches further is refused.",
     ]
     if skill.program is not None:
         parts += ["", f"Its program {PROGRAMS}/{skill.program}.py, which does the job:", "```python", skill.program_text().rstrip("\n"), "```"]
@@ -270,8 +287,13 @@ async def _read(read: Any) -> str:
         raise ResourceNotFoundError(_one_line(str(exc))) from None
 
 
+def invalid_params(exc: LackpyError) -> MCPError:
+    """A JSON-RPC invalid-params error carrying lackpy's one line of ``exc``."""
+    return MCPError(code=INVALID_PARAMS, message=_one_line(str(exc)))
+
+
 def _one_line(message: str) -> str:
     return " ".join(message.split())
 
 
-__all__ = ["SKILLS_URI", "SkillPolicy", "SkillPrompts", "add_skill_resources", "prompt_text"]
+__all__ = ["SKILLS_URI", "SkillPolicy", "SkillPrompts", "add_skill_resources", "invalid_params", "prompt_text"]

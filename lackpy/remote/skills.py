@@ -19,6 +19,7 @@ wrong.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import re
@@ -42,6 +43,10 @@ MOST_RESOURCES = 512
 MOST_BYTES = 16 * 1024 * 1024
 #: The ``_meta`` key lackpy adds to an entry it serves: the grade the skill's programs may reach.
 GRADE_META = "lackpy/grade"
+#: The ``_meta`` key lackpy adds to an entry it serves: the kit its programs run with (a kit's name or a list of tools).
+KIT_META = "lackpy/kit"
+#: How deep ``_plain`` goes before ``to_jsonable``'s bound takes over.
+_DEEPEST = 64
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}\Z")
 _NAME = re.compile(r"^[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){0,63}$")
 
@@ -65,7 +70,28 @@ def frontmatter_of(text: str, where: str) -> dict[str, Any]:
     meta, _, _ = split_frontmatter(text, where, RemoteSkillError)
     if not meta:
         raise RemoteSkillError(f"{where}: a SKILL.md must start with front matter naming the skill and saying what it is for")
-    return to_jsonable(meta)
+    return _plain(meta)
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """YAML's values as JSON's: a date or a time as its ISO text, a key that is not text as JSON writes it, the rest as ``to_jsonable``."""
+    if isinstance(value, (datetime.date, datetime.time)):  # a datetime is a date
+        return value.isoformat()
+    if depth > _DEEPEST:
+        return to_jsonable(value, depth)
+    if isinstance(value, dict):
+        return {_key(key): _plain(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item, depth + 1) for item in value]
+    return to_jsonable(value, depth)
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, (bool, int, float)) or key is None:
+        return json.dumps(key)
+    return str(_plain(key))
 
 
 def manifest_entry(skill_path: str, skill_md: bytes, files: Mapping[str, bytes], meta: Mapping[str, Any] | None = None) -> dict:
@@ -191,6 +217,6 @@ def _shown(value: Any) -> str:
 
 
 __all__ = [
-    "EXTENSION", "GET_METHOD", "GRADE_META", "LIST_METHOD", "MOST_BYTES", "MOST_RESOURCES", "SCHEME", "SKILL_FILE", "Manifest",
+    "EXTENSION", "GET_METHOD", "GRADE_META", "KIT_META", "LIST_METHOD", "MOST_BYTES", "MOST_RESOURCES", "SCHEME", "SKILL_FILE", "Manifest",
     "RemoteSkillError", "digest", "file_uri", "frontmatter_of", "manifest_entry", "parse_entry", "verify", "verify_frontmatter",
 ]

@@ -22,7 +22,7 @@ REPORT = Path(__file__).parents[2] / "lackpy" / "skills" / "library" / "todo-rep
 SKILL = """---
 name: {name}
 description: A skill of this workspace ({name}).
-tools: {tools}
+{front}tools: {tools}
 ---
 
 # {name}
@@ -31,11 +31,12 @@ Read the notes.
 """
 
 
-def _skill(root: Path, name: str, tools: str) -> Path:
+def _skill(root: Path, name: str, tools: str, front: str = "") -> Path:
+    """A skill of the workspace with a program and a reference; ``front``: more lines of front matter."""
     folder = root / ".lackpy" / "skills" / name
     (folder / "programs").mkdir(parents=True)
     (folder / "references").mkdir()
-    (folder / "SKILL.md").write_text(SKILL.format(name=name, tools=tools))
+    (folder / "SKILL.md").write_text(SKILL.format(name=name, tools=tools, front=front))
     (folder / "programs" / "main.py").write_text('read_file("README.md")\n')
     (folder / "references" / "guide.md").write_text("# Guide\n")
     return folder
@@ -127,9 +128,25 @@ def test_prompts_get_gives_the_body_the_kit_signatures_and_the_arguments_as_valu
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_prompts_and_rows_show_the_grade_a_skill_may_reach(service, workspace, mode):
+    _skill(workspace, "graded", "[read_file]", "grade: [1, 0]\n")
+
+    async def steps(client):
+        listed = {prompt.name: prompt for prompt in (await client.list_prompts()).prompts}
+        texts = {name: (await client.get_prompt(name)).messages[0].content.text for name in ("todo-report", "graded")}
+        rows = {row["name"]: row for row in json.loads((await client.read_resource("lackpy://skills")).contents[0].text)["skills"]}
+        return listed, texts, rows
+
+    listed, texts, rows = _session(_server(service), mode, steps)
+    assert listed["todo-report"].meta == {"lackpy/grade": {"w": 1, "d": 0}} == {"lackpy/grade": rows["todo-report"]["grade"]}
+    assert listed["graded"].meta == {"lackpy/grade": rows["graded"]["grade"]} and rows["graded"]["grade_declared"] == {"w": 1, "d": 0}
+    assert "may reach grade w=1 d=0 (read-only, as it declares no grade)" in texts["todo-report"]
+    assert "may reach grade w=1 d=0 (as it declares)" in texts["graded"]
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_prompts_get_refuses_a_skill_not_allowed_and_an_argument_missing_or_not_taken(service, workspace, mode):
-    needs = _skill(workspace, "needs", "[read_file]") / "SKILL.md"
-    needs.write_text(needs.read_text().replace("tools:", "arguments:\n  - name: path\n    required: true\ntools:"))
+    _skill(workspace, "needs", "[read_file]", "arguments:\n  - name: path\n    required: true\n")
 
     async def steps(client):
         listed = {prompt.name: prompt for prompt in (await client.list_prompts()).prompts}
