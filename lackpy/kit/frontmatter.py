@@ -41,6 +41,8 @@ def split_frontmatter(
     try:
         # Without its last newline, an error at the end of the block points at its last line, not past it.
         loaded = yaml.load("".join(lines[1:end]).rstrip("\r\n"), Loader=_NoAliases)  # noqa: S506 (a safe loader)
+    except RecursionError:
+        raise error(f"{where}: frontmatter nests too deeply to read; write plain 'key: value' lines") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 2}" if mark is not None else ""

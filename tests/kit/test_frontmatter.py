@@ -30,3 +30,19 @@ def test_errors_name_the_file_and_the_fix(text, message):
     with pytest.raises(ConfigError) as info:
         split_frontmatter(text, "f", ConfigError, yaml_hint=" (hint)")
     assert str(info.value) == message
+
+
+def test_frontmatter_that_nests_too_deeply_is_one_error_not_a_crash():
+    text = "---\nname: " + "[" * 20000 + "]" * 20000 + "\n---\nbody\n"
+    with pytest.raises(ConfigError, match="nests too deeply"):
+        split_frontmatter(text, "deep.kit", ConfigError)
+
+
+def test_a_skill_whose_frontmatter_nests_too_deeply_is_left_out_with_why(tmp_path):
+    from lackpy import LackpyService
+
+    folder = tmp_path / ".lackpy" / "skills" / "deep"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: deep\ndescription: " + "[" * 20000 + "]" * 20000 + "\n---\nbody\n")
+    rows = {row["name"]: row for row in LackpyService(tmp_path).skills()}
+    assert "nests too deeply" in rows["deep"]["ignored"] and rows["todo-report"]["ignored"] is None
