@@ -631,8 +631,10 @@ class LackpyService:
         return Needs(kit.grade, reach)
 
     def _skill_kit(self, skill: Skill) -> ResolvedKit:
+        """The kit ``skill`` runs with: its own, and ``skill_file``. Trust was followed when the skill was found
+        (``_skills``), so it is not followed again for each skill."""
         kit = skill.kit
-        return self.resolve_kit(kit, [] if isinstance(kit, list) and SKILL_FILE_TOOL in kit else [SKILL_FILE_TOOL])
+        return self._workspace.resolve(kit, [] if isinstance(kit, list) and SKILL_FILE_TOOL in kit else [SKILL_FILE_TOOL])
 
     # -- templates: the ratchet ------------------------------------------------
 

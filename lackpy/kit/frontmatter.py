@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -22,6 +24,23 @@ class _NoAliases(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
+#: The longest block whose loading is remembered (skills and kits are listed on every request; their blocks are small).
+_REMEMBERED_CHARS = 16 * 1024
+
+
+def _loaded(block: str) -> Any:
+    """The YAML of ``block``, loaded with the safe loader that refuses aliases; a block seen before is loaded once
+    (a deep copy is returned, so no caller changes another's)."""
+    if len(block) > _REMEMBERED_CHARS:
+        return yaml.load(block, Loader=_NoAliases)  # noqa: S506 (a safe loader)
+    return copy.deepcopy(_remembered(block))
+
+
+@lru_cache(maxsize=512)
+def _remembered(block: str) -> Any:
+    return yaml.load(block, Loader=_NoAliases)  # noqa: S506 (a safe loader)
+
+
 def split_frontmatter(
     text: str, where: str, error: type[LackpyError], yaml_hint: str = ""
 ) -> tuple[dict[str, Any] | None, str, int]:
@@ -40,7 +59,7 @@ def split_frontmatter(
         raise error(f"{where}: frontmatter has no closing '---' line; add one after the metadata")
     try:
         # Without its last newline, an error at the end of the block points at its last line, not past it.
-        loaded = yaml.load("".join(lines[1:end]).rstrip("\r\n"), Loader=_NoAliases)  # noqa: S506 (a safe loader)
+        loaded = _loaded("".join(lines[1:end]).rstrip("\r\n"))
     except RecursionError:
         raise error(f"{where}: frontmatter nests too deeply to read; write plain 'key: value' lines") from None
     except yaml.YAMLError as exc:
