@@ -85,7 +85,7 @@ class SkillPolicy:
     def rows(self, service: LackpyService) -> list[dict]:
         """The rows (as ``lackpy skill list --json``) of the skills a client may use now."""
         found = []
-        for row in service.skills():
+        for row in service.skills(remote=False):  # other servers' skills are never offered over MCP (lackpy.skills.remote)
             if row.get("ignored") is not None or "kit" not in row or not self._named(row["name"]):
                 continue
             try:
