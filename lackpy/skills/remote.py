@@ -49,7 +49,7 @@ from lackpy.approvals.request import SkillOrigin
 from lackpy.errors import ConfigError, KitError, LackpyError, ParamError, PathError, closest
 from lackpy.lang.grade import Grade
 from lackpy.remote.fetch import Listing, list_skills, loadable, read_skill_md, read_verified
-from lackpy.remote.skills import Manifest
+from lackpy.remote.skills import Manifest, RemoteSkillError
 from lackpy.skills.skill import MAX_FILE_BYTES, PROGRAM_NAME, PROGRAMS, REFERENCES, SKILL_FILE, SKILL_NAME, Skill, skill_from
 from lackpy.skills.sources import whose
 
@@ -189,7 +189,10 @@ def rows(listings: list[Listing], taken: Mapping[str, str], read_only: Grade, ki
 
 def _row(manifest: Manifest, taken: Mapping[str, str], read_only: Grade, kit_of: Callable[[RemoteSkill], Any], others: list[str]) -> dict:
     try:
+        loadable(manifest)  # first: a dynamic skill lists no files, so nothing more of it can be read
         skill = described(manifest)
+    except RemoteSkillError as exc:
+        return _left_out(manifest.server, manifest.name, str(exc))
     except ConfigError as exc:
         return _left_out(manifest.server, manifest.name, f"MCP server {manifest.server}: {exc}")
     declared = skill.grade if skill.grade is not None else read_only
@@ -199,7 +202,6 @@ def _row(manifest: Manifest, taken: Mapping[str, str], read_only: Grade, kit_of:
     why = collision(manifest, taken)
     if why is None:
         try:
-            loadable(manifest)
             row["kit_grade"] = kit_of(skill).grade.to_dict()
         except LackpyError as exc:
             why = str(exc)
