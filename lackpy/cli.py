@@ -815,7 +815,7 @@ def skill_info(name: str, json_: bool, service) -> None:
     programs = [f"{name} (default)" if name == info["program"] else name for name in info["programs"]]
     click.echo("programs: " + (", ".join(programs) or "none"))
     if info["intents"]:
-        click.echo("intents:")
+        click.echo("intents:" if not info.get("server") else "intents (a served skill's never route delegate):")
     for intent in info["intents"]:
         click.echo(f"  {_fit(intent['pattern'], 200)!r} -> {intent['program']}")
     if info["arguments"]:

@@ -344,17 +344,11 @@ class LackpyService:
         (how every gate asks: block, auto, notify, none) replaces every gate's.
         ``skill`` (a name from ``skills()``, or a Skill this service gave)
         runs the program with that skill's kit and ``skill_file``, which reads
-        the skill's own files. A skill another MCP server serves
-        (``SERVER__name``, ``lackpy.skills.remote``) is fetched and verified
-        first; its kit is its own, never a given one; it reaches no further
-        than read-only unless ``ceiling`` raises it; and the program runs only
-        once a person approves it with the skill (the ``skill`` gate, which
-        ``approval`` does not turn off: with nobody to ask it is denied).
+        the skill's own files. One another MCP server serves (``SERVER__name``)
+        is verified first, held to read-only unless ``ceiling`` raises it, and
+        runs only once a person approves it (``lackpy.skills.remote``).
         """
-        remote = isinstance(skill, RemoteSkill) or split_name(skill) is not None
-        if remote and (kit is not None or extra_tools):
-            raise ParamError(f"skill '{getattr(skill, 'name', skill)}' runs with its own kit, held to what you allow; give the skill, not a kit")
-        _one_kit(kit, extra_tools, skill)
+        remote = _one_kit(kit, extra_tools, skill)
         if keep and session is None:
             raise ParamError("keep needs a session to keep the variables in; open one with open_session() and pass it")
         loaded = self._workspace.loaded
@@ -719,11 +713,16 @@ class LackpyService:
         return list_templates(self.workspace)
 
 
-def _one_kit(kit: KitSpec, extra_tools: Iterable[str] | None, skill: str | None) -> None:
+def _one_kit(kit: KitSpec, extra_tools: Iterable[str] | None, skill: str | Skill | None) -> bool:
     """A skill runs with its own kit: ParamError when a call names both (its kit already resolved, as a server that
-    checked it passes it, is the skill's own)."""
+    checked it passes it, is the skill's own; never for a skill another MCP server serves). Whether it is such a skill."""
+    remote = isinstance(skill, RemoteSkill) or split_name(skill) is not None
+    name = getattr(skill, "name", skill)
+    if remote and (kit is not None or extra_tools):
+        raise ParamError(f"skill '{name}' runs with its own kit, held to what you allow; give the skill, not a kit")
     if skill is not None and ((kit is not None and not isinstance(kit, ResolvedKit)) or extra_tools):
-        raise ParamError(f"skill '{skill}' runs with its own kit; give the skill or a kit, not both")
+        raise ParamError(f"skill '{name}' runs with its own kit; give the skill or a kit, not both")
+    return remote
 
 
 __all__ = ["LackpyService"]

@@ -20,7 +20,8 @@ refuses to load it.
 
 Each entry is checked as ``lackpy.remote.skills.parse_entry`` reads SEP-2640,
 and beyond it here: its front matter is bounded (``MOST_FRONTMATTER_BYTES``;
-the description as Agent Skills bound it), and two entries of one server with
+the description as Agent Skills bound it), its URIs are printable ASCII
+(they are shown to a person, in questions and errors), and two entries of one server with
 one name are both refused, since lackpy names a served skill by its server
 and name (``SERVER__name``). Whether a verified skill may do anything is not
 decided here (``lackpy.skills.remote``).
@@ -149,6 +150,8 @@ def _checked(server: str, entries: list[Any]) -> Listing:
 
 def _bounded(manifest: Manifest) -> None:
     where = f"MCP server {manifest.server}, skill {manifest.name}"
+    if not all(uri.isascii() and uri.isprintable() and " " not in uri for uri in [manifest.uri, *(manifest.files or ())]):
+        raise RemoteSkillError(f"{where}: a URI of it has characters a URI cannot have (spaces, control or non-ASCII characters); it is not used")
     size = len(json.dumps(manifest.frontmatter, ensure_ascii=False, default=str).encode())
     if size > MOST_FRONTMATTER_BYTES:
         raise RemoteSkillError(f"{where}: its front matter takes {size} bytes, more than the {MOST_FRONTMATTER_BYTES} lackpy reads; it is not used")

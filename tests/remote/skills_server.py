@@ -14,8 +14,8 @@ is served but left out of the manifest), ``dynamic`` (every skill's content
 is ``"dynamic"``), ``many`` (10,000 entries in one page), ``outside`` (an
 entry that lists a file outside its folder), ``huge`` (an entry with a
 megabyte of front matter), ``slow`` (``skills/list`` takes 60 s), ``dying``
-(the process exits on ``skills/list``), ``plain`` (it declares no skills
-extension at all), ``counted`` (it appends each method it is asked to
+(the process exits on ``skills/list``), ``escapes`` (its URIs hold a terminal's escape
+sequence), ``plain`` (it declares no skills extension at all), ``counted`` (it appends each method it is asked to
 ``requests.log`` in its working directory, so a test sees what was fetched).
 """
 
@@ -67,6 +67,9 @@ def entry(name: str, files: dict[str, bytes]) -> dict[str, Any]:
         resources.append({"uri": "skill://elsewhere/secret.md", "digest": digest(b"x"), "size": 1})
     if "dynamic" in MODES:
         resources = "dynamic"
+    if "escapes" in MODES:  # a URI that would drive a terminal, were it printed as it is
+        resources = [{**item, "uri": item["uri"].replace("skill://", "skill://\x1b[2J/")} for item in resources]
+        return {"uri": f"skill://\x1b[2J/{name}/SKILL.md", "frontmatter": front, "resources": resources}
     return {"uri": f"skill://{name}/SKILL.md", "frontmatter": front, "resources": resources}
 
 

@@ -27,7 +27,7 @@ from lackpy.errors import KitError, ParamError  # noqa: E402
 
 SERVER = Path(__file__).with_name("skills_server.py")
 LACKPY = Path(sys.executable).with_name("lackpy")
-HOSTILE = ["tampered", "frontmatter", "unlisted", "dynamic", "many", "outside", "huge", "slow", "dying"]
+HOSTILE = ["tampered", "frontmatter", "unlisted", "dynamic", "many", "outside", "huge", "slow", "dying", "escapes"]
 HELLO = 'greeting = skill_file("assets/greeting.md").strip()\n{"greeting": greeting, "readme": read_file("README.md").splitlines()[0]}\n'
 EXTRA = 'skill_file("assets/extra.md")\n'
 WRITER = 'write_file("written.txt", "from a served skill\\n")\n"wrote"\n'
@@ -68,7 +68,7 @@ def place(tmp_path_factory):
     logs = {name: base / f"log-{name}" for name in ("sk", "unlisted")}
     for log in logs.values():
         log.mkdir()
-    config = server_table("sk", folder, "counted", cwd=logs["sk"]) + server_table("plain", folder, "plain")
+    config = "audit = true\n" + server_table("sk", folder, "counted", cwd=logs["sk"]) + server_table("plain", folder, "plain")
     config += "".join(server_table(mode, folder, mode, "counted", cwd=logs.get(mode), timeout_s=3 if mode == "slow" else None) for mode in HOSTILE)
     root = base / "ws"
     (root / ".lackpy" / "skills").mkdir(parents=True)
@@ -130,6 +130,7 @@ def test_listing_names_each_served_skill_by_its_server_and_fetches_no_file(servi
     hello = rows["sk__hello"]
     assert (hello["source"], hello["server"], hello["uri"], hello["ignored"]) == ("mcp", "sk", "skill://hello/SKILL.md", None)
     assert hello["grade"] == {"w": 1, "d": 0} and hello["grade_declared"] is None and hello["routes"] is False
+    assert "tampered" in hello["also_served_by"]  # a name two servers serve: each its own skill, and said so
     assert hello["programs"] == ["extra", "main"] and hello["references"] == ["guide.md"] and hello["kit"] == ["read_file", "skill_file"]
     writer = rows["sk__writer"]
     assert writer["grade_declared"] == {"w": 3, "d": 3} and writer["grade"] == {"w": 1, "d": 0}  # it asks; read-only is what it gets
@@ -174,6 +175,7 @@ def test_each_hostile_server_is_refused_in_one_line_and_the_honest_ones_are_unto
     assert "not a file of its own folder" in why["outside"] and all(row["ignored"] for row in by_server["outside"])
     assert "front matter takes" in why["huge"] and all(row["ignored"] for row in by_server["huge"])
     assert '"dynamic"' in {row["name"]: row["ignored"] for row in by_server["dynamic"]}["dynamic__hello"]
+    assert all("characters a URI cannot have" in row["ignored"] and "\x1b" not in row["ignored"] for row in by_server["escapes"])
     assert "plain" not in by_server  # it declares no skills: it has none, and is never asked
     for row in rows:
         assert row["ignored"] is None or "\n" not in row["ignored"]
@@ -249,6 +251,10 @@ def test_a_program_of_a_served_skill_runs_once_approved_reading_its_files_from_i
     assert "from the MCP server sk" in shown and "skill://hello/SKILL.md" in shown and sha(folder / "assets" / "greeting.md") in shown
     assert 'greeting = skill_file("assets/greeting.md").strip()' in shown
     assert [decision.gate for decision in result.decisions] == ["skill"]
+    audited = [json.loads(line) for line in (service.workspace / ".lackpy" / "audit.jsonl").read_text().splitlines()]
+    kept = [entry for entry in audited if entry["gate"] == "skill" and entry["approved"]][-1]
+    assert kept["program"] == HELLO and kept["skill"]["uri"] == "skill://hello/SKILL.md" and kept["skill"]["server"] == "sk"
+    assert {"path": "programs/main.py", "digest": sha(folder / "programs" / "main.py"), "size": len(HELLO)} in kept["skill"]["files"]
     run(service, found.program_text(), skill=found, approve=approve, mode=mode)
     assert len(requests) == 2  # nothing is kept: every run asks again
 
