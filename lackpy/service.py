@@ -603,7 +603,9 @@ class LackpyService:
         return self.remote_skill(name) if split_name(name) is not None else self.skill(name)
 
     def _chosen(self, skill: str | Skill | None) -> Skill | None:
-        """The skill a run uses: one given, or the one named (``load_skill``)."""
+        """The skill a run uses: one given (a served one listed only is loaded), or the one named (``load_skill``)."""
+        if isinstance(skill, RemoteSkill) and skill.text is None:
+            return self.remote_skill(skill.name)
         return skill if skill is None or isinstance(skill, Skill) else self.load_skill(skill)
 
     def _served_rows(self, rows: list[dict]) -> list[dict]:

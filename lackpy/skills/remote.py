@@ -50,7 +50,7 @@ from lackpy.errors import ConfigError, KitError, LackpyError, ParamError, PathEr
 from lackpy.lang.grade import Grade
 from lackpy.remote.fetch import Listing, list_skills, loadable, read_skill_md, read_verified
 from lackpy.remote.skills import Manifest, RemoteSkillError
-from lackpy.skills.skill import MAX_FILE_BYTES, PROGRAM_NAME, PROGRAMS, REFERENCES, SKILL_FILE, SKILL_NAME, Skill, skill_from
+from lackpy.skills.skill import MAX_FILE_BYTES, MAX_SKILL_BYTES, PROGRAM_NAME, PROGRAMS, REFERENCES, SKILL_FILE, SKILL_NAME, Skill, skill_from
 from lackpy.skills.sources import whose
 
 #: What a served skill's name is: its server's name, this, and its own name.
@@ -114,10 +114,8 @@ class RemoteSkill(Skill):
             return self.text.encode("utf-8")
         if self.reader is None:
             raise ParamError(f"skill '{self.name}' is listed, not loaded; lackpy skill info {self.name} reads and checks it")
-        data = self.reader(rel)
-        if len(data) > max_bytes:
-            raise PathError(f"{self.name}/{rel}: larger than {max_bytes} bytes; lackpy reads no more of a skill's file")
-        return data
+        _within(self.manifest, rel, max_bytes, self.name)
+        return self.reader(rel)
 
     def files(self) -> list[str]:
         return self.manifest.listed() if self.manifest is not None else []
@@ -146,10 +144,18 @@ def _no_folder() -> int:
     raise PathError("a skill another MCP server serves has no folder here; its files are read from its server")
 
 
+def _within(manifest: Manifest, rel: str, max_bytes: int, name: str) -> None:
+    """PathError, before anything is fetched, when the entry lists file ``rel`` as larger than ``max_bytes``."""
+    listed = (manifest.files or {}).get(manifest.uri_of(rel))
+    if listed is not None and listed[1] > max_bytes:
+        raise PathError(f"{name}/{rel}: its entry lists {listed[1]} bytes, more than the {max_bytes} lackpy reads of a skill's file")
+
+
 def loaded(remotes: Any, manifest: Manifest) -> RemoteSkill:
-    """The skill of ``manifest`` with its SKILL.md read and verified; RemoteSkillError (or ConfigError) when it cannot be."""
+    """The skill of ``manifest`` with its SKILL.md read and verified; RemoteSkillError (or ConfigError, PathError) when it cannot be."""
     loadable(manifest)
     skill = described(manifest)
+    _within(manifest, SKILL_FILE, MAX_SKILL_BYTES, skill.name)
     text = read_skill_md(remotes, manifest)
     return replace(skill, text=text, reader=lambda rel: read_verified(remotes, manifest, rel))
 
