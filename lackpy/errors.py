@@ -36,6 +36,7 @@ run mode. Callers catch at the level they care about::
     ├── DeniedError            denied     a person or a policy refused what a program asked to do
     └── ToolError              tool       a tool refused or failed while a program ran
         ├── ArgumentError      argument   a tool call's arguments do not fit the tool's schema
+        ├── RemoteSkillError   tool       a skill another MCP server serves is not what SEP-2640 or its entry says (lackpy.remote.skills)
         └── PathError          tool       a path breaks the workspace policy or is missing
 """
 

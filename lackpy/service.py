@@ -572,7 +572,7 @@ class LackpyService:
         person who names one (``remote_skill``, ``run_program(skill=)``).
         """
         if split_name(name) is not None:
-            raise ParamError(served.not_here(name, "this call"))
+            raise ParamError(served.not_here(name, "lackpy serve, delegate or the skill catalog"))
         return self._skills().get(name)
 
     def remote_skill(self, name: str) -> RemoteSkill:
