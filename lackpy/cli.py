@@ -258,7 +258,8 @@ def _run_program(
     dry_run: bool,
     **options: Any,
 ) -> int:
-    """Run the program ``program_of(svc)`` as ``lackpy run`` and ``lackpy skill run`` do; print its result, return the exit status.
+    """Run the program ``program_of(svc)`` (or, as ``(program, skill)``, with that skill) as ``lackpy run`` and ``lackpy skill run``
+    do; print its result, return the exit status.
 
     ``options`` are run_program's (kit, extra_tools, skill, mode, ceiling, approval). Bad parameters are said before the
     workspace loads.
@@ -269,6 +270,8 @@ def _run_program(
     limits = _parse_limits(limit_items, timeout_s)
     svc = service()
     text = program_of(svc)
+    if isinstance(text, tuple):  # the program and the skill it came with, loaded once
+        text, options["skill"] = text
     spinner = Spinner()
     try:
         result = asyncio.run(
@@ -770,12 +773,18 @@ def skill_list(json_: bool, service) -> None:
 
     width = max(30, shutil.get_terminal_size((100, 24)).columns - 56)
     for row in rows:
+        source = f"mcp:{row['server']}" if row.get("server") else row["source"]
         if "description" not in row:  # a folder that is not a skill, or one a skill of that name came before
-            click.echo(f"{row['name']:<20} {row['source']:<9} left out: {_fit(row['ignored'], 240)}")
+            click.echo(f"{row['name']:<20} {source:<9} left out: {_fit(row['ignored'], 240)}")
             continue
         kit = row["kit"] if isinstance(row["kit"], str) else ",".join(row["kit"])
         grade = f"w={row['grade']['w']} d={row['grade']['d']}"
-        click.echo(f"{row['name']:<20} {row['source']:<9} {_fit(kit, 16):<16} {grade:<8} {_fit(row['description'], width)}")
+        click.echo(f"{row['name']:<20} {source:<9} {_fit(kit, 16):<16} {grade:<8} {_fit(row['description'], width)}")
+        if row.get("server"):  # what another server says is its own: shown as such
+            click.echo(f"{'':<21}served as {_fit(row['uri'], 200)}; untrusted: it runs only by name, once you approve it")
+            for note in [row.get("ceiling_needed")] + [f"a skill of this name is also served by {other}" for other in row.get("also_served_by", [])]:
+                if note and not row["ignored"]:
+                    click.echo(f"{'':<21}{_fit(note, 300)}")
         if row["ignored"]:
             click.echo(f"{'':<21}ignored: {_fit(row['ignored'], 400)}")
         elif not row.get("routes", True) and row["intents"]:
@@ -793,9 +802,12 @@ def skill_info(name: str, json_: bool, service) -> None:
     if json_:
         return _emit_json(info)
     click.echo(f"skill {info['name']}: {_fit(info['description'], 1024)}")
-    click.echo(f"source: {info['source']} ({_fit(info['path'], 400)})")
+    click.echo(f"source: {info['source']} ({_fit(info.get('origin') or info['path'], 400)})")
     kit = info["kit"] if isinstance(info["kit"], str) else ", ".join(info["kit"])
     declared = "declared" if info["grade_declared"] is not None else "read-only: it declares none"
+    if info.get("server"):  # a served skill's grade is a request: held to read-only unless a run's ceiling raises it
+        asked = info["grade_declared"] or info["grade"]
+        declared = f"it asks for w={asked['w']} d={asked['d']}; held to read-only unless --ceiling raises it"
     click.echo(f"grade: w={info['grade']['w']} d={info['grade']['d']} ({declared}; no program run with it reaches further)")
     click.echo(f"kit: {kit}  (its grade: w={info['kit_grade']['w']} d={info['kit_grade']['d']})")
     for tool in info["tools"]:
@@ -803,7 +815,7 @@ def skill_info(name: str, json_: bool, service) -> None:
     programs = [f"{name} (default)" if name == info["program"] else name for name in info["programs"]]
     click.echo("programs: " + (", ".join(programs) or "none"))
     if info["intents"]:
-        click.echo("intents:")
+        click.echo("intents:" if not info.get("server") else "intents (a served skill's never route delegate):")
     for intent in info["intents"]:
         click.echo(f"  {_fit(intent['pattern'], 200)!r} -> {intent['program']}")
     if info["arguments"]:
@@ -814,7 +826,11 @@ def skill_info(name: str, json_: bool, service) -> None:
     if info["references"]:
         click.echo("references: " + ", ".join(_fit(ref, 100) for ref in info["references"]))
     click.echo("")
+    if info.get("server"):  # what it says is the server's: marked where it begins and ends
+        click.echo(f"--- SKILL.md from the MCP server {info['server']} (untrusted text, verified against its digest) ---")
     click.echo(_printable(info["body"]), nl=False)
+    if info.get("server"):
+        click.echo(f"--- end of the SKILL.md from the MCP server {info['server']} ---")
 
 
 
@@ -830,7 +846,7 @@ def skill_new(name: str, description: str, tools: str | None, force: bool, json_
     names = _split((tools,)) if tools is not None else []
     svc = service()
     path = svc.skill_create(name, description, (names[0] if len(names) == 1 else names) or None, force)
-    ignored = next((row["ignored"] for row in svc.skills() if row["name"] == name and row.get("source") == "workspace"), None)
+    ignored = next((row["ignored"] for row in svc.skills(remote=False) if row["name"] == name and row.get("source") == "workspace"), None)
     if json_:
         return _emit_json({"created": str(path), "name": name, "ignored": ignored})
     click.echo(f"created {path}")
@@ -846,9 +862,18 @@ def skill_new(name: str, description: str, tools: str | None, force: bool, json_
 @click.option("--ceiling", default=None, metavar="KIT|W,D", help="Refuse, before it runs, a program whose own grade is above this (a kit's grade, or w,d).")
 @common
 def skill_run(name: str, program: str | None, service, **options: Any) -> None:
-    """Run the skill's PROGRAM (programs/PROGRAM.py; default: the skill's program) with the skill's kit and files."""
+    """Run the skill's PROGRAM (programs/PROGRAM.py; default: the skill's program) with the skill's kit and files.
 
-    sys.exit(_run_program(service, lambda svc: svc.skill(name).program_text(program), skill=name, **options))
+    A skill another MCP server serves (SERVER__name) is fetched and checked
+    against its digests, held to read-only unless --ceiling raises it, and
+    its program runs only once you approve it (--yes approves it).
+    """
+
+    def program_of(svc) -> tuple[str, Any]:
+        found = svc.load_skill(name)
+        return found.program_text(program), found
+
+    sys.exit(_run_program(service, program_of, skill=name, **options))
 
 
 @cli.group(cls=LackpyGroup)

@@ -55,7 +55,9 @@ from lackpy.run.runner import check_params, prepared_for, run_with
 from lackpy.run.scheduler import Scheduler, off_loop, on_loop, tool_events
 from lackpy.run.settings import OnEvent, RunSettings
 from lackpy.session import Session, Sessions
+from lackpy.skills import remote as served
 from lackpy.skills.catalog import SKILL_FILE_TOOL, Catalog, Needs, judge, skill_grade
+from lackpy.skills.remote import RemoteSkill, split_name
 from lackpy.skills.skill import Skill
 from lackpy.skills.sources import find_skills
 from lackpy.skills.tier import SkillTier
@@ -359,22 +361,25 @@ class LackpyService:
         True approves everything; None (and no service-wide ``approve``)
         means nobody can be asked, so a blocking gate denies. ``approval``
         (how every gate asks: block, auto, notify, none) replaces every gate's.
-        ``skill`` (a name from ``skills()``) runs the program with that
-        skill's kit and ``skill_file``, which reads the skill's own files.
+        ``skill`` (a name from ``skills()``, or a Skill this service gave)
+        runs the program with that skill's kit and ``skill_file``, which reads
+        the skill's own files. One another MCP server serves (``SERVER__name``)
+        is verified first, held to read-only unless ``ceiling`` raises it, and
+        runs only once a person approves it (``lackpy.skills.remote``).
         """
-        _one_kit(kit, extra_tools, skill)
+        remote = _one_kit(kit, extra_tools, skill)
         if keep and session is None:
             raise ParamError("keep needs a session to keep the variables in; open one with open_session() and pass it")
         loaded = self._workspace.loaded
         approve = approve if approve is not None else self.approve
-        ready = loaded is not None and self._config_checks is not None
+        ready = loaded is not None and self._config_checks is not None and not remote  # a served skill is fetched: never on the loop
         answering = (approve, approval, asyncio.get_running_loop())
         events = on_loop(on_event)
 
         def settle() -> tuple[RunSettings, ExecutionResult | None]:
             """The run's settings, and its result already when the program is invalid (answered at once, never queued)."""
-            chosen = self.skill(skill) if skill is not None else None
-            resolved = (kit if isinstance(kit, ResolvedKit) else self._skill_kit(chosen)) if chosen is not None else self.resolve_kit(kit, extra_tools)
+            chosen = self._chosen(skill)
+            resolved = (kit if isinstance(kit, ResolvedKit) and not remote else self._skill_kit(chosen)) if chosen is not None else self.resolve_kit(kit, extra_tools)
             inputs = session.inputs(params, resolved.names) if session is not None else params
             inputs = chosen.inputs(inputs) if chosen is not None else inputs
             settings = self._settings(
@@ -407,12 +412,14 @@ class LackpyService:
         limit = self.ceiling_grade(ceiling)
         if skill is not None:  # a run with a skill never reaches past the grade the skill declares
             declared = skill_grade(skill, self.read_only_grade)
+            if isinstance(skill, RemoteSkill):  # what it declares is a request: read-only unless the person raises the ceiling
+                declared = declared.meet(self._ceiling(ceiling))
             limit = declared if limit is None else limit.meet(declared)
         return RunSettings(
             kit=kit, params=params, checks=self.checks(checks), limits=limits, mode=mode or self.config.mode, dry_run=dry_run,
             sandbox=self.config.sandbox, notices=self.notices, state=session.state if session is not None else None,
             on_call=tool_events(events), on_progress=events, ceiling=limit, guardrails=self.guardrails.hooks(),
-            gatekeeper=self._gatekeeper(kit, answering), skill=skill,
+            gatekeeper=self._gatekeeper(kit, answering), skill=skill, origin=skill.origin if isinstance(skill, RemoteSkill) else None,
             session_worker=session.worker() if session is not None and self.config.session_worker else None,
         )
 
@@ -548,6 +555,8 @@ class LackpyService:
         if not isinstance(intent, str) or not intent.strip():
             raise ParamError("give an intent, e.g. lackpy delegate \"count TODOs in python files\"")
         _one_kit(kit, extra_tools, skill)
+        if split_name(skill) is not None:
+            raise ParamError(served.not_here(skill, "delegate"))
         fits = lambda found: self._skill_kit(found).grade.within(self._ceiling(ceiling))  # noqa: E731 (asked only of a routed skill)
         chosen, program, values = self._skills().choose(intent, skill, kit is not None, fits)
         if chosen is not None:
@@ -565,22 +574,75 @@ class LackpyService:
 
     # -- skills: workflows a person hands an agent ---------------------------------------
 
-    def skills(self) -> list[dict]:
-        """Every skill, and every skill folder left out, as ``lackpy skill list`` shows them (``ignored``: why one does not run)."""
-        return list(self._skills().rows)
+    def skills(self, remote: bool = True) -> list[dict]:
+        """Every skill, and every skill folder left out, as ``lackpy skill list`` shows them (``ignored``: why one does not run).
+
+        With ``remote``, the skills the configured MCP servers serve follow
+        (``source: mcp``, named ``SERVER__name``; ``lackpy.skills.remote``):
+        listing them connects the servers and fetches no file.
+        """
+        rows = list(self._skills().rows)
+        return rows + self._served_rows(rows) if remote else rows
 
     def skill(self, name: str) -> Skill:
-        """The skill ``name`` (its SKILL.md, programs and files), if it runs here; ParamError saying why not."""
+        """The skill ``name`` (its SKILL.md, programs and files), if it runs here; ParamError saying why not.
+
+        Never a skill another MCP server serves: those are loaded only for a
+        person who names one (``remote_skill``, ``run_program(skill=)``).
+        """
+        if split_name(name) is not None:
+            raise ParamError(served.not_here(name, "lackpy serve, delegate or the skill catalog"))
         return self._skills().get(name)
+
+    def remote_skill(self, name: str) -> RemoteSkill:
+        """The skill ``SERVER__name`` another MCP server serves, listed by it now, its SKILL.md read and verified against
+        its entry; ParamError saying why not (unknown, refused, a name another origin has, dynamic, a failed check)."""
+        self._workspace.follow()
+        return served.find(self._workspace.load().remotes, name, served.taken_names(list(self._skills().rows)))
 
     def skill_info(self, name: str) -> dict:
         """A skill as ``lackpy skill info`` shows it: its row (the grade it may reach among it), its kit's tools (signatures,
-        grades) and grade, and its SKILL.md body."""
+        grades) and grade, and its SKILL.md body (a served skill's verified, with its ``origin``)."""
+        if split_name(name) is not None:
+            found = self.remote_skill(name)
+            kit = self.kit_info(self._skill_kit(found))
+            declared = skill_grade(found, self.read_only_grade)
+            origin = f"MCP server {found.server}, {found.uri}; verified against its digests, untrusted: it asks, it grants nothing"
+            return {**found.row(), "grade": declared.meet(self.read_only_grade).to_dict(), "origin": origin, "files": found.files(),
+                    "kit_grade": kit["grade"], "tools": kit["tools"], "body": found.body()}
         catalog = self._skills()
         found = catalog.get(name)
         row = next(row for row in catalog.rows if row["name"] == name and row.get("ignored") is None)
         kit = self.kit_info(self._skill_kit(found))
         return {**row, "kit_grade": kit["grade"], "tools": kit["tools"], "body": found.body()}
+
+    def load_skill(self, name: str) -> Skill:
+        """The skill a person names: ``skill(name)``, or for ``SERVER__name`` the served one, fetched and verified
+        (``remote_skill``); ParamError saying why not."""
+        return self.remote_skill(name) if split_name(name) is not None else self.skill(name)
+
+    def _chosen(self, skill: str | Skill | None) -> Skill | None:
+        """The skill a run uses: one given (a served one listed only is loaded), or the one named (``load_skill``)."""
+        if isinstance(skill, RemoteSkill) and skill.text is None:
+            return self.remote_skill(skill.name)
+        return skill if skill is None or isinstance(skill, Skill) else self.load_skill(skill)
+
+    def _served_rows(self, rows: list[dict]) -> list[dict]:
+        """The rows of the skills the configured MCP servers serve (every server connected, its skills listed, no file read)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        from lackpy.remote.fetch import list_skills
+
+        remotes = self._workspace.load().remotes
+        if remotes is None:
+            return []
+        self.toolbox.list_tools()  # every server started, as lackpy mcp list does
+        names = [name for name in remotes.servers if name not in remotes.failures]
+        if not names:
+            return []
+        with ThreadPoolExecutor(min(len(names), 8), thread_name_prefix="lackpy-skills") as pool:
+            listings = list(pool.map(lambda server: list_skills(remotes, server), names))
+        return served.rows(listings, served.taken_names(rows), self.read_only_grade, self._skill_kit)
 
     def skill_kit(self, name: str) -> ResolvedKit:
         """The kit the skill's programs run with: its own, and ``skill_file``."""
@@ -634,7 +696,13 @@ class LackpyService:
         """The kit ``skill`` runs with: its own, and ``skill_file``. Trust was followed when the skill was found
         (``_skills``), so it is not followed again for each skill."""
         kit = skill.kit
-        return self._workspace.resolve(kit, [] if isinstance(kit, list) and SKILL_FILE_TOOL in kit else [SKILL_FILE_TOOL])
+        extra = [] if isinstance(kit, list) and SKILL_FILE_TOOL in kit else [SKILL_FILE_TOOL]
+        if not isinstance(skill, RemoteSkill):
+            return self._workspace.resolve(kit, extra)
+        served.own_server_only(skill, served.named_servers(kit, [server.name for server in self.config.mcp]))  # before anything starts
+        resolved = self.resolve_kit(kit, extra)  # a served skill's kit never reaches another server, as named nor as resolved
+        served.own_server_only(skill, {spec.provider_config.get("server") for spec in resolved.tools.values() if spec.provider == "mcp"})
+        return resolved
 
     # -- templates: the ratchet ------------------------------------------------
 
@@ -674,11 +742,16 @@ class LackpyService:
         return list_templates(self.workspace)
 
 
-def _one_kit(kit: KitSpec, extra_tools: Iterable[str] | None, skill: str | None) -> None:
+def _one_kit(kit: KitSpec, extra_tools: Iterable[str] | None, skill: str | Skill | None) -> bool:
     """A skill runs with its own kit: ParamError when a call names both (its kit already resolved, as a server that
-    checked it passes it, is the skill's own)."""
+    checked it passes it, is the skill's own; never for a skill another MCP server serves). Whether it is such a skill."""
+    remote = isinstance(skill, RemoteSkill) or split_name(skill) is not None
+    name = getattr(skill, "name", skill)
+    if remote and (kit is not None or extra_tools):
+        raise ParamError(f"skill '{name}' runs with its own kit, held to what you allow; give the skill, not a kit")
     if skill is not None and ((kit is not None and not isinstance(kit, ResolvedKit)) or extra_tools):
-        raise ParamError(f"skill '{skill}' runs with its own kit; give the skill or a kit, not both")
+        raise ParamError(f"skill '{name}' runs with its own kit; give the skill or a kit, not both")
+    return remote
 
 
 __all__ = ["LackpyService"]

@@ -145,9 +145,12 @@ class Audit:
 
     def __call__(self, decision: Decision, request: ApprovalRequest) -> None:
         entry = {"workspace": str(self.workspace), **decision.to_dict()}
-        if request.gate == "program":
+        if request.gate in ("program", "skill"):
             entry["program"] = request.program
             entry["grade"] = request.grade.to_dict() if request.grade is not None else None
+        if request.origin is not None:  # the skill as it was approved: a changed file is another skill
+            entry["skill"] = {"name": request.origin.skill, "server": request.origin.server, "uri": request.origin.uri,
+                              "files": [{"path": path, "digest": digest, "size": size} for path, digest, size in request.origin.files]}
         elif request.gate == "call":  # whole, as the question showed them (the result's copy is cut to a summary)
             entry["arguments"] = {name: exact(value) for name, value in request.arguments.items()}
         elif request.changes:

@@ -5,7 +5,9 @@ three gates: the whole ``program`` up front (its own grade and the tools it
 can reach), each ``call`` of a tool that acts on the world at once (a shell
 command, a process, a web request, a destructive remote tool), before it
 runs, and the ``commit`` of the staged writes, with their unified diff. A
-fourth, ``elicit``, carries an MCP server's question to the person.
+fourth, ``elicit``, carries an MCP server's question to the person; a
+fifth, ``skill``, asks a person, always, before a program runs with a skill
+another MCP server serves (its server, URI and digests, and the program).
 
 Who answers is the approver the caller gives (``lackpy.approvals.approver``:
 the terminal, an MCP client, a Python callback); with none, a blocking gate
@@ -33,7 +35,7 @@ from lackpy.approvals import forms
 from lackpy.approvals.approver import ApproveSpec, Approver, Audit, approve_all, approver_for
 from lackpy.approvals.decision import Decision
 from lackpy.approvals.policy import Ask, ApprovalPolicy, with_kit
-from lackpy.approvals.request import ApprovalRequest, file_changes
+from lackpy.approvals.request import ApprovalRequest, SkillOrigin, file_changes
 from lackpy.errors import ConfigError, DeniedError, KitError, ParamError
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.kit.spec import ToolSpec
@@ -78,6 +80,14 @@ class Gatekeeper:
         ask = self.policy.for_gate("program")
         request = self._request("program", ask, program=program, grade=grade, risk=grade.risk, tools=sorted(tools))
         return None if request is None else self._decide(request, ask)
+
+    def skill(self, program: str, grade: Grade, tools: Sequence[str], origin: SkillOrigin) -> Decision:
+        """The gate of a program run with a skill another MCP server serves: always asked, and waited for (``block``),
+        whatever the policy and ``approval`` say; with nobody to ask, denied. Its content is the server's (untrusted):
+        only a person may let it run, once, for this run."""
+        ask = Ask("block", self.policy.wait_s)
+        request = self._request("skill", ask, program=program, grade=grade, risk=grade.risk, tools=sorted(tools), origin=origin)
+        return self._decide(request, ask)
 
     def commit(self, changes: Any, diff: Callable[[], str]) -> Decision | None:
         """The gate before staged writes are applied (None when it does not ask).
@@ -181,7 +191,7 @@ class Gatekeeper:
         return kept
 
     def _unanswered(self, request: ApprovalRequest, ask: Ask) -> Decision:
-        if self.approver is None and request.gate == "elicit":
+        if self.approver is None and request.gate in ("elicit", "skill"):  # no setting turns these gates off
             return Decision(False, "nobody", self.nobody)
         if self.approver is None:
             if ask.kind == "auto":

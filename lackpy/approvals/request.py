@@ -74,6 +74,27 @@ class FileChange:
 
 
 @dataclass(frozen=True)
+class SkillOrigin:
+    """Where a skill served by another MCP server came from: the server (the config's name for it), its ``SKILL.md``
+    URI, and each of its files as its entry lists them and lackpy verifies them (``(path, sha256 digest, size)``).
+
+    A program run with such a skill is approved by a person first, at the ``skill`` gate, whatever the policy says;
+    the question names all of this, so a changed file is a changed question.
+    """
+
+    skill: str
+    server: str
+    uri: str
+    files: tuple[tuple[str, str, int], ...]
+
+    def lines(self) -> list[str]:
+        return [
+            f"served by the MCP server {self.server} as {visible(self.uri)}: its text is the server's, untrusted, checked only against these digests:",
+            *(f"  {digest}  {size:>9}  {name_shown(path)}" for path, digest, size in self.files),
+        ]
+
+
+@dataclass(frozen=True)
 class ApprovalRequest:
     """What a person is asked to approve: one gate of one run.
 
@@ -82,7 +103,9 @@ class ApprovalRequest:
     ``commit``: the ``files`` the writes change, each with its counts
     (``changes``), and their unified ``diff``. ``elicit``: the MCP
     ``server`` asks the person its ``question`` during a call of ``tool``,
-    and the answer fills in its ``form`` (``lackpy.approvals.forms``). ``ask`` says whether the
+    and the answer fills in its ``form`` (``lackpy.approvals.forms``). ``skill``:
+    the ``program`` (its ``grade``, ``risk`` and ``tools``) runs with a skill
+    another MCP server serves, from ``origin``. ``ask`` says whether the
     answer is waited for (``block``, ``auto``) or this is only news
     (``notify``); ``wait_s`` how long an answer may take. ``showing`` is
     where the channel that asks says whether the person saw it whole.
@@ -107,6 +130,7 @@ class ApprovalRequest:
     server: str | None = None
     question: str | None = None
     form: dict[str, Any] = field(default_factory=dict)
+    origin: SkillOrigin | None = None
     showing: Showing = field(default_factory=Showing, compare=False, repr=False)
 
     def summary(self) -> str:
@@ -118,6 +142,8 @@ class ApprovalRequest:
             return f"write {_count(len(self.changes or self.files), 'file')} ({_tally(self.changes)})"
         if self.gate == "elicit":
             return f"the MCP server {self.server} asks, during {self.tool}:"
+        if self.gate == "skill" and self.origin is not None:
+            return f"run a program with skill {self.origin.skill} from the MCP server {self.origin.server} ({self.risk}, {self.grade}) that can call {', '.join(self.tools) or 'no tools'}"
         return f"run a program ({self.risk}, {self.grade}) that can call {', '.join(self.tools) or 'no tools'}"
 
     def lines(self) -> list[str]:
@@ -126,6 +152,8 @@ class ApprovalRequest:
             return [change.line() for change in self.changes] or [name_shown(path) for path in self.files]
         if self.gate == "program":
             return [f"its own grade: {self.grade} ({self.risk})"] + _visible_lines(self.program or "")
+        if self.gate == "skill" and self.origin is not None:
+            return self.origin.lines() + [f"the program, its own grade {self.grade} ({self.risk}):"] + _visible_lines(self.program or "")
         if self.gate == "elicit":
             return _visible_lines(self.question or "") + [f"- {visible(f.line())}" for f in forms.fields(self.form)]
         return []
@@ -267,4 +295,4 @@ def _line_counts(kinds: Mapping[str, str], diff: str) -> dict[str, tuple[int, in
     return counts if at == len(diff) else None
 
 
-__all__ = ["ApprovalRequest", "FileChange", "Showing", "exact", "file_changes", "name_shown", "visible"]
+__all__ = ["ApprovalRequest", "FileChange", "Showing", "SkillOrigin", "exact", "file_changes", "name_shown", "visible"]

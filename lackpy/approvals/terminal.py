@@ -35,7 +35,7 @@ SHOWN_CHARS = 20_000
 #: The answers that print the whole question and ask again.
 SHOW_ALL = ("a", "all")
 #: What each gate asks.
-HEADS = {"program": "run this program?", "call": "make this call?", "commit": "apply these changes?", "elicit": "a question for you:"}
+HEADS = {"program": "run this program?", "call": "make this call?", "commit": "apply these changes?", "elicit": "a question for you:", "skill": "run this program?"}
 #: How many times a field is asked again after an answer it cannot take.
 FIELD_TRIES = 3
 #: A blocking approval on no terminal.

@@ -55,7 +55,7 @@ NOTE_CHARS = 200
 #: Where a question waiting for an answer can be read whole.
 QUESTION_URI = "lackpy://approvals/{id}"
 #: What each gate asks.
-HEADS = {"program": "Run this program?", "call": "Make this call?", "commit": "Apply these changes?", "elicit": "A question for you:"}
+HEADS = {"program": "Run this program?", "call": "Make this call?", "commit": "Apply these changes?", "elicit": "A question for you:", "skill": "Run this program?"}
 
 
 NO_ELICITATION = Unattended(

@@ -93,7 +93,7 @@ class SkillPolicy:
         """The skills a client may use now, each with its row, found and judged once (``skill`` checks one the same way)."""
         catalog = service.skill_catalog()
         found = []
-        for row in catalog.rows:
+        for row in catalog.rows:  # this machine's skills only: other servers' are never offered over MCP (lackpy.skills.remote)
             skill = catalog.skills.get(row["name"]) if row.get("ignored") is None else None
             if skill is None or not self._named(skill.name):
                 continue

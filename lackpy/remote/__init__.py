@@ -3,7 +3,9 @@
 ``[mcp.servers.NAME]`` tables (``lackpy.remote.settings``) name the servers;
 ``Remotes`` (``lackpy.remote.link``) connects them with the MCP SDK's client
 and keeps their sessions; ``lackpy.remote.enroll`` turns each remote tool
-into a ToolSpec named ``NAME__tool`` and each result into plain data. The
+into a ToolSpec named ``NAME__tool`` and each result into plain data;
+``lackpy.remote.fetch`` lists the skills a server serves (SEP-2640, the wire
+format in ``lackpy.remote.skills``) and reads their files, verified. The
 SDK is the ``mcp`` extra, imported only when a server is configured.
 """
 

@@ -29,6 +29,7 @@ from lackpy.remote import asks, sampling
 from lackpy.remote import tasks
 from lackpy.remote.enroll import qualified_names, remote_spec, result_value
 from lackpy.remote.settings import VARIABLE, ServerSettings, expand
+from lackpy.remote.skills import EXTENSION
 from lackpy.run.execute import value_size
 from lackpy.schema import to_jsonable
 from lackpy.host.budget import clamp
@@ -78,10 +79,12 @@ class _Link:
 
     async def _hold(self, ready: asyncio.Future) -> None:
         from mcp import Client
+        from mcp.client.extension import advertise
 
         try:
             hooks = {"list_roots_callback": self._roots, "elicitation_callback": self._elicit, **sampling.hooks(self.settings, self.tier_named, self.inflight)}
-            async with Client(self._target(), raise_exceptions=False, **hooks) as client:
+            # lackpy reads a server's skills (SEP-2640, lackpy.remote.fetch), so it says so; it never needs the server to.
+            async with Client(self._target(), raise_exceptions=False, extensions=[advertise(EXTENSION)], **hooks) as client:
                 self.tools = await _all_tools(client)
                 self.client = client
                 ready.set_result(None)
@@ -319,6 +322,16 @@ class Remotes:
                 asks.ASKER.reset(token)
 
     async def _call(self, server: str, tool: str, arguments: dict[str, Any], timeout: float, progress: Any) -> Any:
+        async def call(link: _Link) -> Any:
+            if tasks.requires_task(link.tools, tool):  # a plain call would be refused: run it as a task (lackpy.remote.tasks)
+                return await tasks.call_as_task(link.client.session, tool, arguments, timeout, progress)
+            # The SDK's own read timeout is a second later than ours, so a slow call always ends the same way (ours).
+            return await link.client.call_tool(tool, arguments, read_timeout_seconds=timeout + 1.0, progress_callback=progress)
+
+        return await self._on_link(server, call)
+
+    async def _on_link(self, server: str, use: Callable[["_Link"], Coroutine]) -> Any:
+        """``use(link)`` on server's session, reconnecting it first when it is gone; a session lost meanwhile is dropped."""
         link = self._links.get(server)
         if link is None or not link.alive:
             await self._open(server)
@@ -327,15 +340,37 @@ class Remotes:
             if self.on_enroll is not None:
                 self.on_enroll(specs)
         try:
-            if tasks.requires_task(link.tools, tool):  # a plain call would be refused: run it as a task (lackpy.remote.tasks)
-                return await tasks.call_as_task(link.client.session, tool, arguments, timeout, progress)
-            # The SDK's own read timeout is a second later than ours, so a slow call always ends the same way (ours).
-            return await link.client.call_tool(tool, arguments, read_timeout_seconds=timeout + 1.0, progress_callback=progress)
+            return await use(link)
         except Exception as exc:
             if _link_lost(exc) or not link.alive:  # the next call starts a new session
                 self._links.pop(server, None)
                 await link.close()
             raise
+
+    def using(self, server: str, use: Callable[[Any], Coroutine], timeout: float) -> Any:
+        """``use(client)`` (the SDK's ``Client`` of server ``server``, connected now if it is not) within ``timeout`` seconds.
+
+        Raises TimeoutError when it takes longer (the work cancelled), and what
+        ``use`` raised otherwise; a failure that lost the session is recorded
+        as the server's, as a failed call's is.
+        """
+        if server not in self.servers:
+            raise ToolError(f"no MCP server named {server} is configured; lackpy mcp list shows them")
+        self.tried.add(server)
+        try:
+            return self._submit(self._on_link(server, lambda link: use(link.client)), timeout)
+        except TimeoutError:
+            raise
+        except LackpyError:
+            raise
+        except Exception as exc:
+            if _link_lost(exc):
+                self.failures[server] = _reason(exc, self.servers[server])
+            raise
+
+    def reason(self, exc: BaseException, server: str) -> str:
+        """Why a request to ``server`` failed, in one line, without its secrets."""
+        return _reason(exc, self.servers[server])
 
     # -- closing -------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from lackpy.lang.grammar import ALLOWED_BUILTINS
 from lackpy.lang.names import RULE, bindable, shown
 from lackpy.lang.validator import Check
 from lackpy.approvals.gatekeeper import Gatekeeper
+from lackpy.approvals.policy import ApprovalPolicy
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.dryrun import holding
@@ -97,7 +98,7 @@ def begin_early(program: str, settings: RunSettings) -> Any:
     thread's own checks find the same answers in prepare's cache.
     """
     gatekeeper = settings.gatekeeper
-    if settings.mode != "isolated" or (gatekeeper is not None and gatekeeper.policy.for_gate("program").kind != "none"):
+    if settings.mode != "isolated" or settings.origin is not None or (gatekeeper is not None and gatekeeper.policy.for_gate("program").kind != "none"):
         return None
     if settings.params and not all(type(v) in _SCALARS or (type(v) is str and len(v) <= 4096) for v in settings.params.values()):
         return None  # checking and sending large data would hold up the loop: the run thread does that
@@ -160,14 +161,22 @@ def _checked(program: str, settings: RunSettings, start: float) -> _Checked:
 def _program_approved(program: str, settings: RunSettings, checked: _Checked, start: float) -> Gatekeeper | None:
     """The run's own gatekeeper (a delegate runs several programs), once the program gate approved; None without approvals.
 
-    Raises ``_Refused`` when the program is not approved.
+    A program run with a skill another MCP server serves (``settings.origin``)
+    passes the ``skill`` gate instead, which always asks (it shows the program
+    too); with no gatekeeper, nobody is asked and it is denied. Raises
+    ``_Refused`` when the program is not approved.
     """
-    if settings.gatekeeper is None:
+    if settings.gatekeeper is None and settings.origin is None:
         return None
-    gatekeeper = settings.gatekeeper.fresh()
-    answer = gatekeeper.program(program, checked.own, checked.called)
+    gatekeeper = settings.gatekeeper.fresh() if settings.gatekeeper is not None else Gatekeeper(ApprovalPolicy(), None)
+    if settings.origin is not None:  # a skill another MCP server serves: a person approves this program with it, always
+        answer = gatekeeper.skill(program, checked.own, checked.called, settings.origin)
+        what = f"the program with skill {settings.origin.skill} (served by the MCP server {settings.origin.server})"
+    else:
+        answer = gatekeeper.program(program, checked.own, checked.called)
+        what = "the program"
     if answer is not None and not answer.approved:
-        message = f"denied: the program was not approved ({answer.by}): {answer.reason}"
+        message = f"denied: {what} was not approved ({answer.by}): {answer.reason}"
         failed = _failed(start, settings.kit, message, ErrorKind.DENIED, notices=settings.notices, program_grade=checked.own, decisions=gatekeeper.decisions)
         raise _Refused(failed)
     return gatekeeper

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from lackpy.lang.grade import Grade
     from lackpy.lang.validator import Check
     from lackpy.approvals.gatekeeper import Gatekeeper
+    from lackpy.approvals.request import SkillOrigin
     from lackpy.run.limits import Limits
 
 #: What hears a run's events: ``{"event": "tool", ...}`` and ``{"event": "progress", ...}`` (``lackpy.run.scheduler``).
@@ -64,5 +65,8 @@ class RunSettings:
     gatekeeper: Gatekeeper | None = None
     skill: Any = None
     """The skill the program runs with (``lackpy.skills``): ``skill_file`` reads its folder."""
+    origin: SkillOrigin | None = None
+    """Where the skill came from when another MCP server serves it: then a person approves the program first (the
+    ``skill`` gate, always asked; with no gatekeeper, nobody is asked and it is denied)."""
     session_worker: Any = None
     """The worker a session keeps between its isolated runs (``lackpy.run.isolated.SessionWorker``); None: a fresh worker per run."""

@@ -61,7 +61,7 @@ MOST_ENTRIES = 512
 MOST_SKILL_BYTES = 16 * 1024 * 1024
 #: The keys of a SKILL.md's front matter that lackpy reads itself.
 OWN_KEYS = ("name", "description", "tools", "intents", "arguments", "program", "grade")
-_PROGRAM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+PROGRAM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 @dataclass(frozen=True)
@@ -205,20 +205,22 @@ def read_skill(folder_name: str, opener: Callable[[], int], source: str, where: 
     folder = opener()
     try:
         text = _text(read_regular(folder, SKILL_FILE, MAX_SKILL_BYTES, what=f"{where}/{SKILL_FILE}", judge=judge), where)
-        programs = tuple(sorted(n.removesuffix(".py") for n in _names(folder, PROGRAMS) if n.endswith(".py") and _PROGRAM_NAME.match(n)))
+        programs = tuple(sorted(n.removesuffix(".py") for n in _names(folder, PROGRAMS) if n.endswith(".py") and PROGRAM_NAME.match(n)))
         references = tuple(sorted(_names(folder, REFERENCES)))
     except PathError as exc:
         raise ConfigError(str(exc)) from None
     finally:
         os.close(folder)
     meta, _, _ = split_frontmatter(text, f"{where}/{SKILL_FILE}", ConfigError)
-    return _skill(meta or {}, folder_name, opener, source, where, programs, references, judge)
+    return skill_from(meta or {}, folder_name, opener, source, where, programs, references, judge)
 
 
-def _skill(
+def skill_from(
     meta: dict, folder_name: str, opener: Callable[[], int], source: str, where: str, programs: tuple, references: tuple,
-    judge: Callable[[int], None] | None = None,
-) -> Skill:
+    judge: Callable[[int], None] | None = None, kind: type["Skill"] | None = None, **more: Any,
+) -> "Skill":
+    """The skill a SKILL.md's front matter ``meta`` declares, its folder named ``folder_name`` and holding ``programs`` and
+    ``references``; ConfigError saying what to fix. ``kind`` (a subclass of Skill) is built with ``more`` fields."""
     shown = f"{where}/{SKILL_FILE}"
     name, description = meta.get("name"), meta.get("description")
     if not isinstance(name, str) or not SKILL_NAME.match(name):
@@ -232,7 +234,7 @@ def _skill(
     if program is not None and (not isinstance(program, str) or program.removesuffix(".py") not in programs):
         raise ConfigError(f"{shown}: 'program' must name one of its programs ({', '.join(programs) or 'none'}) in {PROGRAMS}/")
     default = program.removesuffix(".py") if program else "main" if "main" in programs else programs[0] if len(programs) == 1 else None
-    return Skill(
+    return (kind or Skill)(
         name=name,
         description=" ".join(description.split()),
         source=source,
@@ -247,6 +249,7 @@ def _skill(
         grade=_grade(meta.get("grade"), shown),
         extra={k: v for k, v in meta.items() if k not in OWN_KEYS},
         judge=judge,
+        **more,
     )
 
 
@@ -372,4 +375,7 @@ def _text(raw: bytes, where: str) -> str:
         raise ConfigError(f"{where}/{SKILL_FILE}: not UTF-8 text; save it as UTF-8") from None
 
 
-__all__ = ["DEFAULT_KIT", "MOST_ENTRIES", "MOST_SKILL_BYTES", "OWN_KEYS", "SKILL_FILE", "SKILL_NAME", "Argument", "Intent", "Skill", "read_skill"]
+__all__ = [
+    "DEFAULT_KIT", "MOST_ENTRIES", "MOST_SKILL_BYTES", "OWN_KEYS", "PROGRAM_NAME", "SKILL_FILE", "SKILL_NAME", "Argument", "Intent", "Skill", "read_skill",
+    "skill_from",
+]

@@ -127,7 +127,12 @@ def find_skills(workspace: Path, paths: Sequence[str] = (), package_dirs: Iterab
 
 
 def _whose(skill: Skill) -> str:
-    return {"user": "your own", "plugin": "a package's", "workspace": "the workspace's", "paths": "the workspace's"}.get(skill.source, skill.source)
+    return whose(skill.source)
+
+
+def whose(source: str) -> str:
+    """Who wrote a skill of ``source``, as a sentence says it: ``your own``, ``a package's``, ``the workspace's``."""
+    return {"user": "your own", "plugin": "a package's", "workspace": "the workspace's", "paths": "the workspace's"}.get(source, source)
 
 
 def _read_source(source: _Source, deny: tuple[str, ...], judge: Callable[[int], None] | None, left_out: list[LeftOut]) -> list[Skill]:
@@ -244,4 +249,4 @@ def _judge(root: str, deny: tuple[str, ...]) -> Callable[[int], None]:
     return judge
 
 
-__all__ = ["WORKSPACE_SKILLS", "WORKSPACE_SOURCES", "Found", "LeftOut", "find_skills", "skill_paths"]
+__all__ = ["WORKSPACE_SKILLS", "WORKSPACE_SOURCES", "Found", "LeftOut", "find_skills", "skill_paths", "whose"]
