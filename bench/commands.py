@@ -33,11 +33,12 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from probe import Probe  # bench/probe.py: this script beside it is sys.path[0]
 
 HERE = Path(__file__).resolve().parent
 ROWS = ("none", "deny", "big", "alias", "read")
@@ -90,30 +91,6 @@ def probe(base: Path) -> None:
         print(json.dumps([once(ask["m"]) for _ in range(ask["n"])]), flush=True)
 
 
-class Probe:
-    def __init__(self, tree: Path, base: Path) -> None:
-        env = {**os.environ, "PYTHONPATH": str(tree), "LACKPY_LOAD_PLUGINS": ""}
-        self.tree = tree
-        self.process = subprocess.Popen(
-            [sys.executable, str(HERE / "commands.py"), "--probe", str(base)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=str(tree),
-        )
-        if self.process.stdout.readline().strip() != "ready":
-            raise SystemExit(f"bench: the probe of {tree} did not start")
-
-    def ask(self, row: str, n: int) -> list[float]:
-        self.process.stdin.write(json.dumps({"m": row, "n": n}) + "\n")
-        self.process.stdin.flush()
-        line = self.process.stdout.readline()
-        if not line:
-            raise SystemExit(f"bench: the probe of {self.tree} stopped")
-        return json.loads(line)
-
-    def close(self) -> None:
-        self.process.stdin.close()
-        self.process.wait(30)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
@@ -132,7 +109,7 @@ def main() -> None:
         for row in ROWS:
             make_workspace(base / row, args.files, args.vendor * (10 if row == "big" else 1))
         os.link(base / "alias" / "secrets" / "k0", base / "alias" / "src" / "d0" / "alias.txt")
-        probes = [Probe(tree, base) for tree in trees]
+        probes = [Probe(HERE / "commands.py", tree, base) for tree in trees]
         found: dict[tuple[int, str], list[float]] = {}
         fastest: dict[tuple[int, str], float] = {}
         try:

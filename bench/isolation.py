@@ -55,6 +55,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from probe import Probe  # bench/probe.py: this script beside it is sys.path[0]
+
 HERE = Path(__file__).resolve().parent
 WORKLOADS = HERE.parent.parent / "shared" / "workloads"
 ROWS = ("ready", "ready3", "b2b", "sready", "sb2b", "call", "iso02", "in02", "in03", "trace")
@@ -265,31 +267,6 @@ class _Echo:
 # -- the driver ----------------------------------------------------------------------
 
 
-class Probe:
-    def __init__(self, tree: Path, workspace: Path) -> None:
-        env = {**os.environ, "PYTHONPATH": str(tree), "LACKPY_LOAD_PLUGINS": ""}
-        self.tree = tree
-        self.process = subprocess.Popen(
-            [sys.executable, str(HERE / "isolation.py"), "--probe", str(workspace)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=str(tree),
-        )
-        if self.process.stdout.readline().strip() != "ready":
-            raise SystemExit(f"bench: the probe of {tree} did not start")
-
-    def ask(self, row: str, n: int) -> tuple[list[float], list[float]]:
-        self.process.stdin.write(json.dumps({"m": row, "n": n}) + "\n")
-        self.process.stdin.flush()
-        line = self.process.stdout.readline()
-        if not line:
-            raise SystemExit(f"bench: the probe of {self.tree} stopped")
-        samples, floors = json.loads(line)
-        return samples, floors
-
-    def close(self) -> None:
-        self.process.stdin.close()
-        self.process.wait(30)
-
-
 SAMPLES = {"ready": 15, "ready3": 15, "sready": 15, "sb2b": 15, "b2b": 15, "call": 3, "iso02": 5, "in02": 5, "in03": 5, "trace": 2}
 
 
@@ -434,7 +411,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="lackpy-bench-") as tmp:
         workspace = Path(tmp) / "ws"
         subprocess.run([sys.executable, str(WORKLOADS / "make_workspace.py"), str(workspace), "200"], check=True, capture_output=True)
-        probes = [Probe(tree, workspace) for tree in trees]
+        probes = [Probe(HERE / "isolation.py", tree, workspace) for tree in trees]
         try:
             found = drive(probes, rows, args.rounds)
         finally:
