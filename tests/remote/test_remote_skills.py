@@ -161,6 +161,7 @@ def test_a_skill_whose_kit_reaches_another_servers_tools_is_refused(service):
         run(service, "plain__ping()", skill="sk__borrow", approve=True)
 
 
+@pytest.mark.slow  # waits out the slow server's timeout_s
 def test_each_hostile_server_is_refused_in_one_line_and_the_honest_ones_are_untouched(fresh):
     start = time.monotonic()
     rows = fresh.skills()
@@ -316,6 +317,7 @@ def test_lackpy_serve_offers_no_served_skill(service):
 # -- the command line ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # waits out the slow server's timeout_s
 def test_cli_skill_list_shows_where_each_comes_from_and_the_collision(place):
     listed = cli(place, "skill", "list")
     assert listed.returncode == 0, listed.stderr
