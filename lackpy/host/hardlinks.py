@@ -52,13 +52,12 @@ layers on one filesystem.
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 from lackpy.errors import PathError
 from lackpy.host.beneath import open_beneath
@@ -145,38 +144,56 @@ def survey(root_fd: int, patterns: tuple[str, ...], limit: int) -> Survey:
     match = deny_spec(patterns).match_file
     holes, denied, allowed = found.holes, found.denied, found.allowed
     closed: list[str] = []
+
+    def visit(child: str, entry: os.DirEntry) -> bool:
+        if entry.is_symlink():
+            return False
+        if entry.is_dir(follow_symlinks=False):
+            if not match(child + "/"):
+                return True
+            holes.append(child)
+            closed.append(child)
+        elif match(child):
+            holes.append(child)
+            denied.setdefault(entry.inode(), []).append(child)
+        else:
+            allowed.setdefault(entry.inode(), []).append(child)
+        return False
+
+    def unlisted(rel: str, error: OSError) -> None:
+        if not rel:
+            raise error
+        holes.append(rel)
+        found.gap = found.gap or f"{rel} cannot be listed"
+
+    walked = _walk(root_fd, limit, visit, unlisted, found.devices)
+    _inside_denied(root_fd, closed, max(DENIED_WALK_MIN, walked), found)
+    return found
+
+
+def _walk(
+    root_fd: int, limit: int, visit: Callable[[str, os.DirEntry], bool], unlisted: Callable[[str, OSError], None], devices: set[int] | None = None
+) -> int:
+    """Walk the workspace below ``root_fd``: ``visit(path, entry)`` of each entry says whether to enter it (a directory);
+    ``unlisted(path, error)`` hears of a directory that cannot be listed (raising there stops the walk). TooLarge past ``limit``
+    entries; returns how many were walked."""
     walked = 0
     pending = [""]
     while pending:
         rel = pending.pop()
         prefix = f"{rel}/" if rel else ""
         try:
-            with _opened(root_fd, rel, found.devices) as listing:
+            with _opened(root_fd, rel, devices) as listing:
                 for entry in listing:
                     walked += 1
                     if walked > limit:
                         raise TooLarge(limit)
-                    if entry.is_symlink():
-                        continue
                     child = prefix + entry.name
-                    if entry.is_dir(follow_symlinks=False):
-                        if match(child + "/"):
-                            holes.append(child)
-                            closed.append(child)
-                        else:
-                            pending.append(child)
-                    elif match(child):
-                        holes.append(child)
-                        denied.setdefault(entry.inode(), []).append(child)
-                    else:
-                        allowed.setdefault(entry.inode(), []).append(child)
-        except OSError:
-            if not rel:
-                raise
-            holes.append(rel)
-            found.gap = found.gap or f"{rel} cannot be listed"
-    _inside_denied(root_fd, closed, max(DENIED_WALK_MIN, walked), found)
-    return found
+                    if visit(child, entry):
+                        pending.append(child)
+        except OSError as error:
+            unlisted(rel, error)
+    return walked
 
 
 def _inside_denied(root_fd: int, pending: list[str], budget: int, found: Survey) -> None:
@@ -226,28 +243,18 @@ def link_counts(root_fd: int, holes: list[str], limit: int) -> dict[tuple[int, i
     """
     skip = set(holes)
     counts: dict[tuple[int, int], list] = {}
-    walked = 0
-    pending = [""]
-    while pending:
-        rel = pending.pop()
-        prefix = f"{rel}/" if rel else ""
-        try:
-            with _opened(root_fd, rel) as listing:
-                for entry in listing:
-                    walked += 1
-                    if walked > limit:
-                        raise TooLarge(limit)
-                    child = prefix + entry.name
-                    if child in skip or entry.is_symlink():
-                        continue
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append(child)
-                        continue
-                    info = entry.stat(follow_symlinks=False)
-                    if info.st_nlink > 1:
-                        counts.setdefault((info.st_dev, info.st_ino), [info.st_nlink]).append(child)
-        except OSError:
-            continue  # its files' names are not counted: a file with one there stays unaccounted for
+
+    def visit(child: str, entry: os.DirEntry) -> bool:
+        if child in skip or entry.is_symlink():
+            return False
+        if entry.is_dir(follow_symlinks=False):
+            return True
+        info = entry.stat(follow_symlinks=False)
+        if info.st_nlink > 1:
+            counts.setdefault((info.st_dev, info.st_ino), [info.st_nlink]).append(child)
+        return False
+
+    _walk(root_fd, limit, visit, lambda rel, error: None)  # an unlisted directory's files are not counted: one with a name there stays unaccounted for
     return counts
 
 
