@@ -558,7 +558,7 @@ class LackpyService:
         if split_name(skill) is not None:
             raise ParamError(served.not_here(skill, "delegate"))
         fits = lambda found: self._skill_kit(found).grade.within(self._ceiling(ceiling))  # noqa: E731 (asked only of a routed skill)
-        chosen, program, values = self._skills().choose(intent, skill, kit is not None, fits)
+        chosen, program, values = self.skill_catalog().choose(intent, skill, kit is not None, fits)
         if chosen is not None:
             resolved = self._skill_kit(chosen)
             kit_info = {"name": resolved.name, "tools": sorted(resolved.tools), "chosen": skill is None, "skill": chosen.name}
@@ -581,7 +581,7 @@ class LackpyService:
         (``source: mcp``, named ``SERVER__name``; ``lackpy.skills.remote``):
         listing them connects the servers and fetches no file.
         """
-        rows = list(self._skills().rows)
+        rows = list(self.skill_catalog().rows)
         return rows + self._served_rows(rows) if remote else rows
 
     def skill(self, name: str) -> Skill:
@@ -592,13 +592,13 @@ class LackpyService:
         """
         if split_name(name) is not None:
             raise ParamError(served.not_here(name, "lackpy serve, delegate or the skill catalog"))
-        return self._skills().get(name)
+        return self.skill_catalog().get(name)
 
     def remote_skill(self, name: str) -> RemoteSkill:
         """The skill ``SERVER__name`` another MCP server serves, listed by it now, its SKILL.md read and verified against
         its entry; ParamError saying why not (unknown, refused, a name another origin has, dynamic, a failed check)."""
         self._workspace.follow()
-        return served.find(self._workspace.load().remotes, name, served.taken_names(list(self._skills().rows)))
+        return served.find(self._workspace.load().remotes, name, served.taken_names(list(self.skill_catalog().rows)))
 
     def skill_info(self, name: str) -> dict:
         """A skill as ``lackpy skill info`` shows it: its row (the grade it may reach among it), its kit's tools (signatures,
@@ -610,7 +610,7 @@ class LackpyService:
             origin = f"MCP server {found.server}, {found.uri}; verified against its digests, untrusted: it asks, it grants nothing"
             return {**found.row(), "grade": declared.meet(self.read_only_grade).to_dict(), "origin": origin, "files": found.files(),
                     "kit_grade": kit["grade"], "tools": kit["tools"], "body": found.body()}
-        catalog = self._skills()
+        catalog = self.skill_catalog()
         found = catalog.get(name)
         row = next(row for row in catalog.rows if row["name"] == name and row.get("ignored") is None)
         kit = self.kit_info(self._skill_kit(found))
@@ -657,12 +657,8 @@ class LackpyService:
             return write_skill(self.workspace, name, description, tools, force, grade if grade != self.read_only_grade else None)
 
     def skill_catalog(self) -> Catalog:
-        """The skills found here now (never another MCP server's), judged once: each that runs and every row, for a caller that
-        needs several at a time."""
-        return self._skills()
-
-    def _skills(self) -> Catalog:
-        """The skills found now (every call reads their folders: an edit shows at once), judged by their grades and by trust."""
+        """The skills found here now (never another MCP server's; every call reads their folders: an edit shows at once),
+        judged once by their grades and by trust: each that runs and every row, for a caller that needs several at a time."""
         self._workspace.follow()
         found = find_skills(self.workspace, self.config.skill_paths, skill_dirs(), self.toolbox.context.settings.get("deny") or ())
         return judge(found, self._needs, self.read_only_grade, self.trusted, str(self.workspace))
@@ -694,7 +690,7 @@ class LackpyService:
 
     def _skill_kit(self, skill: Skill) -> ResolvedKit:
         """The kit ``skill`` runs with: its own, and ``skill_file``. Trust was followed when the skill was found
-        (``_skills``), so it is not followed again for each skill."""
+        (``skill_catalog``), so it is not followed again for each skill."""
         kit = skill.kit
         extra = [] if isinstance(kit, list) and SKILL_FILE_TOOL in kit else [SKILL_FILE_TOOL]
         if not isinstance(skill, RemoteSkill):

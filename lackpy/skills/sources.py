@@ -122,12 +122,8 @@ def find_skills(workspace: Path, paths: Sequence[str] = (), package_dirs: Iterab
             if first is None:
                 skills[found.name] = found
             else:
-                left_out.append(LeftOut(found.name, source.kind, found.where, f"shadowed by {_whose(first)} skill {found.name} ({first.where}); rename it to use it"))
+                left_out.append(LeftOut(found.name, source.kind, found.where, f"shadowed by {whose(first.source)} skill {found.name} ({first.where}); rename it to use it"))
     return Found(tuple(skills.values()), tuple(left_out))
-
-
-def _whose(skill: Skill) -> str:
-    return whose(skill.source)
 
 
 def whose(source: str) -> str:
