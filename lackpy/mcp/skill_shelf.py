@@ -96,7 +96,7 @@ class Shelf:
         skill = self.skills.skill(self.service, name)
         if not _published(rel) or rel not in skill.files():
             raise ParamError(f"{_shown(uri)} is not a file of skill '{name}' this server serves; skills/get lists its files")
-        data = skill.read_bytes(rel, MOST_BYTES)
+        data = skill.read_bytes(rel, MOST_BYTES, follow=False)
         return SkillFile(data, *content_of(rel, data))
 
     def _entry(self, skill: Skill) -> tuple[dict, int]:
@@ -107,7 +107,7 @@ class Shelf:
             if not _published(rel):
                 continue
             try:
-                data = skill.read_bytes(rel, MOST_BYTES)
+                data = skill.read_bytes(rel, MOST_BYTES, follow=False)
             except PathError:
                 continue  # went away or refused since the walk: not a file of the skill now
             total += len(data)

@@ -159,13 +159,16 @@ class Skill:
         except UnicodeDecodeError:
             raise PathError(f"{self.name}/{rel}: not UTF-8 text") from None
 
-    def read_bytes(self, rel: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
-        """A file of the skill's folder, judged on the file opened; PathError when it is not a regular file beneath the folder."""
+    def read_bytes(self, rel: str, max_bytes: int = MAX_FILE_BYTES, *, follow: bool = True) -> bytes:
+        """A file of the skill's folder, judged on the file opened; PathError when it is not a regular file beneath the folder.
+
+        ``follow=False``: through no symlink at all, as ``files()`` lists them (what is served is then what was listed,
+        whatever a link put at that name since)."""
         if not isinstance(rel, str) or not rel or "\0" in rel or os.path.isabs(rel) or ".." in rel.split("/"):
             raise PathError(f"{rel!r}: give a path inside the skill's folder, e.g. assets/template.md (the kernel refuses any way out of it)")
         folder = self.opener()
         try:
-            return read_regular(folder, rel, max_bytes, what=f"{self.name}/{rel}", judge=self.judge)
+            return read_regular(folder, rel, max_bytes, follow=follow, what=f"{self.name}/{rel}", judge=self.judge)
         except FileNotFoundError:
             raise PathError(f"{self.name}/{rel}: no such file in the skill's folder") from None
         finally:

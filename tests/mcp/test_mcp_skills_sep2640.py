@@ -557,3 +557,23 @@ def test_a_skill_the_server_does_not_allow_is_never_named_not_even_as_a_near_mis
         assert code == -32602 and "unknown skill 'writr'" in message and "writer" not in message
     assert writer[0] == -32602 and "not allowed by this server" in writer[1] and "--allow-kits" in writer[1]
     assert "did you mean: kitbag?" in offered[1]  # a skill it offers is named
+
+
+def test_a_file_a_link_replaced_after_the_listing_is_not_served(service, workspace, monkeypatch):
+    """What is served is what was listed: the read itself follows no link, so a name listed as a file and made a link
+    since (to a hidden file of the skill here) is refused, whatever the listing said a moment before."""
+    from lackpy.errors import PathError
+    from lackpy.mcp.policy import KitPolicy
+    from lackpy.mcp.skill_shelf import Shelf
+    from lackpy.mcp.skills import SkillPolicy
+    from lackpy.skills.skill import Skill
+
+    shelf = Shelf(service, SkillPolicy.build(service, KitPolicy.build(service)))
+    guide = workspace / ".lackpy" / "skills" / "kitbag" / "references" / "guide.md"
+    assert shelf.read("skill://kitbag/references/guide.md").data == b"# Guide\n"
+    listed = Skill.files
+    monkeypatch.setattr(Skill, "files", lambda self: [*listed(self), "references/guide.md"])  # the listing as it was
+    guide.unlink()
+    guide.symlink_to(".hidden.md")
+    with pytest.raises(PathError):
+        shelf.read("skill://kitbag/references/guide.md")
