@@ -120,7 +120,7 @@ def table(ws: Path, programs_dir: Path, repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
-    parser.add_argument("--workloads", type=Path, default=REPO.parent / "shared" / "workloads")
+    parser.add_argument("--workloads", type=Path, default=REPO / "bench" / "workloads")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="lackpy-commit-bench-"))
     try:

@@ -58,7 +58,7 @@ from pathlib import Path
 from probe import Probe  # bench/probe.py: this script beside it is sys.path[0]
 
 HERE = Path(__file__).resolve().parent
-WORKLOADS = HERE.parent.parent / "shared" / "workloads"
+WORKLOADS = HERE / "workloads"
 ROWS = ("ready", "ready3", "b2b", "sready", "sb2b", "call", "iso02", "in02", "in03", "trace")
 
 # -- the probe: one process, one source tree -----------------------------------------

@@ -256,7 +256,7 @@ def service_table(ws: Path, repeat: int) -> None:
     loop.run_until_complete(svc.run_program(program, kit="readonly", mode="inprocess"))
     svc.validate(program, kit="readonly")
     run_t, floor_t = side_by_side([lambda: loop.run_until_complete(awaited_runs()), lambda: [exec(code, {}) for _ in range(number)]], repeat)
-    src = (REPO.parent / "shared" / "workloads" / "programs").glob("02_*.py")
+    src = (REPO / "bench" / "workloads" / "programs").glob("02_*.py")
     text = next(src).read_text()
     svc.validate(text, kit="readonly")
     check_t, parse_t = side_by_side([lambda: svc.validate(text, kit="readonly"), lambda: ast.parse(text)], repeat, 200)
@@ -270,7 +270,7 @@ def service_table(ws: Path, repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=21)
-    parser.add_argument("--workloads", type=Path, default=REPO.parent / "shared" / "workloads")
+    parser.add_argument("--workloads", type=Path, default=REPO / "bench" / "workloads")
     args = parser.parse_args()
     programs_dir = args.workloads / "programs"
     if not programs_dir.is_dir():

@@ -39,7 +39,7 @@ from typing import Any, Awaitable, Callable
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-WORKLOADS = REPO.parent / "shared" / "workloads"
+WORKLOADS = HERE / "workloads"
 PYTHON = sys.executable
 
 # -- shared pieces ---------------------------------------------------------------
@@ -56,7 +56,7 @@ def quantile(samples: list[float], q: float) -> float:
 
 
 def make_fixture(root: Path, files: int = 200) -> Path:
-    """The shared 200-module workspace, written by ../shared/workloads/make_workspace.py."""
+    """The 200-module benchmark workspace, written by bench/workloads/make_workspace.py."""
     subprocess.run([PYTHON, str(WORKLOADS / "make_workspace.py"), str(root), str(files)], check=True, capture_output=True)
     return root
 
@@ -799,9 +799,6 @@ def main() -> None:
     sub.add_parser("codemode", parents=[cm], help="tool calling against code mode on everyday tasks")
     sub.add_parser("all", parents=[rt, ld, cm], help="the three, in this order")
     args = parser.parse_args()
-    if not (WORKLOADS / "make_workspace.py").is_file():
-        sys.exit(f"no fixture generator at {WORKLOADS / 'make_workspace.py'}")
-
     tmp = Path(tempfile.mkdtemp(prefix="lackpy-bench-mcp-"))
     started = time.monotonic()
     print(f"# lackpy serve over MCP — Python {sys.version.split()[0]}, {os.cpu_count()} cores")

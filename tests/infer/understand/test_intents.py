@@ -44,7 +44,8 @@ from lackpy.lang.validator import validate
 from lackpy.plugins import populate
 from lackpy.run.runner import run_program
 
-WORKLOADS = Path(os.environ.get("LACKPY_WORKLOADS", Path(__file__).resolve().parents[4] / "shared" / "workloads"))
+#: The benchmark workload of the repository (its fixture generator; ``bench/workloads``).
+WORKLOADS = Path(__file__).resolve().parents[3] / "bench" / "workloads"
 SERVED_AT_LEAST = 0.90
 
 
@@ -452,10 +453,8 @@ MUST_REFUSE = (
 
 @pytest.fixture(scope="session")
 def fixture_root(tmp_path_factory) -> Path:
-    """The shared benchmark fixture, generated as its README says: ``make_workspace.py DIR 200``."""
+    """The benchmark fixture, generated as bench does: ``bench/workloads/make_workspace.py DIR 200``."""
     generator = WORKLOADS / "make_workspace.py"
-    if not generator.exists():
-        pytest.skip(f"no fixture generator at {generator}; set LACKPY_WORKLOADS")
     root = tmp_path_factory.mktemp("workload")
     subprocess.run([sys.executable, str(generator), str(root), "200"], check=True, capture_output=True)
     return root
