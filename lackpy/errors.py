@@ -28,6 +28,9 @@ run mode. Callers catch at the level they care about::
     ├── WorkerError            crash      the isolated worker crashed or broke the protocol
     │   └── ForkServerBroken   crash      the fork server exited or hung; it is replaced (lackpy.run.forkserver)
     ├── SandboxUnavailable     sandbox    a requested confinement layer is not supported here
+    ├── ResourceError          resources  the machine ran out of something a run needs (descriptors, processes, memory)
+    ├── StoreError             store      the state store is unreachable or refused a value; the call did nothing
+    ├── LostError              lost       a run or process was lost with the replica that held it; nothing of it was committed
     ├── InferenceError         inference  an inference tier is misconfigured or its model failed to answer
     │   ├── NotUnderstood      inference  the rules tier understood only part of an intent, or none it serves (lackpy.infer.understand.intent)
     │   ├── UnreachableError   inference  no usable answer from a model server (lackpy.infer.providers.http)
@@ -69,6 +72,9 @@ class ErrorKind(StrEnum):
     DENIED = "denied"
     TOOL = "tool"
     ARGUMENT = "argument"
+    RESOURCES = "resources"
+    STORE = "store"
+    LOST = "lost"
     RUNTIME = "runtime"
 
     @classmethod
@@ -219,6 +225,24 @@ class SandboxUnavailable(LackpyError):
     kind = ErrorKind.SANDBOX
 
 
+class ResourceError(LackpyError):
+    """The machine ran out of something a run needs: file descriptors, processes, memory; the message names it."""
+
+    kind = ErrorKind.RESOURCES
+
+
+class StoreError(LackpyError):
+    """The state store (``lackpy.store``) cannot be reached or refused a value; what the call would have kept was not."""
+
+    kind = ErrorKind.STORE
+
+
+class LostError(LackpyError):
+    """A run, an approval it waited for, or a process went away with the replica that held it; nothing of it was committed."""
+
+    kind = ErrorKind.LOST
+
+
 class InferenceError(LackpyError):
     """An inference tier cannot answer: bad settings, no server, a malformed reply."""
 
@@ -294,10 +318,13 @@ __all__ = [
     "LackpyError",
     "LimitExceeded",
     "LimitsError",
+    "LostError",
     "ParamError",
     "PathError",
     "ProviderError",
+    "ResourceError",
     "SandboxUnavailable",
+    "StoreError",
     "SpecError",
     "TemplateError",
     "ToolError",

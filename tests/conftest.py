@@ -108,3 +108,12 @@ def make_ctx(workspace: Path):
     yield make
     for context in made:
         stop_all(context.state)
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path):
+    """A real redis-server on a free loopback port for this test (skipped, saying how to get one, where it is not installed)."""
+    from tests.cluster import redis_server
+
+    with redis_server(tmp_path / "redis") as url:
+        yield url

@@ -22,7 +22,7 @@ PACKAGE = Path(lackpy.__file__).parent
 LAYER = {
     "errors": 0, "schema": 0, "hookspecs": 0,
     "lang": 1,
-    "host": 2,
+    "host": 2, "store": 2,
     "kit": 3,
     "tools": 4,
     "run": 5, "approvals": 5,
