@@ -9,8 +9,7 @@ context still reaches its audit record.
 
 from __future__ import annotations
 
-import os
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 from lackpy.mcp.observe import Observer
 from lackpy.mcp.policy import KitPolicy
@@ -25,8 +24,7 @@ class Telemetry:
         self.observer, self.metrics, self.closers = observer, metrics, closers
 
     @classmethod
-    def start(cls, service: LackpyService, policy: KitPolicy, *, http: bool, store: Any = None,
-              env: Mapping[str, str] = os.environ) -> "Telemetry":
+    def start(cls, service: LackpyService, policy: KitPolicy, *, http: bool, store: Any = None) -> "Telemetry":
         """The telemetry of a server over ``service`` and ``policy``; ``store``: the state store whose errors the metrics show.
 
         Raises UsageError when the environment asks for traces that cannot
@@ -46,7 +44,7 @@ class Telemetry:
             metrics = Metrics(service, observer, store, runlog)
             sinks += [metrics, runlog]
             closers.append(runlog.close)
-        spans = tracing.start(observer, env)
+        spans = tracing.start(observer)
         if spans is not None:
             sinks.append(spans)
             closers.append(spans.close)

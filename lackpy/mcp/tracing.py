@@ -39,19 +39,23 @@ MOST_TOOL_SPANS = 256
 
 
 def wanted(env: Mapping[str, str] = os.environ) -> bool:
-    """Whether the environment asks for traces (an OTLP endpoint, and tracing not turned off)."""
+    """Whether ``env`` asks for traces (an OTLP endpoint, and tracing not turned off)."""
     if not any(env.get(name, "").strip() for name in ENDPOINTS):
         return False
     return env.get("OTEL_SDK_DISABLED", "").strip().lower() != "true" and env.get("OTEL_TRACES_EXPORTER", "otlp").strip().lower() != "none"
 
 
-def start(observer: Observer, env: Mapping[str, str] = os.environ) -> "Spans | None":
-    """The span sink when the environment asks for traces, else None (and nothing imported).
+def start(observer: Observer) -> "Spans | None":
+    """The span sink when the process's environment asks for traces, else None (and nothing imported).
+
+    The exporter and its batching read the same environment (endpoint,
+    headers, timeout, compression, ``OTEL_BSP_*``), so it is read nowhere else.
 
     Raises UsageError when traces are asked for but cannot be sent: the
     ``otel`` extra is not installed, or another OTLP protocol than
     http/protobuf is asked for.
     """
+    env = os.environ
     if not wanted(env):
         return None
     protocol = (env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get("OTEL_EXPORTER_OTLP_PROTOCOL") or "http/protobuf").strip()
