@@ -28,13 +28,13 @@ TRACEPARENT = f"00-{TRACE}-{SPAN}-01"
 TRACED = COUNT + "# traced\n"
 
 
-def _client(port: int):
+def _client(port: int, **options):
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=httpx2.Timeout(30.0, read=120.0))
-    return Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http))
+    return Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http), **options)
 
 
 def _families(text: str) -> dict:
@@ -129,6 +129,51 @@ def test_the_trace_id_reaches_the_audit_record_and_the_run_log(served):
     assert [line.split()[3] for line in lines] == ["success", "success", "success", "validation", "tool", "kit"]
     assert sum(TRACE in line for line in lines) == 1
     assert not any("session" in line or "TODO" in line for line in lines)  # no session id, no program, no output
+
+
+@pytest.mark.parametrize("era", ["legacy", "auto"])  # the 2025 handshake, and the 2026-07-28 revision (auto negotiates it)
+def test_a_run_waiting_for_a_person_shows_as_waiting_with_its_slot_given_back(tmp_path, server_env, era):
+    """Scraped while the client holds the approval unanswered: one approval waiting, no slot in use; then counted once."""
+    import httpx2
+    import mcp_types
+
+    ws = make_workspace(tmp_path / "ws")
+    (ws / ".lackpy").mkdir()
+    (ws / ".lackpy" / "config.toml").write_text('audit = true\n[approvals]\nprogram = "block"\n')
+    process, port = start_http(ws, dict(server_env, LACKPY_TEST_TOKEN=TOKEN), "--trust", "--token-env", "LACKPY_TEST_TOKEN",
+                               stderr=subprocess.DEVNULL)
+    asked, release = asyncio.Event(), asyncio.Event()
+
+    async def answering(context, params):
+        asked.set()
+        await release.wait()
+        return mcp_types.ElicitResult(action="accept", content={"approve": True})
+
+    async def scrape() -> dict:
+        async with httpx2.AsyncClient() as http:
+            page = await http.get(f"http://127.0.0.1:{port}/metrics", headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30.0)
+        return _families(page.text)
+
+    async def main():
+        async with _client(port, mode=era, elicitation_callback=answering) as client:
+            call = asyncio.create_task(client.call_tool("run_program", {"program": COUNT}, meta={"traceparent": TRACEPARENT}))
+            await asyncio.wait_for(asked.wait(), 60)
+            waiting = await scrape()
+            release.set()
+            answer = await call
+        return waiting, answer, await scrape()
+
+    try:
+        waiting, answer, after = run(main())
+    finally:
+        stop(process)
+    assert answer.structured_content["output"] == 3
+    assert _value(waiting, "lackpy_approvals_waiting") == 1 and _value(waiting, "lackpy_run_slots_in_use") == 0
+    assert _value(waiting, "lackpy_runs_total", outcome="success", mode="isolated") is None  # not counted before it ends
+    assert _value(after, "lackpy_approvals_waiting") == 0
+    assert _value(after, "lackpy_runs_total", outcome="success", mode="isolated") == 1  # once, over all the requests it took
+    (decision,) = [json.loads(line) for line in (ws / ".lackpy" / "audit.jsonl").read_text().splitlines()]
+    assert decision["gate"] == "program" and decision["by"] == "client" and decision["trace_id"] == TRACE
 
 
 # -- OpenTelemetry --------------------------------------------------------------------------
