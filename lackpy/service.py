@@ -54,6 +54,7 @@ from lackpy.run.result import ExecutionResult
 from lackpy.run.runner import check_params, prepared_for, run_with
 from lackpy.run.scheduler import Scheduler, off_loop, on_loop, tool_events
 from lackpy.run.settings import OnEvent, RunSettings
+from lackpy.run.slots import Slots
 from lackpy.session import Session, Sessions
 from lackpy.skills import remote as served
 from lackpy.skills.catalog import SKILL_FILE_TOOL, Catalog, Needs, judge, skill_grade
@@ -397,6 +398,11 @@ class LackpyService:
         if result is None:
             result = await self._scheduler.run(program, settings, settings.mode == "inprocess" and not asks_on_loop(approve))
         return session.answered(result, keep) if session is not None else result
+
+    @property
+    def run_slots(self) -> Slots | None:
+        """The run slots of this service's runs (how many hold one, how many wait for a person), once a run made them."""
+        return self._scheduler.slots
 
     def open_session(self, pinned: bool = False) -> Session:
         """A new session: its own checklist, processes and kept variables, closed with the service.

@@ -79,14 +79,17 @@ class BearerToken:
         return False
 
 
-def serve_http(server: Any, host: str, port: int, token: str | None) -> None:
-    """Serve ``server`` (an MCPServer) at http://host:port/mcp until interrupted."""
+def serve_http(server: Any, host: str, port: int, token: str | None, metrics: Any = None) -> None:
+    """Serve ``server`` (an MCPServer) at http://host:port/mcp until interrupted; with ``metrics``
+    (``lackpy.mcp.metrics.Metrics``), its page at /metrics too, behind the same token."""
     import anyio
     import uvicorn
 
-    app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=transport_security(host), host=host)
-    if token:
-        app = BearerToken(app, token)
+    from lackpy.mcp.metrics import serving
+
+    security = transport_security(host)
+    app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, host=host)
+    app = serving(app, metrics, security, (lambda inner: BearerToken(inner, token)) if token else None)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_keep_alive=KEEP_ALIVE_S)
     anyio.run(uvicorn.Server(config).serve)
 

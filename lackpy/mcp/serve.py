@@ -30,6 +30,7 @@ def serve(
     from lackpy.mcp.http import parse_address, serve_http
     from lackpy.mcp.policy import KitPolicy
     from lackpy.mcp.server import build_server
+    from lackpy.mcp.telemetry import Telemetry
     from lackpy.service import LackpyService
 
     address = parse_address(http) if http is not None else None
@@ -43,18 +44,22 @@ def serve(
     service = LackpyService(workspace, trust=True if trust else None).load()
     for notice in service.notices:
         print(f"lackpy: {notice}", file=sys.stderr)
+    telemetry = None
     try:
         policy = KitPolicy.build(service, kit, allow_kits)
+        telemetry = Telemetry.start(service, policy, http=address is not None)
         server = build_server(service, policy, one_client=address is None, expose_tools=expose_tools, ceiling=ceiling, approval=approval,
-                              allow_skills=allow_skills)
+                              allow_skills=allow_skills, observer=telemetry.observer)
         if address is None:
             server.run("stdio")
             return
         host, port = address
         shown = f"[{host}]" if ":" in host else host
-        print(f"lackpy: serving MCP at http://{shown}:{port}/mcp (kits: {', '.join(policy.allowed)})", file=sys.stderr)
-        serve_http(server, host, port, token)
+        print(f"lackpy: serving MCP at http://{shown}:{port}/mcp, metrics at /metrics (kits: {', '.join(policy.allowed)})", file=sys.stderr)
+        serve_http(server, host, port, token, telemetry.metrics)
     finally:
+        if telemetry is not None:
+            telemetry.close()
         service.close()
 
 

@@ -34,6 +34,7 @@ from lackpy.mcp import results
 from lackpy.mcp.approvals import Asking, add_questions
 from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
 from lackpy.mcp.logs import ClientLog, add_completions, add_logging, lasting
+from lackpy.mcp.observe import Observer, refused, seen
 from lackpy.mcp.progress import Progress, Reach, calls
 from lackpy.mcp.policy import KitPolicy
 from lackpy.mcp.skill_extension import SkillsExtension, declare_on_handshake, read_skill_file
@@ -87,6 +88,7 @@ def build_server(
     ceiling: str | None = None,
     approval: str | None = None,
     allow_skills: Iterable[str] | None = None,
+    observer: Observer | None = None,
 ) -> MCPServer:
     """The MCP server over ``service``: eight tools, the kit, doc and spec resources, and the allowed skills (prompts, resources).
 
@@ -100,9 +102,13 @@ def build_server(
     replaces every gate's mode. ``allow_skills`` names the skills clients
     may use (None: every skill whose kit ``policy`` allows); UsageError
     for a name that is unknown or whose kit the server does not allow.
+    ``observer`` hears how each run a client asks for ended (metrics, spans,
+    the run log: ``lackpy.mcp.observe``); without one, a run's trace context
+    still reaches its audit record.
     """
     skills = SkillPolicy.build(service, policy, allow_skills)
     tools = _Tools(service, policy, service.open_session(pinned=True) if one_client else None)
+    tools.observer = observer if observer is not None else Observer()
     tools.skills = skills
     tools.ceiling, tools.approval = service.ceiling_grade(ceiling), approval
     default = service.resolve_kit(policy.default_kit)
@@ -150,6 +156,7 @@ class _Tools:
         self.asking = Asking()
         self.log = ClientLog(service)
         self.skills = SkillPolicy(policy)
+        self.observer = Observer()
 
     async def _call(self, work: Callable[[], Awaitable[CallToolResult]], ctx: Context | Reach | None = None) -> CallToolResult:
         """``work()``'s result, a LackpyError as a tool error; then the notices the call left go to ``ctx``'s client
@@ -157,6 +164,7 @@ class _Tools:
         try:
             return await work()
         except LackpyError as exc:
+            refused(str(exc.kind))
             return results.of_error(exc, self.service.notices)
         finally:
             await self.log.notices_in(ctx.ctx if isinstance(ctx, Reach) else ctx)
@@ -166,7 +174,8 @@ class _Tools:
         ``reach`` (the request open now); a LackpyError is a tool error."""
 
         async def guarded(approve: Any, reach: Reach) -> CallToolResult:
-            return await self._call(lambda: work(approve, reach), reach)
+            with self.observer.watch(tool, ctx):  # once per run, however many requests its approvals take
+                return await self._call(lambda: work(approve, reach), reach)
 
         await self.log.notices_in(ctx)
         return await self.asking.serve(ctx, guarded, tool)
@@ -213,13 +222,15 @@ class _Tools:
         try:
             result = await work()
         finally:
-            refused = sessions.end(session)
+            dropped = sessions.end(session)
         if isinstance(result, DelegateResult):
-            if result.execution is None:
-                return result
-            execution = _settled(result.execution, refused, note, sessions.most)
-            return dataclasses.replace(result, execution=execution, success=execution.success)
-        return _settled(result, refused, note, sessions.most)
+            if result.execution is not None:
+                execution = _settled(result.execution, dropped, note, sessions.most)
+                result = dataclasses.replace(result, execution=execution, success=execution.success)
+        else:
+            result = _settled(result, dropped, note, sessions.most)
+        seen(result)
+        return result
 
     async def run_program(
         self,

@@ -39,6 +39,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import NamedTuple
 
 from lackpy.errors import WorkerError
 
@@ -62,6 +63,35 @@ def pool_size() -> int:
 
 _servers: dict[bool, "ForkServer"] = {}
 _server_lock = threading.Lock()
+#: Workers handed to runs (each a fresh fork) and fork servers replaced after they broke, in this process: what metrics read.
+_counted = {"forks": 0, "restarts": 0}
+_count_lock = threading.Lock()  # its own: the readers count under a server's lock, which must never wait for _server_lock
+
+
+class Workers(NamedTuple):
+    """The isolated workers of this process, read at once (``workers()``): for metrics."""
+
+    ready: int
+    """Workers held ready for the next run (one per live fork server at most; its spares wait inside it)."""
+    forks: int
+    """Workers handed to runs since the process started, each a fresh fork."""
+    restarts: int
+    """Fork servers replaced because they exited or stopped answering."""
+    servers: int
+    """Fork servers alive now."""
+
+
+def workers() -> Workers:
+    """How many workers wait ready, how many were handed out, how often a fork server was replaced; never waits for a run."""
+    live = [server for server in list(_servers.values()) if server.alive()]
+    ready = sum(1 for server in live if server._held is not None)  # a read of one field: a glance, not a take
+    with _count_lock:
+        return Workers(ready, _counted["forks"], _counted["restarts"], len(live))
+
+
+def _count(name: str) -> None:
+    with _count_lock:
+        _counted[name] += 1
 
 
 class ForkServerBroken(WorkerError):
@@ -79,6 +109,7 @@ def get_fork_server(sandbox: bool = True) -> "ForkServer":
         if server is None or not server.alive():
             if server is not None:
                 server.close()
+                _count("restarts")
             server = _servers[sandbox] = ForkServer(sandbox)
         return server
 
@@ -329,6 +360,7 @@ class ForkServer:
         elif kind == b"P":
             request, pid = map(int, rest.split())
             self._unanswered.pop(request, None)
+            _count("forks")
             if request in self._holds:
                 channel = self._holds.pop(request)
                 if self.broken:

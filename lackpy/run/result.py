@@ -79,6 +79,9 @@ class ExecutionResult(Contract):
     """Every approval asked for and its decision, in order (program, calls, commit, a server's questions)."""
     variables: dict[str, Any] = field(default_factory=dict, metadata=_PRIVATE)
     limits: Any = field(default=None, metadata=_PRIVATE)
+    clock: tuple[float, float] | None = field(default=None, metadata=_PRIVATE)
+    """When the run began and when its checks (validation, parameters, ceiling) ended, as ``time.perf_counter()``
+    readings: where a tracer places the run's validation span (``lackpy.mcp.tracing``); never in the JSON."""
 
 
 __all__ = ["ExecutionResult", "to_jsonable"]

@@ -10,6 +10,7 @@ succeeds.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from time import perf_counter
@@ -61,12 +62,13 @@ def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None, 
     (``denied``); a refused commit writes nothing. ``begun``: the worker
     ``begin_early`` already sent this run's job (its caller ends it).
     """
-    start = perf_counter()
+    start, checked_at = perf_counter(), None
     try:
         checked = _checked(program, settings, start)
+        checked_at = perf_counter()
         gatekeeper = _program_approved(program, settings, checked, start)
-    except _Refused as refused:
-        return refused.result
+    except _Refused as refused:  # refused by a check (which ends now) or by a person (the checks ended before)
+        return dataclasses.replace(refused.result, clock=(start, checked_at or perf_counter()))
     kit, limits = settings.kit, checked.limits
     context = _context_for(settings.context, kit, limits, settings.state, settings.dry_run)
     context.tools, context.skill = kit.tools, settings.skill
@@ -79,9 +81,9 @@ def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None, 
         return _failed(
             start, kit, _OUT_OF_MEMORY[ran.stage], ErrorKind.LIMIT, notices=settings.notices, program_grade=checked.own, decisions=decisions,
             limit="memory", limit_value=limits.memory_bytes, trace=recorder.entries(decisions),
-            held_back=held, dry_run=settings.dry_run, mode=settings.mode, limits=limits,
+            held_back=held, dry_run=settings.dry_run, mode=settings.mode, limits=limits, clock=(start, checked_at),
         )
-    return _result(start, settings, checked, ran, context, recorder.entries(decisions), held, decisions)
+    return _result(start, settings, checked, ran, context, recorder.entries(decisions), held, decisions, checked_at)
 
 
 _SCALARS = frozenset({type(None), bool, int, float})
@@ -253,9 +255,10 @@ def _run_traced(
 
 
 def _result(
-    start: float, settings: RunSettings, checked: _Checked, ran: _Ran, context: ToolContext, trace: list, held: list[HeldCall], decisions: Sequence[Any]
+    start: float, settings: RunSettings, checked: _Checked, ran: _Ran, context: ToolContext, trace: list, held: list[HeldCall], decisions: Sequence[Any],
+    checked_at: float,
 ) -> ExecutionResult:
-    """The result of a run that ended (well or not) without running out of memory."""
+    """The result of a run that ended (well or not) without running out of memory; its checks ended at ``checked_at``."""
     ending, writes, own = ran.ending, ran.writes, checked.own
     return ExecutionResult(
         success=writes.success,
@@ -285,6 +288,7 @@ def _result(
         variables=ending.variables,
         limits=checked.limits,
         decisions=list(decisions),
+        clock=(start, checked_at),
     )
 
 

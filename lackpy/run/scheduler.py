@@ -56,6 +56,11 @@ class Scheduler:
         self._lock = threading.Lock()
 
     @property
+    def slots(self) -> Slots | None:
+        """The run slots, once the first run made them (None before)."""
+        return self._slots
+
+    @property
     def ready(self) -> bool:
         """Whether the run threads exist (else making them may read the config: do it off the loop)."""
         return self._threads is not None

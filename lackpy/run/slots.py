@@ -38,6 +38,16 @@ class Slots:
         self._asking = threading.Semaphore(self.waiting)
 
     @property
+    def in_use(self) -> int:
+        """How many slots runs hold now (a run waiting for a person holds none); for metrics, read without a lock."""
+        return self.size - self._free._value  # the semaphore's own count: no second count to keep in step
+
+    @property
+    def asking(self) -> int:
+        """How many runs wait for a person now, their slot given back (``set_aside``)."""
+        return self.waiting - self._asking._value
+
+    @property
     def threads(self) -> int:
         """Threads enough for a run in every slot and every run waiting for a person."""
         return self.size + self.waiting

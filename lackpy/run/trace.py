@@ -2,7 +2,10 @@
 
 The wrapper around each tool keeps a small tuple per call, its arguments and
 result summarised as it returns; the trace's entries are made from those
-when first looked at (``Trace``).
+when first looked at (``Trace``). Each tuple also keeps when the call
+started and, for a call that failed, its error kind: what ``Trace.timings``
+gives a tracer, so the spans of a run's tool calls are made from its trace
+after the run, with their real times, and nothing is measured twice.
 """
 
 from __future__ import annotations
@@ -10,10 +13,10 @@ from __future__ import annotations
 import reprlib
 from dataclasses import dataclass, field
 from time import perf_counter
-from typing import Any, Callable, Iterator, Literal, Sequence
+from typing import Any, Callable, Iterator, Literal, NamedTuple, Sequence
 
 from lackpy.approvals.decision import Decision
-from lackpy.errors import LimitExceeded
+from lackpy.errors import ErrorKind, LackpyError, LimitExceeded
 from lackpy.schema import Contract, as_dict
 
 SUMMARY_CHARS = 200
@@ -86,12 +89,27 @@ def _named(names: tuple[str, ...], args: tuple, kwargs: dict) -> tuple[str, ...]
     return tuple(named)
 
 
+class Timing(NamedTuple):
+    """When one tool call ran and how it ended: what a span of it shows (never its arguments or result)."""
+
+    tool: str
+    started: float
+    """When it started, a ``time.perf_counter()`` reading."""
+    duration_ms: float
+    error_kind: str | None
+    """None when it returned; else the kind of what it raised (``tool``, ``denied``, ``limit``, ...)."""
+
+
+#: Where a call's tuple keeps its fields: tool, result summary, duration, error, start, error kind; its arguments follow.
+_ARGS_AT = 6
+
+
 class Trace(Sequence[TraceEntry]):
     """A run's trace: a ``TraceEntry`` per call, in order, each made when first looked at.
 
     A run keeps one flat tuple of strings and numbers per call (its tool,
-    result summary, duration, error, then each argument's name and summary),
-    which the garbage collector stops following at its first pass.
+    result summary, duration, error, start, error kind, then each argument's
+    name and summary), which the garbage collector stops following at its first pass.
     ``to_dict`` makes each entry's JSON data in turn, so a trace that is only
     sent on is never all entry objects at once.
     """
@@ -105,7 +123,7 @@ class Trace(Sequence[TraceEntry]):
 
     def _entry(self, step: int, record: tuple) -> TraceEntry:
         alias, result, duration, error = record[:4]
-        args = dict(zip(record[4::2], record[5::2])) if len(record) > 4 else {}
+        args = dict(zip(record[_ARGS_AT::2], record[_ARGS_AT + 1::2])) if len(record) > _ARGS_AT else {}
         return TraceEntry(step, alias, args, result, duration, error is None, error, self._asked.get(step))
 
     def _built(self) -> list[TraceEntry]:
@@ -131,6 +149,10 @@ class Trace(Sequence[TraceEntry]):
 
     def __repr__(self) -> str:
         return f"Trace({self._built()!r})"
+
+    def timings(self) -> list[Timing]:
+        """Each call's tool, start, duration and error kind, in order, read without making the entries."""
+        return [Timing(record[0], record[4], record[2], record[5]) for record in self._records]
 
     def to_dict(self) -> list[dict]:
         """The entries as JSON data, in order."""
@@ -168,13 +190,13 @@ class Recorder:
                 result = fn(*args, **kwargs)
             except BaseException as exc:
                 duration = int((clock() - start) * 1e7 + 0.5) / 1e4
-                append((alias, "", duration, describe_exception(exc), *_named(names, args, kwargs)))
+                append((alias, "", duration, describe_exception(exc), start, _kind(exc), *_named(names, args, kwargs)))
                 if not isinstance(exc, LimitExceeded):
                     exc.lackpy_tool = alias  # type: ignore[attr-defined]
                 raise
             duration = int((clock() - start) * 1e7 + 0.5) / 1e4  # milliseconds to 0.1 µs, as round(.., 4) would, at half its cost
             summary = "None" if result is None else summarize(result)
-            append((alias, summary, duration, None, *_named(names, args, kwargs)) if args or kwargs else (alias, summary, duration, None))
+            append((alias, summary, duration, None, start, None, *_named(names, args, kwargs)) if args or kwargs else (alias, summary, duration, None, start, None))
             return result
 
         if self.on_call is not None:
@@ -197,6 +219,11 @@ class Recorder:
     def entries(self, decisions: Any = ()) -> Trace:
         """The trace of the calls so far (a call made later is not in it), each entry with the decision asked for before it (``decisions`` name their step)."""
         return Trace(list(self.calls), decisions)
+
+
+def _kind(exc: BaseException) -> str:
+    """The error kind of what a tool call raised, as the run's result would name it (anything not lackpy's: ``tool``)."""
+    return str(exc.kind) if isinstance(exc, LackpyError) else ErrorKind.TOOL.value
 
 
 def describe_exception(exc: BaseException) -> str:

@@ -129,12 +129,13 @@ def marked_env(server_env: dict) -> tuple[dict, str]:
 
 
 def unexpected_stderr(text: str) -> str:
-    """``text`` without the serving line and without the known lost-Cancelled reports (see test_a_cancelled_run_leaves_no_report_on_stderr)."""
+    """``text`` without the serving line, the run log (a line per run, ``lackpy.mcp.runlog``) and the known lost-Cancelled
+    reports (see test_a_cancelled_run_leaves_no_report_on_stderr)."""
     kept, skipping = [], False
     for line in text.splitlines():
         if line.startswith(CANCEL_NOISE):
             skipping = True
-        if not skipping and not line.startswith("lackpy: serving MCP at "):
+        if not skipping and not line.startswith(("lackpy: serving MCP at ", "lackpy: run ")):
             kept.append(line)
         if skipping and line.startswith("lackpy.run.execute.Cancelled"):
             skipping = False

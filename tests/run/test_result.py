@@ -28,9 +28,9 @@ def kit(workspace: Path):
 
 
 def test_fields_and_json_keys_in_order():
-    """to_dict has every field in declaration order except variables and limits, which stay Python-only."""
+    """to_dict has every field in declaration order except variables, limits and clock, which stay Python-only."""
     names = [f.name for f in dataclasses.fields(ExecutionResult)]
-    assert names == JSON_FIELDS + ["variables", "limits"]
+    assert names == JSON_FIELDS + ["variables", "limits", "clock"]
     assert list(ExecutionResult(True).to_dict()) == JSON_FIELDS
 
 

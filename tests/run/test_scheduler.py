@@ -98,3 +98,26 @@ def test_work_dropped_before_it_starts_gives_back_its_slot_and_calls_dropped():
         for blocker in blockers:
             blocker.result(timeout=5)
         scheduler.close()
+
+
+def test_slots_say_how_many_runs_hold_one_and_how_many_wait_for_a_person():
+    """What the metrics read: a slot taken is in use; a run waiting for a person gives its slot back and counts as asking."""
+    from lackpy.run.slots import Slots, set_aside
+
+    slots = Slots(2, waiting=1)
+    assert (slots.in_use, slots.asking) == (0, 0)
+    assert slots.take()
+    seen = []
+
+    def run():
+        seen.append((slots.in_use, slots.asking))
+        with set_aside() as refused:
+            assert refused is None
+            seen.append((slots.in_use, slots.asking))
+            with set_aside() as second:  # the one waiting place is taken: refused at once
+                seen.append(second is not None)
+        seen.append((slots.in_use, slots.asking))
+
+    slots.run(run, taken=True)
+    assert seen == [(1, 0), (0, 1), True, (1, 0)]
+    assert (slots.in_use, slots.asking) == (0, 0)

@@ -85,3 +85,30 @@ def test_the_trace_is_of_the_calls_made_before_it_was_taken():
     trace = recorder.entries()
     echo("two")
     assert len(trace) == 1 and [entry.args for entry in trace] == [{"text": "'one'"}]
+
+
+def test_timings_give_each_call_its_start_duration_and_error_kind_without_its_values():
+    """What a tracer reads: when each call started (in order), how long it took, and the kind of what it raised."""
+    from time import perf_counter
+
+    before = perf_counter()
+    trace = _calls().entries()
+    timings = trace.timings()
+    assert [(t.tool, t.error_kind) for t in timings] == [("echo", None), ("echo", None), ("fail", "tool")]
+    assert before <= timings[0].started <= timings[1].started <= timings[2].started <= perf_counter()
+    assert all(t.duration_ms == entry.duration_ms for t, entry in zip(timings, trace))
+    assert "'ab'" not in repr(timings)  # no argument or result reaches a span
+
+
+def test_a_run_result_keeps_when_its_checks_ended_and_its_calls_kinds(kit):
+    """The result's clock places the checks before the first call; a refused program's clock spans its checks only."""
+    from lackpy.errors import ErrorKind
+
+    result = run_program('list_dir(".")\nread_file("missing.txt")', kit, mode="inprocess")
+    assert result.error_kind == ErrorKind.TOOL
+    began, checked = result.clock
+    timings = result.trace.timings()
+    assert began <= checked <= timings[0].started and [t.error_kind for t in timings] == [None, "tool"]
+    assert "clock" not in result.to_dict()
+    refused = run_program("import os", kit, mode="inprocess")
+    assert refused.error_kind == ErrorKind.VALIDATION and refused.clock[0] <= refused.clock[1]
