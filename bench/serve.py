@@ -434,6 +434,8 @@ def failure_kind(exc: BaseException) -> str:
     text = str(inner)
     if "draining" in text:
         return "503 draining, not retried by the balancer"
+    if "stream ended without a response" in text:
+        return "connection cut (the SSE stream ended without a response)"
     if "Server returned an error response" in text:
         return "HTTP error from the balancer (502/503/504: its replica died under the call)"
     if type(inner).__module__.startswith(("httpx", "httpcore", "anyio")) or isinstance(inner, (ConnectionError, EOFError)):
