@@ -4,9 +4,12 @@ usage: python bench/serve.py {roundtrip,load,codemode,all} [options]
 
 roundtrip  the round trip of a trivial run_program, and of validate("1") as the
            floor, over stdio and streamable HTTP, in both protocol eras
-load       one HTTP server, many concurrent client sessions for a fixed time,
-           every answer checked; the server's memory, descriptors and workers
-           before and after
+load       one HTTP server, or N replicas behind HAProxy (--replicas N, with
+           one redis-server), many concurrent client sessions of either
+           protocol era for a fixed time, every answer checked (a session's
+           kept values and checklist read back on a later call); --kill-at S
+           kills -9 a replica and restarts it; failures by kind, and each
+           server's memory, descriptors and workers before and after
 codemode   everyday tasks over the 200-file fixture done two ways: one exposed
            tool per call, composed in the client (tool calling), or one
            run_program (code mode); calls, bytes into the context, wall time
@@ -135,14 +138,27 @@ def stdio_client(workspace: Path, env: dict[str, str], errlog, *extra: str, mode
     return Client(transport(params, errlog=errlog), mode=mode)
 
 
-def http_client(url: str, mode: str = "auto"):
-    """An SDK client over streamable HTTP with its own connection pool."""
+def http_client(url: str, mode: str = "auto", replicas: bool = False):
+    """An SDK client over streamable HTTP with its own connection pool.
+
+    With ``replicas``, also a list that gets the ``Lackpy-Replica`` of each
+    response to a call (a 2026-07-28 ``tools/call``; any request before).
+    """
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    http = httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=300.0))
-    return Client(streamable_http_client(url, http_client=http), mode=mode), http
+    answered: list[str] = []
+
+    async def note(response) -> None:
+        if response.request.headers.get("mcp-method") in (None, "tools/call"):
+            answered.append(response.headers.get("lackpy-replica", "?"))
+            del answered[:-1]
+
+    hooks = {"response": [note]} if replicas else {}
+    http = httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=300.0), event_hooks=hooks)
+    client = Client(streamable_http_client(url, http_client=http), mode=mode)
+    return (client, http, answered) if replicas else (client, http)
 
 
 # -- processes: what the server holds ---------------------------------------------
@@ -180,11 +196,17 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
-def cpu_s(pid: int) -> float:
-    """User + system CPU seconds of one process."""
-    with open(f"/proc/{pid}/stat") as handle:
-        fields = handle.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of a process and everything below it: its own, its live descendants', and what they reaped (exited workers)."""
+    total = 0.0
+    for one in [pid, *descendants(pid)]:
+        try:
+            with open(f"/proc/{one}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def machine_jiffies() -> tuple[int, int]:
@@ -339,18 +361,38 @@ PARAMS = 'a * b + len(find_files("src/pkg3/*.py"))'
 INVALID = "import os\nos.getcwd()"
 RAISES = "n // (n - n)"
 BUSY = "t = 0\nfor i in range(100000):\n    for j in range(100000):\n        t += 1\nt"
+#: A session's kept value and checklist, set by one call and read back by a later one (which may land on another replica).
+KEEP = 'x = s\ntodo_set(["item-" + str(s)])\nx'
+RECALL = '[x, todo_read()[0]["text"]]'
+SESSION_KIT = "todo_set,todo_read"
+SESSION = "session: keep, then recall"
 # category: weight in the mix
-MIX = {"good: count TODOs": 3, "good: params": 3, "invalid": 2, "raises": 1, "time limit": 1}
+MIX = {"good: count TODOs": 3, "good: params": 3, "invalid": 2, "raises": 1, "time limit": 1, SESSION: 2}
+#: --era: the SDK client's mode for each protocol era.
+ERAS = {"modern": "auto", "handshake": "legacy"}
+#: After --kill-at, how long the killed replica stays down before it is started again on its port, in seconds.
+RESTART_AFTER_S = 5.0
 
 
 @dataclass
 class LoadStats:
     latency: dict[str, list[float]] = field(default_factory=lambda: {name: [] for name in MIX})
     wrong: dict[str, int] = field(default_factory=lambda: {name: 0 for name in MIX})
+    failures: dict[str, int] = field(default_factory=dict)  # clear failures by kind (a kill, a drain): never wrong answers
+    failed_at: list[float] = field(default_factory=list)
     transport_errors: int = 0
     sessions: int = 0
+    recalls_elsewhere: int = 0  # recalls answered by another replica than the one that kept the values
+    not_followed: int = 0  # recalls answered "no session": the values stayed on the other replica
+    answered_by: dict[str, int] = field(default_factory=dict)
     examples: list[str] = field(default_factory=list)
     last_answer: float = 0.0
+
+    def failed(self, kind: str, example: str) -> None:
+        self.failures[kind] = self.failures.get(kind, 0) + 1
+        self.failed_at.append(time.monotonic())
+        if len(self.examples) < 8:
+            self.examples.append(f"{kind}: {example}"[:300])
 
 
 def load_call(category: str, client_id: int, step: int, todos: int, pkg3: int) -> tuple[dict, Callable[[Any], bool]]:
@@ -374,20 +416,49 @@ def load_call(category: str, client_id: int, step: int, todos: int, pkg3: int) -
         return {"program": INVALID}, failed("validation")
     if category == "raises":
         return {"program": RAISES, "params": {"n": client_id + 1}}, failed("runtime")
+    if category == SESSION:
+        secret = client_id * 100_000 + step
+        return {"program": KEEP, "params": {"s": secret}, "keep": True, "kit": SESSION_KIT}, output(secret)
     return {"program": BUSY, "limits": {"timeout_s": 0.3}}, failed("limit", "timeout")
 
 
-async def load_client(url: str, client_id: int, stop_at: float, stats: LoadStats, todos: int, pkg3: int, categories: list[str] | None = None) -> None:
+def clear_failure(result) -> str | None:
+    """The kind of a clear failure a deployment may give (not a wrong answer): ``lost``, ``store``, ``resources``; else None."""
+    kind = (result.structured_content or {}).get("error", {}).get("kind") or (result.structured_content or {}).get("error_kind")
+    return kind if result.is_error and kind in ("lost", "store", "resources") and "\n" not in _text(result) else None
+
+
+def failure_kind(exc: BaseException) -> str:
+    """What an exception out of a call was, in words: how a killed or draining replica shows to a client."""
+    inner = leaf(exc)
+    text = str(inner)
+    if "draining" in text:
+        return "503 draining, not retried by the balancer"
+    if "stream ended without a response" in text:
+        return "connection cut (the SSE stream ended without a response)"
+    if "Server returned an error response" in text:
+        return "HTTP error from the balancer (502/503/504: its replica died under the call)"
+    if type(inner).__module__.startswith(("httpx", "httpcore", "anyio")) or isinstance(inner, (ConnectionError, EOFError)):
+        return f"connection cut ({type(inner).__name__})"
+    if isinstance(inner, TimeoutError):
+        return "no answer within 120 s"
+    return f"other ({type(inner).__name__})"
+
+
+async def load_client(url: str, client_id: int, stop_at: float, stats: LoadStats, todos: int, pkg3: int, mode: str = "auto",
+                      categories: list[str] | None = None) -> None:
     """One agent: its own SDK session (and connection pool); calls the mix until ``stop_at``; reconnects after a transport error.
 
     With ``categories`` it makes exactly those calls, once each, and returns.
+    A session call keeps a value and a checklist, then reads them back in a
+    later call naming the session (with no affinity, often on another replica).
     """
     rng = random.Random(client_id)
     names, weights = list(MIX), list(MIX.values())
     step = failures = 0
     queue = list(categories) if categories is not None else None
     while (queue if queue is not None else time.monotonic() < stop_at) and failures < 10:
-        client, http = http_client(url)
+        client, http, answered = http_client(url, mode, replicas=True)
         phase = "opening the session"
         try:
             async with client:
@@ -400,75 +471,218 @@ async def load_client(url: str, client_id: int, stop_at: float, stats: LoadStats
                     start = time.perf_counter()
                     async with asyncio.timeout(120):
                         result = await client.call_tool("run_program", args)
+                    if category == SESSION and check(result):
+                        kept_on, session = answered[-1], result.structured_content["session"]
+                        check = lambda r, s=args["params"]["s"]: not r.is_error and r.structured_content.get("output") == [s, f"item-{s}"]  # noqa: E731
+                        async with asyncio.timeout(120):
+                            result = await client.call_tool("run_program", {"program": RECALL, "session": session, "kit": SESSION_KIT})
+                        stats.recalls_elsewhere += answered[-1] != kept_on
+                        if result.is_error and "no session" in _text(result):
+                            stats.not_followed += 1
+                            continue
                     stats.latency[category].append(time.perf_counter() - start)
                     stats.last_answer = time.monotonic()
-                    if not check(result):
+                    stats.answered_by[answered[-1]] = stats.answered_by.get(answered[-1], 0) + 1
+                    if check(result):
+                        continue
+                    if (kind := clear_failure(result)) is not None:
+                        stats.failed(kind, _text(result)[:200])
+                    else:
                         stats.wrong[category] += 1
-                        if len(stats.examples) < 5:
-                            stats.examples.append(f"{category}: is_error={result.is_error} {_text(result)[:200]}")
+                        if len(stats.examples) < 8:
+                            stats.examples.append(f"wrong, {category}: is_error={result.is_error} {_text(result)[:200]}")
                 phase = "closing the session"
-        except Exception as exc:  # noqa: BLE001 - counted, then the agent reconnects (ten times at most)
+        except Exception as exc:  # noqa: BLE001 - counted by kind, then the agent reconnects (ten times in a row at most)
             stats.transport_errors += 1
             failures += 1
-            if len(stats.examples) < 5:
-                inner = leaf(exc)
-                stats.examples.append(f"transport error while {phase}: {type(inner).__name__}: {inner}"[:300])
+            inner = leaf(exc)
+            stats.failed(failure_kind(exc), f"while {phase}: {type(inner).__name__}: {inner}")
             await asyncio.sleep(0.1)
+        else:
+            failures = 0
         finally:
             await http.aclose()
 
 
-def load(tmp: Path, clients: int, seconds: float, settle: float) -> None:
-    """One HTTP server, ``clients`` concurrent sessions for ``seconds``; answers, latency and the server's footprint."""
+class Deployment:
+    """What the load runs against: one ``lackpy serve --http`` alone, or N replicas behind HAProxy with one redis-server.
+
+    Every part runs on 127.0.0.1; ``close`` stops them all. The replicas get
+    the shared store (``--store`` and the rest) only when ``lackpy serve
+    --help`` lists it; otherwise each keeps its own state, and the report says so.
+    """
+
+    def __init__(self, tmp: Path, workspace: Path, env: dict[str, str], replicas: int, *options: str) -> None:
+        sys.path.insert(0, str(REPO / "deploy"))
+        import tryout  # deploy/tryout.py: the haproxy config's server lines, which programs, which options
+
+        self.tmp, self.workspace, self.env, self.options = tmp, workspace, dict(env, LACKPY_CLUSTER_KEY="bench-" + os.urandom(16).hex()), options
+        self.processes: list[subprocess.Popen] = []
+        self.others: list[subprocess.Popen] = []
+        self.ports = [free_port() for _ in range(max(1, replicas))]
+        self.socket: Path | None = None
+        self.shared: list[str] = []
+        try:
+            if replicas >= 2:
+                self.shares_state = "--store" in tryout.serve_help()
+                if self.shares_state:
+                    redis_port = free_port()
+                    self.others.append(self._spawn([tryout.program("redis-server"), "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+                                                    "--appendonly", "no", "--dir", str(tmp)], "redis"))
+                    tryout.wait_listening(redis_port, self.others[-1])
+                    self.shared = ["--store", f"redis://127.0.0.1:{redis_port}/0", "--deployment", "bench", "--cluster-key-env", "LACKPY_CLUSTER_KEY"]
+            for index in range(len(self.ports)):
+                self.processes.append(self._replica(index))
+            for index, port in enumerate(self.ports):
+                tryout.wait_ready(port, self.processes[index], f"replica r{index + 1}")
+            if replicas >= 2:
+                self.socket = tmp / "haproxy.sock"
+                config = tmp / "haproxy.cfg"
+                config.write_text(tryout.with_replicas((REPO / "deploy" / "haproxy.cfg").read_text(), len(self.ports)))
+                front = free_port()
+                haproxy_env = dict(os.environ, LACKPY_FRONT=f"127.0.0.1:{front}", LACKPY_HAPROXY_SOCKET=str(self.socket),
+                                   LACKPY_REPLICA_MAXCONN="256", **{f"LACKPY_REPLICA{n}": f"127.0.0.1:{p}" for n, p in enumerate(self.ports, 1)})
+                self.others.append(self._spawn([tryout.program("haproxy"), "-f", str(config)], "haproxy", haproxy_env))
+                tryout.wait_listening(front, self.others[-1])
+                self.url = f"http://127.0.0.1:{front}/mcp"
+            else:
+                self.shares_state = False
+                self.url = f"http://127.0.0.1:{self.ports[0]}/mcp"
+        except BaseException:
+            self.close()
+            raise
+
+    def _spawn(self, command: list, name: str, env: dict | None = None) -> subprocess.Popen:
+        with open(self.tmp / f"{name}.log", "ab") as log:
+            return subprocess.Popen([str(c) for c in command], env=env or self.env, cwd=REPO, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+
+    def _replica(self, index: int) -> subprocess.Popen:
+        port = self.ports[index]
+        advertise = ["--advertise", f"http://127.0.0.1:{port}"] if self.shared else []
+        return self._spawn([PYTHON, *serve_args(self.workspace, "--http", f"127.0.0.1:{port}", *self.shared, *advertise, *self.options)], f"r{index + 1}")
+
+    def kill(self, index: int) -> None:
+        self.processes[index].kill()
+        self.processes[index].wait()
+
+    def restart(self, index: int) -> None:
+        self.processes[index] = self._replica(index)
+
+    def state(self) -> dict[str, str]:
+        """Each replica's status in HAProxy (UP, DOWN, NOLB), from its stats socket; {} without a balancer."""
+        if self.socket is None:
+            return {}
+        try:
+            with socket.socket(socket.AF_UNIX) as sock:
+                sock.settimeout(2)
+                sock.connect(str(self.socket))
+                sock.sendall(b"show stat\n")
+                data = b""
+                while chunk := sock.recv(65536):
+                    data += chunk
+        except OSError:
+            return {}
+        rows = [line.split(",") for line in data.decode().splitlines() if line and not line.startswith("#")]
+        return {row[1]: row[17].split(" ")[0] for row in rows if len(row) > 17 and row[0] == "lackpy" and row[1] != "BACKEND"}
+
+    def close(self) -> None:
+        for process in self.processes + self.others:
+            stop(process)
+
+
+def kill_and_restart(deployment: Deployment, start: float, kill_at: float, events: dict[str, float], stop_at: float) -> None:
+    """At ``kill_at`` s, kill -9 the first replica; start it again RESTART_AFTER_S later; note when HAProxy saw it DOWN and UP (a thread)."""
+    time.sleep(max(0.0, start + kill_at - time.monotonic()))
+    deployment.kill(0)
+    events["killed"] = time.monotonic() - start
+    while time.monotonic() < stop_at + 30:
+        now = time.monotonic() - start
+        status = deployment.state().get("r1", "")
+        if "down" not in events and status.startswith("DOWN"):
+            events["down"] = now
+        if "restarted" not in events and now >= events["killed"] + RESTART_AFTER_S:
+            deployment.restart(0)
+            events["restarted"] = now
+        if "restarted" in events and status == "UP":
+            events["up"] = now
+            return
+        time.sleep(0.1)
+
+
+def load(tmp: Path, clients: int, seconds: float, settle: float, replicas: int = 1, era: str = "modern", kill_at: float | None = None) -> None:
+    """``clients`` concurrent sessions for ``seconds`` against one server, or ``replicas`` behind HAProxy; answers, latency, failures, footprint."""
+    import threading
+
     workspace = make_fixture(tmp / "load-ws")
     todos = sum(p.read_text().count("TODO") for p in workspace.rglob("*.py"))
     pkg3 = len(list((workspace / "src" / "pkg3").glob("*.py")))
     env = server_env(tmp)
-    with http_server(workspace, env, tmp / "load-http.log") as (url, process):
-        pid = process.pid
+    modes = [ERAS[e] for e in (ERAS if era == "both" else [era])]
+    mode_of = lambda i: modes[i % len(modes)]  # noqa: E731 - with both eras, half the clients each
+    deployment = Deployment(tmp, workspace, env, replicas, "--allow-kits", "readonly,coding")
+    events: dict[str, float] = {}
+    try:
+        url = deployment.url
 
         async def warm_up() -> LoadStats:
             """Every client connects and makes one call, the categories in turn."""
             stats, names = LoadStats(), list(MIX)
-            await asyncio.gather(*(load_client(url, i, 0, stats, todos, pkg3, [names[i % len(names)]]) for i in range(clients)))
+            await asyncio.gather(*(load_client(url, i, 0, stats, todos, pkg3, mode_of(i), [names[i % len(names)]]) for i in range(clients)))
             return stats
 
         warm = asyncio.run(warm_up())
         time.sleep(settle)
-        before = Footprint.of(pid)
+        pids = [process.pid for process in deployment.processes]
+        before = [Footprint.of(pid) for pid in pids]
 
         async def run_load() -> tuple[LoadStats, float, float]:
             stats = LoadStats()
             start = time.monotonic()
-            await asyncio.gather(*(load_client(url, i, start + seconds, stats, todos, pkg3) for i in range(clients)))
+            if kill_at is not None:
+                threading.Thread(target=kill_and_restart, args=(deployment, start, kill_at, events, start + seconds), daemon=True).start()
+            await asyncio.gather(*(load_client(url, i, start + seconds, stats, todos, pkg3, mode_of(i)) for i in range(clients)))
             return stats, start, time.monotonic()
 
-        cpu_client0, cpu_server0, machine0 = resource.getrusage(resource.RUSAGE_SELF), cpu_s(pid), machine_jiffies()
+        cpu_client0, cpu_server0, machine0 = resource.getrusage(resource.RUSAGE_SELF), sum(tree_cpu_s(p) for p in pids), machine_jiffies()
         stats, start, closed = asyncio.run(run_load())
-        cpu_client1, cpu_server1, machine1 = resource.getrusage(resource.RUSAGE_SELF), cpu_s(pid), machine_jiffies()
+        cpu_client1, machine1 = resource.getrusage(resource.RUSAGE_SELF), machine_jiffies()
+        cpu_server1 = sum(tree_cpu_s(p) for p in pids)  # a replica killed by --kill-at takes its share with it: capacity is then a floor
+        deadline = time.monotonic() + 30
+        while kill_at is not None and "up" not in events and time.monotonic() < deadline:
+            time.sleep(0.2)
         time.sleep(settle)
-        after = Footprint.of(pid)
-        alive = process.poll() is None
+        after = [Footprint.of(pid) if os.path.exists(f"/proc/{pid}") else None for pid in pids]
+        alive = all(process.poll() is None for process in deployment.processes)
+    finally:
+        deployment.close()
+    report_load(stats, warm, start, closed, clients, seconds, settle, replicas, era, deployment.shares_state, before, after, alive, events,
+                (cpu_client0, cpu_client1, cpu_server0, cpu_server1, machine0, machine1))
 
+
+def report_load(stats: LoadStats, warm: LoadStats, start: float, closed: float, clients: int, seconds: float, settle: float, replicas: int, era: str,
+                shares_state: bool, before: list[Footprint], after: list[Footprint | None], alive: bool, events: dict[str, float], cpu: tuple) -> None:
+    from lackpy.config import default_concurrency
+
+    cpu_client0, cpu_client1, cpu_server0, cpu_server1, machine0, machine1 = cpu
     elapsed = stats.last_answer - start
     all_latency = [x for values in stats.latency.values() for x in values]
-    calls = len(all_latency)
+    calls = len(all_latency) + len(stats.latency[SESSION])  # a session row is two calls, timed together
     wrong = sum(stats.wrong.values())
     client_cpu = (cpu_client1.ru_utime + cpu_client1.ru_stime - cpu_client0.ru_utime - cpu_client0.ru_stime) / (closed - start)
     server_cpu = (cpu_server1 - cpu_server0) / (closed - start)
     machine = (machine1[0] - machine0[0]) / max(1, machine1[1] - machine0[1])
-
-    from lackpy.config import default_concurrency
-
+    shape = "one server alone" if replicas <= 1 else f"{replicas} replicas behind HAProxy (deploy/haproxy.cfg), round robin" + (
+        ", one redis-server for their state" if shares_state else ", each with its own state (this lackpy serve has no --store)")
     print(
-        f"\n### Load: {clients} concurrent SDK sessions over HTTP for {seconds:g} s, one server "
+        f"\n### Load: {clients} concurrent SDK sessions over HTTP for {seconds:g} s, {shape}; protocol era: {era} "
         f"(default config: isolated runs, max_concurrent_runs {default_concurrency()})\n"
     )
-    print("| calls | throughput | p50 | p99 | wrong answers | transport errors | sessions opened |")
+    print("p50 and p99 are over every row of the mix; a session row is its two calls, keep then recall, timed together.\n")
+    print("| calls | throughput | p50 | p99 | wrong answers | clear failures | sessions opened |")
     print("|---|---|---|---|---|---|---|")
     print(
         f"| {calls} | {calls / elapsed:.1f} calls/s | {fmt_ms(quantile(all_latency, 0.5))} | {fmt_ms(quantile(all_latency, 0.99))} "
-        f"| {wrong} | {stats.transport_errors} | {stats.sessions} |"
+        f"| {wrong} | {sum(stats.failures.values())} | {stats.sessions} |"
     )
     print("\n| category | weight | calls | wrong | p50 | p99 |")
     print("|---|---|---|---|---|---|")
@@ -476,24 +690,47 @@ def load(tmp: Path, clients: int, seconds: float, settle: float) -> None:
         data = stats.latency[name]
         cells = f"{fmt_ms(quantile(data, 0.5))} | {fmt_ms(quantile(data, 0.99))}" if data else "— | —"
         print(f"| {name} | {weight} | {len(data)} | {stats.wrong[name]} | {cells} |")
-
-    rss_ok = after.rss_kb <= before.rss_kb * 1.10
-    fds_ok = after.fds <= before.fds + 2
-    workers_ok = after.workers <= before.workers
-    print("\n| server (pid of `lackpy serve`) | before (after warm-up) | after (clients closed, +{:g} s) | tolerance | |".format(settle))
+    recalls = len(stats.latency[SESSION]) + stats.not_followed
+    print(f"\nSessions (keep=True and a checklist, read back by a later call): {recalls} recalls, {stats.recalls_elsewhere} answered by another "
+          f"replica than the one that kept the values; {stats.not_followed} answered 'no session' (the values did not follow).")
+    if len(stats.answered_by) > 1 or replicas > 1:
+        print("Calls answered per replica (Lackpy-Replica): " + ", ".join(f"{name}: {count}" for name, count in sorted(stats.answered_by.items(), key=str)))
+    if events:
+        print(f"\nkill -9 of replica r1 at {events.get('killed', float('nan')):.1f} s; HAProxy marked it DOWN at {events.get('down', float('nan')):.1f} s; "
+              f"restarted at {events.get('restarted', float('nan')):.1f} s; marked UP at {events.get('up', float('nan')):.1f} s (s from the start of the load).")
+        times = sorted(t - start for t in stats.failed_at)
+        if times:
+            print(f"Failures happened between {times[0]:.1f} s and {times[-1]:.1f} s.")
+    if stats.failures:
+        print("\n| clear failure | count |")
+        print("|---|---|")
+        for kind, count in sorted(stats.failures.items()):
+            print(f"| {kind} | {count} |")
+    print(f"\n| server (pid of `lackpy serve`) | before (after warm-up) | after (clients closed, +{settle:g} s) | tolerance | |")
     print("|---|---|---|---|---|")
-    print(f"| RSS (VmRSS) | {before.rss_kb / 1024:.1f} MB | {after.rss_kb / 1024:.1f} MB | +10% | {'ok' if rss_ok else 'over'} |")
-    print(f"| open file descriptors | {before.fds} | {after.fds} | +2 | {'ok' if fds_ok else 'over'} |")
-    print(f"| child processes (workers) | {before.workers} | {after.workers} | none more | {'ok' if workers_ok else 'over'} |")
-    print(f"| workers' RSS, summed | {before.workers_rss_kb / 1024:.1f} MB | {after.workers_rss_kb / 1024:.1f} MB | report | |")
+    leak_free = True
+    for index, (b, a) in enumerate(zip(before, after)):
+        label = f"r{index + 1}: " if len(before) > 1 else ""
+        if a is None:
+            print(f"| {label}killed and restarted: a new process, not compared | | | | |")
+            continue
+        rss_ok, fds_ok, workers_ok = a.rss_kb <= b.rss_kb * 1.10, a.fds <= b.fds + 2, a.workers <= b.workers
+        leak_free = leak_free and rss_ok and fds_ok and workers_ok
+        print(f"| {label}RSS (VmRSS) | {b.rss_kb / 1024:.1f} MB | {a.rss_kb / 1024:.1f} MB | +10% | {'ok' if rss_ok else 'over'} |")
+        print(f"| {label}open file descriptors | {b.fds} | {a.fds} | +2 | {'ok' if fds_ok else 'over'} |")
+        print(f"| {label}child processes (workers) | {b.workers} | {a.workers} | none more | {'ok' if workers_ok else 'over'} |")
+        print(f"| {label}workers' RSS, summed | {b.workers_rss_kb / 1024:.1f} MB | {a.workers_rss_kb / 1024:.1f} MB | report | |")
+    cores = os.cpu_count() or 1
     print(
-        f"\nCPU during the load: the machine {machine * 100:.0f}% busy ({os.cpu_count()} cores); the server process {server_cpu * 100:.0f}% of a core "
-        f"(workers aside); the bench's clients {client_cpu * 100:.0f}% of a core."
+        f"\nCPU during the load: the machine {machine * 100:.0f}% busy ({cores} cores, whatever else runs on it included); the replicas with their "
+        f"fork servers and workers {server_cpu * 100:.0f}% of a core; the bench's clients {client_cpu * 100:.0f}% of a core. "
+        f"Capacity: {calls / elapsed / max(1e-9, server_cpu):.1f} calls/s per core of lackpy serve (this mix)."
     )
     warm_wrong = sum(warm.wrong.values())
-    print(f"Warm-up: {clients} sessions at once, one call each (the categories in turn): {warm_wrong} wrong, {warm.transport_errors} transport errors.")
-    print(f"No leak (RSS, descriptors, workers back to baseline; server alive): {'PASS' if rss_ok and fds_ok and workers_ok and alive else 'FAIL'}")
-    print(f"Every answer right (no wrong answer, no transport error): {'PASS' if wrong == 0 and stats.transport_errors == 0 and warm_wrong == 0 and warm.transport_errors == 0 else 'FAIL'}")
+    print(f"Warm-up: {clients} sessions at once, one call each (the categories in turn): {warm_wrong} wrong, {sum(warm.failures.values())} failures.")
+    print(f"No leak (RSS, descriptors, workers back to baseline; servers alive): {'PASS' if leak_free and alive else 'FAIL'}")
+    print(f"No wrong answer: {'PASS' if wrong == 0 and warm_wrong == 0 else 'FAIL'}; "
+          f"every call answered (no failure of any kind): {'yes' if not stats.failures and not warm.failures else 'no, see the failures'}")
     for example in stats.examples + warm.examples:
         print(f"- {example}")
 
@@ -792,6 +1029,9 @@ def main() -> None:
     ld.add_argument("--clients", type=int, default=200, help="concurrent sessions (default 200)")
     ld.add_argument("--seconds", type=float, default=60, help="how long the load lasts (default 60)")
     ld.add_argument("--settle", type=float, default=5, help="seconds to wait before reading the server's footprint (default 5)")
+    ld.add_argument("--replicas", type=int, default=1, help="0 or 1: one server alone; N >= 2: N replicas behind HAProxy with one redis-server (default 1)")
+    ld.add_argument("--era", choices=["modern", "handshake", "both"], default="modern", help="the protocol era of the clients; both: half each (default modern)")
+    ld.add_argument("--kill-at", type=float, default=None, metavar="S", help=f"kill -9 one replica S seconds in, start it again {RESTART_AFTER_S:g} s later")
     cm = argparse.ArgumentParser(add_help=False)
     cm.add_argument("--repeat", type=int, default=5, help="runs of each read-only task, median wall time (default 5)")
     sub.add_parser("roundtrip", parents=[rt], help="round trip of a trivial run_program over stdio and HTTP")
@@ -806,7 +1046,9 @@ def main() -> None:
         if args.command in ("roundtrip", "all"):
             roundtrip(tmp, args.calls, args.warm)
         if args.command in ("load", "all"):
-            load(tmp, args.clients, args.seconds, args.settle)
+            if args.kill_at is not None and args.replicas < 2:
+                parser.error("--kill-at needs --replicas 2 or more (a balancer to move the calls)")
+            load(tmp, args.clients, args.seconds, args.settle, args.replicas, args.era, args.kill_at)
         if args.command in ("codemode", "all"):
             codemode(tmp, args.repeat)
     finally:

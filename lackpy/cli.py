@@ -1085,6 +1085,7 @@ def spec(json_: bool) -> None:
 @click.option("--http", "http", default=None, metavar="[HOST:]PORT", help="Serve streamable HTTP at /mcp (host default 127.0.0.1) instead of stdio.")
 @click.option("--token-env", "token_env", default=None, metavar="NAME", help="With --http: require 'Authorization: Bearer <token>', the token read from $NAME.")
 @click.option("--expose-tools", "expose_tools", is_flag=True, help="Also serve each tool of the --kit kit as its own MCP tool.")
+@click.option("--drain-s", "drain_s", default=None, metavar="SECONDS", help="With --http: on SIGTERM, let runs under way finish for up to this long (default 30).")
 @click.option("--ceiling", default=None, metavar="KIT|W,D", help="Refuse every program whose own grade is above this, before it runs.")
 @click.option(
     "--approval",
@@ -1103,6 +1104,7 @@ def serve(
     expose_tools: bool,
     ceiling: str | None,
     approval: str | None,
+    drain_s: str | None,
 ) -> None:
     """Serve this workspace's lackpy as an MCP server (stdio, or --http).
 
@@ -1124,7 +1126,7 @@ def serve(
     skills = _split((allow_skills,)) if allow_skills is not None else None
     run_server(
         workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env, expose_tools=expose_tools, ceiling=ceiling, approval=approval,
-        allow_skills=skills,
+        allow_skills=skills, drain_s=drain_s,
     )
 
 

@@ -237,6 +237,10 @@ class Asking:
             waiting = self._start(work, Reach(ctx), tool)
         return await waiting.next()
 
+    def under_way(self) -> int:
+        """Runs that have not ended yet (a drain waits for them: their client's retries come back here)."""
+        return sum(1 for waiting in self.waiting.values() if waiting.task is not None and not waiting.task.done())
+
     def _start(self, work: Work, reach: Reach, tool: str) -> "_Waiting":
         token = secrets.token_urlsafe(24)
         waiting = self.waiting[token] = _Waiting(token, reach, tool, self.questions)

@@ -79,19 +79,30 @@ class BearerToken:
         return False
 
 
-def serve_http(server: Any, host: str, port: int, token: str | None, metrics: Any = None) -> None:
-    """Serve ``server`` (an MCPServer) at http://host:port/mcp until interrupted; with ``metrics``
-    (``lackpy.mcp.metrics.Metrics``), its page at /metrics too, behind the same token."""
+def serve_http(server: Any, host: str, port: int, token: str | None, metrics: Any = None, drain_s: float | None = None) -> None:
+    """Serve ``server`` (an MCPServer) at http://host:port/mcp until a signal ends it.
+
+    With ``metrics`` (``lackpy.mcp.metrics.Metrics``), its page is at /metrics
+    too, behind the same token. ``/healthz`` and ``/readyz`` are answered
+    without the token (``lackpy.mcp.health``); the first SIGTERM drains for up
+    to ``drain_s`` seconds (``lackpy.mcp.drain``). ``server.store``, when the
+    server shares a state store, is what ``/readyz`` pings.
+    """
     import anyio
     import uvicorn
 
+    from lackpy.mcp.drain import DRAIN_S, GRACE_S, Drain, DrainGate, DrainingServer
+    from lackpy.mcp.health import Health, replica_name
     from lackpy.mcp.metrics import serving
 
+    drain = Drain(DRAIN_S if drain_s is None else drain_s, getattr(server, "runs_waiting", None))
     security = transport_security(host)
     app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, host=host)
-    app = serving(app, metrics, security, (lambda inner: BearerToken(inner, token)) if token else None)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_keep_alive=KEEP_ALIVE_S)
-    anyio.run(uvicorn.Server(config).serve)
+    app = serving(DrainGate(app, drain), metrics, security, (lambda inner: BearerToken(inner, token)) if token else None)
+    app = Health(app, drain, replica_name(host, port), getattr(server, "store", None))
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_keep_alive=KEEP_ALIVE_S,
+                            timeout_graceful_shutdown=GRACE_S)
+    anyio.run(DrainingServer(config, drain).serve)
 
 
 __all__ = ["BearerToken", "parse_address", "serve_http", "transport_security"]

@@ -21,11 +21,13 @@ def serve(
     ceiling: str | None = None,
     approval: str | None = None,
     allow_skills: list[str] | None = None,
+    drain_s: str | float | None = None,
 ) -> None:
     """Serve lackpy over MCP until the client (stdio) or a signal (HTTP) ends it.
 
     ``allow_skills`` names the skills clients may see and use (None: every
-    skill whose kit the server allows; ``lackpy.mcp.skills``).
+    skill whose kit the server allows; ``lackpy.mcp.skills``). ``drain_s``
+    bounds the graceful drain on SIGTERM (HTTP only; ``lackpy.mcp.drain``).
     """
     from lackpy.mcp.http import parse_address, serve_http
     from lackpy.mcp.policy import KitPolicy
@@ -41,6 +43,12 @@ def serve(
         Ask.parse(approval, "--approval")  # a bad approval mode is said before the server starts
     if token_env is not None and address is None:
         raise UsageError("--token-env goes with --http [HOST:]PORT; over stdio the client that starts lackpy is trusted")
+    if drain_s is not None:
+        if address is None:
+            raise UsageError("--drain-s goes with --http [HOST:]PORT; over stdio the server ends with its client")
+        from lackpy.mcp.drain import parse_drain_s
+
+        drain_s = parse_drain_s(drain_s)
     service = LackpyService(workspace, trust=True if trust else None).load()
     for notice in service.notices:
         print(f"lackpy: {notice}", file=sys.stderr)
@@ -56,7 +64,7 @@ def serve(
         host, port = address
         shown = f"[{host}]" if ":" in host else host
         print(f"lackpy: serving MCP at http://{shown}:{port}/mcp, metrics at /metrics (kits: {', '.join(policy.allowed)})", file=sys.stderr)
-        serve_http(server, host, port, token, telemetry.metrics)
+        serve_http(server, host, port, token, telemetry.metrics, drain_s)
     finally:
         if telemetry is not None:
             telemetry.close()

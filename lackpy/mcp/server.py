@@ -133,6 +133,7 @@ def build_server(
                      extensions=published)
     server.skill_prompts = SkillPrompts(service, skills)
     server.skill_shelf = shelf if published else None
+    server.runs_waiting = tools.asking.under_way  # a drain waits for these too (lackpy.mcp.drain)
     for extension in published:
         declare_on_handshake(server, extension)
     from lackpy.mcp.resources import add_resources
@@ -469,6 +470,7 @@ class _Server(MCPServer):
 
     skill_prompts: SkillPrompts | None = None
     skill_shelf: Shelf | None = None
+    runs_waiting: Callable[[], int] | None = None
 
     async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
         if self.skill_shelf is not None and str(uri).startswith(SCHEME):
