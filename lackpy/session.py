@@ -24,6 +24,12 @@ server hold is bounded, and one client cannot take what another holds:
   expires (a connection's too) and its processes stop.
 - A session that went away is remembered with why (closed, expired,
   evicted, refused), so a client that names it is told what happened.
+- A session keeps its isolated worker between its runs (``session_worker``,
+  on by default). When a call of a session that holds nothing ends, the
+  session leaves the table but its worker is parked under its id, for the
+  id's next call (a client of the 2026-07-28 revision carries only the id);
+  it ends with the session's record, when the id is closed, or after
+  ``idle_s`` unused. A worker is only ever its own session's.
 """
 
 from __future__ import annotations
@@ -142,12 +148,24 @@ class Session:
             worker.close()
 
     def worker(self) -> Any:
-        """The session's own isolated worker keeper (``lackpy.run.isolated.SessionWorker``), made on first use; None once closed."""
+        """The session's own isolated worker keeper (``lackpy.run.sessionworker.SessionWorker``): the one its table parked
+        for its id when a call of it last ended, else a new one; None once closed."""
         if self._worker is None and not self.closed:
-            from lackpy.run.sessionworker import SessionWorker  # the worker machinery loads on first use
+            parked = self.table.unpark(self.id) if self.table is not None else None
+            if parked is None:
+                from lackpy.run.sessionworker import SessionWorker  # the worker machinery loads on first use
 
-            self._worker = SessionWorker()
+                parked = SessionWorker()
+            self._worker = parked
         return self._worker
+
+    def let_worker_go(self) -> Any:
+        """The session's worker keeper if it keeps a worker now, no longer the session's (for its table to park); else None."""
+        worker = self._worker
+        if worker is None or worker.pid is None:
+            return None
+        self._worker = None
+        return worker
 
     def holds(self) -> bool:
         """Whether the session holds what its client would lose: a run under way, kept variables, a process
@@ -221,6 +239,8 @@ class Sessions:
         self._live: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
         #: Sessions gone or holding nothing: id -> (why, when), oldest first.
         self._gone: collections.OrderedDict[str, tuple[str, float]] = collections.OrderedDict()
+        #: The workers of sessions that held nothing when their call ended, by id, for the id's next call: id -> (worker, when).
+        self._parked: collections.OrderedDict[str, tuple[Any, float]] = collections.OrderedDict()
         self._lock = threading.RLock()
         #: Held while a session keeps variables, so two runs never count the same room.
         self.keeping = threading.Lock()
@@ -273,6 +293,12 @@ class Sessions:
         why = f"expired after {self.idle_s:g} s idle" if gone[0] == _HELD_NOTHING else gone[0]
         raise ParamError(f"no session {shown!r}: it {why}; leave session out to start a new one")
 
+    def unpark(self, id: str) -> Any:
+        """The worker parked for session ``id`` (``end``), taken out of the table; None if there is none."""
+        with self._lock:
+            parked = self._parked.pop(id, None)
+        return None if parked is None else parked[0]
+
     def why(self, id: str) -> str | None:
         """Why session ``id`` went away, if this table remembers it."""
         with self._lock:
@@ -313,6 +339,9 @@ class Sessions:
             if not session.holds():
                 self._open.pop(session.id, None)
                 self._remember(session.id, _HELD_NOTHING)  # so its id still starts the next call
+                worker = session.let_worker_go()
+                if worker is not None:  # ... with the worker of its calls so far: the id's holder is its one client
+                    self._parked[session.id] = (worker, session.used)
                 return None
             if session.id in self._open:
                 self._open[session.id] = self._open.pop(session.id)  # most recently used last
@@ -355,6 +384,9 @@ class Sessions:
             idle = [s for s in self._open.values() if not s.pinned and not s.runs and now - s.used > self.idle_s]
             for session in idle:
                 del self._open[session.id]
+            unused = [id for id, (_, used) in self._parked.items() if now - used > self.idle_s]
+            for id in unused:
+                self._parked.pop(id)[0].close()
         for session in idle:
             self._end(session, f"expired after {self.idle_s:g} s idle")
         return len(idle)
@@ -364,6 +396,9 @@ class Sessions:
         with self._lock:
             sessions = [*self._open.values(), *self._busy.values()]
             self._open, self._busy = {}, {}
+            parked, self._parked = self._parked, collections.OrderedDict()
+        for worker, _ in parked.values():
+            worker.close()
         return sum(self._end(session, "was closed when the server stopped") for session in sessions)
 
     # -- the bounds ---------------------------------------------------------------------
@@ -435,8 +470,12 @@ class Sessions:
         """Remember (lock held) why session ``id`` went away; the oldest record goes past REMEMBERED."""
         self._gone.pop(id, None)
         self._gone[id] = (why, time.monotonic())
+        if why != _HELD_NOTHING and id in self._parked:  # the session ended: so does the worker parked for its id
+            self._parked.pop(id)[0].close()
         while len(self._gone) > REMEMBERED:
-            self._gone.popitem(last=False)
+            forgotten, _ = self._gone.popitem(last=False)
+            if forgotten in self._parked:
+                self._parked.pop(forgotten)[0].close()
 
     def __len__(self) -> int:
         return len(self._open)

@@ -131,7 +131,7 @@ def run_isolated(
         # The watchdog also stops a tool that runs past the deadline here in the host.
         with thread_deadline(max(begun.clock.at - time.monotonic(), 0.001)):
             ending = _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame, pid)
-        keep = ending.limit is None  # a worker that hit a limit, crashed or was cancelled is never kept
+        keep = ending.limit is None and not ending.spent  # a worker that hit a limit, crashed, was cancelled or changed is never kept
         return ending
     except (socket.timeout, DeadlineReached):
         return _timed_out(limits, f"ran longer than {limits.timeout_s:g} s")
@@ -258,6 +258,7 @@ def _ending(fields: Any) -> Ending:
         error_line=field("error_line", int),
         limit=field("limit", str),
         limit_value=fields.get("limit_value"),
+        spent=field("spent", bool, default=True) is not False,
     )
 
 
