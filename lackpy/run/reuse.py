@@ -25,7 +25,7 @@ worker that is about to leave.
 
 from __future__ import annotations
 
-import operator
+import _signal  # the handlers as set, without signal.getsignal's conversion to enums
 import os
 import resource
 import signal
@@ -39,8 +39,11 @@ GROWTH_BYTES = 16 * 1024 * 1024
 #: The resource limits no job changes: all but address space and CPU time, which each job sets for itself.
 FIXED_LIMITS = tuple(sorted({getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_")} - {resource.RLIMIT_AS, resource.RLIMIT_CPU}))
 #: The modules whose names a run's own path goes through: a binding of theirs that changed is a worker let go.
-WATCHED = ("builtins", "json", "json.decoder", "json.encoder", "marshal", "math", "os", "resource", "select", "signal", "socket", "types")
-_WATCHED_PREFIXES = ("lackpy.run.", "lackpy.errors", "lackpy.lang.", "RestrictedPython")
+WATCHED = (
+    "builtins", "json", "json.decoder", "json.encoder", "marshal", "math", "os", "resource", "select", "signal", "types",
+    "lackpy.errors", "lackpy.run.execute", "lackpy.run.guards", "lackpy.run.limits", "lackpy.run.reuse", "lackpy.run.trace",
+    "lackpy.run.wire", "lackpy.run.worker", "RestrictedPython.Guards",
+)
 _TIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
 _SIGNALS = tuple(sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}))
 
@@ -74,23 +77,23 @@ class Snapshot:
     def __init__(self, space: AddressSpace, limit_fds: int) -> None:
         self.space = space
         self.limit_fds = limit_fds
-        watched = [vars(module) for name, module in sys.modules.items() if name in WATCHED or name.startswith(_WATCHED_PREFIXES)]
-        self.namespaces = [(names, tuple(names), tuple(names.values())) for names in (SAFE_BUILTINS, BASE_GLOBALS, *watched)]
+        watched = [vars(sys.modules[name]) for name in WATCHED if name in sys.modules]
+        self.namespaces = [(names, dict(names)) for names in (SAFE_BUILTINS, BASE_GLOBALS, *watched)]
         self.modules = dict(sys.modules)
         self.environ = dict(os.environ._data)  # type: ignore[attr-defined]  (the bytes the process has)
         self.cwd = os.getcwd()
-        self.handlers = [signal.getsignal(number) for number in _SIGNALS]
+        self.handlers = list(map(_signal.getsignal, _SIGNALS))
         self.mask = signal.pthread_sigmask(signal.SIG_BLOCK, ())
         self.fds = open_fds(limit_fds)
-        self.limits = [resource.getrlimit(which) for which in FIXED_LIMITS]
+        self.limits = list(map(resource.getrlimit, FIXED_LIMITS))
         self.recursion = sys.getrecursionlimit()
         self.threads = len(sys._current_frames())
         self.start = space.now()
 
     def changed(self) -> str | None:
         """What the last run left different from before the first (a few words), or None: the worker may run the next."""
-        for names, keys, values in self.namespaces:
-            if len(names) != len(keys) or not all(map(operator.is_, map(names.get, keys), values)):
+        for names, before in self.namespaces:
+            if names != before:  # C speed: each value is compared by identity first, by equality only when rebound
                 return "bindings"
         if sys.modules != self.modules:  # a module compares by identity
             return "modules"
@@ -98,13 +101,13 @@ class Snapshot:
             return "environment"
         if os.getcwd() != self.cwd:
             return "working directory"
-        if any(signal.getsignal(number) is not handler for number, handler in zip(_SIGNALS, self.handlers)):
+        if list(map(_signal.getsignal, _SIGNALS)) != self.handlers:
             return "signal handlers"
         if signal.pthread_sigmask(signal.SIG_BLOCK, ()) != self.mask or any(signal.getitimer(which) != (0.0, 0.0) for which in _TIMERS):
             return "signals"
         if open_fds(self.limit_fds) != self.fds:
             return "descriptors"
-        if [resource.getrlimit(which) for which in FIXED_LIMITS] != self.limits or sys.getrecursionlimit() != self.recursion:
+        if list(map(resource.getrlimit, FIXED_LIMITS)) != self.limits or sys.getrecursionlimit() != self.recursion:
             return "limits"
         if len(sys._current_frames()) != self.threads:
             return "threads"
