@@ -29,7 +29,7 @@ server hold is bounded, and one client cannot take what another holds:
   session leaves the table but its worker is parked under its id, for the
   id's next call (a client of the 2026-07-28 revision carries only the id);
   it ends with the session's record, when the id is closed, or after
-  ``idle_s`` unused. A worker is only ever its own session's.
+  ``PARK_S`` unused. A worker is only ever its own session's.
 """
 
 from __future__ import annotations
@@ -54,6 +54,9 @@ KEEP_BYTES = 1024 * 1024
 KEPT_BYTES = 64 * 1024 * 1024
 #: How long a session may stay unused before it expires, in seconds.
 IDLE_S = 30 * 60.0
+#: How long the worker of a session that held nothing stays parked for its id's next call, in seconds: a client that
+#: carries its session id calls again within seconds; one that does not would leave a process behind for nothing.
+PARK_S = 120.0
 #: How many sessions that hold something a table keeps; past it, a new one is refused.
 MOST_SESSIONS = 256
 #: How many background processes all the sessions of a table run together.
@@ -86,7 +89,7 @@ class Session:
         self.pinned = False
         #: How many calls are running in the session now.
         self.runs = 0
-        #: The isolated worker the session keeps between its runs, when the service keeps one (``session_worker``).
+        #: The keeper of the isolated worker the session's runs reuse (``session_worker``, on by default).
         self._worker: Any = None
         self.table = table
         if table is not None:
@@ -378,13 +381,14 @@ class Sessions:
         return self._end(session, why)
 
     def expire(self, now: float | None = None) -> int:
-        """Close the sessions idle longer than ``idle_s`` (none with a call running); how many closed."""
+        """Close the sessions idle longer than ``idle_s`` (none with a call running), and end the workers parked longer than
+        ``PARK_S``; how many sessions closed."""
         now = time.monotonic() if now is None else now
         with self._lock:
             idle = [s for s in self._open.values() if not s.pinned and not s.runs and now - s.used > self.idle_s]
             for session in idle:
                 del self._open[session.id]
-            unused = [id for id, (_, used) in self._parked.items() if now - used > self.idle_s]
+            unused = [id for id, (_, used) in self._parked.items() if now - used > min(PARK_S, self.idle_s)]
             for id in unused:
                 self._parked.pop(id)[0].close()
         for session in idle:
@@ -490,4 +494,4 @@ def _close(session: Session | None) -> None:
         session.close()
 
 
-__all__ = ["IDLE_S", "KEEP_BYTES", "KEPT_BYTES", "MOST_PROCESSES", "MOST_SESSIONS", "PROCESS_ROOM", "Session", "Sessions", "plain"]
+__all__ = ["IDLE_S", "KEEP_BYTES", "KEPT_BYTES", "MOST_PROCESSES", "MOST_SESSIONS", "PARK_S", "PROCESS_ROOM", "Session", "Sessions", "plain"]

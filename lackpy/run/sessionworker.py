@@ -1,4 +1,4 @@
-"""A session's own isolated worker (``session_worker = true``): kept between that session's runs, never another's."""
+"""A session's own isolated worker (``session_worker``, on by default): kept between that session's runs, never another's."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ from lackpy.run.placement import NARROWED, apart
 
 
 class SessionWorker:
-    """The worker one session keeps between its runs (``session_worker = true``), never another session's.
+    """The worker one session keeps between its runs (``session_worker``), never another session's.
 
     A run takes it (so two runs of the session never share it at once) and
-    gives it back when its program ended without a limit; ``close`` (the
-    session's reset, close or expiry) ends it. At most ``MOST`` workers are
+    gives it back when its program ended without a limit and the worker
+    found itself as it was before its first run (``lackpy.run.reuse``);
+    ``close`` (the session's reset, close or expiry) ends it. At most ``MOST`` workers are
     kept in one process at a time (each is a process of a few MB of its
     own); past that, a session's runs get a fresh worker each, as without
     the option.

@@ -200,6 +200,27 @@ def test_session_worker_must_be_true_or_false(workspace: Path, value):
         LackpyService(workspace, config={"session_worker": value}).load()
 
 
+def test_a_parked_worker_nobody_comes_back_for_ends(workspace: Path):
+    from lackpy.session import PARK_S
+
+    async def main():
+        async with LackpyService(workspace) as svc:
+            sessions = svc.sessions
+            session = sessions.fresh()
+            sessions.begin(session)
+            assert (await _run(svc, session)).output == 2
+            sessions.end(session)
+            parked = sessions._parked[session.id][0].pid
+            sessions.expire(now=time.monotonic() + PARK_S / 2)
+            kept = session.id in sessions._parked
+            sessions.expire(now=time.monotonic() + PARK_S + 1)
+            return parked, kept, session.id in sessions._parked
+
+    parked, kept_a_while, still = asyncio.run(main())
+    assert parked is not None and kept_a_while and not still
+    assert _gone(parked), "an expired parked worker is still running"
+
+
 def test_an_untrusted_workspace_may_turn_it_off_and_nothing_wider(workspace: Path):
     """Off is narrower than the default, so any workspace may say it; on is the default, the widest there is."""
     (workspace / ".lackpy").mkdir()
