@@ -89,6 +89,8 @@ class Snapshot:
         self.recursion = sys.getrecursionlimit()
         self.threads = len(sys._current_frames())
         self.start = space.now()
+        #: Whether the worker's hard memory limit is set (by the session's first job, for every later one).
+        self.capped = False
 
     def changed(self) -> str | None:
         """What the last run left different from before the first (a few words), or None: the worker may run the next."""

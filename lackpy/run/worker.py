@@ -26,7 +26,7 @@ from lackpy.run import sandbox as _sandbox
 from lackpy.run import wire
 from lackpy.run.execute import DeadlineReached, Ending, execute, plain_variables
 from lackpy.run.limits import Limits
-from lackpy.run.reuse import AddressSpace, Snapshot
+from lackpy.run.reuse import GROWTH_BYTES, AddressSpace, Snapshot
 from lackpy.run.trace import Summary, summarize
 
 JOB_MAX_BYTES = 64 * 1024 * 1024
@@ -128,6 +128,11 @@ def _run_job(channel: socket.socket, job: dict, baseline: int, snapshot: Snapsho
     if snapshot is not None:
         used = resource.getrusage(resource.RUSAGE_SELF)
         held = snapshot.space.now() or baseline
+        if not snapshot.capped:
+            # The session's first job: a hard limit its later jobs share, which nothing in the worker can raise (the host
+            # gives a job that asks for more memory to a fresh worker). CPU time is bounded by the host's deadline.
+            snapshot.capped = True
+            _set_rlimits([(resource.RLIMIT_AS, held + GROWTH_BYTES + limits.memory_bytes)])
         _set_soft_limits([(resource.RLIMIT_AS, held + limits.memory_bytes), (resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + cpu)])
     else:
         _set_rlimits([(resource.RLIMIT_AS, baseline + limits.memory_bytes), (resource.RLIMIT_CPU, cpu)])

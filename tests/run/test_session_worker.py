@@ -95,6 +95,20 @@ def test_memory_an_earlier_run_used_is_never_taken_from_a_later_run(workspace: P
     assert [r.output for r in freed + held] == [9000000] * 8, [r.error for r in freed + held]
 
 
+def test_a_run_that_asks_for_more_memory_than_the_kept_worker_has_gets_a_fresh_one(workspace: Path):
+    async def main():
+        async with LackpyService(workspace) as svc:
+            session = svc.open_session()
+            assert (await _run(svc, session, limits={"memory_bytes": 64 * 1024 * 1024})).output == 2
+            small = session.worker().pid
+            big = await _run(svc, session, "len([0] * 9000000)", limits={"memory_bytes": 256 * 1024 * 1024})
+            return small, big, session.worker().pid
+
+    small, big, after = asyncio.run(main())
+    assert big.output == 9000000, big.error
+    assert small is not None and after not in (None, small) and _gone(small)
+
+
 def test_a_dry_run_and_a_real_run_share_the_worker_but_only_the_real_run_writes(workspace: Path):
     """The worker knows nothing of dry runs (staging is the host's): reusing it across the two changes nothing."""
 

@@ -104,6 +104,18 @@ def test_a_runs_globals_and_builtins_mapping_are_its_own_and_the_worker_stays():
         worker.close()
 
 
+def test_a_run_of_a_kept_worker_cannot_raise_its_own_memory_limit():
+    """The session's first job set the worker's hard memory limit; soft limits are the run's own, never above it."""
+    worker = SessionWorker()
+    try:
+        run(raw("", "1"), worker)
+        ending = run_isolated(raw("resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))"), {}, {},
+                              Limits(memory_bytes=256 << 20), session_worker=worker)
+        assert not ending.success and "not allowed to raise maximum limit" in ending.error
+    finally:
+        worker.close()
+
+
 def test_a_run_cannot_start_a_thread_to_outlive_it():
     """Threads count as processes, and a worker may start none: the attempt fails in the run itself."""
     worker = SessionWorker()
