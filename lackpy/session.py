@@ -25,11 +25,13 @@ server hold is bounded, and one client cannot take what another holds:
 - A session that went away is remembered with why (closed, expired,
   evicted, refused), so a client that names it is told what happened.
 - A session keeps its isolated worker between its runs (``session_worker``,
-  on by default). When a call of a session that holds nothing ends, the
-  session leaves the table but its worker is parked under its id, for the
-  id's next call (a client of the 2026-07-28 revision carries only the id);
-  it ends with the session's record, when the id is closed, or after
-  ``PARK_S`` unused. A worker is only ever its own session's.
+  on by default). When a call that named a session by its id ends and the
+  session holds nothing, the session leaves the table but its worker is
+  parked under its id, for the id's next call (a client of the 2026-07-28
+  revision carries only the id); it ends with the session's record, when
+  the id is closed, or after ``PARK_S`` unused. A session no call named (a
+  connection's, or a call's own) keeps its worker as long as it lives. A
+  worker is only ever its own session's.
 """
 
 from __future__ import annotations
@@ -89,6 +91,8 @@ class Session:
         self.pinned = False
         #: How many calls are running in the session now.
         self.runs = 0
+        #: Whether a call named the session by its id (``Sessions.get``): its client carries the id, so may come back by it.
+        self.named = False
         #: The keeper of the isolated worker the session's runs reuse (``session_worker``, on by default).
         self._worker: Any = None
         self.table = table
@@ -285,11 +289,14 @@ class Sessions:
                 if self._open.get(id) is session:
                     self._open[id] = self._open.pop(id)  # most recently used last
                 session.used = now
+                session.named = True
                 return session
             gone = self._gone.get(id)
             if gone is not None and gone[0] == _HELD_NOTHING and now - gone[1] <= self.idle_s:
                 del self._gone[id]
-                return self._new(id)
+                session = self._new(id)
+                session.named = True
+                return session
         shown = str(id)[:40]
         if gone is None:
             raise ParamError(f"no session {shown!r}: this server never opened it, or it went away long ago; leave session out to start a new one")
@@ -342,8 +349,10 @@ class Sessions:
             if not session.holds():
                 self._open.pop(session.id, None)
                 self._remember(session.id, _HELD_NOTHING)  # so its id still starts the next call
-                worker = session.let_worker_go()
-                if worker is not None:  # ... with the worker of its calls so far: the id's holder is its one client
+                # ... with the worker of its calls so far, when its client carries the id (the holder of the id is its one
+                # client). A session no call named lives with what holds it (a connection) or not at all, and its worker with it.
+                worker = session.let_worker_go() if session.named else None
+                if worker is not None:
                     self._parked[session.id] = (worker, session.used)
                 return None
             if session.id in self._open:
