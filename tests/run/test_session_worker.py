@@ -160,6 +160,65 @@ def test_a_session_that_holds_nothing_finds_its_worker_again_by_its_id(workspace
     assert not still and _gone(parked), "closing the id left its parked worker running"
 
 
+def test_reset_close_and_limits_end_the_kept_worker(workspace: Path):
+    async def main():
+        async with LackpyService(workspace) as svc:
+            session = svc.open_session()
+            assert (await _run(svc, session)).output == 2
+            kept = session.worker().pid
+            session.reset()
+            assert _gone(kept), "reset left the kept worker running"
+            assert (await _run(svc, session)).output == 2
+            after_reset = session.worker().pid
+            failed = await _run(svc, session, "1 // (1 - 1)")
+            assert failed.error_kind == "runtime" and session.worker().pid == after_reset  # a program's own error keeps it
+            timed_out = await _run(svc, session, "n = 0\nfor i in range(10 ** 6):\n    for j in range(10 ** 6):\n        n += j", limits={"timeout_s": 0.3})
+            assert (timed_out.error_kind, timed_out.limit) == ("limit", "timeout")
+            assert session.worker().pid is None and _gone(after_reset)
+            assert (await _run(svc, session)).output == 2
+            last = session.worker().pid
+            svc.sessions.close(session.id)
+            assert _gone(last), "closing the session left its worker running"
+
+    asyncio.run(main())
+
+
+def test_a_kept_worker_still_keeps_the_time_limit_after_many_runs(workspace: Path):
+    """CPU time adds up across a kept worker's runs: each run's limit counts from what it used before."""
+
+    async def main():
+        async with LackpyService(workspace) as svc:
+            session = svc.open_session()
+            for _ in range(12):
+                assert (await _run(svc, session, "sum(range(300000))")).output == 44999850000
+            start = time.monotonic()
+            spun = await _run(svc, session, "n = 0\nfor i in range(10 ** 6):\n    for j in range(10 ** 6):\n        n += j", limits={"timeout_s": 0.5})
+            return spun, time.monotonic() - start
+
+    spun, took = asyncio.run(main())
+    assert (spun.error_kind, spun.limit) == ("limit", "timeout") and took < 3
+
+
+def test_two_runs_of_one_session_at_once_each_get_a_worker(workspace: Path):
+    async def main():
+        async with LackpyService(workspace) as svc:
+            session = svc.open_session()
+            assert (await _run(svc, session)).output == 2
+            results = await asyncio.gather(*(_run(svc, session, "sum(range(2000000))") for _ in range(2)))
+            return results, session.worker().pid
+
+    results, kept = asyncio.run(main())
+    assert [r.output for r in results] == [1999999000000] * 2 and kept is not None
+
+
+@pytest.mark.parametrize("value", ["yes", 1])
+def test_session_worker_must_be_true_or_false(workspace: Path, value):
+    from lackpy.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="session_worker must be true or false"):
+        LackpyService(workspace, config={"session_worker": value}).load()
+
+
 def test_a_parked_worker_nobody_comes_back_for_ends(workspace: Path):
     from lackpy.session import PARK_S
 
