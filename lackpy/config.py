@@ -7,7 +7,7 @@
     mode = "isolated"                       # or "inprocess" for trusted programs
     max_concurrent_runs = 8                 # runs at once per service (default: twice the cores, at least 4)
     sandbox = true                          # Landlock/seccomp in the worker, where available
-    session_worker = false                  # a session keeps its isolated worker between its runs (faster; see README)
+    session_worker = true                   # a session keeps its own isolated worker between its runs, reset between them (false: a fresh one per run)
     approve = "program"                     # also ask about each whole program up front
     approval_timeout_s = 120                # how long a person has to answer
     audit = true                            # append every approval decision to .lackpy/audit.jsonl
@@ -81,8 +81,9 @@ class Config:
     checks: list[str] = field(default_factory=list)
     mode: str = DEFAULT_MODE
     sandbox: bool = True
-    session_worker: bool = False
-    """``session_worker = true``: a session's isolated runs share one worker, never another session's (README, Isolation)."""
+    session_worker: bool = True
+    """A session's isolated runs reuse one worker, checked clean after each run and never another session's; ``false``: a fresh
+    worker per run. Any workspace may say ``false``: nothing is wider than the default (README, Isolation)."""
     max_concurrent_runs: int = field(default_factory=lambda: default_concurrency())
     limits: Limits = field(default_factory=Limits)
     tools: dict[str, Any] = field(default_factory=dict)
@@ -129,7 +130,7 @@ class Config:
         sandbox = data.pop("sandbox", True)
         if not isinstance(sandbox, bool):
             raise ConfigError(f"{where}: sandbox must be true or false")
-        session_worker = data.pop("session_worker", False)
+        session_worker = data.pop("session_worker", True)
         if not isinstance(session_worker, bool):
             raise ConfigError(f"{where}: session_worker must be true or false")
         concurrency = data.pop("max_concurrent_runs", default_concurrency())

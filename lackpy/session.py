@@ -24,6 +24,14 @@ server hold is bounded, and one client cannot take what another holds:
   expires (a connection's too) and its processes stop.
 - A session that went away is remembered with why (closed, expired,
   evicted, refused), so a client that names it is told what happened.
+- A session keeps its isolated worker between its runs (``session_worker``,
+  on by default). When a call that named a session by its id ends and the
+  session holds nothing, the session leaves the table but its worker is
+  parked under its id, for the id's next call (a client of the 2026-07-28
+  revision carries only the id); it ends with the session's record, when
+  the id is closed, or after ``PARK_S`` unused. A session no call named (a
+  connection's, or a call's own) keeps its worker as long as it lives. A
+  worker is only ever its own session's.
 """
 
 from __future__ import annotations
@@ -48,6 +56,9 @@ KEEP_BYTES = 1024 * 1024
 KEPT_BYTES = 64 * 1024 * 1024
 #: How long a session may stay unused before it expires, in seconds.
 IDLE_S = 30 * 60.0
+#: How long the worker of a session that held nothing stays parked for its id's next call, in seconds: a client that
+#: carries its session id calls again within seconds; one that does not would leave a process behind for nothing.
+PARK_S = 120.0
 #: How many sessions that hold something a table keeps; past it, a new one is refused.
 MOST_SESSIONS = 256
 #: How many background processes all the sessions of a table run together.
@@ -80,7 +91,9 @@ class Session:
         self.pinned = False
         #: How many calls are running in the session now.
         self.runs = 0
-        #: The isolated worker the session keeps between its runs, when the service keeps one (``session_worker``).
+        #: Whether a call named the session by its id (``Sessions.get``): its client carries the id, so may come back by it.
+        self.named = False
+        #: The keeper of the isolated worker the session's runs reuse (``session_worker``, on by default).
         self._worker: Any = None
         self.table = table
         if table is not None:
@@ -142,12 +155,24 @@ class Session:
             worker.close()
 
     def worker(self) -> Any:
-        """The session's own isolated worker keeper (``lackpy.run.isolated.SessionWorker``), made on first use; None once closed."""
+        """The session's own isolated worker keeper (``lackpy.run.sessionworker.SessionWorker``): the one its table parked
+        for its id when a call of it last ended, else a new one; None once closed."""
         if self._worker is None and not self.closed:
-            from lackpy.run.sessionworker import SessionWorker  # the worker machinery loads on first use
+            parked = self.table.unpark(self.id) if self.table is not None else None
+            if parked is None:
+                from lackpy.run.sessionworker import SessionWorker  # the worker machinery loads on first use
 
-            self._worker = SessionWorker()
+                parked = SessionWorker()
+            self._worker = parked
         return self._worker
+
+    def let_worker_go(self) -> Any:
+        """The session's worker keeper if it keeps a worker now, no longer the session's (for its table to park); else None."""
+        worker = self._worker
+        if worker is None or worker.pid is None:
+            return None
+        self._worker = None
+        return worker
 
     def holds(self) -> bool:
         """Whether the session holds what its client would lose: a run under way, kept variables, a process
@@ -221,6 +246,8 @@ class Sessions:
         self._live: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
         #: Sessions gone or holding nothing: id -> (why, when), oldest first.
         self._gone: collections.OrderedDict[str, tuple[str, float]] = collections.OrderedDict()
+        #: The workers of sessions that held nothing when their call ended, by id, for the id's next call: id -> (worker, when).
+        self._parked: collections.OrderedDict[str, tuple[Any, float]] = collections.OrderedDict()
         self._lock = threading.RLock()
         #: Held while a session keeps variables, so two runs never count the same room.
         self.keeping = threading.Lock()
@@ -262,16 +289,25 @@ class Sessions:
                 if self._open.get(id) is session:
                     self._open[id] = self._open.pop(id)  # most recently used last
                 session.used = now
+                session.named = True
                 return session
             gone = self._gone.get(id)
             if gone is not None and gone[0] == _HELD_NOTHING and now - gone[1] <= self.idle_s:
                 del self._gone[id]
-                return self._new(id)
+                session = self._new(id)
+                session.named = True
+                return session
         shown = str(id)[:40]
         if gone is None:
             raise ParamError(f"no session {shown!r}: this server never opened it, or it went away long ago; leave session out to start a new one")
         why = f"expired after {self.idle_s:g} s idle" if gone[0] == _HELD_NOTHING else gone[0]
         raise ParamError(f"no session {shown!r}: it {why}; leave session out to start a new one")
+
+    def unpark(self, id: str) -> Any:
+        """The worker parked for session ``id`` (``end``), taken out of the table; None if there is none."""
+        with self._lock:
+            parked = self._parked.pop(id, None)
+        return None if parked is None else parked[0]
 
     def why(self, id: str) -> str | None:
         """Why session ``id`` went away, if this table remembers it."""
@@ -313,6 +349,11 @@ class Sessions:
             if not session.holds():
                 self._open.pop(session.id, None)
                 self._remember(session.id, _HELD_NOTHING)  # so its id still starts the next call
+                # ... with the worker of its calls so far, when its client carries the id (the holder of the id is its one
+                # client). A session no call named lives with what holds it (a connection) or not at all, and its worker with it.
+                worker = session.let_worker_go() if session.named else None
+                if worker is not None:
+                    self._parked[session.id] = (worker, session.used)
                 return None
             if session.id in self._open:
                 self._open[session.id] = self._open.pop(session.id)  # most recently used last
@@ -349,12 +390,16 @@ class Sessions:
         return self._end(session, why)
 
     def expire(self, now: float | None = None) -> int:
-        """Close the sessions idle longer than ``idle_s`` (none with a call running); how many closed."""
+        """Close the sessions idle longer than ``idle_s`` (none with a call running), and end the workers parked longer than
+        ``PARK_S``; how many sessions closed."""
         now = time.monotonic() if now is None else now
         with self._lock:
             idle = [s for s in self._open.values() if not s.pinned and not s.runs and now - s.used > self.idle_s]
             for session in idle:
                 del self._open[session.id]
+            unused = [id for id, (_, used) in self._parked.items() if now - used > min(PARK_S, self.idle_s)]
+            for id in unused:
+                self._parked.pop(id)[0].close()
         for session in idle:
             self._end(session, f"expired after {self.idle_s:g} s idle")
         return len(idle)
@@ -364,6 +409,9 @@ class Sessions:
         with self._lock:
             sessions = [*self._open.values(), *self._busy.values()]
             self._open, self._busy = {}, {}
+            parked, self._parked = self._parked, collections.OrderedDict()
+        for worker, _ in parked.values():
+            worker.close()
         return sum(self._end(session, "was closed when the server stopped") for session in sessions)
 
     # -- the bounds ---------------------------------------------------------------------
@@ -435,8 +483,12 @@ class Sessions:
         """Remember (lock held) why session ``id`` went away; the oldest record goes past REMEMBERED."""
         self._gone.pop(id, None)
         self._gone[id] = (why, time.monotonic())
+        if why != _HELD_NOTHING and id in self._parked:  # the session ended: so does the worker parked for its id
+            self._parked.pop(id)[0].close()
         while len(self._gone) > REMEMBERED:
-            self._gone.popitem(last=False)
+            forgotten, _ = self._gone.popitem(last=False)
+            if forgotten in self._parked:
+                self._parked.pop(forgotten)[0].close()
 
     def __len__(self) -> int:
         return len(self._open)
@@ -451,4 +503,4 @@ def _close(session: Session | None) -> None:
         session.close()
 
 
-__all__ = ["IDLE_S", "KEEP_BYTES", "KEPT_BYTES", "MOST_PROCESSES", "MOST_SESSIONS", "PROCESS_ROOM", "Session", "Sessions", "plain"]
+__all__ = ["IDLE_S", "KEEP_BYTES", "KEPT_BYTES", "MOST_PROCESSES", "MOST_SESSIONS", "PARK_S", "PROCESS_ROOM", "Session", "Sessions", "plain"]

@@ -43,14 +43,13 @@ PRIVILEGED_KEYS = {
     "rules": "custom checks import modules (the old name of checks)",
     "mode": "mode = \"inprocess\" runs programs without the isolated worker",
     "sandbox": "sandbox = false drops the worker's confinement",
-    "session_worker": "session_worker = true lets a session's runs share one worker process",
     "inference": "inference tiers send the workspace and API keys to a URL",
     "mcp": "MCP server tables launch commands",
     "skills": "[skills] paths make more of the workspace's folders skills",
     "kits": "[kits] docs lets kits serve the files of those folders as docs",
 }
 #: Privileged keys set to their safe default, which an untrusted workspace may say all the same.
-PRIVILEGED_DEFAULTS = {"sandbox": True, "session_worker": False}
+PRIVILEGED_DEFAULTS = {"sandbox": True}
 #: Tool settings that widen what tools reach, taken only from a trusted workspace.
 PRIVILEGED_TOOL_SETTINGS = {
     "allow_private_addresses": "lets the web tools reach the local network",

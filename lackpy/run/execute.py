@@ -61,6 +61,8 @@ class Ending:
     error_line: int | None = None
     limit: str | None = None
     limit_value: Any = None
+    spent: bool = False
+    """The isolated worker that ran it may run no other program (``lackpy.run.reuse``): its session's next run gets a fresh one."""
 
 
 class Printer:

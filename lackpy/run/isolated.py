@@ -34,8 +34,12 @@ APART_AFTER_CALLS = 16
 class Begun:
     """A worker that has its job: the run's side of it until ``end``."""
 
-    def __init__(self, server, pid: int, channel: socket.socket, limits: Limits, session_worker: SessionWorker | None = None) -> None:
+    def __init__(
+        self, server, pid: int, channel: socket.socket, limits: Limits, session_worker: SessionWorker | None = None, cap: int | None = None
+    ) -> None:
         self.server, self.pid, self.channel, self.session_worker = server, pid, channel, session_worker
+        #: The most memory the worker can give a run: its first run's limit (its hard limit, set then; ``SessionWorker.take``).
+        self.cap = limits.memory_bytes if cap is None else cap
         self.max_frame = max(16 * 1024 * 1024, 2 * limits.max_output_bytes + 1024 * 1024, limits.max_write_bytes + 1024 * 1024)
         self.reply_frame = max(self.max_frame, limits.memory_bytes)  # the worker accepts replies up to its memory
         self.clock = _Clock(time.monotonic() + limits.timeout_s + GRACE_S)
@@ -46,7 +50,7 @@ class Begun:
         if self._ended:
             return
         self._ended = True
-        if not (keep and self.session_worker is not None and self.session_worker.give(self.server, self.pid, self.channel)):
+        if not (keep and self.session_worker is not None and self.session_worker.give(self.server, self.pid, self.channel, self.cap)):
             let_go((self.server, self.pid, self.channel))
         self.server.hold()  # the next run's worker, forked and waiting before it is asked for (none if one is)
 
@@ -61,9 +65,10 @@ def begin(
     With ``held_only``, only a worker ready now is taken and nothing is
     waited for: None when there is none.
     """
-    kept = session_worker.take() if session_worker is not None else None
+    kept = session_worker.take(limits.memory_bytes) if session_worker is not None else None
     if kept is not None:
-        begun = _sent(Begun(*kept, limits, session_worker), code, names, params, limits)
+        server, pid, channel, cap = kept
+        begun = _sent(Begun(server, pid, channel, limits, session_worker, cap), code, names, params, limits)
         if isinstance(begun, Begun) or begun.error_kind == ErrorKind.PARAM:
             return begun
         # The kept worker is gone (a crash between runs): the run goes to a fresh one.
@@ -131,7 +136,7 @@ def run_isolated(
         # The watchdog also stops a tool that runs past the deadline here in the host.
         with thread_deadline(max(begun.clock.at - time.monotonic(), 0.001)):
             ending = _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame, pid)
-        keep = ending.limit is None  # a worker that hit a limit, crashed or was cancelled is never kept
+        keep = ending.limit is None and not ending.spent  # a worker that hit a limit, crashed, was cancelled or changed is never kept
         return ending
     except (socket.timeout, DeadlineReached):
         return _timed_out(limits, f"ran longer than {limits.timeout_s:g} s")
@@ -258,6 +263,7 @@ def _ending(fields: Any) -> Ending:
         error_line=field("error_line", int),
         limit=field("limit", str),
         limit_value=fields.get("limit_value"),
+        spent=field("spent", bool, default=True) is not False,
     )
 
 

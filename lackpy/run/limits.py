@@ -7,7 +7,7 @@ Layers, later ones winning: the defaults, ``[limits]`` in
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
 from lackpy.errors import LimitsError
@@ -75,7 +75,11 @@ class Limits:
         return replace(self, **changes)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The limits as a dict of numbers (every field is a number: no deep copy as ``asdict`` makes; a run sends this to its worker)."""
+        return {name: getattr(self, name) for name in _NAMES}
+
+
+_NAMES = tuple(f.name for f in fields(Limits))
 
 
 def _shown(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""A session's own isolated worker (``session_worker = true``): kept between that session's runs, never another's."""
+"""A session's own isolated worker (``session_worker``, on by default): kept between that session's runs, never another's."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ from lackpy.run.placement import NARROWED, apart
 
 
 class SessionWorker:
-    """The worker one session keeps between its runs (``session_worker = true``), never another session's.
+    """The worker one session keeps between its runs (``session_worker``), never another session's.
 
     A run takes it (so two runs of the session never share it at once) and
-    gives it back when its program ended without a limit; ``close`` (the
-    session's reset, close or expiry) ends it. At most ``MOST`` workers are
+    gives it back when its program ended without a limit and the worker
+    found itself as it was before its first run (``lackpy.run.reuse``);
+    ``close`` (the session's reset, close or expiry) ends it. At most ``MOST`` workers are
     kept in one process at a time (each is a process of a few MB of its
     own); past that, a session's runs get a fresh worker each, as without
     the option.
@@ -27,7 +28,7 @@ class SessionWorker:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._kept: tuple[Any, int, socket.socket] | None = None
+        self._kept: tuple[Any, int, socket.socket, int] | None = None
         self._closed = False
 
     @property
@@ -36,25 +37,31 @@ class SessionWorker:
         kept = self._kept
         return None if kept is None else kept[1]
 
-    def take(self) -> tuple[Any, int, socket.socket] | None:
-        """The kept worker (its server, pid and channel) if it is still there; never waits."""
+    def take(self, memory_bytes: int) -> tuple[Any, int, socket.socket, int] | None:
+        """The kept worker (its server, pid, channel and memory cap) if it is still there and may give a run ``memory_bytes``; never waits.
+
+        A kept worker's hard memory limit was set for its first run (a
+        limit can be lowered, never raised): a run that asks for more than
+        that first run had gets a fresh worker, and this one is let go.
+        """
         with self._lock:
             kept, self._kept = self._kept, None
         if kept is None:
             return None
         _counted(-1)
-        if not kept[0].alive() or hung_up(kept[2]):
-            let_go(kept)
+        if not kept[0].alive() or hung_up(kept[2]) or memory_bytes > kept[3]:
+            let_go(kept[:3])
             return None
         if kept[1] in NARROWED:
             apart(kept[1], widen=True)  # a run of its own: no CPU kept from it any more
         return kept
 
-    def give(self, server: Any, pid: int, channel: socket.socket) -> bool:
-        """Keep this worker for the session's next run; False (and nothing kept) if one is kept already or the session closed."""
+    def give(self, server: Any, pid: int, channel: socket.socket, cap: int) -> bool:
+        """Keep this worker (whose runs may have at most ``cap`` bytes of memory) for the session's next run; False (and nothing
+        kept) if one is kept already or the session closed."""
         with self._lock:
             if self._kept is None and not self._closed and _counted(+1):
-                self._kept = (server, pid, channel)
+                self._kept = (server, pid, channel, cap)
                 return True
         return False
 
@@ -64,7 +71,7 @@ class SessionWorker:
             kept, self._kept, self._closed = self._kept, None, True
         if kept is not None:
             _counted(-1)
-            let_go(kept)
+            let_go(kept[:3])
 
     def __del__(self) -> None:
         if self._kept is not None:  # a session dropped without a close: its worker goes with it

@@ -26,6 +26,7 @@ from lackpy.run import sandbox as _sandbox
 from lackpy.run import wire
 from lackpy.run.execute import DeadlineReached, Ending, execute, plain_variables
 from lackpy.run.limits import Limits
+from lackpy.run.reuse import GROWTH_BYTES, AddressSpace, Snapshot
 from lackpy.run.trace import Summary, summarize
 
 JOB_MAX_BYTES = 64 * 1024 * 1024
@@ -52,7 +53,7 @@ def spare_main(handoff: socket.socket, sandbox: bool) -> None:
     try:
         _close_other_fds(handoff.fileno())
         _warm_up()
-        baseline = _address_space()  # read /proc before Landlock takes paths away
+        space = AddressSpace()  # opened before Landlock takes /proc away
         if sandbox:
             _sandbox.confine()  # needs no job: every worker is confined the same way
         _, fds, _, _ = socket.recv_fds(handoff, 16, 1)
@@ -65,7 +66,7 @@ def spare_main(handoff: socket.socket, sandbox: bool) -> None:
     handoff.close()
     for extra in fds[1:]:
         os.close(extra)
-    child_main(fds[0], baseline)
+    child_main(fds[0], space)
 
 
 _warm_code = None
@@ -82,23 +83,27 @@ def _warm_up() -> None:
             resource.getrlimit(which)
 
 
-def child_main(fd: int, baseline: int) -> None:
-    """Run one job on channel ``fd`` and exit; never returns.
+def child_main(fd: int, space: AddressSpace) -> None:
+    """Run the jobs that come on channel ``fd`` and exit; never returns.
 
-    ``baseline`` is the address space the worker already used before the job.
+    A job of a session (``job["session"]``) may be followed by the session's
+    next, but only while the worker is as it was before its first job
+    (``lackpy.run.reuse``): else its report says it is spent and it exits.
+    ``space`` reads the worker's address space.
     """
     status = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         channel = socket.socket(fileno=fd)
         _set_rlimits(_FIXED_LIMITS + [(resource.RLIMIT_NOFILE, fd + 1)])  # what no job changes, set before it comes
+        baseline = space.now() or 0  # the address space the worker already uses (its share of the fork server)
+        snapshot = Snapshot(space, fd + 1)  # while it waits: what a session's runs must leave as it is
         frame = wire.recv_frame(channel, JOB_MAX_BYTES)
         if frame is not None:
             os.setsid()  # a worker that holds a run leads its own session
         while frame is not None:
             job = wire.decode_job(frame)
-            _run_job(channel, job, baseline)
-            if not job["session"]:
+            if not _run_job(channel, job, baseline, snapshot if job["session"] else None):
                 # Exit once the host has the report and lets go (it kills this worker then): an exit
                 # now would tear down this address space on the CPU the host was just woken on.
                 select.select([channel], [], [], HANG_UP_S)
@@ -111,32 +116,45 @@ def child_main(fd: int, baseline: int) -> None:
     os._exit(status)
 
 
-def _run_job(channel: socket.socket, job: dict, baseline: int) -> None:
-    """Run one job under its limits and report how it ended.
+def _run_job(channel: socket.socket, job: dict, baseline: int, snapshot: Snapshot | None) -> bool:
+    """Run one job under its limits and report how it ended; whether the worker may run another (a session's next).
 
-    A session's worker (``job["session"]``) may get more jobs: its limits are
-    set as soft limits only, its CPU time counted from what it used so far.
+    A session's worker (``snapshot`` given) sets its limits as soft limits
+    only, each run's counted from where the worker is when it starts: its
+    CPU time from what it used so far, its memory from what it holds.
     """
     limits = Limits(**job["limits"])
-    memory, cpu = baseline + limits.memory_bytes, math.ceil(limits.timeout_s) + 1
-    if job["session"]:
+    cpu = math.ceil(limits.timeout_s) + 1
+    if snapshot is not None:
         used = resource.getrusage(resource.RUSAGE_SELF)
-        _set_soft_limits([(resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + cpu)])
+        held = snapshot.space.now() or baseline
+        if not snapshot.capped:
+            # The session's first job: a hard limit its later jobs share, which nothing in the worker can raise (the host
+            # gives a job that asks for more memory to a fresh worker). CPU time is bounded by the host's deadline.
+            snapshot.capped = True
+            _set_rlimits([(resource.RLIMIT_AS, held + GROWTH_BYTES + limits.memory_bytes)])
+        _set_soft_limits([(resource.RLIMIT_AS, held + limits.memory_bytes), (resource.RLIMIT_CPU, math.ceil(used.ru_utime + used.ru_stime) + cpu)])
     else:
-        _set_rlimits([(resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu)])
+        _set_rlimits([(resource.RLIMIT_AS, baseline + limits.memory_bytes), (resource.RLIMIT_CPU, cpu)])
     tools = {alias: _proxy(alias, channel, job["max_frame"], job["reply_frame"], limits) for alias in job["tools"]}
     outcome = execute(job["code"], tools, job["params"], limits, _alarm_deadline)
     if outcome.limit == "memory":
         outcome.variables = {}  # free what exhausted the memory before reporting
+    # A limit hit leaves the worker spent whatever it looks like: the host lets it go.
+    again = snapshot is not None and outcome.limit is None and snapshot.changed() is None
     try:
-        _report(channel, outcome, limits)
+        _report(channel, outcome, limits, again)
     except MemoryError:
         outcome.variables, outcome.output = {}, None
-        _report(channel, outcome, limits)
+        _report(channel, outcome, limits, False)
+        return False
+    return again
 
 
-def _report(channel: socket.socket, outcome: Ending, limits: Limits) -> None:
+def _report(channel: socket.socket, outcome: Ending, limits: Limits, again: bool = False) -> None:
+    """Send how the program ended; ``again``: the worker may run the session's next program (else the host lets it go)."""
     fields = {
+        "spent": not again,
         "success": outcome.success,
         "output": outcome.output,
         "printed": outcome.printed,
@@ -275,15 +293,6 @@ def _max_fd() -> int:
         return int(os.sysconf("SC_OPEN_MAX"))
     except (ValueError, OSError):
         return 65536
-
-
-def _address_space() -> int:
-    """Bytes of address space the worker already uses (its share of the fork server)."""
-    try:
-        with open("/proc/self/statm") as handle:
-            return int(handle.read().split()[0]) * resource.getpagesize()
-    except (OSError, ValueError, IndexError):
-        return 0
 
 
 #: The worker's limits that no job changes: it writes no file (not even a core) and starts no process.

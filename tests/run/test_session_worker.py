@@ -1,4 +1,5 @@
-"""A session's own worker (``session_worker = true``): kept between that session's runs only, ended by reset, a limit or close."""
+"""A session's own worker (``session_worker``, on by default): kept between that session's runs only, ended by reset, a limit,
+a change (``lackpy.run.reuse``) or close."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ async def _run(svc: LackpyService, session, program: str = "1 + 1", **options):
 
 def test_a_session_keeps_its_own_worker_and_never_another_sessions(workspace: Path):
     async def main():
-        async with LackpyService(workspace, config={"session_worker": True}) as svc:
+        async with LackpyService(workspace) as svc:
             first, second = svc.open_session(), svc.open_session()
             pids = []
             for _ in range(3):
@@ -49,9 +50,9 @@ def test_a_session_keeps_its_own_worker_and_never_another_sessions(workspace: Pa
     assert other is not None and other != pids[0]
 
 
-def test_by_default_no_worker_is_kept(workspace: Path):
+def test_session_worker_false_gives_every_run_a_fresh_worker(workspace: Path):
     async def main():
-        async with LackpyService(workspace) as svc:
+        async with LackpyService(workspace, config={"session_worker": False}) as svc:
             session = svc.open_session()
             assert (await _run(svc, session)).output == 2
             return session._worker
@@ -59,9 +60,109 @@ def test_by_default_no_worker_is_kept(workspace: Path):
     assert asyncio.run(main()) is None
 
 
+def test_what_a_run_binds_is_not_there_for_the_next_unless_kept(workspace: Path):
+    async def main():
+        async with LackpyService(workspace) as svc:
+            session = svc.open_session()
+            assert (await _run(svc, session, "secret = 41\nsecret")).output == 41
+            pid = session.worker().pid
+            unseen = await _run(svc, session, "secret")
+            builtin = await _run(svc, session, "len([1, 2])")
+            assert (await _run(svc, session, "kept = 5", keep=True)).success
+            seen = await _run(svc, session, "kept + 1")
+            return pid, session.worker().pid, unseen, builtin, seen
+
+    pid, after, unseen, builtin, seen = asyncio.run(main())
+    assert pid is not None and after == pid  # the same worker ran them all
+    assert unseen.error_kind == "validation" and "secret" in unseen.error  # only a kept variable is a name the next run has
+    assert builtin.output == 2
+    assert seen.output == 6
+
+
+def test_memory_an_earlier_run_used_is_never_taken_from_a_later_run(workspace: Path):
+    """Each run may use most of its memory limit: the runs before it, kept worker or not, never use it up."""
+    limits = {"memory_bytes": 160 * 1024 * 1024}
+
+    async def main():
+        async with LackpyService(workspace) as svc:
+            session = svc.open_session()
+            assert (await _run(svc, session)).output == 2
+            freed = [await _run(svc, session, "len([0] * 9000000)", limits=limits) for _ in range(4)]
+            held = [await _run(svc, session, "big = [0] * 9000000\nlen(big)", limits=limits) for _ in range(4)]
+            return freed, held
+
+    freed, held = asyncio.run(main())
+    assert [r.output for r in freed + held] == [9000000] * 8, [r.error for r in freed + held]
+
+
+def test_a_run_that_asks_for_more_memory_than_the_kept_worker_has_gets_a_fresh_one(workspace: Path):
+    async def main():
+        async with LackpyService(workspace) as svc:
+            session = svc.open_session()
+            assert (await _run(svc, session, limits={"memory_bytes": 64 * 1024 * 1024})).output == 2
+            small = session.worker().pid
+            big = await _run(svc, session, "len([0] * 9000000)", limits={"memory_bytes": 256 * 1024 * 1024})
+            return small, big, session.worker().pid
+
+    small, big, after = asyncio.run(main())
+    assert big.output == 9000000, big.error
+    assert small is not None and after not in (None, small) and _gone(small)
+
+
+def test_a_dry_run_and_a_real_run_share_the_worker_but_only_the_real_run_writes(workspace: Path):
+    """The worker knows nothing of dry runs (staging is the host's): reusing it across the two changes nothing."""
+
+    async def main():
+        async with LackpyService(workspace) as svc:
+            session = svc.open_session()
+            dry = await svc.run_program("write_file('dry.txt', 'x')", kit="filesystem", session=session, dry_run=True)
+            pid = session.worker().pid
+            real = await svc.run_program("write_file('real.txt', 'y')", kit="filesystem", session=session, approve=True)
+            return dry, real, pid, session.worker().pid
+
+    dry, real, pid, after = asyncio.run(main())
+    assert dry.success and real.success and pid is not None and after == pid
+    assert not (workspace / "dry.txt").exists() and (workspace / "real.txt").read_text() == "y"
+
+
+def test_a_session_that_holds_nothing_finds_its_worker_again_by_its_id(workspace: Path):
+    """What a client of the 2026-07-28 revision does: each call names the session id it was given, and holds nothing."""
+
+    async def call(svc, session):
+        svc.sessions.begin(session)
+        try:
+            assert (await _run(svc, session)).output == 2
+        finally:
+            svc.sessions.end(session)
+
+    async def main():
+        async with LackpyService(workspace) as svc:
+            sessions = svc.sessions
+            first = sessions.fresh()
+            await call(svc, first)
+            unnamed, id = first.worker().pid, first.id
+            not_parked = id in sessions._parked
+            del first  # a call's own session no call named: gone with its worker
+            await call(svc, sessions.get(id))
+            parked = sessions._parked[id][0].pid
+            await call(svc, sessions.get(id))
+            reused = sessions._parked[id][0].pid
+            other = sessions.fresh()
+            await call(svc, other)
+            stranger = other.worker().pid
+            sessions.close(id)
+            return unnamed, not_parked, parked, reused, stranger, id in sessions._parked
+
+    unnamed, not_parked, parked, reused, stranger, still = asyncio.run(main())
+    assert unnamed is not None and not not_parked and _gone(unnamed), "the worker of a session nobody named outlived it"
+    assert parked not in (None, unnamed) and reused == parked  # named by its id: parked, and the id's next call took it
+    assert stranger not in (None, parked)
+    assert not still and _gone(parked), "closing the id left its parked worker running"
+
+
 def test_reset_close_and_limits_end_the_kept_worker(workspace: Path):
     async def main():
-        async with LackpyService(workspace, config={"session_worker": True}) as svc:
+        async with LackpyService(workspace) as svc:
             session = svc.open_session()
             assert (await _run(svc, session)).output == 2
             kept = session.worker().pid
@@ -86,7 +187,7 @@ def test_a_kept_worker_still_keeps_the_time_limit_after_many_runs(workspace: Pat
     """CPU time adds up across a kept worker's runs: each run's limit counts from what it used before."""
 
     async def main():
-        async with LackpyService(workspace, config={"session_worker": True}) as svc:
+        async with LackpyService(workspace) as svc:
             session = svc.open_session()
             for _ in range(12):
                 assert (await _run(svc, session, "sum(range(300000))")).output == 44999850000
@@ -100,7 +201,7 @@ def test_a_kept_worker_still_keeps_the_time_limit_after_many_runs(workspace: Pat
 
 def test_two_runs_of_one_session_at_once_each_get_a_worker(workspace: Path):
     async def main():
-        async with LackpyService(workspace, config={"session_worker": True}) as svc:
+        async with LackpyService(workspace) as svc:
             session = svc.open_session()
             assert (await _run(svc, session)).output == 2
             results = await asyncio.gather(*(_run(svc, session, "sum(range(2000000))") for _ in range(2)))
@@ -118,12 +219,37 @@ def test_session_worker_must_be_true_or_false(workspace: Path, value):
         LackpyService(workspace, config={"session_worker": value}).load()
 
 
-def test_an_untrusted_workspace_cannot_turn_it_on(workspace: Path):
+def test_a_parked_worker_nobody_comes_back_for_ends(workspace: Path):
+    from lackpy.session import PARK_S
+
+    async def main():
+        async with LackpyService(workspace) as svc:
+            sessions = svc.sessions
+            session = sessions.fresh()
+            session.named = True  # as Sessions.get marks it
+            sessions.begin(session)
+            assert (await _run(svc, session)).output == 2
+            sessions.end(session)
+            parked = sessions._parked[session.id][0].pid
+            sessions.expire(now=time.monotonic() + PARK_S / 2)
+            kept = session.id in sessions._parked
+            sessions.expire(now=time.monotonic() + PARK_S + 1)
+            return parked, kept, session.id in sessions._parked
+
+    parked, kept_a_while, still = asyncio.run(main())
+    assert parked is not None and kept_a_while and not still
+    assert _gone(parked), "an expired parked worker is still running"
+
+
+def test_an_untrusted_workspace_may_turn_it_off_and_nothing_wider(workspace: Path):
+    """Off is narrower than the default, so any workspace may say it; on is the default, the widest there is."""
     (workspace / ".lackpy").mkdir()
+    (workspace / ".lackpy" / "config.toml").write_text("session_worker = false\n")
+    off = LackpyService(workspace).load()
+    assert off.config.session_worker is False and not any("session_worker" in notice for notice in off.notices)
     (workspace / ".lackpy" / "config.toml").write_text("session_worker = true\n")
-    svc = LackpyService(workspace).load()
-    assert svc.config.session_worker is False
-    assert any("config 'session_worker'" in notice for notice in svc.notices)
+    on = LackpyService(workspace).load()
+    assert on.config.session_worker is True and not any("session_worker" in notice for notice in on.notices)
 
 
 @pytest.mark.slow
@@ -132,7 +258,7 @@ def test_a_kept_worker_is_not_stopped_by_the_cpu_time_of_its_earlier_runs(worksp
     busy = "n = 0\nfor i in range(3000):\n    for j in range(1000):\n        n += j\nn"
 
     async def main():
-        async with LackpyService(workspace, config={"session_worker": True}) as svc:
+        async with LackpyService(workspace) as svc:
             session = svc.open_session()
             results = [await _run(svc, session, busy, limits={"timeout_s": 0.8}) for _ in range(12)]
             return results, session.worker().pid
@@ -148,7 +274,7 @@ def test_at_most_so_many_workers_are_kept_and_the_rest_run_fresh(workspace: Path
     monkeypatch.setattr(SessionWorker, "MOST", SessionWorker._count + 1)
 
     async def main():
-        async with LackpyService(workspace, config={"session_worker": True}) as svc:
+        async with LackpyService(workspace) as svc:
             first, second = svc.open_session(), svc.open_session()
             assert (await _run(svc, first)).output == 2
             assert (await _run(svc, second)).output == 2
