@@ -84,7 +84,11 @@ def serve_http(server: Any, host: str, port: int, token: str | None) -> None:
     import anyio
     import uvicorn
 
-    app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=transport_security(host), host=host)
+    security = transport_security(host)
+    app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, host=host)
+    from lackpy.mcp.forward import Forward
+
+    app = Forward(app, server.cluster, security)  # a call that belongs to another replica goes there (after the token is checked)
     if token:
         app = BearerToken(app, token)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_keep_alive=KEEP_ALIVE_S)
