@@ -20,6 +20,7 @@ import pytest
 
 from conftest import make_workspace
 from mcp_support import PYTHON, start_http, stop
+from test_service_async import running_commands
 
 pytestmark = pytest.mark.cluster
 
@@ -140,7 +141,8 @@ def test_a_background_process_is_reached_on_its_replica_and_its_loss_is_said_onc
     assert polled["success"] and polled["output"] is True  # the call landed on B and ran on A, where the process is
     assert lost["is_error"] and lost["error"]["kind"] == "lost" and "background processes were lost with replica" in lost["text"]
     assert again["success"] and again["output"] == [5, []]  # the kept values go on, without the processes
-    subprocess.run(["pkill", "-f", f"sleep {marker}"], check=False)  # A was killed: its process is no one's to stop now
+    for pid in running_commands(f"sleep {marker}"):  # A was killed: the process it started is no one's to stop now
+        os.kill(pid, signal.SIGKILL)
 
 
 # -- approvals: a waiting run is reached wherever its retry lands ------------------------------------
