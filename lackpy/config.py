@@ -190,8 +190,7 @@ class Config:
             audit=audit,
             list_tools_up_to=list_up_to(mcp_table, where),
             skill_paths=parse_skill_paths(data.pop("skills", None), where),
-            kit_docs=_kit_docs(data.pop("kits", None), where),
-            serve=_serve(data.pop("serve", None), where),
+            kit_docs=_kit_docs(data.pop("kits", None), where), serve=_serve(data.pop("serve", None), where),
             extra=data,  # what is left once every key above is taken
             path=path,
         )

@@ -199,7 +199,7 @@ def _replaying(body: bytes, whole: bool, receive: Any) -> Any:
 def _message(body: bytes) -> dict | None:
     try:
         message = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read: the SDK answers it (a parse error)
         return None
     return message if isinstance(message, dict) else None
 
