@@ -68,8 +68,9 @@ def replica(workspace: Path, env: dict, port: int, *options: str) -> subprocess.
 
 async def one_client(url: str, number: int, steps: int, stats: Counter, kinds: Counter) -> None:
     mode = "legacy" if number % 2 else "auto"
+    made, http = http_client(url, mode)
     try:
-        async with http_client(url, mode) as client:
+        async with http, made as client:
             first = await client.call_tool("run_program", {"program": f'x = {number * 1000}\ntodo_set(["c{number}"])\nx', "kit": "todo_set,todo_read", "keep": True})
             session = (first.structured_content or {}).get("session")
             for step in range(1, steps + 1):
@@ -86,7 +87,7 @@ async def one_client(url: str, number: int, steps: int, stats: Counter, kinds: C
                     stats["wrong"] += 1
     except Exception as exc:  # a call that was in flight on a killed replica: its connection broke
         stats["broken"] += 1
-        kinds[type(exc).__name__] += 1
+        kinds[f"{type(exc).__name__}: {str(exc)[:80]}"] += 1
 
 
 async def drive(url: str, clients: int, steps: int, kill: subprocess.Popen | None = None) -> tuple[Counter, Counter, float]:
@@ -131,7 +132,7 @@ def main() -> None:
         finally:
             for process in started:
                 stop(process)
-    rate = lambda row: row[0]["calls"] / row[2]  # noqa: E731
+    rate = lambda row: row[0]["calls"] / row[2] or float("nan")  # noqa: E731
     print(f"{options.clients} clients (half handshake era, half 2026-07-28), {options.steps} session calls each\n")
     print("| setup | calls | wrong | failed | broken | calls/s | vs floor | failures by kind |")
     print("|---|---|---|---|---|---|---|---|")
