@@ -1093,6 +1093,12 @@ def spec(json_: bool) -> None:
     metavar="MODE",
     help="Ask about every gate this way: block, auto, notify or none (default: the config's; clients are asked by elicitation).",
 )
+@click.option("--store", default=None, metavar="memory|redis://HOST:PORT/DB",
+              help="With --http: where sessions and waiting runs are kept; a Redis the replicas share (default: the config's [serve] store, else memory).")
+@click.option("--deployment", default=None, metavar="NAME", help="With --store: the replicas that share state (default: the config's, else 'default').")
+@click.option("--cluster-key-env", "cluster_key_env", default=None, metavar="VAR",
+              help="With a shared --store: $VAR holds the secret (32+ bytes) the replicas share, to seal and check each other's states.")
+@click.option("--advertise", default=None, metavar="URL", help="With a shared --store: how the other replicas reach this one (default: http://HOST:PORT of --http).")
 def serve(
     workspace: str | None,
     kit: str,
@@ -1105,6 +1111,10 @@ def serve(
     ceiling: str | None,
     approval: str | None,
     drain_s: str | None,
+    store: str | None,
+    deployment: str | None,
+    cluster_key_env: str | None,
+    advertise: str | None,
 ) -> None:
     """Serve this workspace's lackpy as an MCP server (stdio, or --http).
 
@@ -1126,7 +1136,7 @@ def serve(
     skills = _split((allow_skills,)) if allow_skills is not None else None
     run_server(
         workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env, expose_tools=expose_tools, ceiling=ceiling, approval=approval,
-        allow_skills=skills, drain_s=drain_s,
+        allow_skills=skills, drain_s=drain_s, store=store, deployment=deployment, cluster_key_env=cluster_key_env, advertise=advertise,
     )
 
 

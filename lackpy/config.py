@@ -105,6 +105,8 @@ class Config:
     a trusted workspace's only (programs cannot write them)."""
     kit_docs: list[str] = field(default_factory=lambda: list(DEFAULT_FOLDERS))
     """``[kits] docs``: folders beneath the workspace whose files a kit's ``docs:`` may name (``lackpy.kit.docplace``)."""
+    serve: dict = field(default_factory=dict)
+    """``[serve]``: ``store`` (memory, or redis://HOST:PORT/DB) and ``deployment`` for ``lackpy serve``; a trusted workspace's only."""
     extra: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
     ignored: list[str] = field(default_factory=list)
@@ -189,7 +191,7 @@ class Config:
             audit=audit,
             list_tools_up_to=list_up_to(mcp_table, where),
             skill_paths=parse_skill_paths(data.pop("skills", None), where),
-            kit_docs=_kit_docs(data.pop("kits", None), where),
+            kit_docs=_kit_docs(data.pop("kits", None), where), serve=_serve(data.pop("serve", None), where),
             extra=data,  # what is left once every key above is taken
             path=path,
         )
@@ -286,6 +288,22 @@ def _kit_docs(table: Any, where: str) -> list[str]:
             "(not the workspace itself, not .lackpy, no '..' or absolute path)"
         )
     return list(dict.fromkeys(normal))  # type: ignore[arg-type]
+
+
+#: The keys of ``[serve]``.
+SERVE_KEYS = ("store", "deployment")
+
+
+def _serve(table: Any, where: str) -> dict:
+    """``[serve]``: each key a non-empty string (``lackpy.mcp.serve`` checks what they name when the server starts)."""
+    if table is None:
+        return {}
+    if not isinstance(table, dict) or set(table) - set(SERVE_KEYS):
+        raise ConfigError(f"{where}: [serve] takes store = \"redis://HOST:PORT/DB\" (or \"memory\") and deployment = \"NAME\"")
+    for key, value in table.items():
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"{where}: [serve] {key} must be a non-empty string")
+    return dict(table)
 
 
 def user_config_path() -> Path:

@@ -32,11 +32,28 @@ server hold is bounded, and one client cannot take what another holds:
   the id is closed, or after ``PARK_S`` unused. A session no call named (a
   connection's, or a call's own) keeps its worker as long as it lives. A
   worker is only ever its own session's.
+
+Replicas that share a state store (``Sessions.share``) share their sessions
+through it: when a call ends, what a session holds that is plain data (its
+kept variables, its checklist) is written to ``session:{id}`` for ``idle_s``,
+and a call naming a session this replica does not hold, or holds an older
+version of, reads it there. Background processes are not plain data: they
+run on the replica that started them, the session's ``home``, which every
+call about them must reach (``lackpy.mcp.forward`` takes them there). When
+the home is gone, the processes went with it: the next call is told so
+(``LostError``), and the kept values and checklist go on. Each record has a
+version; two calls of one session on two replicas at once both run, and the
+one that ends second finds the version moved: its own changes to the
+session are not kept, and its result says so (``ConflictError``), rather
+than one silently undoing the other. A store that does not answer fails
+the call (``StoreError``): never a new, empty session in place of one it
+could not read.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import secrets
 import threading
@@ -44,10 +61,12 @@ import time
 import weakref
 from typing import Any, Iterator, Mapping
 
-from lackpy.errors import LimitExceeded, ParamError, ToolError
+from lackpy.errors import ConflictError, LackpyError, LimitExceeded, LostError, ParamError, StoreError, ToolError
 from lackpy.run.execute import MAX_RESULT_DEPTH, nesting, value_size
 from lackpy.run.result import ExecutionResult
 from lackpy.run.trace import Summary
+from lackpy.store.contract import version
+from lackpy.store.replicas import Replicas
 from lackpy.tools.shell import CLOSED
 
 #: How much a session keeps of the variables its runs leave, in bytes (as JSON would count them).
@@ -73,6 +92,10 @@ _SCALARS = (type(None), bool, int, float, str)
 _BOOKKEEPING = frozenset({"process_ids", "shell", PROCESS_ROOM, CLOSED})
 #: Why a remembered session is gone when it held nothing: its id starts a new, empty session.
 _HELD_NOTHING = "held nothing"
+#: Tool state that is not the client's data: never written to a shared store (processes are the home's).
+_NOT_SHARED = _BOOKKEEPING | {"processes"}
+#: The longest session id a call may name (ids made here are 16 characters).
+_MOST_ID_CHARS = 64
 
 
 class Session:
@@ -95,6 +118,10 @@ class Session:
         self.named = False
         #: The keeper of the isolated worker the session's runs reuse (``session_worker``, on by default).
         self._worker: Any = None
+        #: The version of the session's record in a shared store this replica last read or wrote (0: none yet).
+        self.version = 0
+        #: Held while the session is written to a shared store, so two of its calls ending here write in turn.
+        self.saving = threading.Lock()
         self.table = table
         if table is not None:
             self.state[PROCESS_ROOM] = table.process_room
@@ -146,6 +173,21 @@ class Session:
                 room = None if room is None else room - size
         self.variables, self.kept_bytes = kept, self.keep_bytes - left
         return refused
+
+    def load(self, record: dict) -> None:
+        """Take the kept variables and plain tool state of ``record`` (from a shared store) in place of this copy's.
+
+        What is not the client's data stays as it is here (processes, bookkeeping).
+        StoreError when the record is not what ``Sessions`` writes.
+        """
+        variables, state = record.get("variables") or {}, record.get("state") or {}
+        if type(variables) is not dict or type(state) is not dict or not plain(variables) or not plain(state):
+            raise StoreError(f"the state store holds a record of session {self.id} that lackpy did not write (check the deployment name)")
+        for key in [key for key in self.state if key not in _NOT_SHARED]:
+            del self.state[key]
+        self.state.update((key, value) for key, value in state.items() if key not in _NOT_SHARED)
+        self.variables, self.kept_bytes = variables, value_size(variables, KEPT_BYTES)
+        self.version = record["v"]
 
     def reset(self) -> None:
         """Forget the kept variables, and end the worker the session kept: its next run starts clean."""
@@ -251,6 +293,12 @@ class Sessions:
         self._lock = threading.RLock()
         #: Held while a session keeps variables, so two runs never count the same room.
         self.keeping = threading.Lock()
+        #: The replicas whose shared store holds the sessions (``share``); None: they live in this process only.
+        self.replicas: Replicas | None = None
+
+    def share(self, replicas: Replicas) -> None:
+        """Keep the sessions in ``replicas.store``, which this replica shares with the others of its deployment (module docstring)."""
+        self.replicas = replicas
 
     # -- sessions for calls -----------------------------------------------------------
 
@@ -283,6 +331,8 @@ class Sessions:
         now = time.monotonic()
         if not isinstance(id, str):
             id = repr(id)
+        if self.replicas is not None:
+            return self._read(id)
         with self._lock:
             session = self._live.get(id)
             if session is not None and not session.closed:
@@ -297,11 +347,104 @@ class Sessions:
                 session = self._new(id)
                 session.named = True
                 return session
+        raise self._unknown(id, None if gone is None else gone[0])
+
+    def _unknown(self, id: str, why: str | None) -> ParamError:
+        """The error for a call naming session ``id``, which went away ``why`` (None: it is not known)."""
         shown = str(id)[:40]
-        if gone is None:
-            raise ParamError(f"no session {shown!r}: this server never opened it, or it went away long ago; leave session out to start a new one")
-        why = f"expired after {self.idle_s:g} s idle" if gone[0] == _HELD_NOTHING else gone[0]
-        raise ParamError(f"no session {shown!r}: it {why}; leave session out to start a new one")
+        if why is None:
+            return ParamError(f"no session {shown!r}: this server never opened it, or it went away long ago; leave session out to start a new one")
+        why = f"expired after {self.idle_s:g} s idle" if why == _HELD_NOTHING else why
+        return ParamError(f"no session {shown!r}: it {why}; leave session out to start a new one")
+
+    # -- sessions in a shared store -----------------------------------------------------
+
+    def _read(self, id: str) -> Session:
+        """``get`` when the sessions are shared: the store's record of ``id``, over (or into) this replica's copy."""
+        replicas = self.replicas
+        if not id or len(id) > _MOST_ID_CHARS:
+            raise self._unknown(id, None)
+        record = replicas.store.get(_key(id))  # StoreError: the call fails, never a new empty session in place of this one
+        with self._lock:
+            session = self._live.get(id)
+        if session is not None and session.closed:
+            session = None
+        if record is None:
+            if session is None:
+                raise self._unknown(id, None)
+            return self._touch(session)
+        if version(record) < 1:
+            raise StoreError(f"the state store holds a record of session {str(id)[:40]!r} that lackpy did not write (check the deployment name)")
+        why = record.get("gone")
+        if why is not None and why != _HELD_NOTHING:
+            raise self._unknown(id, str(why))
+        home = record.get("home")
+        if home is not None and home != replicas.me:
+            if replicas.alive(home):
+                raise ParamError(
+                    f"session {id} runs background processes on replica {home}, and this call came on a connection tied to replica "
+                    f"{replicas.me} (Mcp-Session-Id): call about them on a connection to that replica, or as 2026-07-28 requests, which reach it"
+                )
+            with contextlib.suppress(StoreError):  # the next call goes on with what is kept; if this write fails, it is told again
+                replicas.store.swap(_key(id), {**record, "v": record["v"] + 1, "home": None}, self.idle_s, record["v"])
+            raise LostError(
+                f"session {id}'s background processes were lost with replica {home} (it stopped); its kept variables and checklist are "
+                "still there: call again to go on without them"
+            )
+        if session is None:
+            session = self._new(id)
+        if session.version != record["v"]:
+            session.load(record)
+        return self._touch(session)
+
+    def _touch(self, session: Session) -> Session:
+        session.named = True
+        with self._lock:
+            if self._open.get(session.id) is session:
+                self._open[session.id] = self._open.pop(session.id)  # most recently used last
+            session.used = time.monotonic()
+        return session
+
+    def save(self, session: Session) -> LackpyError | None:
+        """Write what ``session`` holds to the shared store once no call of it runs here; why that failed (None: written, or not shared).
+
+        A ConflictError when another replica wrote the session since this one
+        read it (its version moved): this call's changes to it are not kept.
+        """
+        if self.replicas is None:
+            return None
+        with session.saving:
+            if session.runs or session.closed:
+                return None
+            record = self._record(session)
+            try:
+                kept = self.replicas.store.swap(_key(session.id), record, self.idle_s, max(session.version, 0))
+            except StoreError as exc:
+                return exc
+            if not kept:
+                session.version = -1  # this copy is behind: the next call reads the store's
+                return ConflictError(
+                    f"session {session.id} changed in another call meanwhile (two calls of one session at once, on two replicas); "
+                    "this run's changes to the session (kept variables, checklist) were not kept, the rest of what it did stands; "
+                    "make a session's calls one after another"
+                )
+            session.version = record["v"]
+        return None
+
+    def _record(self, session: Session) -> dict:
+        """What a shared store keeps of ``session``: its plain data and its home, or that it holds nothing; one version on."""
+        v = max(session.version, 0) + 1
+        if not session.holds():
+            return {"v": v, "gone": _HELD_NOTHING}
+        state = {key: value for key, value in session.state.items() if key not in _NOT_SHARED and plain(value)}
+        home = self.replicas.me if session.state.get("processes") else None
+        return {"v": v, "variables": session.variables, "state": state, "home": home}
+
+    def _forget(self, session: Session, why: str) -> None:
+        """Say in the shared store that ``session`` went away ``why`` (unless another replica wrote it since: then it lives on there)."""
+        if self.replicas is not None:
+            with contextlib.suppress(StoreError):  # the record expires on its own
+                self.replicas.store.swap(_key(session.id), {"v": max(session.version, 0) + 1, "gone": why}, self.idle_s, max(session.version, 0))
 
     def unpark(self, id: str) -> Any:
         """The worker parked for session ``id`` (``end``), taken out of the table; None if there is none."""
@@ -346,9 +489,10 @@ class Sessions:
             self._busy.pop(session.id, None)
             if session.closed or session.pinned:
                 return None
-            if not session.holds():
-                self._open.pop(session.id, None)
-                self._remember(session.id, _HELD_NOTHING)  # so its id still starts the next call
+            if not session.holds() or (self.replicas is not None and not session.state.get("processes")):
+                self._open.pop(session.id, None)  # shared: the store keeps what it holds (``save``); only a home stays
+                if not session.holds():
+                    self._remember(session.id, _HELD_NOTHING)  # so its id still starts the next call
                 # ... with the worker of its calls so far, when its client carries the id (the holder of the id is its one
                 # client). A session no call named lives with what holds it (a connection) or not at all, and its worker with it.
                 worker = session.let_worker_go() if session.named else None
@@ -412,6 +556,8 @@ class Sessions:
             parked, self._parked = self._parked, collections.OrderedDict()
         for worker, _ in parked.values():
             worker.close()
+        if self.replicas is not None:  # shared: the sessions go on in the store; what they ran here is lost with this replica
+            return sum(session.close() for session in sessions)
         return sum(self._end(session, "was closed when the server stopped") for session in sessions)
 
     # -- the bounds ---------------------------------------------------------------------
@@ -477,6 +623,7 @@ class Sessions:
     def _end(self, session: Session, why: str) -> int:
         with self._lock:
             self._remember(session.id, why)
+        self._forget(session, why)
         return session.close()
 
     def _remember(self, id: str, why: str) -> None:
@@ -496,6 +643,11 @@ class Sessions:
     def __iter__(self) -> Iterator[Session]:
         with self._lock:
             return iter(list(self._open.values()))
+
+
+def _key(id: str) -> str:
+    """Where a shared store keeps session ``id``."""
+    return f"session:{id}"
 
 
 def _close(session: Session | None) -> None:

@@ -47,6 +47,7 @@ PRIVILEGED_KEYS = {
     "mcp": "MCP server tables launch commands",
     "skills": "[skills] paths make more of the workspace's folders skills",
     "kits": "[kits] docs lets kits serve the files of those folders as docs",
+    "serve": "[serve] store and deployment say where lackpy serve keeps its clients' sessions and waiting runs",
 }
 #: Privileged keys set to their safe default, which an untrusted workspace may say all the same.
 PRIVILEGED_DEFAULTS = {"sandbox": True}

@@ -311,3 +311,69 @@ def test_the_sessions_of_a_table_run_a_bounded_number_of_processes_together(svc)
     assert run(svc, f'start_process("sleep {marker}")', kit="coding", session=second).success
     svc.sessions.close(second.id)
     assert wait_gone(marker) == []
+
+
+# -- sessions shared by replicas through a store ---------------------------------------------------
+
+
+def _replica(store):
+    from lackpy.store.replicas import Replicas
+
+    sessions, replicas = Sessions(), Replicas(store, "http://127.0.0.1:1")
+    replicas.register()
+    sessions.share(replicas)
+    return sessions
+
+
+def _call(sessions: Sessions, session: Session, **kept):
+    sessions.begin(session)
+    if kept:
+        session.keep(kept)
+    sessions.end(session)
+    return sessions.save(session)
+
+
+def test_shared_sessions_follow_from_replica_to_replica_and_a_lost_race_is_a_conflict():
+    from lackpy.errors import ConflictError
+    from lackpy.store import MemoryStore
+
+    store = MemoryStore()
+    a, b = _replica(store), _replica(store)
+    session = a.fresh()
+    session.state["todo"] = [{"id": 1, "text": "ship it", "status": "pending"}]
+    assert _call(a, session, x=1) is None and len(a) == 0  # the store keeps it; the table keeps only a session's home
+    on_b, on_a = b.get(session.id), a.get(session.id)
+    assert on_b is not on_a and on_b.variables == {"x": 1} and on_b.state["todo"][0]["text"] == "ship it"
+    a.begin(on_a), b.begin(on_b)  # one session's calls on two replicas at once
+    on_a.keep({"x": 2}), on_b.keep({"x": 3})
+    a.end(on_a), b.end(on_b)
+    assert a.save(on_a) is None
+    lost = b.save(on_b)
+    assert isinstance(lost, ConflictError) and "changed in another call meanwhile" in str(lost) and "were not kept" in str(lost)
+    assert b.get(session.id).variables == {"x": 2}  # the one that ended first stands, on every replica
+
+
+def test_a_shared_session_whose_home_is_gone_says_its_processes_were_lost_once_and_keeps_its_values():
+    from lackpy.errors import LostError
+    from lackpy.store import MemoryStore
+
+    store = MemoryStore()
+    b = _replica(store)
+    store.put("session:s" + "x" * 15, {"v": 3, "variables": {"x": 5}, "state": {}, "home": "0123456789abcdef"}, 60)
+    with pytest.raises(LostError, match="background processes were lost with replica 0123456789abcdef .* call again"):
+        b.get("s" + "x" * 15)
+    assert b.get("s" + "x" * 15).variables == {"x": 5}
+
+
+def test_a_shared_session_the_store_cannot_read_is_an_error_never_a_new_session():
+    from lackpy.errors import StoreError
+    from lackpy.store import open_store
+    from lackpy.store.replicas import Replicas
+
+    pytest.importorskip("redis")
+    sessions = Sessions()
+    sessions.share(Replicas(open_store("redis://127.0.0.1:1/0")))
+    with pytest.raises(StoreError, match="did not answer"):
+        sessions.get("s" * 16)
+    session = sessions.fresh()
+    assert isinstance(_call(sessions, session, x=1), StoreError)

@@ -371,3 +371,24 @@ def test_the_hash_of_an_ordinary_workspace_is_what_earlier_versions_recorded(tmp
     for rel in (".lackpy/config.toml", ".lackpy/kits/a.kit", ".lackpy/kits/b.kit"):
         digest.update(f"{rel}\0".encode() + (repo / rel).read_bytes() + b"\0")
     assert workspace_hash(repo) == digest.hexdigest()
+
+
+def test_serve_settings_are_taken_from_a_trusted_workspace_only(tmp_path):
+    from lackpy.config import load_config
+
+    (tmp_path / ".lackpy").mkdir()
+    (tmp_path / ".lackpy" / "config.toml").write_text('[serve]\nstore = "redis://attacker.example:6379/0"\ndeployment = "theirs"\n')
+    untrusted = load_config(tmp_path, trusted=False)
+    assert untrusted.serve == {} and any("[serve] store and deployment" in line for line in untrusted.ignored)
+    assert load_config(tmp_path, trusted=True).serve == {"store": "redis://attacker.example:6379/0", "deployment": "theirs"}
+
+
+def test_a_serve_table_with_an_unknown_key_or_a_bad_value_is_a_config_error(tmp_path):
+    from lackpy.config import load_config
+    from lackpy.errors import ConfigError
+
+    (tmp_path / ".lackpy").mkdir()
+    for table in ('[serve]\nstores = "memory"\n', "[serve]\nstore = 5\n"):
+        (tmp_path / ".lackpy" / "config.toml").write_text(table)
+        with pytest.raises(ConfigError, match=r"\[serve\]"):
+            load_config(tmp_path)

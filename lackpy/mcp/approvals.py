@@ -10,6 +10,17 @@ run) hands the answer over and waits for the next question or the result.
 A run whose client never comes back is denied when its wait ends, like a
 person who does not answer.
 
+The run lives in the replica that started it; its state names that replica
+(``lackpy.mcp.cluster``), and a retry that lands on another is forwarded
+there (``lackpy.mcp.forward``). With a shared store, the question waiting
+is recorded (``approval:{token}``: the tool, the question's first line, a
+digest of who may answer, the deadline), and a run that ends after it asked
+leaves its result (``finished:{token}``) for ``KEEP_FINISHED_S``: a retry
+that lands anywhere, even after that replica stopped, gets it. A retry
+whose run is neither waiting nor finished, and whose replica is another,
+was lost with it (``LostError``): the run is never started again, for what
+it did before its question would happen twice.
+
 A client that declared no elicitation capability cannot be asked: a blocking
 gate is then denied, with how to allow it (start the server with
 ``--approval``), and nothing of that call happens.
@@ -27,7 +38,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import secrets
+import time
 from typing import Any, Awaitable, Callable
 
 from mcp.server.elicitation import render_elicitation_schema
@@ -39,7 +52,9 @@ from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, Field
 
 from lackpy.approvals.approver import Unattended
+from lackpy.errors import LackpyError, LostError, ParamError
 from lackpy.mcp import results
+from lackpy.mcp.cluster import STATE_TTL_S, Cluster, caller
 from lackpy.mcp.progress import Reach
 from lackpy.approvals.decision import Decision
 from lackpy.approvals.request import ApprovalRequest
@@ -64,6 +79,10 @@ NO_ELICITATION = Unattended(
 )
 
 Work = Callable[[Any, Reach], Awaitable[CallToolResult]]
+#: How much of a question its record in the store keeps (its first line, cut).
+SUMMARY_CHARS = 300
+
+_log = logging.getLogger(__name__)
 
 
 class Approve(BaseModel):
@@ -210,7 +229,8 @@ def _can_elicit(ctx: Context | None) -> bool:
 class Asking:
     """The runs of one server that wait between rounds for their client's answers (2026-07-28 connections)."""
 
-    def __init__(self) -> None:
+    def __init__(self, cluster: Cluster | None = None) -> None:
+        self.cluster = cluster or Cluster.local()
         self.waiting: dict[str, _Waiting] = {}
         self.questions = Questions()
 
@@ -230,24 +250,72 @@ class Asking:
         if state:
             waiting = self.waiting.get(state)
             if waiting is None or waiting.tool != tool:
-                return results.failure("error: this approval is no longer waiting (it timed out, or the server restarted); call the tool again")
+                try:
+                    return await self._not_here(state, tool)
+                except LackpyError as exc:
+                    return results.of_error(exc)
             waiting.reach.move(ctx)
             waiting.answer(ctx.input_responses or {})
         else:
             waiting = self._start(work, Reach(ctx), tool)
-        return await waiting.next()
+        answer = await waiting.next()
+        if isinstance(answer, InputRequiredResult) and self.cluster.shared:
+            await self._record(waiting, answer, ctx)
+        return answer
 
     def under_way(self) -> int:
         """Runs that have not ended yet (a drain waits for them: their client's retries come back here)."""
         return sum(1 for waiting in self.waiting.values() if waiting.task is not None and not waiting.task.done())
 
     def _start(self, work: Work, reach: Reach, tool: str) -> "_Waiting":
-        token = secrets.token_urlsafe(24)
+        token = f"{self.cluster.me}.{secrets.token_urlsafe(24)}"
         waiting = self.waiting[token] = _Waiting(token, reach, tool, self.questions)
-        waiting.task = asyncio.create_task(work(waiting.ask, reach))
+        waiting.task = asyncio.create_task(self._run(waiting, work(waiting.ask, reach)))
         loop = asyncio.get_running_loop()
         waiting.task.add_done_callback(lambda _: loop.call_later(KEEP_FINISHED_S, self.waiting.pop, token, None))
         return waiting
+
+    async def _run(self, waiting: "_Waiting", work: Awaitable[Any]) -> Any:
+        """The run's result; when it asked its client something and the store is shared, also left there for the retry."""
+        result = await work
+        if waiting.asked and self.cluster.shared:
+            store, token = self.cluster.store, _key(waiting.token)
+            document = result.model_dump(mode="json", by_alias=True, exclude_none=True) if isinstance(result, CallToolResult) else None
+            try:
+                if document is not None:
+                    await asyncio.to_thread(store.put, f"finished:{token}", {"tool": waiting.tool, "result": document}, KEEP_FINISHED_S)
+                await asyncio.to_thread(store.delete, f"approval:{token}")
+            except LackpyError as exc:  # this replica still holds the result for KEEP_FINISHED_S; a retry that lands here gets it
+                _log.warning("lackpy: the result of a run that asked for input was not left in the store: %s", exc)
+        return result
+
+    async def _record(self, waiting: "_Waiting", asked: InputRequiredResult, ctx: Context) -> None:
+        """Record in the store the question ``asked`` waits on: which replica holds it, for which tool, who may answer, until when."""
+        messages = [request.params.message for request in (asked.input_requests or {}).values() if isinstance(request, ElicitRequest)]
+        summary = (messages[0].splitlines() or [""])[0][:SUMMARY_CHARS] if messages else ""
+        record = {"replica": self.cluster.me, "tool": waiting.tool, "question": summary, "caller": caller(ctx), "deadline": time.time() + STATE_TTL_S}
+        try:
+            await asyncio.to_thread(self.cluster.store.put, f"approval:{_key(waiting.token)}", record, STATE_TTL_S)
+        except LackpyError as exc:  # the retry still reaches the run through its state; only a lost run's message says less
+            _log.warning("lackpy: a waiting approval was not recorded in the store: %s", exc)
+
+    async def _not_here(self, state: str, tool: str) -> CallToolResult:
+        """The answer to a retry whose run this replica does not hold: its result from the store, or why there is none.
+
+        Raises LostError when the run's replica is another (the retry came
+        here because that one is gone), ParamError when it was this one's.
+        """
+        replica = state.partition(".")[0]
+        store, token = self.cluster.store, _key(state)
+        if self.cluster.shared:
+            finished = await asyncio.to_thread(store.get, f"finished:{token}")
+            if isinstance(finished, dict) and finished.get("tool") == tool and isinstance(finished.get("result"), dict):
+                return CallToolResult.model_validate(finished["result"])
+        if replica != self.cluster.me:
+            asked = await asyncio.to_thread(store.get, f"approval:{token}") if self.cluster.shared else None
+            question = f" while it waited for your answer to: {asked['question']}" if isinstance(asked, dict) and asked.get("question") else ""
+            raise LostError(f"this run was lost with replica {replica} (it stopped){question}; nothing of it was committed; call the tool again")
+        raise ParamError("this approval is no longer waiting (it was answered, it timed out, or the server restarted); call the tool again")
 
 
 class _Waiting:
@@ -260,6 +328,8 @@ class _Waiting:
         self.questions: asyncio.Queue[tuple[str, str, dict]] = asyncio.Queue()
         self.pending: dict[str, tuple[asyncio.Future, str]] = {}
         self.keys = itertools.count(1)
+        #: Whether the run asked its client anything: then a retry will come for its result.
+        self.asked = False
 
     async def ask(self, request: ApprovalRequest) -> Decision | None:
         """The approver the run uses: queue the question, wait for the retry that answers it (the gate bounds the wait)."""
@@ -267,6 +337,7 @@ class _Waiting:
             self.notify(notice(request))
             return None
         key = f"approve-{next(self.keys)}"
+        self.asked = True
         answered = asyncio.get_running_loop().create_future()
         self.pending[key] = (answered, request.gate)
         message, kept = self.kept.open(request)
@@ -303,6 +374,11 @@ class _Waiting:
         self.reach.pause()  # this request ends with the question: until the retry, the run's progress waits
         form = ElicitRequestFormParams(message=message, requested_schema=schema)
         return InputRequiredResult(input_requests={key: ElicitRequest(params=form)}, request_state=self.token)
+
+
+def _key(state: str) -> str:
+    """The store's name for a waiting run: its token, without the replica (the record says which)."""
+    return state.partition(".")[2][:64]
 
 
 class _Elicit:

@@ -92,14 +92,16 @@ def serve_http(server: Any, host: str, port: int, token: str | None, metrics: An
     import uvicorn
 
     from lackpy.mcp.drain import DRAIN_S, GRACE_S, Drain, DrainGate, DrainingServer
+    from lackpy.mcp.forward import Forward
     from lackpy.mcp.health import Health, replica_name
     from lackpy.mcp.metrics import serving
 
     drain = Drain(DRAIN_S if drain_s is None else drain_s, getattr(server, "runs_waiting", None))
     security = transport_security(host)
     app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, host=host)
-    app = serving(DrainGate(app, drain), metrics, security, (lambda inner: BearerToken(inner, token)) if token else None)
-    app = Health(app, drain, replica_name(host, port), getattr(server, "store", None))
+    app = Forward(DrainGate(app, drain), server.cluster, security)  # a call that belongs to another replica goes there (after the token is checked)
+    app = serving(app, metrics, security, (lambda inner: BearerToken(inner, token)) if token else None)
+    app = Health(app, drain, replica_name(host, port), server.cluster.store if server.cluster.shared else None)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_keep_alive=KEEP_ALIVE_S,
                             timeout_graceful_shutdown=GRACE_S)
     anyio.run(DrainingServer(config, drain).serve)

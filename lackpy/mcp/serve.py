@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
-from lackpy.errors import UsageError
+from lackpy.errors import LackpyError, UsageError
 
 
 def serve(
@@ -22,12 +23,19 @@ def serve(
     approval: str | None = None,
     allow_skills: list[str] | None = None,
     drain_s: str | float | None = None,
+    store: str | None = None,
+    deployment: str | None = None,
+    cluster_key_env: str | None = None,
+    advertise: str | None = None,
 ) -> None:
     """Serve lackpy over MCP until the client (stdio) or a signal (HTTP) ends it.
 
     ``allow_skills`` names the skills clients may see and use (None: every
     skill whose kit the server allows; ``lackpy.mcp.skills``). ``drain_s``
     bounds the graceful drain on SIGTERM (HTTP only; ``lackpy.mcp.drain``).
+    ``store``, ``deployment`` (else the config's ``[serve]``),
+    ``cluster_key_env`` and ``advertise`` make this server one replica of a
+    deployment (``lackpy.mcp.cluster``, ``cluster_of``).
     """
     from lackpy.mcp.http import parse_address, serve_http
     from lackpy.mcp.policy import KitPolicy
@@ -49,26 +57,92 @@ def serve(
         from lackpy.mcp.drain import parse_drain_s
 
         drain_s = parse_drain_s(drain_s)
+    for given, option in ((store, "--store"), (cluster_key_env, "--cluster-key-env"), (advertise, "--advertise")):
+        if given is not None and address is None:
+            raise UsageError(f"{option} goes with --http [HOST:]PORT: replicas share state over HTTP; over stdio one client has the server")
     service = LackpyService(workspace, trust=True if trust else None).load()
     for notice in service.notices:
         print(f"lackpy: {notice}", file=sys.stderr)
     telemetry = None
     try:
+        settings = service.config.serve if address is not None else {}
+        cluster = cluster_of(store or settings.get("store"), deployment or settings.get("deployment"), cluster_key_env, advertise, address)
         policy = KitPolicy.build(service, kit, allow_kits)
-        telemetry = Telemetry.start(service, policy, http=address is not None)
+        telemetry = Telemetry.start(service, policy, http=address is not None, store=cluster.store)
         server = build_server(service, policy, one_client=address is None, expose_tools=expose_tools, ceiling=ceiling, approval=approval,
-                              allow_skills=allow_skills, observer=telemetry.observer)
+                              allow_skills=allow_skills, observer=telemetry.observer, cluster=cluster)
         if address is None:
             server.run("stdio")
             return
         host, port = address
         shown = f"[{host}]" if ":" in host else host
         print(f"lackpy: serving MCP at http://{shown}:{port}/mcp, metrics at /metrics (kits: {', '.join(policy.allowed)})", file=sys.stderr)
+        if cluster.shared:
+            print(f"lackpy: replica {cluster.me} of deployment {cluster.store.deployment}, state in {cluster.store.shown}, "
+                  f"reached at {cluster.replicas.url}", file=sys.stderr)
         serve_http(server, host, port, token, telemetry.metrics, drain_s)
     finally:
         if telemetry is not None:
             telemetry.close()
         service.close()
+
+
+def cluster_of(store: str | None, deployment: str | None, key_env: str | None, advertise: str | None,
+               address: tuple[str, int] | None) -> Any:
+    """This server as a replica: its store (``memory`` by default), deployment, shared key and the URL the others reach it at.
+
+    UsageError, before anything serves, for a store that cannot be shared
+    without a key (the replicas could not check each other's states), a key
+    under MIN_KEY_BYTES, or a wildcard address with no ``--advertise``.
+    """
+    from lackpy.mcp.cluster import MIN_KEY_BYTES, Cluster
+    from lackpy.store import DEPLOYMENT, open_store
+
+    opened = open_store(store, deployment or DEPLOYMENT)
+    if not opened.shared:
+        return Cluster(opened, _key(key_env, MIN_KEY_BYTES) if key_env is not None else os.urandom(MIN_KEY_BYTES))
+    if key_env is None:
+        opened.close()
+        raise UsageError(f"--store {opened.shown.removeprefix('the ')} is shared by replicas: give --cluster-key-env VAR, an environment variable "
+                         f"holding a secret of at least {MIN_KEY_BYTES} bytes that every replica of the deployment shares")
+    key = _key(key_env, MIN_KEY_BYTES)
+    host, port = address
+    if advertise is None and host in WILDCARDS:
+        opened.close()
+        raise UsageError(f"--http {host}:{port} listens on every address: give --advertise http://HOST:{port}, the address the other replicas reach this one at")
+    url = _url(advertise) if advertise is not None else f"http://{f'[{host}]' if ':' in host else host}:{port}"
+    cluster = Cluster(opened, key, url)
+    try:
+        opened.ping()
+    except LackpyError as exc:  # it may come back: calls that need it fail saying so meanwhile, and the replica registers then
+        print(f"lackpy: {exc}", file=sys.stderr)
+    return cluster
+
+
+#: Addresses that listen on every interface: no other replica can reach this one at them.
+WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def _key(name: str, least: int) -> bytes:
+    key = os.environ.get(name, "").encode()
+    if len(key) < least:
+        raise UsageError(f"--cluster-key-env {name}: the environment variable {name} holds {len(key)} bytes; put a secret of at least {least} "
+                         "bytes in it, the same for every replica (e.g. python -c \"import secrets; print(secrets.token_hex(32))\")")
+    return key
+
+
+def _url(advertise: str) -> str:
+    """``--advertise``: http(s)://HOST:PORT with no path, as given; UsageError otherwise."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(advertise)
+        port = parts.port
+    except ValueError:
+        port, parts = None, None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or port is None or parts.path not in ("", "/") or parts.query:
+        raise UsageError(f"--advertise {advertise!r}: give http://HOST:PORT, the address the other replicas reach this one at")
+    return advertise.rstrip("/")
 
 
 def _token(name: str) -> str:
@@ -78,4 +152,4 @@ def _token(name: str) -> str:
     return token
 
 
-__all__ = ["serve"]
+__all__ = ["cluster_of", "serve"]

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import logging
 from typing import Annotated, Any, AsyncIterator, Awaitable, Callable, Iterable
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -23,7 +24,7 @@ from mcp.types import CallToolResult, Prompt, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from lackpy import __version__
-from lackpy.errors import ArgumentError, ErrorKind, LackpyError, UsageError
+from lackpy.errors import ArgumentError, ErrorKind, LackpyError, LimitExceeded, UsageError
 from lackpy.infer.result import DelegateResult, GenerationResult
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.kit.spec import ToolSpec
@@ -32,6 +33,7 @@ from lackpy.lang.grade import Grade
 from lackpy.lang.names import bindable, shown
 from lackpy.mcp import results
 from lackpy.mcp.approvals import Asking, add_questions
+from lackpy.mcp.cluster import Cluster
 from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
 from lackpy.mcp.logs import ClientLog, add_completions, add_logging, lasting
 from lackpy.mcp.observe import Observer, refused, seen
@@ -45,6 +47,7 @@ from lackpy.run.result import ExecutionResult
 from lackpy.schema import to_jsonable
 from lackpy.service import LackpyService
 from lackpy.session import Session
+from lackpy.store.replicas import RENEW_S
 
 # The served tools' arguments, named *Arg so that no name here shadows the idea it carries (Kit, Limits, Session).
 ProgramArg = Annotated[str, Field(description="The program: Python statements; the last expression is the result.")]
@@ -78,6 +81,8 @@ _SESSION_KEY = "lackpy.session"
 #: How often idle sessions are looked for, in seconds.
 EXPIRE_EVERY_S = 30.0
 
+_log = logging.getLogger(__name__)
+
 
 def build_server(
     service: LackpyService,
@@ -89,6 +94,7 @@ def build_server(
     approval: str | None = None,
     allow_skills: Iterable[str] | None = None,
     observer: Observer | None = None,
+    cluster: Cluster | None = None,
 ) -> MCPServer:
     """The MCP server over ``service``: eight tools, the kit, doc and spec resources, and the allowed skills (prompts, resources).
 
@@ -105,9 +111,17 @@ def build_server(
     ``observer`` hears how each run a client asks for ended (metrics, spans,
     the run log: ``lackpy.mcp.observe``); without one, a run's trace context
     still reaches its audit record.
+    ``cluster`` is this replica in its deployment (``lackpy.mcp.cluster``;
+    None: this process alone); with a shared store, the sessions and the
+    waiting runs' results and questions go through it. The server shows it
+    as ``server.cluster`` (its ``store``, whose ``errors`` count failures,
+    and ``me``, the replica id), for readiness and metrics.
     """
+    cluster = cluster or Cluster.local()
     skills = SkillPolicy.build(service, policy, allow_skills)
-    tools = _Tools(service, policy, service.open_session(pinned=True) if one_client else None)
+    if cluster.shared:
+        service.sessions.share(cluster.replicas)
+    tools = _Tools(service, policy, service.open_session(pinned=True) if one_client else None, cluster)
     tools.observer = observer if observer is not None else Observer()
     tools.skills = skills
     tools.ceiling, tools.approval = service.ceiling_grade(ceiling), approval
@@ -129,8 +143,9 @@ def build_server(
         served += exposed_tools(tools, default, {tool.name for tool in served})
     shelf = Shelf(service, skills)
     published = [SkillsExtension(shelf)] if skills.named != () else []  # --allow-skills "": no skill is ever served
-    server = _Server("lackpy", instructions=INSTRUCTIONS, version=__version__, tools=served, log_level="WARNING", lifespan=_expiring(service),
-                     extensions=published)
+    server = _Server("lackpy", instructions=INSTRUCTIONS, version=__version__, tools=served, log_level="WARNING", lifespan=_expiring(service, cluster),
+                     extensions=published, request_state_security=cluster.security())
+    server.cluster = cluster
     server.skill_prompts = SkillPrompts(service, skills)
     server.skill_shelf = shelf if published else None
     server.runs_waiting = tools.asking.under_way  # a drain waits for these too (lackpy.mcp.drain)
@@ -150,11 +165,11 @@ def build_server(
 class _Tools:
     """The served tools, bound to one service and policy."""
 
-    def __init__(self, service: LackpyService, policy: KitPolicy, main: Session | None = None) -> None:
+    def __init__(self, service: LackpyService, policy: KitPolicy, main: Session | None = None, cluster: Cluster | None = None) -> None:
         self.service, self.policy, self.main = service, policy, main
         self.ceiling: Grade | None = None
         self.approval: str | None = None
-        self.asking = Asking()
+        self.asking = Asking(cluster)
         self.log = ClientLog(service)
         self.skills = SkillPolicy(policy)
         self.observer = Observer()
@@ -185,17 +200,18 @@ class _Tools:
         """The kit a call runs with, resolved now (off the loop) and checked against what the server started with."""
         return await asyncio.to_thread(self.policy.resolve, self.service, kit)
 
-    def _session(self, ctx: Context | None, given: str | None, keep: bool = False) -> tuple[Session, str | None]:
+    async def _session(self, ctx: Context | None, given: str | None, keep: bool = False) -> tuple[Session, str | None]:
         """The session of a call (the one it names, its connection's or the one client's, else a new one), and a
         notice when its connection's session went away since the last call.
 
         A new session enters the table only if it holds something when the
         call ends (``Sessions.end``); a call that asks to ``keep`` is refused
-        up front when it could not.
+        up front when it could not. A named session is read off the event
+        loop: with a shared store that is a round trip to it.
         """
         sessions, note = self.service.sessions, None
         if given is not None:
-            session = sessions.get(given)
+            session = await asyncio.to_thread(sessions.get, given)
         elif self.main is not None:
             return self.main, None
         elif (connection := _connection(ctx)) is None:
@@ -207,6 +223,8 @@ class _Tools:
                     note = f"this connection's session {session.id} {sessions.why(session.id) or 'was closed'}; this call has a new one"
                 session = connection.state[_SESSION_KEY] = sessions.fresh()
                 connection.exit_stack.push_async_callback(asyncio.to_thread, sessions.close_session, session, "was closed: its connection closed")
+            elif session.version and sessions.replicas is not None:  # shared: a call naming it elsewhere may have changed it
+                session = await asyncio.to_thread(sessions.get, session.id)
         if keep:
             sessions.ensure_room(session)
         return session, note
@@ -216,20 +234,24 @@ class _Tools:
 
         When the call ends, the session enters the table, stays, or leaves
         it (``Sessions.end``); a session refused for a full table was closed,
-        and the result says so as a ``limit`` failure.
+        and the result says so as a ``limit`` failure. With a shared store,
+        what the session holds is written there (``Sessions.save``); when that
+        fails, the result says so with the failure's kind (store, conflict).
         """
         sessions = self.service.sessions
         sessions.begin(session)
         try:
             result = await work()
         finally:
-            dropped = sessions.end(session)
+            dropped = await asyncio.to_thread(sessions.end, session)
+            unsaved = await asyncio.to_thread(sessions.save, session) if dropped is None else None
+        problem = LimitExceeded("sessions", sessions.most, dropped) if dropped is not None else unsaved
         if isinstance(result, DelegateResult):
             if result.execution is not None:
-                execution = _settled(result.execution, dropped, note, sessions.most)
+                execution = _settled(result.execution, problem, note)
                 result = dataclasses.replace(result, execution=execution, success=execution.success)
         else:
-            result = _settled(result, dropped, note, sessions.most)
+            result = _settled(result, problem, note)
         seen(result)
         return result
 
@@ -254,7 +276,7 @@ class _Tools:
             else:
                 chosen = await self._kit(kit)
                 shown = f"kit {_kit_name(chosen)}"
-            held, note = self._session(ctx, session, keep)
+            held, note = await self._session(ctx, session, keep)
             if reset:
                 held.reset()
             async with Progress(reach) as progress:
@@ -275,7 +297,7 @@ class _Tools:
             given = dict(arguments or {})
             program = _one_call(spec.name, given)
             chosen = await asyncio.to_thread(self.policy.resolve_tools, self.service, [spec.name])
-            held, note = self._session(ctx, None)
+            held, note = await self._session(ctx, None)
             result = await self._in_session(held, note, lambda: self.service.run_program(
                 program, kit=chosen, params=given, session=held, ceiling=self.ceiling, approve=approve, approval=self.approval
             ))
@@ -307,7 +329,7 @@ class _Tools:
     ) -> CallToolResult:
         async def work(approve: Any, reach: Reach) -> CallToolResult:
             chosen = await self._kit(kit)
-            held, note = self._session(ctx, session)
+            held, note = await self._session(ctx, session)
             async with Progress(reach) as progress:
                 progress.report("writing a program for the intent")
                 result = await self._in_session(held, note, lambda: self.service.delegate(
@@ -422,15 +444,19 @@ def _one_call(tool: str, arguments: dict[str, Any]) -> str:
     return f"{tool}({', '.join(f'{name}={name}' for name in arguments)})"
 
 
-def _settled(result: ExecutionResult, refused: str | None, note: str | None, most: int) -> ExecutionResult:
-    """A run's result with ``note`` among its notices; a failure saying so when its session was ``refused``."""
+def _settled(result: ExecutionResult, problem: LackpyError | None, note: str | None) -> ExecutionResult:
+    """A run's result with ``note`` among its notices; a failure saying so when its session was not kept (``problem``)."""
     if note is not None:
         result = dataclasses.replace(result, notices=[*result.notices, note])
-    if refused is None:
+    if problem is None:
         return result
+    if isinstance(problem, LimitExceeded):  # refused for a full table: the session was closed
+        return dataclasses.replace(
+            result, success=False, error_kind=ErrorKind.LIMIT, limit=problem.limit, limit_value=problem.value, session=None, kept=[],
+            error=f"the program ran, but its session was not kept, so its processes were stopped and its variables dropped: {problem}",
+        )
     return dataclasses.replace(
-        result, success=False, error_kind=ErrorKind.LIMIT, limit="sessions", limit_value=most, session=None, kept=[],
-        error=f"the program ran, but its session was not kept, so its processes were stopped and its variables dropped: {refused}",
+        result, success=False, error_kind=problem.kind, error=f"the program ran, but what its session holds was not saved: {problem}",
     )
 
 
@@ -499,8 +525,9 @@ def _without_empty_prompts(server: MCPServer, prompts: bool) -> None:
             server._lowlevel_server._request_handlers.pop(method, None)
 
 
-def _expiring(service: LackpyService) -> Callable[[Any], Any]:
-    """The server's lifespan: while it serves, idle sessions expire (their processes stopped) every EXPIRE_EVERY_S."""
+def _expiring(service: LackpyService, cluster: Cluster) -> Callable[[Any], Any]:
+    """The server's lifespan: while it serves, idle sessions expire (their processes stopped) every EXPIRE_EVERY_S, and with a
+    shared store the replica stays registered (renewed every RENEW_S; deregistered when it stops)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[dict]:
@@ -509,11 +536,23 @@ def _expiring(service: LackpyService) -> Callable[[Any], Any]:
                 await asyncio.sleep(EXPIRE_EVERY_S)
                 await asyncio.to_thread(service.sessions.expire)
 
-        task = asyncio.create_task(sweep())
+        async def renew() -> None:
+            while True:
+                try:
+                    await asyncio.to_thread(cluster.replicas.register)
+                except LackpyError as exc:  # the store is down: calls that need it fail saying so; this replica registers when it is back
+                    _log.warning("lackpy: replica %s could not renew its registration: %s", cluster.me, exc)
+                await asyncio.sleep(RENEW_S)
+
+        tasks = [asyncio.create_task(sweep())] + ([asyncio.create_task(renew())] if cluster.shared else [])
         try:
             yield {}
         finally:
-            task.cancel()
+            for task in tasks:
+                task.cancel()
+            if cluster.shared:
+                with contextlib.suppress(LackpyError):
+                    await asyncio.to_thread(cluster.replicas.deregister)
 
     return lifespan
 

@@ -45,6 +45,8 @@ class Store:
 
     #: What the store is, for messages (never a password).
     shown = "the state store"
+    #: Whether other processes (replicas) read and write the same values: a process-local store is not.
+    shared = False
 
     def __init__(self, deployment: str = DEPLOYMENT) -> None:
         if not isinstance(deployment, str) or not _NAME.fullmatch(deployment):
@@ -66,6 +68,15 @@ class Store:
         """Keep ``value`` under ``key`` only if nothing is there; whether it was kept."""
         raise NotImplementedError
 
+    def swap(self, key: str, value: dict, ttl_s: float, expected: int) -> bool:
+        """Keep ``value`` (a dict whose ``"v"`` is its version) only if the version there is ``expected``; whether it was kept.
+
+        The version there is the ``"v"`` of the value under ``key``, 0 when
+        there is none: so two writers that read the same version never both
+        win, and the one that lost knows (a version number, not last writer wins).
+        """
+        raise NotImplementedError
+
     def delete(self, key: str) -> None:
         """Forget ``key`` (nothing when it is not there)."""
         raise NotImplementedError
@@ -81,4 +92,12 @@ class Store:
         """Let go of connections; the store is not used after."""
 
 
-__all__ = ["DEPLOYMENT", "MAX_VALUE_BYTES", "MOST_VALUES", "Store", "decode", "encode"]
+def version(value: Any) -> int:
+    """The version ``swap`` compares: a dict's int ``"v"``, 0 for no value, -1 for a value that has none."""
+    if value is None:
+        return 0
+    found = value.get("v") if isinstance(value, dict) else None
+    return found if type(found) is int else -1
+
+
+__all__ = ["DEPLOYMENT", "MAX_VALUE_BYTES", "MOST_VALUES", "Store", "decode", "encode", "version"]

@@ -6,7 +6,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from lackpy.store.contract import DEPLOYMENT, MOST_VALUES, Store, decode, encode
+from lackpy.store.contract import DEPLOYMENT, MOST_VALUES, Store, decode, encode, version
 from lackpy.errors import StoreError
 
 
@@ -35,6 +35,14 @@ class MemoryStore(Store):
         data = encode(value)
         with self._lock:
             if self._live(key) is not None:
+                return False
+            self._keep(key, data, ttl_s)
+            return True
+
+    def swap(self, key: str, value: dict, ttl_s: float, expected: int) -> bool:
+        data = encode(value)
+        with self._lock:
+            if version(decode(self._live(key))) != expected:
                 return False
             self._keep(key, data, ttl_s)
             return True

@@ -20,8 +20,24 @@ TIMEOUT_S = 2.0
 SCAN_COUNT = 500
 
 
+#: ``swap`` in one step on the server: the version of the value there (as ``contract.version`` reads it), then SET if it is the one expected.
+_SWAP = """
+local found = redis.call('GET', KEYS[1])
+local v = 0
+if found then
+  local ok, doc = pcall(cjson.decode, found)
+  if ok and type(doc) == 'table' and type(doc['v']) == 'number' and doc['v'] == math.floor(doc['v']) then v = doc['v'] else v = -1 end
+end
+if v ~= tonumber(ARGV[2]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return 1
+"""
+
+
 class RedisStore(Store):
-    """The state store in Redis: ``SET`` with ``PX`` (and ``NX`` for ``add``), ``GET``, ``DEL``, ``SCAN``."""
+    """The state store in Redis: ``SET`` with ``PX`` (and ``NX`` for ``add``), ``GET``, ``DEL``, ``SCAN``, and a script for ``swap``."""
+
+    shared = True
 
     def __init__(self, url: str, deployment: str = DEPLOYMENT, timeout_s: float = TIMEOUT_S) -> None:
         super().__init__(deployment)
@@ -36,6 +52,7 @@ class RedisStore(Store):
         except ValueError as exc:
             raise UsageError(f"--store: {exc}; give redis://HOST:PORT/DB") from None
         self._failures = (redis.RedisError, OSError)
+        self._swap = self._redis.register_script(_SWAP)
 
     def get(self, key: str) -> Any:
         return decode(self._do("get", self._redis.get, self.prefix + key))
@@ -45,6 +62,10 @@ class RedisStore(Store):
 
     def add(self, key: str, value: Any, ttl_s: float) -> bool:
         return bool(self._do("add", self._redis.set, self.prefix + key, encode(value), px=_ms(ttl_s), nx=True))
+
+    def swap(self, key: str, value: dict, ttl_s: float, expected: int) -> bool:
+        data = encode(value)
+        return bool(self._do("swap", self._swap, keys=[self.prefix + key], args=[data, int(expected), _ms(ttl_s)]))
 
     def delete(self, key: str) -> None:
         self._do("delete", self._redis.delete, self.prefix + key)

@@ -108,3 +108,29 @@ def test_memory_store_is_bounded():
         store.put(f"k{n}", {"n": n}, 60 + n)
     assert len(store) == 3
     assert store.get("k4") == {"n": 4} and store.get("k0") is None
+
+
+def test_swap_keeps_a_version_only_over_the_one_expected(store):
+    assert store.swap("session:s", {"v": 1, "x": 1}, 60, expected=0) is True
+    assert store.swap("session:s", {"v": 2, "x": 2}, 60, expected=0) is False  # another writer came first
+    assert store.swap("session:s", {"v": 2, "x": 2}, 60, expected=1) is True
+    assert store.swap("session:s", {"v": 3, "x": 3}, 60, expected=1) is False
+    assert store.get("session:s") == {"v": 2, "x": 2}
+    store.put("session:t", {"x": "no version"}, 60)
+    assert store.swap("session:t", {"v": 1}, 60, expected=0) is False  # a value without a version is never one expected
+    with pytest.raises(StoreError, match="plain data"):
+        store.swap("session:s", {"v": 3, "x": object()}, 60, expected=2)
+
+
+def test_replicas_register_renew_and_leave(store):
+    from lackpy.store.replicas import Replicas
+
+    one, two = Replicas(store, "http://127.0.0.1:1"), Replicas(store, "http://127.0.0.1:2")
+    one.register()
+    two.register()
+    assert one.me != two.me and one.where(two.me) == "http://127.0.0.1:2" and one.alive(two.me)
+    two.deregister()
+    assert one.where(two.me) is None and not one.alive(two.me) and one.alive(one.me)
+    assert one.where("not-an-id") is None and one.where("../x") is None
+    one.forget(one.me)  # a replica never drops itself
+    assert store.get(f"replica:{one.me}") is not None
