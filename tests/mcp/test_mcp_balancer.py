@@ -253,27 +253,14 @@ def _redis(port: int, directory: Path) -> subprocess.Popen:
     return process
 
 
-SERVE_WITH_STORE = """
-import sys
-from lackpy import LackpyService
-from lackpy.mcp.http import serve_http
-from lackpy.mcp.policy import KitPolicy
-from lackpy.mcp.server import build_server
-from lackpy.store import open_store
-
-service = LackpyService(sys.argv[1])
-server = build_server(service, KitPolicy.build(service))
-server.store = open_store(sys.argv[2])
-serve_http(server, "127.0.0.1", int(sys.argv[3]), None)
-"""
-
-
 @pytest.mark.cluster
 def test_readyz_says_store_while_the_shared_store_does_not_answer(mcp_workspace, server_env, tmp_path):
     redis_port, port = free_port(), free_port()
     redis = _redis(redis_port, tmp_path)
-    server = subprocess.Popen([PYTHON, "-c", SERVE_WITH_STORE, str(mcp_workspace), f"redis://127.0.0.1:{redis_port}/0", str(port)],
-                              env=server_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    serve = [PYTHON, "-m", "lackpy", "serve", "-w", str(mcp_workspace), "--http", str(port), "--store", f"redis://127.0.0.1:{redis_port}/0",
+             "--cluster-key-env", "LACKPY_TEST_CLUSTER_KEY"]
+    server = subprocess.Popen(serve, env={**server_env, "LACKPY_TEST_CLUSTER_KEY": "k" * 40}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)
     try:
         wait_for_port(port, server)
         status, _, body = get(f"http://127.0.0.1:{port}/readyz")
