@@ -53,12 +53,18 @@ class LackpyGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
-        from lackpy.errors import LackpyError  # small module, no heavy imports
+        from lackpy.errors import LackpyError, resource_error  # small module, no heavy imports
 
         try:
-            if "lackpy.bad_argument" in ctx.meta:
-                raise click.UsageError(ctx.meta["lackpy.bad_argument"])
-            return super().invoke(ctx)
+            try:
+                if "lackpy.bad_argument" in ctx.meta:
+                    raise click.UsageError(ctx.meta["lackpy.bad_argument"])
+                return super().invoke(ctx)
+            except OSError as exc:  # descriptors or memory ran out on the way: one line of kind resources
+                out_of = resource_error(exc)
+                if out_of is None:
+                    raise
+                raise out_of from None
         except LackpyError as exc:
             if ctx.meta.get("lackpy.json"):
                 from lackpy.report import ErrorReport
