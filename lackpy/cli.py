@@ -1090,6 +1090,11 @@ def spec(json_: bool) -> None:
 @click.option("--trust", is_flag=True, help="Trust the workspace's .lackpy/ for this server only.")
 @click.option("--http", "http", default=None, metavar="[HOST:]PORT", help="Serve streamable HTTP at /mcp (host default 127.0.0.1) instead of stdio.")
 @click.option("--token-env", "token_env", default=None, metavar="NAME", help="With --http: require 'Authorization: Bearer <token>', the token read from $NAME.")
+@click.option("--max-connections", "max_connections", default=None, metavar="N",
+              help="With --http: hold at most N connections (default: from ulimit -n, e.g. 384 for 1024).")
+@click.option("--max-connections-per-peer", "max_connections_per_peer", default=None, metavar="N",
+              help="With --http: at most N of them from one client address (default: an eighth of the total, at least 8; "
+                   "behind a proxy every client has its address, so raise it to the total).")
 @click.option("--expose-tools", "expose_tools", is_flag=True, help="Also serve each tool of the --kit kit as its own MCP tool.")
 @click.option("--ceiling", default=None, metavar="KIT|W,D", help="Refuse every program whose own grade is above this, before it runs.")
 @click.option(
@@ -1106,6 +1111,8 @@ def serve(
     trust: bool,
     http: str | None,
     token_env: str | None,
+    max_connections: str | None,
+    max_connections_per_peer: str | None,
     expose_tools: bool,
     ceiling: str | None,
     approval: str | None,
@@ -1130,7 +1137,7 @@ def serve(
     skills = _split((allow_skills,)) if allow_skills is not None else None
     run_server(
         workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env, expose_tools=expose_tools, ceiling=ceiling, approval=approval,
-        allow_skills=skills,
+        allow_skills=skills, max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,
     )
 
 

@@ -3,7 +3,9 @@
 The app is the MCP SDK's own streamable HTTP app, at ``/mcp``, with its
 Host/Origin checks (DNS-rebinding protection) on for every host it binds.
 With a token, every request must carry ``Authorization: Bearer <token>``;
-any other gets 401.
+any other gets 401, before any of its body is read, and its connection is
+closed. The front (``lackpy.mcp.front``) bounds every connection: its head,
+its body, its idle time, and how many there are.
 """
 
 from __future__ import annotations
@@ -13,11 +15,9 @@ import ipaddress
 from typing import Any
 
 from lackpy.errors import UsageError
+from lackpy.mcp.front import Front, FrontSettings, refuse
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-#: How long an idle connection stays open, in seconds: longer than clients keep theirs
-#: (5 s in common HTTP clients), so a client never reuses one the server is closing.
-KEEP_ALIVE_S = 75
 
 
 def parse_address(value: str) -> tuple[str, int]:
@@ -53,21 +53,19 @@ def transport_security(host: str) -> Any:
 
 
 class BearerToken:
-    """ASGI middleware: HTTP requests without ``Authorization: Bearer <token>`` get 401."""
+    """ASGI middleware: HTTP requests without ``Authorization: Bearer <token>`` get 401, from their head alone.
+
+    ``receive`` is never called for them: their body stays unread, and the
+    401 closes the connection (``front.refuse``), so nothing waits for it.
+    """
 
     def __init__(self, app: Any, token: str) -> None:
         self.app, self.token = app, token.encode()
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and not self._authorized(scope):
-            from starlette.responses import JSONResponse
-
-            response = JSONResponse(
-                {"error": "unauthorized", "error_description": "send Authorization: Bearer <token>, the token lackpy serve was given"},
-                status_code=401,
-                headers={"WWW-Authenticate": 'Bearer realm="lackpy"'},
-            )
-            await response(scope, receive, send)
+            await refuse(send, 401, "unauthorized", "send Authorization: Bearer <token>, the token lackpy serve was given",
+                         {"WWW-Authenticate": 'Bearer realm="lackpy"'})
             return
         await self.app(scope, receive, send)
 
@@ -79,15 +77,23 @@ class BearerToken:
         return False
 
 
-def serve_http(server: Any, host: str, port: int, token: str | None) -> None:
-    """Serve ``server`` (an MCPServer) at http://host:port/mcp until interrupted."""
+def serve_http(server: Any, host: str, port: int, token: str | None, front: FrontSettings | None = None) -> None:
+    """Serve ``server`` (an MCPServer) at http://host:port/mcp until interrupted, behind the front ``front`` sets (its defaults if None).
+
+    From the inside out: the SDK's app, its bodies read whole (``Front.wrap``),
+    the token check; middleware that must see every request goes outside.
+    """
     import anyio
     import uvicorn
 
-    app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=transport_security(host), host=host)
+    from lackpy.mcp import repeats
+
+    gate = Front(front or FrontSettings.build())
+    app = gate.wrap(server.streamable_http_app(streamable_http_path="/mcp", transport_security=transport_security(host), host=host))
     if token:
         app = BearerToken(app, token)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_keep_alive=KEEP_ALIVE_S)
+    config = gate.config(app, host, port, log_level="warning", lifespan="on")
+    repeats.install()  # after uvicorn's config has set up its loggers
     anyio.run(uvicorn.Server(config).serve)
 
 
