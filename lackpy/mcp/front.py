@@ -16,11 +16,10 @@ each stage of a connection:
   the connection rather than draining what is left;
 - **the idle time**: a kept-alive connection with no request closes after ``idle_timeout_s``;
 - **the count**: at most ``max_connections`` connections, ``max_connections_per_peer``
-  from one client address. A new one over a cap takes the place of the
-  connection that has waited longest without a request under way (a
-  connection that sends half a head loses its place to one that sends a
-  request); when every connection has a request under way, the new one is
-  answered 503 at once and closed, never queued.
+  from one client address. A new one over a cap takes the place of one
+  waiting without a request under way (``Gate``: a connection that never
+  sent a whole head goes first, the longest waiting first); when none may
+  give its place, the new one is answered 503 at once and closed, never queued.
 
 The default caps come from the descriptor limit (``RLIMIT_NOFILE``), so the
 connections never take the descriptors runs need and accept never fails.
@@ -33,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,24 +220,45 @@ def _content_length(scope: dict) -> int | None:
     return None
 
 
-class Gate:
-    """The connections one server holds: counts in all and per peer, and those waiting without a request under way, oldest first."""
+#: How long a new connection keeps its place whatever comes after it: the time a client takes to send its head once connected.
+GRACE_S = 0.25
+#: How long a kept-alive connection keeps its place: common HTTP clients drop theirs after 5 s unused.
+IDLE_GRACE_S = 5.0
 
-    def __init__(self, settings: FrontSettings) -> None:
+
+class Gate:
+    """The connections one server holds: how many, from which peer, and which may give their place to a new one.
+
+    A connection between requests is *fresh* until it has sent a whole head
+    once, *idle* after: a fresh one waiting longest (for more than
+    ``GRACE_S``, so a burst of connections never pushes out one that had no
+    time to send its head) gives its place first; an idle one (it has sent
+    a request already) only when no fresh one can, and only once unused for
+    ``IDLE_GRACE_S``, so a flood of new connections never pushes out a
+    client's kept-alive one. A connection with a request under way never does.
+    """
+
+    def __init__(self, settings: FrontSettings, clock: Any = None) -> None:
         self.settings = settings
-        self.open: set[Any] = set()
-        self.per_peer: dict[str, int] = {}
-        self.waiting: dict[Any, None] = {}  # insertion order: longest waiting first
-        #: What the front did, since the start: connections refused (503), evicted for a newer one, closed for a slow head.
+        self.clock = clock or time.monotonic
+        self.grace_s = min(GRACE_S, settings.head_timeout_s / 2)
+        self.open: dict[str, int] = {}  # peer -> connections open
+        self.total = 0
+        # Who may give their place, longest waiting first: in all, and per peer.
+        self.fresh: dict[Any, float] = {}
+        self.idle: dict[Any, float] = {}
+        self.fresh_of: dict[str, dict[Any, float]] = {}
+        self.idle_of: dict[str, dict[Any, float]] = {}
+        #: What the front did, since the start: connections refused (503), closed for a newer one, closed for a slow head.
         self.refused = self.evicted = self.timed_out = 0
 
     def admit(self, connection: Any) -> bool:
-        """Take ``connection`` in, making room by closing a waiting one if a cap is reached; False when there is none to close."""
+        """Take ``connection`` in (fresh), closing one that may give its place if a cap is reached; False when none may."""
         peer = connection.peer
-        if self.per_peer.get(peer, 0) >= self.settings.max_connections_per_peer:
-            victim = next((c for c in self.waiting if c.peer == peer), None)
-        elif len(self.open) >= self.settings.max_connections:
-            victim = next(iter(self.waiting), None)
+        if self.open.get(peer, 0) >= self.settings.max_connections_per_peer:
+            victim = self._victim(self.fresh_of.get(peer, {}), self.idle_of.get(peer, {}))
+        elif self.total >= self.settings.max_connections:
+            victim = self._victim(self.fresh, self.idle)
         else:
             victim = False
         if victim is None:
@@ -247,26 +268,55 @@ class Gate:
             self.evicted += 1
             self.leave(victim)
             victim.close()
-        self.open.add(connection)
-        self.per_peer[peer] = self.per_peer.get(peer, 0) + 1
+        self.open[peer] = self.open.get(peer, 0) + 1
+        self.total += 1
+        connection.admitted = True
+        self.wait(connection, "fresh")
         return True
 
-    def wait(self, connection: Any, waiting: bool) -> None:
-        """Mark ``connection`` as waiting without a request under way (it goes last in line), or not."""
-        if connection in self.open:
-            self.waiting.pop(connection, None)
-            if waiting:
-                self.waiting[connection] = None
+    def _victim(self, fresh: dict, idle: dict) -> Any:
+        """The connection that gives its place: the longest waiting of ``fresh`` past its grace, else of ``idle``; None if neither is."""
+        now = self.clock()
+        for waiting, grace in ((fresh, self.grace_s), (idle, IDLE_GRACE_S)):
+            for connection, since in waiting.items():
+                if now - since >= grace:
+                    return connection
+                break  # the longest waiting is within its grace: so are the others
+        return None
+
+    def wait(self, connection: Any, state: str | None) -> None:
+        """``connection`` now waits ``fresh`` or ``idle`` (last in line), or (None) has a request under way."""
+        if not getattr(connection, "admitted", False):
+            return
+        self._forget(connection)
+        if state is not None:
+            now, peer = self.clock(), connection.peer
+            shared, own = (self.fresh, self.fresh_of) if state == "fresh" else (self.idle, self.idle_of)
+            shared[connection] = now
+            own.setdefault(peer, {})[connection] = now
 
     def leave(self, connection: Any) -> None:
-        if connection in self.open:
-            self.open.discard(connection)
-            self.waiting.pop(connection, None)
-            left = self.per_peer[connection.peer] - 1
-            if left:
-                self.per_peer[connection.peer] = left
-            else:
-                del self.per_peer[connection.peer]
+        """``connection`` closed (or was closed for another): its place is free."""
+        if not getattr(connection, "admitted", False):
+            return
+        connection.admitted = False
+        self._forget(connection)
+        peer = connection.peer
+        self.total -= 1
+        left = self.open[peer] - 1
+        if left:
+            self.open[peer] = left
+        else:
+            del self.open[peer]
+
+    def _forget(self, connection: Any) -> None:
+        peer = connection.peer
+        for shared, own in ((self.fresh, self.fresh_of), (self.idle, self.idle_of)):
+            if shared.pop(connection, None) is not None:
+                mine = own[peer]
+                del mine[connection]
+                if not mine:
+                    del own[peer]
 
 
 def protocol_class(gate: Gate) -> type:
@@ -281,6 +331,7 @@ def protocol_class(gate: Gate) -> type:
             super().connection_made(transport)
             self.peer = self.client[0] if self.client else "?"
             self._head_timer: asyncio.TimerHandle | None = None
+            self.admitted = False
             if not gate.admit(self):
                 transport.write(REFUSED)
                 transport.close()
@@ -298,14 +349,14 @@ def protocol_class(gate: Gate) -> type:
                 self._waiting_for_head()
             else:
                 self._stop_head_timer()
-                gate.wait(self, False)
+                gate.wait(self, None)
 
         def on_response_complete(self) -> None:
             if self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
                 self.transport.close()  # answered before its body was read: never read through it
             super().on_response_complete()
             if self.conn.their_state is h11.IDLE:
-                gate.wait(self, True)
+                gate.wait(self, "idle")
 
         def close(self) -> None:
             """Close this connection at once (the gate needs its place)."""
@@ -315,7 +366,6 @@ def protocol_class(gate: Gate) -> type:
 
         def _waiting_for_head(self) -> None:
             if self._head_timer is None and not self.transport.is_closing():
-                gate.wait(self, True)
                 self._head_timer = self.loop.call_later(gate.settings.head_timeout_s, self._head_too_slow)
 
         def _stop_head_timer(self) -> None:
