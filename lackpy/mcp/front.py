@@ -12,8 +12,9 @@ each stage of a connection:
   which sits inside the token check, so a request without the token is
   refused before any of its body is read): larger than ``max_body_bytes`` is 413
   (at once when its Content-Length says so), not all there within
-  ``body_timeout_s`` is 408; a response sent before the body was read closes
-  the connection rather than draining what is left;
+  ``body_timeout_s`` is 408; a response sent before the body was read (401,
+  413) closes the connection: the front ends its side at once and throws
+  away what still comes (``_Lingering``, bounded) so the client reads its answer;
 - **the idle time**: a kept-alive connection with no request closes after ``idle_timeout_s``;
 - **the count**: at most ``max_connections`` connections, ``max_connections_per_peer``
   from one client address. A new one over a cap takes the place of one
@@ -43,7 +44,7 @@ from lackpy.errors import UsageError
 IDLE_TIMEOUT_S = 75.0
 HEAD_TIMEOUT_S = 10.0
 BODY_TIMEOUT_S = 30.0
-MAX_BODY_BYTES = 4 * 1024 * 1024
+MAX_BODY_BYTES = 4 * 1024 * 1024  # the SDK's own limit: the front refuses first, and alike
 #: Descriptors kept for everything but connections, at least: the fork server, workers'
 #: channels, commands' pipes, the store, logs. A quarter of the limit when that is more.
 RESERVED_FDS = 64
@@ -141,16 +142,20 @@ REFUSED = (
 )
 
 
-async def refuse(send: Any, status: int, error: str, description: str, headers: dict[str, str] | None = None) -> None:
-    """Answer an HTTP request ``status`` with lackpy's one-line error document, and close its connection.
+async def refuse(send: Any, status: int, message: str, headers: dict[str, str] | None = None, document: dict | None = None) -> None:
+    """Answer an HTTP request ``status`` with ``message`` as one line of plain text (or ``document`` as JSON), and close its connection.
 
-    Closing matters: the request's body may be unread, and a connection kept
-    alive would have to read through it first.
+    Plain text is what the SDK answers its own refusals with (its 413), so a
+    client reads the front's the same way. Closing matters: the request's
+    body may be unread, and a connection kept alive would have to read through it first.
     """
     import json
 
-    body = json.dumps({"error": error, "error_description": description}).encode()
-    fields = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), (b"connection", b"close")]
+    if document is not None:
+        body, kind = json.dumps(document).encode(), b"application/json"
+    else:
+        body, kind = message.encode(), b"text/plain; charset=utf-8"
+    fields = [(b"content-type", kind), (b"content-length", str(len(body)).encode()), (b"connection", b"close")]
     fields += [(name.lower().encode(), value.encode()) for name, value in (headers or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": fields})
     await send({"type": "http.response.body", "body": body, "more_body": False})
@@ -173,7 +178,7 @@ class WholeBody:
         most = self.settings.max_body_bytes
         length = _content_length(scope)
         if length is not None and length > most:
-            await refuse(send, 413, "too_large", f"the request body is {length} bytes, more than the {most} lackpy serve accepts; send less")
+            await refuse(send, 413, f"Request body too large: {length} bytes, more than the {most} lackpy serve accepts; send less")
             return
         body = await self._read(receive, send, most)
         if body is None:
@@ -203,13 +208,13 @@ class WholeBody:
                 chunk = message.get("body", b"")
                 size += len(chunk)
                 if size > most:
-                    await refuse(send, 413, "too_large", f"the request body is more than the {most} bytes lackpy serve accepts; send less")
+                    await refuse(send, 413, f"Request body too large: more than the {most} bytes lackpy serve accepts; send less")
                     return None
                 chunks.append(chunk)
                 if not message.get("more_body", False):
                     return b"".join(chunks)
         if scope.cancelled_caught:
-            await refuse(send, 408, "timeout", f"the request body did not arrive within {self.settings.body_timeout_s:g} s; send it at once")
+            await refuse(send, 408, f"Request body too slow: it did not arrive within {self.settings.body_timeout_s:g} s; send it at once")
         return None
 
 
@@ -328,7 +333,8 @@ def protocol_class(gate: Gate) -> type:
         """One connection: admitted by the gate, its head timed, closed when a response leaves a body unread."""
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
+            self.lingered: int | None = None  # bytes of an unread body thrown away since its answer, while lingering
+            super().connection_made(_Lingering(transport, self))
             self.peer = self.client[0] if self.client else "?"
             self._head_timer: asyncio.TimerHandle | None = None
             self.admitted = False
@@ -344,6 +350,11 @@ def protocol_class(gate: Gate) -> type:
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
+            if self.lingered is not None:
+                self.lingered += len(data)
+                if self.lingered > LINGER_BYTES:
+                    self.transport.really_close()
+                return
             super().data_received(data)
             if self.conn.their_state is h11.IDLE:
                 self._waiting_for_head()
@@ -352,11 +363,22 @@ def protocol_class(gate: Gate) -> type:
                 gate.wait(self, None)
 
         def on_response_complete(self) -> None:
-            if self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
+            if self.body_unread() and not self.transport.is_closing():
                 self.transport.close()  # answered before its body was read: never read through it
             super().on_response_complete()
             if self.conn.their_state is h11.IDLE:
                 gate.wait(self, "idle")
+
+        def body_unread(self) -> bool:
+            return self.conn.their_state is h11.SEND_BODY
+
+        def linger(self, transport: asyncio.Transport) -> None:
+            """The answer is sent and the body unread: end our side, throw away what still comes, close after ``body_timeout_s``."""
+            self.lingered = 0
+            if transport.can_write_eof():
+                transport.write_eof()
+            transport.resume_reading()
+            self.loop.call_later(gate.settings.body_timeout_s, transport.close)
 
         def close(self) -> None:
             """Close this connection at once (the gate needs its place)."""
@@ -380,6 +402,41 @@ def protocol_class(gate: Gate) -> type:
                 self.transport.close()
 
     return FrontProtocol
+
+
+#: What a client may still send of a body answered unread (a 401, a 413) before its connection is closed on it.
+LINGER_BYTES = 4 * MAX_BODY_BYTES
+
+
+class _Lingering:
+    """A connection's transport as uvicorn sees it; closing it while the request's body is unread lingers first.
+
+    Closing a socket with unread data makes the kernel reset the connection,
+    and a client still sending its body then loses the answer (a 413, a
+    401) it was sent. So the front ends its side (FIN), throws away what the
+    client still sends (up to ``LINGER_BYTES``, for ``body_timeout_s``) and
+    closes when the client does.
+    """
+
+    def __init__(self, transport: asyncio.Transport, protocol: Any) -> None:
+        self._transport, self._protocol = transport, protocol
+        self._lingering = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+    def is_closing(self) -> bool:
+        return self._lingering or self._transport.is_closing()
+
+    def close(self) -> None:
+        if not self._lingering and not self._transport.is_closing() and self._protocol.body_unread():
+            self._lingering = True
+            self._protocol.linger(self._transport)
+            return
+        self._transport.close()
+
+    def really_close(self) -> None:
+        self._transport.close()
 
 
 class Front:

@@ -64,8 +64,8 @@ class BearerToken:
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and not self._authorized(scope):
-            await refuse(send, 401, "unauthorized", "send Authorization: Bearer <token>, the token lackpy serve was given",
-                         {"WWW-Authenticate": 'Bearer realm="lackpy"'})
+            await refuse(send, 401, "", {"WWW-Authenticate": 'Bearer realm="lackpy"'}, document={
+                "error": "unauthorized", "error_description": "send Authorization: Bearer <token>, the token lackpy serve was given"})
             return
         await self.app(scope, receive, send)
 
