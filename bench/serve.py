@@ -875,6 +875,7 @@ async def timed_calls(url: str, stop_at: float, per_call_s: float, new_sessions:
 
     latencies: list[float | None] = []
     kept = kept_http = None
+    refused_opens: list[float] = []  # the one session's opening, refused (503 at once) before it opened
     while not new_sessions and kept is None and time.monotonic() < stop_at:  # the one session opens, retried each second
         kept, kept_http = client()
         try:
@@ -882,7 +883,7 @@ async def timed_calls(url: str, stop_at: float, per_call_s: float, new_sessions:
         except Exception:
             await kept_http.aclose()
             kept = None
-            latencies.append(None)
+            refused_opens.append(time.monotonic())
             await asyncio.sleep(1.0)
     try:
         while time.monotonic() < stop_at:
@@ -909,6 +910,8 @@ async def timed_calls(url: str, stop_at: float, per_call_s: float, new_sessions:
             except Exception:
                 pass
             await kept_http.aclose()
+    if refused_opens:
+        print(f"(the one session opened at its attempt {len(refused_opens) + 1}; before, it was refused at once)")
     return latencies
 
 
