@@ -1,6 +1,6 @@
 """lackpy serve benchmark: ``lackpy serve`` in a subprocess, driven by the MCP SDK's own client.
 
-usage: python bench/serve.py {roundtrip,load,codemode,all} [options]
+usage: python bench/serve.py {roundtrip,load,codemode,all,slowloris} [options]
 
 roundtrip  the round trip of a trivial run_program, and of validate("1") as the
            floor, over stdio and streamable HTTP, in both protocol eras
@@ -13,6 +13,10 @@ load       one HTTP server, or N replicas behind HAProxy (--replicas N, with
 codemode   everyday tasks over the 200-file fixture done two ways: one exposed
            tool per call, composed in the client (tool calling), or one
            run_program (code mode); calls, bytes into the context, wall time
+slowloris  a server with a token under ulimit -n 1024, 1,100 connections that
+           send half a head and no token (reopened when closed), and a client
+           with the token calling run_program each second: its latencies,
+           how many were answered, the server's stderr
 
 Every table is printed as markdown; every server runs on 127.0.0.1 only and is
 stopped (terminate, then kill) on the way out, errors included.
@@ -104,13 +108,17 @@ def stop(process: subprocess.Popen) -> None:
 
 
 @contextmanager
-def http_server(workspace: Path, env: dict[str, str], log: Path, *extra: str):
-    """``lackpy serve --http 127.0.0.1:PORT`` in a subprocess: yields (url, process)."""
+def http_server(workspace: Path, env: dict[str, str], log: Path, *extra: str, repo: Path = REPO, preexec_fn: Callable[[], None] | None = None):
+    """``lackpy serve --http 127.0.0.1:PORT`` in a subprocess: yields (url, process).
+
+    ``repo``: the checkout whose lackpy serves (its directory is the server's
+    first import path); ``preexec_fn`` runs in the server's process before it starts.
+    """
     port = free_port()
     with open(log, "ab") as errlog:
         process = subprocess.Popen(
             [PYTHON, *serve_args(workspace, "--http", f"127.0.0.1:{port}", *extra)],
-            env=env, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog,
+            env=env, cwd=repo, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, preexec_fn=preexec_fn,
         )
     try:
         deadline = time.monotonic() + 30
@@ -1016,6 +1024,181 @@ def _codemode_row(name: str, v: dict) -> str:
     )
 
 
+# -- slowloris: connections that never finish their head ------------------------------
+
+SLOW_TOKEN = "bench-slowloris-token"
+
+
+def attack(port: int, connections: int, stop_at: float, report) -> None:
+    """Keep ``connections`` connections open that send half a head and no token, a header line each second; reopen those the server closes.
+
+    Runs in its own process (so it takes no time from the measured client);
+    sends (opened, closed by the server, answered 503) through ``report``.
+    """
+    import selectors
+
+    head = f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode()
+    selector = selectors.DefaultSelector()
+    opened = closed = busy = 0
+
+    def open_one() -> None:
+        nonlocal opened
+        sock = socket.socket()
+        sock.setblocking(False)
+        try:
+            sock.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        except OSError:
+            sock.close()
+            return
+        selector.register(sock, selectors.EVENT_READ | selectors.EVENT_WRITE, [False])
+        opened += 1
+
+    while len(selector.get_map()) < connections:
+        open_one()
+    next_tick = time.monotonic()
+    while time.monotonic() < stop_at:
+        for key, events in selector.select(timeout=0.1):
+            sock, started = key.fileobj, key.data
+            if events & selectors.EVENT_WRITE and not started[0]:
+                started[0] = True
+                try:
+                    sock.send(head[:30])  # half a head
+                except OSError:
+                    pass
+                selector.modify(sock, selectors.EVENT_READ, started)
+            elif events & selectors.EVENT_READ:
+                try:
+                    data = sock.recv(4096)
+                except OSError:
+                    data = b""
+                if data.startswith(b"HTTP/1.1 503"):
+                    busy += 1
+                selector.unregister(sock)
+                sock.close()
+                closed += 1
+        if time.monotonic() >= next_tick:  # a byte now and then, and the closed ones opened again
+            next_tick += 1.0
+            for key in list(selector.get_map().values()):
+                if key.data[0]:
+                    try:
+                        key.fileobj.send(b"X-Slow: 1\r\n")
+                    except OSError:
+                        pass
+            while len(selector.get_map()) < connections:
+                open_one()
+    report.send((opened, closed, busy, len(selector.get_map())))
+    for key in list(selector.get_map().values()):
+        key.fileobj.close()
+
+
+async def timed_calls(url: str, stop_at: float, per_call_s: float, new_sessions: bool = False) -> list[float | None]:
+    """A client with the token calls run_program once a second until ``stop_at``: each call's latency, None when it got no
+    right answer within ``per_call_s``. One session throughout (opened when this starts), or with ``new_sessions`` a new
+    client each second (its connection and session start included in the latency)."""
+    import anyio
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    def client() -> tuple[Any, Any]:
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {SLOW_TOKEN}"}, timeout=httpx2.Timeout(per_call_s))
+        return Client(streamable_http_client(url, http_client=http)), http
+
+    async def call(session: Any) -> bool:
+        answer = await session.call_tool("run_program", {"program": "6 * 7"})
+        return not answer.is_error and (answer.structured_content or {}).get("output") == 42
+
+    latencies: list[float | None] = []
+    kept = kept_http = None
+    refused_opens: list[float] = []  # the one session's opening, refused (503 at once) before it opened
+    while not new_sessions and kept is None and time.monotonic() < stop_at:  # the one session opens, retried each second
+        kept, kept_http = client()
+        try:
+            await kept.__aenter__()
+        except Exception:
+            await kept_http.aclose()
+            kept = None
+            refused_opens.append(time.monotonic())
+            await asyncio.sleep(1.0)
+    try:
+        while time.monotonic() < stop_at:
+            started = time.monotonic()
+            try:
+                with anyio.fail_after(per_call_s):
+                    if kept is not None:
+                        ok = await call(kept)
+                    else:
+                        session, http = client()
+                        try:
+                            async with session:
+                                ok = await call(session)
+                        finally:
+                            await http.aclose()
+                latencies.append(time.monotonic() - started if ok else None)
+            except Exception:
+                latencies.append(None)
+            await asyncio.sleep(max(0.0, started + 1.0 - time.monotonic()))
+    finally:
+        if kept is not None:
+            try:
+                await kept.__aexit__(None, None, None)
+            except Exception:
+                pass
+            await kept_http.aclose()
+    if refused_opens:
+        print(f"(the one session opened at its attempt {len(refused_opens) + 1}; before, it was refused at once)")
+    return latencies
+
+
+def slowloris(tmp: Path, connections: int, seconds: float, nofile: int, repo: Path) -> None:
+    """``lackpy serve --http`` with the token and ``ulimit -n nofile``; ``connections`` slow heads; a client's run_program each second."""
+    import multiprocessing
+
+    workspace = tmp / "slowloris-ws"
+    workspace.mkdir()
+    (workspace / "README.md").write_text("# slowloris\n")
+    env = dict(server_env(tmp), LACKPY_BENCH_TOKEN=SLOW_TOKEN)
+    log = tmp / "slowloris.log"
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+    with http_server(workspace, env, log, "--token-env", "LACKPY_BENCH_TOKEN", repo=repo, preexec_fn=limit) as (url, process):
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        asyncio.run(timed_calls(url, time.monotonic() + 3, 10.0))  # warm: the fork server is up before the attack
+        receive, send = multiprocessing.get_context("fork").Pipe(duplex=False)
+        stop_at = time.monotonic() + seconds + 3
+        attacker = multiprocessing.get_context("fork").Process(target=attack, args=(port, connections, stop_at, send))
+        attacker.start()
+        time.sleep(3)  # the attack is in place
+
+        async def both() -> tuple[list, list]:
+            return tuple(await asyncio.gather(timed_calls(url, stop_at - 0.5, 10.0), timed_calls(url, stop_at - 0.5, 10.0, new_sessions=True)))
+
+        latencies, fresh = asyncio.run(both())
+        opened, closed, busy, still = receive.recv() if receive.poll(30) else (0, 0, 0, 0)
+        attacker.join(10)
+        alive = process.poll() is None
+    answered = [x for x in latencies if x is not None]
+    stderr_bytes = log.stat().st_size
+    shown = repo if repo != REPO else "this checkout"
+    print(f"\n### Slowloris: {connections} connections with half a head and no token, ulimit -n {nofile}, {seconds:g} s ({shown})\n")
+    print("| client with the token | calls | answered | max latency | p50 |")
+    print("|---|---|---|---|---|")
+    for name, values in (("one session, a call each second", latencies), ("a new session each second", fresh)):
+        got = [x for x in values if x is not None]
+        top = fmt_ms(max(got)) if got else "-"
+        p50 = fmt_ms(quantile(got, 0.5)) if got else "-"
+        print(f"| {name} | {len(values)} | {len(got)} | {top} | {p50} |")
+    print("\n| server stderr | slow connections opened | closed by the server (of them 503) | open at the end | server alive |")
+    print("|---|---|---|---|---|")
+    print(f"| {stderr_bytes:,} bytes | {opened} | {closed} ({busy}) | {still} | {'yes' if alive else 'NO'} |")
+    held = bool(latencies) and len(answered) == len(latencies) and max(answered) < 1.0 and stderr_bytes < 1_000_000 and alive
+    print(f"\nheld: {'yes' if held else 'NO'} (the session's calls all answered, max latency < 1 s, stderr < 1 MB, the server alive)")
+
+
 # -- main ---------------------------------------------------------------------------
 
 
@@ -1038,6 +1221,11 @@ def main() -> None:
     sub.add_parser("load", parents=[ld], help="many concurrent HTTP sessions, every answer checked")
     sub.add_parser("codemode", parents=[cm], help="tool calling against code mode on everyday tasks")
     sub.add_parser("all", parents=[rt, ld, cm], help="the three, in this order")
+    sl = sub.add_parser("slowloris", help="slow heads without a token against a client with it, under ulimit -n 1024")
+    sl.add_argument("--connections", type=int, default=1100, help="slow connections kept open (default 1100)")
+    sl.add_argument("--seconds", type=float, default=60, help="how long the attack lasts (default 60)")
+    sl.add_argument("--nofile", type=int, default=1024, help="the server's ulimit -n (default 1024)")
+    sl.add_argument("--repo", type=Path, default=REPO, help="the checkout whose lackpy serves (default this one; e.g. an older commit's, to compare)")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="lackpy-bench-mcp-"))
     started = time.monotonic()
@@ -1051,6 +1239,8 @@ def main() -> None:
             load(tmp, args.clients, args.seconds, args.settle, args.replicas, args.era, args.kill_at)
         if args.command in ("codemode", "all"):
             codemode(tmp, args.repeat)
+        if args.command == "slowloris":
+            slowloris(tmp, args.connections, args.seconds, args.nofile, args.repo.resolve())
     finally:
         reap_strays()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -53,12 +53,18 @@ class LackpyGroup(click.Group):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
-        from lackpy.errors import LackpyError  # small module, no heavy imports
+        from lackpy.errors import LackpyError, resource_error  # small module, no heavy imports
 
         try:
-            if "lackpy.bad_argument" in ctx.meta:
-                raise click.UsageError(ctx.meta["lackpy.bad_argument"])
-            return super().invoke(ctx)
+            try:
+                if "lackpy.bad_argument" in ctx.meta:
+                    raise click.UsageError(ctx.meta["lackpy.bad_argument"])
+                return super().invoke(ctx)
+            except OSError as exc:  # descriptors or memory ran out on the way: one line of kind resources
+                out_of = resource_error(exc)
+                if out_of is None:
+                    raise
+                raise out_of from None
         except LackpyError as exc:
             if ctx.meta.get("lackpy.json"):
                 from lackpy.report import ErrorReport
@@ -1084,6 +1090,11 @@ def spec(json_: bool) -> None:
 @click.option("--trust", is_flag=True, help="Trust the workspace's .lackpy/ for this server only.")
 @click.option("--http", "http", default=None, metavar="[HOST:]PORT", help="Serve streamable HTTP at /mcp (host default 127.0.0.1) instead of stdio.")
 @click.option("--token-env", "token_env", default=None, metavar="NAME", help="With --http: require 'Authorization: Bearer <token>', the token read from $NAME.")
+@click.option("--max-connections", "max_connections", default=None, metavar="N",
+              help="With --http: hold at most N connections (default: from ulimit -n, e.g. 384 for 1024).")
+@click.option("--max-connections-per-peer", "max_connections_per_peer", default=None, metavar="N",
+              help="With --http: at most N of them from one client address (default: an eighth of the total, at least 8; "
+                   "behind a proxy every client has its address, so raise it to the total).")
 @click.option("--expose-tools", "expose_tools", is_flag=True, help="Also serve each tool of the --kit kit as its own MCP tool.")
 @click.option("--drain-s", "drain_s", default=None, metavar="SECONDS", help="With --http: on SIGTERM, let runs under way finish for up to this long (default 30).")
 @click.option("--ceiling", default=None, metavar="KIT|W,D", help="Refuse every program whose own grade is above this, before it runs.")
@@ -1107,6 +1118,8 @@ def serve(
     trust: bool,
     http: str | None,
     token_env: str | None,
+    max_connections: str | None,
+    max_connections_per_peer: str | None,
     expose_tools: bool,
     ceiling: str | None,
     approval: str | None,
@@ -1137,6 +1150,7 @@ def serve(
     run_server(
         workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env, expose_tools=expose_tools, ceiling=ceiling, approval=approval,
         allow_skills=skills, drain_s=drain_s, store=store, deployment=deployment, cluster_key_env=cluster_key_env, advertise=advertise,
+        max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,
     )
 
 

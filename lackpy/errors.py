@@ -284,6 +284,50 @@ class PathError(ToolError):
     """A path is outside the workspace, escapes through a symlink, or is missing."""
 
 
+#: What each errno of exhaustion says ran out, and what to do about it; ``{limit}`` is filled from the process's own limit.
+_RAN_OUT = {
+    "EMFILE": ("lackpy ran out of file descriptors (EMFILE: all {limit} this process may open are open)", "close connections or raise ulimit -n", "NOFILE"),
+    "ENFILE": ("the system ran out of file descriptors (ENFILE: the limit of the whole system, fs.file-max, is reached)",
+               "stop other programs or raise fs.file-max", None),
+    "EAGAIN": ("lackpy could not start a process (EAGAIN: the {limit} processes this user may have, or the system's, are running)",
+               "wait for runs and commands to end or raise ulimit -u", "NPROC"),
+    "ENOMEM": ("the machine ran out of memory (ENOMEM)", "free memory, or run fewer things at once", None),
+    "ENOBUFS": ("the system ran out of buffer space for sockets (ENOBUFS)", "close connections or wait", None),
+}
+
+
+def resource_error(exc: BaseException, doing: str = "", processes: bool = False) -> ResourceError | None:
+    """The ``ResourceError`` an ``OSError`` means when the machine ran out of something, or None for any other error.
+
+    The one place that turns an errno of exhaustion into a message saying
+    what ran out and what to do. ``EAGAIN`` means "no more processes" only
+    where a process was being started (``processes``): elsewhere it is a
+    non-blocking call that would wait. ``doing`` (e.g. "cannot start the
+    isolated worker") opens the message.
+    """
+    import errno
+
+    if not isinstance(exc, OSError) or exc.errno is None:
+        return None
+    name = errno.errorcode.get(exc.errno, "")
+    if name not in _RAN_OUT or (name == "EAGAIN" and not processes):
+        return None
+    said, advice, limit = _RAN_OUT[name]
+    message = said.format(limit=_limit(limit) if limit else "")
+    return ResourceError(f"{doing}: {message}; {advice}" if doing else f"{message}; {advice}")
+
+
+def _limit(name: str) -> str:
+    """This process's soft limit ``RLIMIT_<name>`` as a number, or "the allowed" when it has none or cannot be read."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(getattr(resource, f"RLIMIT_{name}"))[0]
+    except (ImportError, AttributeError, OSError, ValueError):
+        return "the allowed"
+    return "the allowed" if soft == resource.RLIM_INFINITY else str(soft)
+
+
 def closest(name: str, candidates: Iterable[str], n: int = 3) -> str:
     """Return ``" (did you mean: a, b?)"`` for near misses, or ``""``."""
     matches = difflib.get_close_matches(name, sorted(set(candidates)), n=n, cutoff=0.6)
@@ -337,4 +381,5 @@ __all__ = [
     "WorkspaceError",
     "closest",
     "error_classes",
+    "resource_error",
 ]

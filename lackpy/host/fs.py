@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
-from lackpy.errors import CommitError, ConflictError, LimitExceeded, PathError
+from lackpy.errors import CommitError, ConflictError, LimitExceeded, PathError, resource_error
 from lackpy.host import beneath, hardlinks, journal
 from lackpy.host.journal import Baseline, Change
 
@@ -140,7 +140,7 @@ class LocalFilesystem(_Text):
             try:
                 self._fd = beneath.open_dir(self.root)
             except OSError as exc:
-                raise PathError(f"cannot open the workspace {self.root}: {exc.strerror or exc}") from None
+                raise resource_error(exc, f"cannot open the workspace {self.root}") or PathError(f"cannot open the workspace {self.root}: {exc.strerror or exc}") from None
         return self._fd
 
     def _judge(self, info: os.stat_result, rel: str) -> None:

@@ -30,7 +30,7 @@ import os
 import secrets
 from typing import Callable
 
-from lackpy.errors import LackpyError, PathError
+from lackpy.errors import LackpyError, PathError, resource_error
 from lackpy.host.beneath import open_beneath, read_opened, read_regular
 from lackpy.host.places import LACKPY_DIR
 
@@ -90,7 +90,7 @@ def _open_dir(root: int, rel: str, shown: str, error: ErrorClass, *, follow: boo
             raise error(f"{shown}: a symlink; lackpy reads its own files only from a real directory there: replace the link with the directory") from None
         if exc.errno == errno.EXDEV:
             raise error(f"{shown}: a symlink leads out of the workspace; lackpy reads its own files only inside it: replace the link with the directory") from None
-        raise error(f"{shown}: cannot open: {(exc.strerror or str(exc)).lower()}") from None
+        raise resource_error(exc, f"{shown}: cannot open") or error(f"{shown}: cannot open: {(exc.strerror or str(exc)).lower()}") from None
 
 
 def read_own(dir_fd: int, name: str, shown: str, error: ErrorClass, max_bytes: int = MAX_FILE_BYTES) -> bytes:

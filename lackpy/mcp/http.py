@@ -3,7 +3,9 @@
 The app is the MCP SDK's own streamable HTTP app, at ``/mcp``, with its
 Host/Origin checks (DNS-rebinding protection) on for every host it binds.
 With a token, every request must carry ``Authorization: Bearer <token>``;
-any other gets 401.
+any other gets 401, before any of its body is read, and its connection is
+closed. The front (``lackpy.mcp.front``) bounds every connection: its head,
+its body, its idle time, and how many there are.
 """
 
 from __future__ import annotations
@@ -13,11 +15,9 @@ import ipaddress
 from typing import Any
 
 from lackpy.errors import UsageError
+from lackpy.mcp.front import Front, FrontSettings, refuse
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-#: How long an idle connection stays open, in seconds: longer than clients keep theirs
-#: (5 s in common HTTP clients), so a client never reuses one the server is closing.
-KEEP_ALIVE_S = 75
 
 
 def parse_address(value: str) -> tuple[str, int]:
@@ -53,21 +53,19 @@ def transport_security(host: str) -> Any:
 
 
 class BearerToken:
-    """ASGI middleware: HTTP requests without ``Authorization: Bearer <token>`` get 401."""
+    """ASGI middleware: HTTP requests without ``Authorization: Bearer <token>`` get 401, from their head alone.
+
+    ``receive`` is never called for them: their body stays unread, and the
+    401 closes the connection (``front.refuse``), so nothing waits for it.
+    """
 
     def __init__(self, app: Any, token: str) -> None:
         self.app, self.token = app, token.encode()
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and not self._authorized(scope):
-            from starlette.responses import JSONResponse
-
-            response = JSONResponse(
-                {"error": "unauthorized", "error_description": "send Authorization: Bearer <token>, the token lackpy serve was given"},
-                status_code=401,
-                headers={"WWW-Authenticate": 'Bearer realm="lackpy"'},
-            )
-            await response(scope, receive, send)
+            await refuse(send, 401, "", {"WWW-Authenticate": 'Bearer realm="lackpy"'}, document={
+                "error": "unauthorized", "error_description": "send Authorization: Bearer <token>, the token lackpy serve was given"})
             return
         await self.app(scope, receive, send)
 
@@ -79,31 +77,36 @@ class BearerToken:
         return False
 
 
-def serve_http(server: Any, host: str, port: int, token: str | None, metrics: Any = None, drain_s: float | None = None) -> None:
+def serve_http(server: Any, host: str, port: int, token: str | None, metrics: Any = None, drain_s: float | None = None,
+               front: FrontSettings | None = None) -> None:
     """Serve ``server`` (an MCPServer) at http://host:port/mcp until a signal ends it.
 
-    With ``metrics`` (``lackpy.mcp.metrics.Metrics``), its page is at /metrics
-    too, behind the same token. ``/healthz`` and ``/readyz`` are answered
-    without the token (``lackpy.mcp.health``); the first SIGTERM drains for up
-    to ``drain_s`` seconds (``lackpy.mcp.drain``). ``server.store``, when the
-    server shares a state store, is what ``/readyz`` pings.
+    From the outside in: ``/healthz`` and ``/readyz``, answered without the
+    token (``lackpy.mcp.health``); the token check; ``/metrics`` when
+    ``metrics`` (``lackpy.mcp.metrics.Metrics``) is given; bodies read whole
+    within the front's bounds (``front``, its defaults if None:
+    ``lackpy.mcp.front``); a call that belongs to another replica sent there
+    (``lackpy.mcp.forward``); new calls refused while the replica drains, the
+    first SIGTERM draining for up to ``drain_s`` seconds (``lackpy.mcp.drain``);
+    the SDK's app. ``/readyz`` pings the cluster's store when it is shared.
     """
     import anyio
-    import uvicorn
 
+    from lackpy.mcp import repeats
     from lackpy.mcp.drain import DRAIN_S, GRACE_S, Drain, DrainGate, DrainingServer
     from lackpy.mcp.forward import Forward
     from lackpy.mcp.health import Health, replica_name
     from lackpy.mcp.metrics import serving
 
+    gate = Front(front or FrontSettings.build())
     drain = Drain(DRAIN_S if drain_s is None else drain_s, getattr(server, "runs_waiting", None))
     security = transport_security(host)
     app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, host=host)
-    app = Forward(DrainGate(app, drain), server.cluster, security)  # a call that belongs to another replica goes there (after the token is checked)
+    app = gate.wrap(Forward(DrainGate(app, drain), server.cluster, security))
     app = serving(app, metrics, security, (lambda inner: BearerToken(inner, token)) if token else None)
     app = Health(app, drain, replica_name(host, port), server.cluster.store if server.cluster.shared else None)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_keep_alive=KEEP_ALIVE_S,
-                            timeout_graceful_shutdown=GRACE_S)
+    config = gate.config(app, host, port, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_S)
+    repeats.install()  # after uvicorn's config has set up its loggers
     anyio.run(DrainingServer(config, drain).serve)
 
 

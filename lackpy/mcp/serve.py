@@ -27,6 +27,8 @@ def serve(
     deployment: str | None = None,
     cluster_key_env: str | None = None,
     advertise: str | None = None,
+    max_connections: int | str | None = None,
+    max_connections_per_peer: int | str | None = None,
 ) -> None:
     """Serve lackpy over MCP until the client (stdio) or a signal (HTTP) ends it.
 
@@ -36,6 +38,8 @@ def serve(
     ``store``, ``deployment`` (else the config's ``[serve]``),
     ``cluster_key_env`` and ``advertise`` make this server one replica of a
     deployment (``lackpy.mcp.cluster``, ``cluster_of``).
+    ``max_connections`` and ``max_connections_per_peer`` cap the HTTP
+    connections (None: from the descriptor limit; ``lackpy.mcp.front``).
     """
     from lackpy.mcp.http import parse_address, serve_http
     from lackpy.mcp.policy import KitPolicy
@@ -49,17 +53,18 @@ def serve(
         from lackpy.approvals.policy import Ask
 
         Ask.parse(approval, "--approval")  # a bad approval mode is said before the server starts
-    if token_env is not None and address is None:
-        raise UsageError("--token-env goes with --http [HOST:]PORT; over stdio the client that starts lackpy is trusted")
-    if drain_s is not None:
-        if address is None:
-            raise UsageError("--drain-s goes with --http [HOST:]PORT; over stdio the server ends with its client")
+    if address is None:  # each of these is about HTTP: said before anything starts, never ignored
+        for option, given in (("--token-env", token_env), ("--drain-s", drain_s), ("--store", store), ("--cluster-key-env", cluster_key_env),
+                              ("--advertise", advertise), ("--max-connections", max_connections), ("--max-connections-per-peer", max_connections_per_peer)):
+            if given is not None:
+                raise UsageError(f"{option} goes with --http [HOST:]PORT; over stdio the one client that starts lackpy has the server to itself")
+        front = None
+    else:
         from lackpy.mcp.drain import parse_drain_s
+        from lackpy.mcp.front import FrontSettings
 
-        drain_s = parse_drain_s(drain_s)
-    for given, option in ((store, "--store"), (cluster_key_env, "--cluster-key-env"), (advertise, "--advertise")):
-        if given is not None and address is None:
-            raise UsageError(f"{option} goes with --http [HOST:]PORT: replicas share state over HTTP; over stdio one client has the server")
+        drain_s = parse_drain_s(drain_s) if drain_s is not None else None
+        front = FrontSettings.build(max_connections, max_connections_per_peer)  # bad values are said before the server starts
     service = LackpyService(workspace, trust=True if trust else None).load()
     for notice in service.notices:
         print(f"lackpy: {notice}", file=sys.stderr)
@@ -80,7 +85,7 @@ def serve(
         if cluster.shared:
             print(f"lackpy: replica {cluster.me} of deployment {cluster.store.deployment}, state in {cluster.store.shown}, "
                   f"reached at {cluster.replicas.url}", file=sys.stderr)
-        serve_http(server, host, port, token, telemetry.metrics, drain_s)
+        serve_http(server, host, port, token, telemetry.metrics, drain_s, front)
     finally:
         if telemetry is not None:
             telemetry.close()

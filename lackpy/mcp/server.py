@@ -24,7 +24,7 @@ from mcp.types import CallToolResult, Prompt, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from lackpy import __version__
-from lackpy.errors import ArgumentError, ErrorKind, LackpyError, LimitExceeded, UsageError
+from lackpy.errors import ArgumentError, ErrorKind, LackpyError, LimitExceeded, UsageError, resource_error
 from lackpy.infer.result import DelegateResult, GenerationResult
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.kit.spec import ToolSpec
@@ -182,6 +182,11 @@ class _Tools:
         except LackpyError as exc:
             refused(str(exc.kind))
             return results.of_error(exc, self.service.notices)
+        except OSError as exc:  # descriptors, processes or memory ran out on the way: a resources error, not a bare failure
+            out_of = resource_error(exc)
+            if out_of is None:
+                raise
+            return results.of_error(out_of, self.service.notices)
         finally:
             await self.log.notices_in(ctx.ctx if isinstance(ctx, Reach) else ctx)
 

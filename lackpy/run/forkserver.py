@@ -41,7 +41,7 @@ import threading
 import time
 from typing import NamedTuple
 
-from lackpy.errors import WorkerError
+from lackpy.errors import WorkerError, resource_error
 
 HUNG_S = 1.0  # a ready fork server answers in milliseconds
 SETTLE_S = 0.002  # after a run's worker exits, the server waits this long before forking: the host is passing on the result
@@ -153,7 +153,10 @@ class ForkServer:
     """The host's handle on the fork server process."""
 
     def __init__(self, sandbox: bool = True, pool: int | None = None) -> None:
-        host_end, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            host_end, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        except OSError as exc:
+            raise resource_error(exc, "cannot start the isolated worker's fork server") or exc from None
         self.pool = pool_size() if pool is None else pool
         boot = (
             f"import sys; sys.path[:0] = {sys.path!r}; from lackpy.run.forkserver import serve; "
@@ -170,7 +173,8 @@ class ForkServer:
             )
         except OSError as exc:
             host_end.close()
-            raise ForkServerBroken(f"the isolated worker's fork server did not start: {exc}") from None
+            out_of = resource_error(exc, "cannot start the isolated worker's fork server", processes=True)
+            raise out_of or ForkServerBroken(f"the isolated worker's fork server did not start: {exc}") from None
         finally:
             server_end.close()
         self.control = host_end
@@ -205,7 +209,10 @@ class ForkServer:
         held = self.take_held()
         if held is not None:
             return held
-        host_end, child_end = socket.socketpair()
+        try:
+            host_end, child_end = socket.socketpair()
+        except OSError as exc:
+            raise resource_error(exc, "cannot start the isolated worker") or exc from None
         with self._changed:
             request = next(self._ids)
             self._unanswered[request] = time.monotonic()
@@ -234,12 +241,20 @@ class ForkServer:
         return held
 
     def hold(self) -> None:
-        """Ask, without waiting, for a worker to hold for the next run (none if one is held or on its way)."""
+        """Ask, without waiting, for a worker to hold for the next run (none if one is held or on its way).
+
+        Called after a run has ended: when no channel can be made (descriptors
+        ran out) none is held, and the run's result stands; the next run
+        meets the shortage itself, as a ``resources`` error.
+        """
         with self._changed:
             if self._held is not None or self._holds or not self.ready or self.broken:
                 return
+            try:
+                host_end, child_end = socket.socketpair()
+            except OSError:
+                return
             request = next(self._ids)
-            host_end, child_end = socket.socketpair()
             self._holds[request] = host_end
             self._unanswered[request] = time.monotonic()
         try:

@@ -15,7 +15,7 @@ import time
 import types
 from typing import Any, Callable, Mapping
 
-from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, WorkerError
+from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, ResourceError, WorkerError, resource_error
 from lackpy.run import wire
 from lackpy.run.cancel import Cancel
 from lackpy.run.execute import PAUSE_HOOKS, DeadlineReached, Ending, thread_deadline
@@ -82,7 +82,12 @@ def begin(
             server, pid, channel = start_worker(sandbox, time.monotonic() + limits.timeout_s)
         except TimeoutError:
             return _timed_out(limits, f"no isolated worker started within {limits.timeout_s:g} s")
+        except ResourceError as exc:
+            return Ending(False, error=str(exc), error_kind=ErrorKind.RESOURCES)
         except (WorkerError, OSError) as exc:
+            out_of = resource_error(exc, "cannot start the isolated worker", processes=True)
+            if out_of is not None:
+                return Ending(False, error=str(out_of), error_kind=ErrorKind.RESOURCES)
             return Ending(False, error=f"cannot start the isolated worker: {exc}", error_kind=ErrorKind.CRASH)
     return _sent(Begun(server, pid, channel, limits, session_worker), code, names, params, limits)
 

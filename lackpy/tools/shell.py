@@ -35,7 +35,7 @@ import math
 import os
 from typing import Any, Callable
 
-from lackpy.errors import ToolError
+from lackpy.errors import LackpyError, ToolError, resource_error
 from lackpy.host import confine
 from lackpy.host.confine import ConfinementError
 from lackpy.host.local_shell import DEFAULT_SHELL, LocalShell, Process
@@ -118,8 +118,9 @@ def _setting(ctx: ToolContext, name: str, default: int) -> int:
     return value
 
 
-def _start_error(tool: str, exc: OSError) -> ToolError:
-    return ToolError(f"{tool}: could not start /bin/sh: {exc.strerror or exc}")
+def _start_error(tool: str, exc: OSError) -> LackpyError:
+    """Why ``tool`` could not start its command: the machine ran out of something (kind ``resources``), or another failure."""
+    return resource_error(exc, f"{tool}: could not start /bin/sh", processes=True) or ToolError(f"{tool}: could not start /bin/sh: {exc.strerror or exc}")
 
 
 _TAGS = ["shell", "process", "command"]
