@@ -247,7 +247,7 @@ def test_a_bad_timeout_in_the_environment_is_a_one_line_error(server_env, tmp_pa
 def test_connection_options_need_http(server_env, tmp_path):
     out = subprocess.run([PYTHON, "-m", "lackpy", "serve", "-w", str(tmp_path), "--max-connections", "5"], env=server_env,
                          capture_output=True, text=True, timeout=60)
-    assert out.returncode == 2 and "go with --http" in out.stderr and out.stderr.count("\n") == 1
+    assert out.returncode == 2 and "--max-connections goes with --http" in out.stderr and out.stderr.count("\n") == 1
 
 
 def test_asyncio_is_imported_only_by_the_server():
