@@ -515,9 +515,8 @@ async def load_client(url: str, client_id: int, stop_at: float, stats: LoadStats
 class Deployment:
     """What the load runs against: one ``lackpy serve --http`` alone, or N replicas behind HAProxy with one redis-server.
 
-    Every part runs on 127.0.0.1; ``close`` stops them all. The replicas get
-    the shared store (``--store`` and the rest) only when ``lackpy serve
-    --help`` lists it; otherwise each keeps its own state, and the report says so.
+    Every part runs on 127.0.0.1; ``close`` stops them all. Replicas share
+    their state in the redis-server (``--store`` and the rest).
     """
 
     def __init__(self, tmp: Path, workspace: Path, env: dict[str, str], replicas: int, *options: str) -> None:
@@ -531,14 +530,13 @@ class Deployment:
         self.socket: Path | None = None
         self.shared: list[str] = []
         try:
-            if replicas >= 2:
-                self.shares_state = "--store" in tryout.serve_help()
-                if self.shares_state:
-                    redis_port = free_port()
-                    self.others.append(self._spawn([tryout.program("redis-server"), "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-                                                    "--appendonly", "no", "--dir", str(tmp)], "redis"))
-                    tryout.wait_listening(redis_port, self.others[-1])
-                    self.shared = ["--store", f"redis://127.0.0.1:{redis_port}/0", "--deployment", "bench", "--cluster-key-env", "LACKPY_CLUSTER_KEY"]
+            self.shares_state = replicas >= 2
+            if self.shares_state:
+                redis_port = free_port()
+                self.others.append(self._spawn([tryout.program("redis-server"), "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
+                                                "--appendonly", "no", "--dir", str(tmp)], "redis"))
+                tryout.wait_listening(redis_port, self.others[-1])
+                self.shared = ["--store", f"redis://127.0.0.1:{redis_port}/0", "--deployment", "bench", "--cluster-key-env", "LACKPY_CLUSTER_KEY"]
             for index in range(len(self.ports)):
                 self.processes.append(self._replica(index))
             for index, port in enumerate(self.ports):
@@ -554,7 +552,6 @@ class Deployment:
                 tryout.wait_listening(front, self.others[-1])
                 self.url = f"http://127.0.0.1:{front}/mcp"
             else:
-                self.shares_state = False
                 self.url = f"http://127.0.0.1:{self.ports[0]}/mcp"
         except BaseException:
             self.close()

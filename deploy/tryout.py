@@ -36,6 +36,8 @@ CONFIG = HERE / "haproxy.cfg"
 START_S = 60.0
 #: How long a replica may drain when the try-out stops, in seconds.
 STOP_DRAIN_S = 10.0
+#: Connections a replica takes from one address: above HAProxy's maxconn per replica (deploy/haproxy.cfg, 64), checks included.
+PER_PEER = 128
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,17 +82,16 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace, serve_options: list[str], workspace: Path, tmp: Path,
         started: list[tuple[str, subprocess.Popen]], stopping: list[int]) -> int:
     env = dict(os.environ, LACKPY_TOKEN=secrets.token_urlsafe(32), LACKPY_CLUSTER_KEY=secrets.token_urlsafe(32))
-    shares_state = "--store" in serve_help()
-    if shares_state:
-        redis_port = free_port()
-        start(started, "redis", [program("redis-server"), "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                                 "--dir", str(tmp), "--protected-mode", "yes"], env, tmp)
-        wait_listening(redis_port, started[-1][1])
+    redis_port = free_port()
+    start(started, "redis", [program("redis-server"), "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                             "--dir", str(tmp), "--protected-mode", "yes"], env, tmp)
+    wait_listening(redis_port, started[-1][1])
     replicas = []
     for number in range(1, args.replicas + 1):
         port = free_port()
+        # behind HAProxy every client comes from its address: the per-peer cap is HAProxy's maxconn per replica and then some
         shared = ["--store", f"redis://127.0.0.1:{redis_port}/0", "--deployment", "tryout", "--cluster-key-env", "LACKPY_CLUSTER_KEY",
-                  "--advertise", f"http://127.0.0.1:{port}"] if shares_state else []
+                  "--advertise", f"http://127.0.0.1:{port}", "--max-connections-per-peer", str(PER_PEER)]
         start(started, f"replica r{number}", [sys.executable, "-m", "lackpy", "serve", "-w", str(workspace), "--http", f"127.0.0.1:{port}",
                                               "--token-env", "LACKPY_TOKEN", "--drain-s", str(args.drain_s), *shared, *serve_options], env, tmp)
         replicas.append(port)
@@ -107,8 +108,7 @@ def run(args: argparse.Namespace, serve_options: list[str], workspace: Path, tmp
     print(f"lackpy try-out: {len(replicas)} replica(s) of {workspace} behind HAProxy", flush=True)
     print(f"  URL:    {url}")
     print(f"  token:  {env['LACKPY_TOKEN']}   (send: Authorization: Bearer <token>)")
-    print("  state:  " + ("shared in redis-server (sessions and approvals follow calls between replicas)" if shares_state
-                          else "per replica (this lackpy serve has no --store: a session's values stay on the replica that made them)"))
+    print("  state:  shared in redis-server (sessions and approvals follow calls between replicas)")
     print(f"  replicas: {', '.join(f'r{n} 127.0.0.1:{port}' for n, port in enumerate(replicas, 1))}")
     print(f"  HAProxy stats: echo 'show stat' | socat stdio {socket_path}")
     print("Ctrl-C stops everything.", flush=True)
@@ -131,11 +131,6 @@ def tail(log: Path) -> str:
 
 def program(name: str) -> str | None:
     return shutil.which(name) or next((p for p in (f"/usr/sbin/{name}", f"/usr/bin/{name}") if Path(p).exists()), None)
-
-
-def serve_help() -> str:
-    """``lackpy serve --help``: which options this lackpy takes (the shared store came after the drain)."""
-    return subprocess.run([sys.executable, "-m", "lackpy", "serve", "--help"], capture_output=True, text=True, timeout=60).stdout
 
 
 def with_replicas(text: str, count: int) -> str:

@@ -55,18 +55,24 @@ def stop(process: subprocess.Popen) -> None:
             process.wait(5)
 
 
-@contextlib.contextmanager
-def redis_server(directory: Path) -> Iterator[str]:
-    """A redis-server on a free loopback port, nothing saved to disk; yields its URL (database 0)."""
-    program = needs("redis-server")
-    port = free_port()
+def start_redis(port: int, directory: Path) -> subprocess.Popen:
+    """A redis-server on loopback ``port``, nothing saved to disk, answering when this returns."""
     directory.mkdir(parents=True, exist_ok=True)
     process = subprocess.Popen(
-        [program, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(directory), "--protected-mode", "yes"],
+        [needs("redis-server"), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(directory),
+         "--protected-mode", "yes"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
+    wait_port(port, process)
+    return process
+
+
+@contextlib.contextmanager
+def redis_server(directory: Path) -> Iterator[str]:
+    """A redis-server on a free loopback port for the block; yields its URL (database 0)."""
+    port = free_port()
+    process = start_redis(port, directory)
     try:
-        wait_port(port, process)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
         stop(process)

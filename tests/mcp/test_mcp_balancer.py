@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster import needs, stop as stop_program, wait_port
+from tests.cluster import needs, start_redis, stop as stop_program, wait_port
 from tests.mcp.mcp_support import PYTHON, free_port, wait_for_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -244,19 +244,10 @@ def test_the_drain_cuts_what_outlives_its_bound_and_a_second_sigterm_stops_at_on
 # -- cluster: a real store, a real HAProxy -------------------------------------------------------------
 
 
-def _redis(port: int, directory: Path) -> subprocess.Popen:
-    process = subprocess.Popen(
-        [needs("redis-server"), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(directory)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    wait_port(port, process)
-    return process
-
-
 @pytest.mark.cluster
 def test_readyz_says_store_while_the_shared_store_does_not_answer(mcp_workspace, server_env, tmp_path):
     redis_port, port = free_port(), free_port()
-    redis = _redis(redis_port, tmp_path)
+    redis = start_redis(redis_port, tmp_path)
     serve = [PYTHON, "-m", "lackpy", "serve", "-w", str(mcp_workspace), "--http", str(port), "--store", f"redis://127.0.0.1:{redis_port}/0",
              "--cluster-key-env", "LACKPY_TEST_CLUSTER_KEY"]
     server = subprocess.Popen(serve, env={**server_env, "LACKPY_TEST_CLUSTER_KEY": "k" * 40}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -269,7 +260,7 @@ def test_readyz_says_store_while_the_shared_store_does_not_answer(mcp_workspace,
         status, _, body = get(f"http://127.0.0.1:{port}/readyz")
         assert (status, body) == (503, {"status": "store"})
         assert get(f"http://127.0.0.1:{port}/healthz")[0] == 200  # alive, only not ready
-        redis = _redis(redis_port, tmp_path)
+        redis = start_redis(redis_port, tmp_path)
         wait_until(lambda: get(f"http://127.0.0.1:{port}/readyz")[0] == 200, "ready again once the store is back")
     finally:
         stop_program(redis)
