@@ -432,7 +432,9 @@ def load_call(category: str, client_id: int, step: int, todos: int, pkg3: int) -
 
 def clear_failure(result) -> str | None:
     """The kind of a clear failure a deployment may give (not a wrong answer): ``lost``, ``store``, ``resources``; else None."""
-    kind = (result.structured_content or {}).get("error", {}).get("kind") or (result.structured_content or {}).get("error_kind")
+    document = result.structured_content or {}
+    error = document.get("error")
+    kind = (error.get("kind") if isinstance(error, dict) else None) or document.get("error_kind")
     return kind if result.is_error and kind in ("lost", "store", "resources") and "\n" not in _text(result) else None
 
 
@@ -464,6 +466,7 @@ async def load_client(url: str, client_id: int, stop_at: float, stats: LoadStats
     rng = random.Random(client_id)
     names, weights = list(MIX), list(MIX.values())
     step = failures = 0
+    held: str | None = None  # the client's lackpy session, once its first session call made one
     queue = list(categories) if categories is not None else None
     while (queue if queue is not None else time.monotonic() < stop_at) and failures < 10:
         client, http, answered = http_client(url, mode, replicas=True)
@@ -475,12 +478,15 @@ async def load_client(url: str, client_id: int, stop_at: float, stats: LoadStats
                     category = queue.pop(0) if queue is not None else rng.choices(names, weights)[0]
                     step += 1
                     args, check = load_call(category, client_id, step, todos, pkg3)
+                    if category == SESSION and held is not None:
+                        args["session"] = held  # one client, one session for its life: its values follow it from replica to replica
                     phase = f"a call ({category})"
                     start = time.perf_counter()
                     async with asyncio.timeout(120):
                         result = await client.call_tool("run_program", args)
                     if category == SESSION and check(result):
                         kept_on, session = answered[-1], result.structured_content["session"]
+                        held = session
                         check = lambda r, s=args["params"]["s"]: not r.is_error and r.structured_content.get("output") == [s, f"item-{s}"]  # noqa: E731
                         async with asyncio.timeout(120):
                             result = await client.call_tool("run_program", {"program": RECALL, "session": session, "kit": SESSION_KIT})

@@ -534,8 +534,9 @@ class Sessions:
         return self._end(session, why)
 
     def expire(self, now: float | None = None) -> int:
-        """Close the sessions idle longer than ``idle_s`` (none with a call running), and end the workers parked longer than
-        ``PARK_S``; how many sessions closed."""
+        """Close the sessions idle longer than ``idle_s`` (none with a call running), and end the workers unused longer than
+        ``PARK_S``, parked or kept by a session the table holds (a worker only saves a fork: a session whose client went
+        quiet keeps its values, not a process); how many sessions closed."""
         now = time.monotonic() if now is None else now
         with self._lock:
             idle = [s for s in self._open.values() if not s.pinned and not s.runs and now - s.used > self.idle_s]
@@ -544,6 +545,10 @@ class Sessions:
             unused = [id for id, (_, used) in self._parked.items() if now - used > min(PARK_S, self.idle_s)]
             for id in unused:
                 self._parked.pop(id)[0].close()
+            quiet = [s.let_worker_go() for s in self._open.values() if not s.runs and now - s.used > PARK_S]
+        for worker in quiet:
+            if worker is not None:
+                worker.close()
         for session in idle:
             self._end(session, f"expired after {self.idle_s:g} s idle")
         return len(idle)

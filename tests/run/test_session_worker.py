@@ -241,6 +241,27 @@ def test_a_parked_worker_nobody_comes_back_for_ends(workspace: Path):
     assert _gone(parked), "an expired parked worker is still running"
 
 
+def test_a_quiet_session_keeps_its_values_not_its_worker(workspace: Path):
+    """A session the table holds (kept values) whose client went quiet lets its worker go after PARK_S; the values stay."""
+    from lackpy.session import PARK_S
+
+    async def main():
+        async with LackpyService(workspace) as svc:
+            sessions = svc.sessions
+            session = sessions.open()
+            first = await svc.run_program("n = 41\nn", session=session, keep=True)
+            pid = session.worker().pid
+            sessions.expire(now=time.monotonic() + PARK_S / 2)
+            kept_a_while = session.worker().pid == pid
+            sessions.expire(now=time.monotonic() + PARK_S + 1)
+            after = await svc.run_program("n + 1", session=session)
+            return first.output, pid, kept_a_while, after.output, session.worker().pid
+
+    first, pid, kept_a_while, after, again = asyncio.run(main())
+    assert (first, after) == (41, 42) and kept_a_while
+    assert pid is not None and again != pid and _gone(pid), "a quiet session's worker still runs"
+
+
 def test_an_untrusted_workspace_may_turn_it_off_and_nothing_wider(workspace: Path):
     """Off is narrower than the default, so any workspace may say it; on is the default, the widest there is."""
     (workspace / ".lackpy").mkdir()
