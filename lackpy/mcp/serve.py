@@ -81,7 +81,8 @@ def serve(
             return
         host, port = address
         shown = f"[{host}]" if ":" in host else host
-        print(f"lackpy: serving MCP at http://{shown}:{port}/mcp, metrics at /metrics (kits: {', '.join(policy.allowed)})", file=sys.stderr)
+        metrics = ", metrics at /metrics" if telemetry.metrics is not None else ""
+        print(f"lackpy: serving MCP at http://{shown}:{port}/mcp{metrics} (kits: {', '.join(policy.allowed)})", file=sys.stderr)
         if cluster.shared:
             print(f"lackpy: replica {cluster.me} of deployment {cluster.store.deployment}, state in {cluster.store.shown}, "
                   f"reached at {cluster.replicas.url}", file=sys.stderr)

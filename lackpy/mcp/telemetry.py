@@ -9,6 +9,8 @@ context still reaches its audit record.
 
 from __future__ import annotations
 
+import importlib
+import sys
 from typing import Any, Callable
 
 from lackpy.mcp.observe import Observer
@@ -37,13 +39,18 @@ class Telemetry:
         closers: list[Callable[[], None]] = []
         metrics = None
         if http:
-            from lackpy.mcp.metrics import Metrics
             from lackpy.mcp.runlog import RunLog
 
             runlog = RunLog()
-            metrics = Metrics(service, observer, store, runlog)
-            sinks += [metrics, runlog]
+            sinks.append(runlog)
             closers.append(runlog.close)
+            if _has_prometheus():
+                from lackpy.mcp.metrics import Metrics
+
+                metrics = Metrics(service, observer, store, runlog)
+                sinks.append(metrics)
+            else:
+                print(f"lackpy: /metrics is off: it needs the prometheus-client package; {METRICS_HINT}", file=sys.stderr)
         spans = tracing.start(observer)
         if spans is not None:
             sinks.append(spans)
@@ -58,6 +65,18 @@ class Telemetry:
                 close()
             except Exception:
                 pass
+
+
+#: How to get /metrics where prometheus-client is not installed.
+METRICS_HINT = "pip install 'lackpy[team]'"
+
+
+def _has_prometheus() -> bool:
+    try:
+        importlib.import_module("prometheus_client")
+    except ImportError:
+        return False
+    return True
 
 
 def served_tools(policy: KitPolicy) -> frozenset[str]:

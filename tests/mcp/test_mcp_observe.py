@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from conftest import make_workspace
-from mcp_support import COUNT, PYTHON, free_port, run, start_http, stop
+from mcp_support import COUNT, PYTHON, free_port, run, start_http, stop, wait_for_port
 
 pytest.importorskip("prometheus_client")
 
@@ -373,3 +373,28 @@ def test_the_run_log_never_waits_for_its_stream(tmp_path):
             stream.close()
         except OSError:  # what was still buffered for the broken pipe
             pass
+
+
+def test_without_prometheus_client_the_server_serves_and_says_metrics_are_off(tmp_path, server_env):
+    """/metrics comes with lackpy[team]; a server with only lackpy[mcp] still serves, says once why it has no page, and /metrics is 404."""
+    ws = make_workspace(tmp_path / "ws")
+    port = free_port()
+    hide = "import sys; sys.modules['prometheus_client'] = None; sys.argv[0] = 'lackpy'; from lackpy.cli import main; main()"
+    log = tmp_path / "stderr"
+    with open(log, "wb") as err:
+        process = subprocess.Popen([PYTHON, "-c", hide, "serve", "-w", str(ws), "--http", f"127.0.0.1:{port}"], env=server_env,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        wait_for_port(port, process)
+        status = _get(port).status_code
+
+        async def call():
+            async with _client(port) as client:
+                return await client.call_tool("run_program", {"program": COUNT})
+
+        answer = run(call())
+    finally:
+        stop(process)
+    said = log.read_text()
+    assert status == 404 and answer.structured_content["output"] == 3
+    assert said.count("/metrics is off: it needs the prometheus-client package; pip install 'lackpy[team]'") == 1 and "Traceback" not in said
