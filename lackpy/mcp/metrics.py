@@ -144,6 +144,10 @@ class MetricsPage:
         await response(scope, receive, send)
 
 
+#: The HTTP methods counted by name; any other a client makes up is "other", so no client can grow the label set.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+
 class CountedRequests:
     """ASGI: counts every HTTP request by method and the status it was answered with (``aborted``: none was sent)."""
 
@@ -164,7 +168,8 @@ class CountedRequests:
         try:
             await self.app(scope, receive, sending)
         finally:
-            self.metrics.request(str(scope.get("method", "")), status[0] if status else "aborted")
+            method = scope.get("method", "")
+            self.metrics.request(method if method in METHODS else "other", status[0] if status else "aborted")
 
 
 def serving(app: Any, metrics: Metrics | None, security: Any, guard: Any = None) -> Any:

@@ -48,6 +48,11 @@ def _value(samples: dict, name: str, **labels: str) -> float | None:
     return samples.get((name, frozenset(labels.items())))
 
 
+def _series(samples: dict, name: str) -> list:
+    """(name, labels, value) of every sample of metric ``name``."""
+    return [(name, dict(labels), value) for (found, labels), value in samples.items() if found == name]
+
+
 def _get(port: int, path: str = "/metrics", method: str = "GET", **headers: str):
     import httpx2
 
@@ -111,7 +116,11 @@ def test_the_page_needs_the_token_and_a_host_of_the_server(served):
     assert _get(port, Authorization="Bearer not-the-token").status_code == 401
     assert _get(port, method="POST", Authorization=f"Bearer {TOKEN}").status_code == 405
     assert _get(port, Authorization=f"Bearer {TOKEN}", Host="evil.example:80").status_code in (400, 403, 421)  # DNS rebinding
+    for made_up in ("BREW", "X-LEAK-1", "X-LEAK-2"):  # methods a client makes up never become label values of their own
+        _get(port, method=made_up)
     samples = _families(_get(port, Authorization=f"Bearer {TOKEN}").text)
+    methods = {labels["method"] for name, labels, _ in _series(samples, "lackpy_http_requests_total")}
+    assert methods <= {"GET", "POST", "other"} and "other" in methods
     assert _value(samples, "lackpy_http_requests_total", method="GET", status="401") >= 2  # refused requests are counted too
     assert _value(samples, "lackpy_http_requests_total", method="POST", status="405") >= 1
 
