@@ -163,9 +163,14 @@ def http_client(url: str, mode: str = "auto", replicas: bool = False):
             answered.append(response.headers.get("lackpy-replica", "?"))
             del answered[:-1]
 
+    async def approve(context, params):  # a person who says yes to every question (APPROVAL's command)
+        import mcp_types
+
+        return mcp_types.ElicitResult(action="accept", content={"approve": True})
+
     hooks = {"response": [note]} if replicas else {}
     http = httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=300.0), event_hooks=hooks)
-    client = Client(streamable_http_client(url, http_client=http), mode=mode)
+    client = Client(streamable_http_client(url, http_client=http), mode=mode, elicitation_callback=approve)
     return (client, http, answered) if replicas else (client, http)
 
 
@@ -375,7 +380,10 @@ RECALL = '[x, todo_read()[0]["text"]]'
 SESSION_KIT = "todo_set,todo_read"
 SESSION = "session: keep, then recall"
 # category: weight in the mix
-MIX = {"good: count TODOs": 3, "good: params": 3, "invalid": 2, "raises": 1, "time limit": 1, SESSION: 2}
+#: A run that asks its client before a command (the coding kit asks by default), answered yes; its retries land on any replica.
+APPROVED = 'done = run_command("echo " + str(n))\n[done["code"], done["stdout"].strip()]'
+APPROVAL = "approval: asked, then answered"
+MIX = {"good: count TODOs": 3, "good: params": 3, "invalid": 2, "raises": 1, "time limit": 1, SESSION: 2, APPROVAL: 1}
 #: --era: the SDK client's mode for each protocol era.
 ERAS = {"modern": "auto", "handshake": "legacy"}
 #: After --kill-at, how long the killed replica stays down before it is started again on its port, in seconds.
@@ -424,6 +432,9 @@ def load_call(category: str, client_id: int, step: int, todos: int, pkg3: int) -
         return {"program": INVALID}, failed("validation")
     if category == "raises":
         return {"program": RAISES, "params": {"n": client_id + 1}}, failed("runtime")
+    if category == APPROVAL:
+        n = client_id * 100_000 + step
+        return {"program": APPROVED, "params": {"n": n}, "kit": "coding"}, output([0, str(n)])
     if category == SESSION:
         secret = client_id * 100_000 + step
         return {"program": KEEP, "params": {"s": secret}, "keep": True, "kit": SESSION_KIT}, output(secret)
