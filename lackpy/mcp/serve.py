@@ -53,18 +53,8 @@ def serve(
         from lackpy.approvals.policy import Ask
 
         Ask.parse(approval, "--approval")  # a bad approval mode is said before the server starts
-    if address is None:  # each of these is about HTTP: said before anything starts, never ignored
-        for option, given in (("--token-env", token_env), ("--drain-s", drain_s), ("--store", store), ("--cluster-key-env", cluster_key_env),
-                              ("--advertise", advertise), ("--max-connections", max_connections), ("--max-connections-per-peer", max_connections_per_peer)):
-            if given is not None:
-                raise UsageError(f"{option} goes with --http [HOST:]PORT; over stdio the one client that starts lackpy has the server to itself")
-        front = None
-    else:
-        from lackpy.mcp.drain import parse_drain_s
-        from lackpy.mcp.front import FrontSettings
-
-        drain_s = parse_drain_s(drain_s) if drain_s is not None else None
-        front = FrontSettings.build(max_connections, max_connections_per_peer)  # bad values are said before the server starts
+    drain_s, front = _http_options(address is not None, token_env=token_env, drain_s=drain_s, store=store, cluster_key_env=cluster_key_env,
+                                   advertise=advertise, max_connections=max_connections, max_connections_per_peer=max_connections_per_peer)
     service = LackpyService(workspace, trust=True if trust else None).load()
     for notice in service.notices:
         print(f"lackpy: {notice}", file=sys.stderr)
@@ -91,6 +81,26 @@ def serve(
         if telemetry is not None:
             telemetry.close()
         service.close()
+
+
+def _http_options(http: bool, **given: Any) -> tuple[float | None, Any]:
+    """The drain bound and the front's settings (None, None over stdio), said wrong before anything starts.
+
+    Every option in ``given`` is about HTTP: over stdio any of them given is a
+    UsageError, never ignored.
+    """
+    if not http:
+        for name, value in given.items():
+            if value is not None:
+                option = "--" + name.replace("_", "-")
+                raise UsageError(f"{option} goes with --http [HOST:]PORT; over stdio the one client that starts lackpy has the server to itself")
+        return None, None
+    from lackpy.mcp.drain import parse_drain_s
+    from lackpy.mcp.front import FrontSettings
+
+    drain_s = given["drain_s"]
+    return (parse_drain_s(drain_s) if drain_s is not None else None,
+            FrontSettings.build(given["max_connections"], given["max_connections_per_peer"]))  # bad values are said before the server starts
 
 
 def cluster_of(store: str | None, deployment: str | None, key_env: str | None, advertise: str | None,
