@@ -216,7 +216,7 @@ class _Tools:
         """
         sessions, note = self.service.sessions, None
         if given is not None:
-            session = await asyncio.to_thread(sessions.get, given)
+            session = await _sessions_call(sessions, sessions.get, given)
         elif self.main is not None:
             return self.main, None
         elif (connection := _connection(ctx)) is None:
@@ -248,8 +248,8 @@ class _Tools:
         try:
             result = await work()
         finally:
-            dropped = await asyncio.to_thread(sessions.end, session)
-            unsaved = await asyncio.to_thread(sessions.save, session) if dropped is None else None
+            dropped = await _sessions_call(sessions, sessions.end, session)
+            unsaved = await _sessions_call(sessions, sessions.save, session) if dropped is None else None
         problem = LimitExceeded("sessions", sessions.most, dropped) if dropped is not None else unsaved
         if isinstance(result, DelegateResult):
             if result.execution is not None:
@@ -474,6 +474,14 @@ def _answer_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(to_jsonable(value), ensure_ascii=False, separators=(",", ":"))
+
+
+async def _sessions_call(sessions: Any, method: Callable[..., Any], *args: Any) -> Any:
+    """``method(*args)`` of the session table: off the event loop when a shared store makes it a round trip, else here
+    (a lock and a few dict operations cost less than the hop to a thread)."""
+    if sessions.replicas is None:
+        return method(*args)
+    return await asyncio.to_thread(method, *args)
 
 
 def _connection(ctx: Context | None) -> Any:
