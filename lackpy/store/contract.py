@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import abc
 import collections
 import json
 import re
@@ -40,7 +41,7 @@ def decode(data: bytes | str | None) -> Any:
         raise StoreError("the state store holds a value that is not JSON; it was not written by lackpy (check the deployment name)") from None
 
 
-class Store:
+class Store(abc.ABC):
     """The contract: plain values under string keys, each with a lifetime in seconds, in one deployment's namespace."""
 
     #: What the store is, for messages (never a password).
@@ -56,18 +57,19 @@ class Store:
         #: How many operations failed, by operation (``get``, ``put``, ...): metrics read it.
         self.errors: collections.Counter[str] = collections.Counter()
 
+    @abc.abstractmethod
     def get(self, key: str) -> Any:
         """The value under ``key``, or None when there is none (or it expired)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def put(self, key: str, value: Any, ttl_s: float) -> None:
         """Keep ``value`` under ``key`` for ``ttl_s`` seconds, in place of any value there."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def add(self, key: str, value: Any, ttl_s: float) -> bool:
         """Keep ``value`` under ``key`` only if nothing is there; whether it was kept."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def swap(self, key: str, value: dict, ttl_s: float, expected: int) -> bool:
         """Keep ``value`` (a dict whose ``"v"`` is its version) only if the version there is ``expected``; whether it was kept.
 
@@ -75,15 +77,14 @@ class Store:
         there is none: so two writers that read the same version never both
         win, and the one that lost knows (a version number, not last writer wins).
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def delete(self, key: str) -> None:
         """Forget ``key`` (nothing when it is not there)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def scan(self, prefix: str) -> dict[str, Any]:
         """Every value whose key starts with ``prefix``, by key (without the namespace); for small sets (replicas)."""
-        raise NotImplementedError
 
     def ping(self) -> None:
         """Return when the store answers; StoreError when it does not."""
