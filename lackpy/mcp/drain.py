@@ -41,6 +41,7 @@ from typing import Any, Callable
 import uvicorn
 
 from lackpy.errors import ErrorKind, UsageError
+from lackpy.mcp.front import refuse, whole_body
 
 #: How long runs under way may take to finish after SIGTERM, by default, in seconds.
 DRAIN_S = 30.0
@@ -50,8 +51,6 @@ MOST_DRAIN_S = 3600.0
 GRACE_S = 3.0
 #: What a refused new call is told to wait before it tries again (another replica answers at once).
 RETRY_AFTER_S = 1
-#: The most of a request body read to decide whether it is a new call, while draining.
-MOST_BODY = 4 * 1024 * 1024
 #: What a refused new call is told, as the JSON-RPC error's message.
 REFUSED = "this lackpy replica is draining (shutting down) and takes no new calls; nothing of this call ran: send it again (a load balancer sends it to another replica)"
 
@@ -116,8 +115,7 @@ class DrainGate:
             await self.app(scope, receive, send)
             return
         if self.drain.draining and scope["method"] == "POST" and not _header(scope, b"mcp-session-id"):
-            body, receive = await _buffered(receive)
-            refused = _new_call(body)
+            refused = _new_call(whole_body(scope))
             if refused is not False:
                 self.drain.refused += 1
                 await _refuse(send, refused)
@@ -170,34 +168,12 @@ def _header(scope: dict, name: bytes) -> bytes | None:
     return None
 
 
-async def _buffered(receive: Any) -> tuple[bytes, Any]:
-    """The request body (at most MOST_BODY + 1 bytes of it), and a ``receive`` that hands the app the same messages again."""
-    messages, size = [], 0
-    while True:
-        message = await receive()
-        messages.append(message)
-        if message["type"] != "http.request":
-            break
-        size += len(message.get("body", b""))
-        if not message.get("more_body") or size > MOST_BODY:
-            break
-    body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
-
-    async def replay() -> dict:
-        return messages.pop(0) if messages else await receive()
-
-    return body, replay
-
-
 def _new_call(body: bytes) -> Any:
     """False when ``body`` starts no new call; else the id of the request to refuse (None when it has none).
 
     New calls are ``initialize`` and a ``tools/call`` without a ``requestState``.
-    A body too big to read here is refused as new (a retry is small); one that
-    is not JSON passes, for the SDK to answer as malformed.
+    A body that is not JSON passes, for the SDK to answer as malformed.
     """
-    if len(body) > MOST_BODY:
-        return None
     try:
         document = json.loads(body)
     except ValueError:
@@ -215,14 +191,7 @@ def _new_call(body: bytes) -> Any:
 
 async def _refuse(send: Any, request_id: Any) -> None:
     error = {"code": -32000, "message": REFUSED, "data": {"error_kind": ErrorKind.RESOURCES.value, "draining": True}}
-    body = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode()
-    await send({
-        "type": "http.response.start",
-        "status": 503,
-        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                    (b"retry-after", str(RETRY_AFTER_S).encode()), (b"connection", b"close")],
-    })
-    await send({"type": "http.response.body", "body": body})
+    await refuse(send, 503, REFUSED, headers={"Retry-After": str(RETRY_AFTER_S)}, document={"jsonrpc": "2.0", "id": request_id, "error": error})
 
 
 __all__ = ["DRAIN_S", "GRACE_S", "Drain", "DrainGate", "DrainingServer", "parse_drain_s"]

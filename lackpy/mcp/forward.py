@@ -3,9 +3,9 @@
 Two things live in one replica's memory and nowhere else: a run waiting for
 its client's answer, and a session's background processes. A 2026-07-28
 request is self-contained, so a balancer may send it to any replica; this
-ASGI middleware, in front of the SDK's app on ``POST /mcp``, reads the
-JSON-RPC body (at most ``MOST_BODY_BYTES``; a larger one is passed on as it
-came) and, for a ``tools/call``,
+ASGI middleware, in front of the SDK's app on ``POST /mcp`` and behind the
+front's ``WholeBody`` (which read the body within its bounds), reads the
+JSON-RPC request and, for a ``tools/call``,
 
 - whose ``requestState`` another replica sealed (verified here: a state
   that is altered, forged or sealed under another key is refused with a
@@ -36,9 +36,8 @@ from typing import Any
 from lackpy.errors import LackpyError, ParamError
 from lackpy.mcp import results
 from lackpy.mcp.cluster import Cluster
+from lackpy.mcp.front import whole_body
 
-#: The most bytes of a request body read to decide where it goes.
-MOST_BODY_BYTES = 4 * 1024 * 1024
 #: The header that marks a request one replica forwarded to another.
 HOP_HEADER = b"lackpy-forwarded"
 #: How long a forward may take to connect, in seconds; and wait between two parts of the answer (a waiting run pings).
@@ -65,10 +64,9 @@ class Forward:
         if scope["type"] != "http" or scope.get("method") != "POST" or scope.get("path") != "/mcp" or _SESSION_HEADER in headers:
             await self.app(scope, receive, send)
             return
-        body, whole = await _read(receive, MOST_BODY_BYTES)
-        replay = _replaying(body, whole, receive)
-        if not whole or self.cluster.forwarded(headers.get(HOP_HEADER, b"").decode("latin-1") or None, body):
-            await self.app(scope, replay, send)
+        body = whole_body(scope)
+        if self.cluster.forwarded(headers.get(HOP_HEADER, b"").decode("latin-1") or None, body):
+            await self.app(scope, receive, send)
             return
         message = _message(body)
         try:
@@ -77,7 +75,7 @@ class Forward:
             await _answer(send, message, exc)
             return
         if target is None or not await self._forwarded(scope, receive, send, headers, body, target):
-            await self.app(scope, replay, send)
+            await self.app(scope, receive, send)
 
     async def _target(self, message: dict | None) -> str | None:
         """The replica ``message`` belongs to when it is another than this one, else None; ParamError for a state not ours."""
@@ -166,36 +164,6 @@ async def _relay(upstream: Any, receive: Any, send: Any) -> None:
         group.cancel_scope.cancel()
 
 
-async def _read(receive: Any, most: int) -> tuple[bytes, bool]:
-    """The request body up to ``most`` bytes, and whether that is all of it."""
-    parts, size = [], 0
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return b"".join(parts), False
-        chunk = message.get("body", b"")
-        parts.append(chunk)
-        size += len(chunk)
-        if not message.get("more_body"):
-            return b"".join(parts), True
-        if size > most:
-            return b"".join(parts), False
-
-
-def _replaying(body: bytes, whole: bool, receive: Any) -> Any:
-    """A ``receive`` that gives ``body`` first, then what is left of the request (a body cut at the bound goes on from there)."""
-    given = False
-
-    async def replay() -> dict:
-        nonlocal given
-        if not given:
-            given = True
-            return {"type": "http.request", "body": body, "more_body": not whole}
-        return await receive()
-
-    return replay
-
-
 def _message(body: bytes) -> dict | None:
     try:
         message = json.loads(body)
@@ -212,4 +180,4 @@ async def _answer(send: Any, message: dict | None, exc: LackpyError) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-__all__ = ["Forward", "HOP_HEADER", "MOST_BODY_BYTES"]
+__all__ = ["Forward", "HOP_HEADER"]

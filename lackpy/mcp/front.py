@@ -161,8 +161,19 @@ async def refuse(send: Any, status: int, message: str, headers: dict[str, str] |
     await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
+#: Where ``WholeBody`` leaves the body it read in a request's scope, for the middleware behind it that decides by the body.
+BODY = "lackpy.body"
+
+
+def whole_body(scope: dict) -> bytes:
+    """The body ``WholeBody`` read for this request: middleware that decides by the body stands behind it and reads it here
+    (a KeyError, not an empty body, when it was put anywhere else)."""
+    return scope[BODY]
+
+
 class WholeBody:
-    """ASGI middleware: a request's body is read whole, within the front's size and time, before the app sees the request.
+    """ASGI middleware: a request's body is read whole, within the front's size and time, before the app sees the request
+    (and left in its scope: ``whole_body``).
 
     The app behind it is never handed a slow or oversized body: 413 and 408
     are answered here, and the app is not called.
@@ -192,7 +203,7 @@ class WholeBody:
             replayed = True
             return {"type": "http.request", "body": body, "more_body": False}
 
-        await self.app(scope, replay, send)
+        await self.app({**scope, BODY: body}, replay, send)
 
     async def _read(self, receive: Any, send: Any, most: int) -> bytes | None:
         """The whole body, or None when it was refused here (too large, too slow) or the client went away."""
@@ -459,4 +470,4 @@ class Front:
         )
 
 
-__all__ = ["Front", "FrontSettings", "Gate", "WholeBody", "connection_room", "descriptor_limit", "protocol_class", "refuse"]
+__all__ = ["BODY", "Front", "FrontSettings", "Gate", "WholeBody", "whole_body", "connection_room", "descriptor_limit", "protocol_class", "refuse"]
