@@ -17,14 +17,15 @@ path, a count or a tool.
 
 Every response of the server also carries ``Lackpy-Replica: NAME``, so a
 client, a test or a benchmark behind a balancer can tell which replica
-answered. The name is a digest of the address the replica binds: stable
-across restarts on the same port, and it shows no address.
+answered. The name is the replica's id in its deployment
+(``lackpy.mcp.cluster``), the one its log, the registry and its ``lost``
+errors use: new with each start of the process, since a restarted replica
+holds none of what the one before it held, and it shows no address.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 from typing import Any
 
@@ -34,11 +35,6 @@ PING_S = 1.0
 REPLICA_HEADER = b"lackpy-replica"
 #: The probe paths.
 PATHS = ("/healthz", "/readyz")
-
-
-def replica_name(host: str, port: int) -> str:
-    """A short, stable name for the replica bound at host:port, that shows neither."""
-    return hashlib.sha256(f"{host}:{port}".encode()).hexdigest()[:10]
 
 
 class Health:
@@ -107,4 +103,4 @@ async def _answer(send: Any, status: int, document: dict, *headers: tuple[bytes,
     await send({"type": "http.response.body", "body": b"" if head else body})
 
 
-__all__ = ["Health", "PATHS", "PING_S", "replica_name"]
+__all__ = ["Health", "PATHS", "PING_S"]

@@ -95,7 +95,7 @@ def serve_http(server: Any, host: str, port: int, token: str | None, metrics: An
     from lackpy.mcp import repeats
     from lackpy.mcp.drain import DRAIN_S, GRACE_S, Drain, DrainGate, DrainingServer
     from lackpy.mcp.forward import Forward
-    from lackpy.mcp.health import Health, replica_name
+    from lackpy.mcp.health import Health
     from lackpy.mcp.metrics import serving
 
     gate = Front(front or FrontSettings.build())
@@ -104,7 +104,7 @@ def serve_http(server: Any, host: str, port: int, token: str | None, metrics: An
     app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, host=host)
     app = gate.wrap(Forward(DrainGate(app, drain), server.cluster, security))
     app = serving(app, metrics, security, (lambda inner: BearerToken(inner, token)) if token else None)
-    app = Health(app, drain, replica_name(host, port), server.cluster.store if server.cluster.shared else None)
+    app = Health(app, drain, server.cluster.me, server.cluster.store if server.cluster.shared else None)
     config = gate.config(app, host, port, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_S)
     repeats.install()  # after uvicorn's config has set up its loggers
     anyio.run(DrainingServer(config, drain).serve)
