@@ -114,6 +114,11 @@ class LackpyService:
         return self
 
     @property
+    def loaded(self) -> bool:
+        """Whether the workspace is loaded now: resolving a kit is then a cache lookup (one ``stat`` per kit and trust file)."""
+        return self._workspace.loaded is not None
+
+    @property
     def config(self) -> Config:
         """The workspace's settings, read on first use."""
         return self._workspace.load().config
@@ -371,9 +376,8 @@ class LackpyService:
         remote = _one_kit(kit, extra_tools, skill)
         if keep and session is None:
             raise ParamError("keep needs a session to keep the variables in; open one with open_session() and pass it")
-        loaded = self._workspace.loaded
         approve = approve if approve is not None else self.approve
-        ready = loaded is not None and self._config_checks is not None and not remote  # a served skill is fetched: never on the loop
+        ready = self.loaded and self._config_checks is not None and not remote  # a served skill is fetched: never on the loop
         answering = (approve, approval, asyncio.get_running_loop())
         events = on_loop(on_event)
 

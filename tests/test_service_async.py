@@ -77,6 +77,59 @@ def test_cancelling_a_delegate_stops_its_program(tmp_path: Path):
     assert not (tmp_path / "out.txt").exists()
 
 
+SPIN = "x = 0\nfor i in range(9000000):\n    for j in range(9000000):\n        x = x + 1\nx"
+
+
+def test_a_run_without_tool_calls_is_awaited_on_the_loop_which_stays_free(tmp_path: Path, monkeypatch):
+    """A run that calls no tool is waited for on the caller's loop (no run thread): the loop goes on meanwhile, and
+    cancelling the run kills its worker and gives its slot back; its time limit still holds."""
+    import lackpy.run.isolated as isolated
+
+    heard, waited = isolated.heard, []
+
+    async def watched(begun):
+        waited.append((threading.get_ident(), begun.pid))
+        return await heard(begun)
+
+    monkeypatch.setattr(isolated, "heard", watched)
+
+    async def main() -> tuple[int, float, dict]:
+        svc = LackpyService(tmp_path)
+        session = svc.open_session()
+        assert (await svc.run_program("1 + 1", "readonly", session=session)).output == 2  # the run threads and a held worker exist now
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        ticking = asyncio.create_task(tick())
+        task = asyncio.create_task(svc.run_program(SPIN, "readonly", session=session, limits={"timeout_s": 60}))
+        await asyncio.sleep(0.5)
+        task.cancel()
+        started = time.monotonic()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        cancelled_in = time.monotonic() - started
+        timed = await svc.run_program(SPIN, "readonly", limits={"timeout_s": 1})
+        ticking.cancel()
+        after = await svc.run_program("2 + 2", "readonly", session=session)
+        state = {"in_use": svc.run_slots.in_use, "after": after.output, "timed": (timed.error_kind, timed.limit), "loop": threading.get_ident()}
+        svc.close()
+        return ticks, cancelled_in, state
+
+    ticks, cancelled_in, state = asyncio.run(main())
+    assert len(waited) >= 2 and {thread for thread, _ in waited} == {state["loop"]}  # the spinning run and the timed one, at least
+    spun = waited[0][1]
+    assert not Path(f"/proc/{spun}").exists() or Path(f"/proc/{spun}/stat").read_text().rpartition(")")[2].split()[0] == "Z", "the cancelled run's worker lives"
+    assert ticks >= 40, f"the loop ticked {ticks} times in 0.5 s of the run and 1 s of another"
+    assert cancelled_in < 1.0
+    assert state["in_use"] == 0 and state["after"] == 4
+    assert state["timed"] == ("limit", "timeout")
+
+
 def test_a_run_that_was_not_cancelled_still_writes(tmp_path: Path):
     result = asyncio.run(LackpyService(tmp_path, approve=True).run_program("write_file('out.txt', 'ok')", "filesystem"))
     assert result.success and (tmp_path / "out.txt").read_text() == "ok"

@@ -202,7 +202,13 @@ class _Tools:
         return await self.asking.serve(ctx, guarded, tool)
 
     async def _kit(self, kit: str | None) -> ResolvedKit:
-        """The kit a call runs with, resolved now (off the loop) and checked against what the server started with."""
+        """The kit a call runs with, resolved now and checked against what the server started with.
+
+        Once the workspace is loaded that is a cache lookup, cheaper than the
+        two thread switches of doing it elsewhere; until then, off the loop.
+        """
+        if self.service.loaded:
+            return self.policy.resolve(self.service, kit)
         return await asyncio.to_thread(self.policy.resolve, self.service, kit)
 
     async def _session(self, ctx: Context | None, given: str | None, keep: bool = False) -> tuple[Session, str | None]:

@@ -8,6 +8,7 @@ the run with the worker killed.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import socket
@@ -38,11 +39,15 @@ class Begun:
         self, server, pid: int, channel: socket.socket, limits: Limits, session_worker: SessionWorker | None = None, cap: int | None = None
     ) -> None:
         self.server, self.pid, self.channel, self.session_worker = server, pid, channel, session_worker
+        #: A worker the session kept from an earlier run (``cap`` given): it may answer this job with ``stale``.
+        self.kept = cap is not None
         #: The most memory the worker can give a run: its first run's limit (its hard limit, set then; ``SessionWorker.take``).
         self.cap = limits.memory_bytes if cap is None else cap
         self.max_frame = max(16 * 1024 * 1024, 2 * limits.max_output_bytes + 1024 * 1024, limits.max_write_bytes + 1024 * 1024)
         self.reply_frame = max(self.max_frame, limits.memory_bytes)  # the worker accepts replies up to its memory
         self.clock = _Clock(time.monotonic() + limits.timeout_s + GRACE_S)
+        #: What the caller's loop heard first (``heard``): the run's end, another message, or why it could not be read.
+        self.first: Ending | dict | WorkerError | None = None
         self._ended = False
 
     def end(self, keep: bool = False) -> None:
@@ -53,6 +58,52 @@ class Begun:
         if not (keep and self.session_worker is not None and self.session_worker.give(self.server, self.pid, self.channel, self.cap)):
             let_go((self.server, self.pid, self.channel))
         self.server.hold()  # the next run's worker, forked and waiting before it is asked for (none if one is)
+
+
+async def heard(begun: Begun) -> bool:
+    """Wait on the caller's event loop, never blocking it, for the worker's first message; True when the program has ended.
+
+    A run that ends without calling a tool (its first message is its
+    outcome) then needs no run thread at all: two thread switches were most
+    of such a run's time. The message is kept in ``begun.first`` for
+    ``run_isolated``. A frame not yet whole, a worker gone, the deadline
+    passed, or a loop that cannot watch a socket: nothing is read and the
+    run thread takes the channel as it is.
+    """
+    loop = asyncio.get_running_loop()
+    fd = begun.channel.fileno()
+    readable = loop.create_future()
+
+    def wake() -> None:
+        if not readable.done():
+            readable.set_result(None)
+
+    try:
+        loop.add_reader(fd, wake)
+    except (NotImplementedError, RuntimeError, ValueError, OSError):
+        return False
+    timer = loop.call_at(loop.time() + max(begun.clock.at - time.monotonic(), 0.0), wake)
+    try:
+        await readable
+    finally:
+        timer.cancel()
+        loop.remove_reader(fd)
+    try:
+        head = begun.channel.recv(wire.SMALL_FRAME, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except OSError:
+        return False  # nothing yet (the deadline came first) or a broken channel: the run thread finds out which
+    if len(head) < wire.HEADER.size:
+        return False
+    (size,) = wire.HEADER.unpack_from(head)
+    if size > begun.max_frame or len(head) < wire.HEADER.size + size:
+        return False
+    body = begun.channel.recv(wire.HEADER.size + size, socket.MSG_DONTWAIT)[wire.HEADER.size :]
+    try:
+        message = wire.decode(body)
+        begun.first = _ending(message.get("outcome")) if message["t"] == "done" else message
+    except WorkerError as exc:
+        begun.first = exc
+    return isinstance(begun.first, Ending)
 
 
 def begin(
@@ -132,15 +183,34 @@ def run_isolated(
         begun = begin(code, list(tools), params, limits, sandbox, session_worker=session_worker)
         if not isinstance(begun, Begun):
             return begun
+    try:
+        return _run(begun, tools, limits, cancel)
+    except Stale:
+        # The session's kept worker found, before it read this job, that its last run had changed it: nothing of
+        # the job ran (no tool was called), and a fresh worker runs it, to be the session's next.
+        fresh = begin(code, list(tools), params, limits, sandbox, session_worker=session_worker)
+        return _run(fresh, tools, limits, cancel) if isinstance(fresh, Begun) else fresh
+
+
+class Stale(Exception):
+    """A session's kept worker said its last run changed it (``stale``), before it read the job sent to it."""
+
+
+def _run(begun: Begun, tools: Mapping[str, Callable[..., Any]], limits: Limits, cancel: Cancel | None) -> Ending:
+    """``run_isolated`` on a worker that has its job: serve its calls until its outcome, then let it go or give it back."""
     server, pid = begun.server, begun.pid
     if cancel is not None:
         cancel.on_cancel(lambda: server.kill(pid))
     hooks = PAUSE_HOOKS.set(PAUSE_HOOKS.get() + (begun.clock.pause,))
     keep = False
     try:
-        # The watchdog also stops a tool that runs past the deadline here in the host.
-        with thread_deadline(max(begun.clock.at - time.monotonic(), 0.001)):
-            ending = _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame, pid)
+        first, begun.first = begun.first, None
+        if isinstance(first, Ending):  # the caller's loop heard the end: nothing to wait for, no deadline to arm
+            ending = first
+        else:
+            # The watchdog also stops a tool that runs past the deadline here in the host.
+            with thread_deadline(max(begun.clock.at - time.monotonic(), 0.001)):
+                ending = _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame, pid, first, begun.kept)
         keep = ending.limit is None and not ending.spent  # a worker that hit a limit, crashed, was cancelled or changed is never kept
         return ending
     except (socket.timeout, DeadlineReached):
@@ -168,7 +238,14 @@ def _timed_out(limits: Limits, what: str) -> Ending:
     return Ending(False, error=f"limit exceeded: timeout: {what}", error_kind=ErrorKind.LIMIT, limit="timeout", limit_value=limits.timeout_s)
 
 
-def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], clock: _Clock, max_frame: int, reply_frame: int, pid: int) -> Ending:
+def _serve(
+    channel: socket.socket, tools: Mapping[str, Callable[..., Any]], clock: _Clock, max_frame: int, reply_frame: int, pid: int,
+    first: Ending | dict | WorkerError | None = None, kept: bool = False,
+) -> Ending:
+    """Serve the worker's tool calls until its outcome (``first``: its first message, read already on the caller's loop).
+
+    A ``kept`` worker's first message may be ``stale`` (raised as ``Stale``): it ran nothing of this job.
+    """
     # Non-blocking, so reads can poll briefly before waiting (a socket with a
     # timeout would wait in poll first); every wait is bounded by the deadline.
     channel.setblocking(False)
@@ -177,7 +254,12 @@ def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], cloc
     spin = 0.0
     calls = 0
     while True:
-        message = wire.recv(channel, max_frame, clock.at, spin)
+        if first is not None:  # read already, on the caller's loop (``heard``)
+            message, first = first, None
+            if isinstance(message, WorkerError):
+                raise message
+        else:
+            message = wire.recv(channel, max_frame, clock.at, spin)
         if message is None:
             raise WorkerError("the worker exited without a result")
         kind = message["t"]
@@ -201,6 +283,8 @@ def _serve(channel: socket.socket, tools: Mapping[str, Callable[..., Any]], cloc
                 return _ending(final.get("outcome"))
         elif kind == "done":
             return _ending(message.get("outcome"))
+        elif kind == "stale" and kept and calls == 0:
+            raise Stale(str(message.get("why")))
         else:
             raise WorkerError(f"the worker sent an unknown message {kind!r}")
 

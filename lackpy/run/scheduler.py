@@ -6,10 +6,14 @@ here together:
 1. an invalid program is answered at once by the service, never queued;
 2. an ``inprocess`` run whose approver does not answer on the caller's loop
    runs on the loop itself, since nothing else waits for it;
-3. every other run (``isolated``, or an approver that answers on the
-   caller's loop, which must stay free) goes to a run thread in its turn
-   (``cancellable``): at most ``max_concurrent_runs`` at once (``Slots``),
-   and cancelling the awaiting task cancels the run.
+3. an ``isolated`` run that finds a slot free and a worker ready has its
+   job sent from the loop, and the loop waits for the worker's first
+   message without blocking; a program that ends before calling a tool is
+   finished there, with no thread switch;
+4. every other run (one that calls tools, or an approver that answers on
+   the caller's loop, which must stay free) goes to a run thread in its
+   turn (``cancellable``): at most ``max_concurrent_runs`` at once
+   (``Slots``), and cancelling the awaiting task cancels the run.
 
 Anything else that blocks (reading files, building tiers) goes to a plain
 worker thread (``off_loop``). Events a run reports from its thread reach the
@@ -89,6 +93,20 @@ class Scheduler:
             raise
         if begun is None:
             return await self.cancellable(lambda cancel: run_with(program, settings, cancel), taken=True)
+        from lackpy.run.isolated import heard  # loaded already: begin_early took a worker
+
+        try:
+            ended = await heard(begun)
+        except BaseException:  # cancelled while the worker ran: it is killed, its slot given back
+            begun.end()
+            self._slots.give_back()
+            raise
+        if ended:  # it called no tool and has ended: its result is made here, with no run thread
+            try:
+                return run_with(program, settings, None, begun)
+            finally:
+                begun.end()
+                self._slots.give_back()
 
         def work(cancel: Cancel) -> ExecutionResult:
             try:

@@ -74,11 +74,16 @@ class SessionWorker:
             let_go(kept[:3])
 
     def __del__(self) -> None:
-        if self._kept is not None:  # a session dropped without a close: its worker goes with it
-            try:
-                self.close()
-            except Exception:  # at interpreter exit: the worker finds its channel closed and exits
-                pass
+        """A session dropped without a close: its worker goes with it, by its channel closing (it then exits by itself).
+
+        Never through the fork server: the collector may run this on a thread
+        that holds the server's send lock, in the middle of a send.
+        """
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            _counted(-1)
+            NARROWED.discard(kept[1])
+            kept[2].close()
 
 
 def _counted(change: int) -> bool:

@@ -88,7 +88,10 @@ def child_main(fd: int, space: AddressSpace) -> None:
 
     A job of a session (``job["session"]``) may be followed by the session's
     next, but only while the worker is as it was before its first job
-    (``lackpy.run.reuse``): else its report says it is spent and it exits.
+    (``lackpy.run.reuse``): a run that hit a limit says in its report that
+    the worker is spent; one that changed the worker answers the next job, unrun, with
+    ``stale`` (the check comes after the report, so the host's answer never
+    waits for it). Either way it exits.
     ``space`` reads the worker's address space.
     """
     status = 0
@@ -141,12 +144,19 @@ def _run_job(channel: socket.socket, job: dict, baseline: int, snapshot: Snapsho
     if outcome.limit == "memory":
         outcome.variables = {}  # free what exhausted the memory before reporting
     # A limit hit leaves the worker spent whatever it looks like: the host lets it go.
-    again = snapshot is not None and outcome.limit is None and snapshot.changed() is None
+    again = snapshot is not None and outcome.limit is None
     try:
         _report(channel, outcome, limits, again)
     except MemoryError:
         outcome.variables, outcome.output = {}, None
         _report(channel, outcome, limits, False)
+        return False
+    # A session's worker looks at itself after its report, off the host's path. One its run changed runs
+    # nothing more: it answers the next job, unread, with ``stale`` (one frame in flight each way, as ever),
+    # and the host gives that job to a fresh worker.
+    if again and (why := snapshot.changed()) is not None:
+        if wire.recv_frame(channel, JOB_MAX_BYTES) is not None:
+            wire.send(channel, {"t": "stale", "why": why})
         return False
     return again
 

@@ -83,11 +83,10 @@ def test_a_worker_a_run_changed_is_let_go_and_the_next_run_sees_it_clean(name: s
         kept = worker.pid
         assert kept is not None
         assert run(raw("", look), worker).output == clean and worker.pid == kept  # looking changes nothing: the worker stays
-        run(raw(attack), worker)
-        assert worker.pid is None, f"a worker whose {name} a run changed was kept"
-        assert gone(kept), "the changed worker is still running"
+        run(raw(attack), worker)  # the worker looks at itself after its report: the next run learns what it found
         assert run(raw("", look), worker).output == clean  # the next run has a fresh worker
-        assert worker.pid not in (None, kept)
+        assert worker.pid not in (None, kept), f"a worker whose {name} a run changed was kept"
+        assert gone(kept), "the changed worker is still running"
     finally:
         worker.close()
 
@@ -129,3 +128,27 @@ def test_a_run_cannot_start_a_thread_to_outlive_it():
 def test_nothing_is_kept_when_the_run_is_not_a_sessions():
     ending = run(raw("", "1"), None)
     assert ending.spent  # a worker of one job always says it is spent
+
+
+def test_a_changed_workers_stale_answer_heard_on_the_loop_sends_the_job_to_a_fresh_worker():
+    """The caller's loop hears ``stale`` as the job's first answer; the run thread then gives the job to a fresh worker."""
+    import asyncio
+
+    from lackpy.run.isolated import Begun, begin, heard
+
+    worker = SessionWorker()
+    try:
+        attack, look = ATTACKS["environment"]
+        run(raw("", "1"), worker)
+        kept = worker.pid
+        run(raw(attack), worker)
+        limits = Limits(memory_bytes=256 << 20)
+        begun = begin(raw("", look), [], {}, limits, session_worker=worker)
+        assert isinstance(begun, Begun) and begun.pid == kept and begun.kept
+        assert asyncio.run(heard(begun)) is False
+        assert begun.first == {"t": "stale", "why": "environment"}
+        ending = run_isolated(raw("", look), {}, {}, limits, begun=begun, session_worker=worker)
+        assert ending.success and ending.output is None  # the fresh worker's environment: the attack's variable is not there
+        assert worker.pid not in (None, kept) and gone(kept)
+    finally:
+        worker.close()
