@@ -13,6 +13,10 @@ api  through each one's Python API, alternating in every round so both see
        p02     program 02 (201 tool calls) with its tools, 10 ms apart:
                lackpy's readonly kit; Monty the same bound tools as its
                external functions (``external_lookup``), in a checkout
+     and the floor of any design that runs a program in another CPython
+     process: a bare forked child that evaluates the same code object sent
+     over a socketpair and sends back the value, back to back (no checks, no
+     limits, no trace, no result), beside Monty's back-to-back figure
 mcp  over MCP stdio, the SDK's own client: a trivial ``run_program`` back to
      back in ``lackpy serve``'s one session, beside a bare MCP SDK server
      whose one tool echoes its argument
@@ -52,6 +56,51 @@ def fmt(seconds: float) -> str:
     return f"{seconds * 1e6:.0f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f} ms"
 
 
+class Floor:
+    """A forked child that evaluates each code object it is sent and sends back the value: the least an isolated CPython run costs."""
+
+    def __init__(self) -> None:
+        import os
+        import socket
+
+        self.host, child = socket.socketpair()
+        self.pid = os.fork()
+        if self.pid == 0:
+            self.host.close()
+            self._serve(child)
+        child.close()
+        self.code = compile("1 + 1", "<floor>", "eval")
+
+    @staticmethod
+    def _serve(channel) -> None:
+        import marshal
+        import os
+
+        try:
+            while size := channel.recv(4):
+                data = channel.recv(int.from_bytes(size, "big"), __import__("socket").MSG_WAITALL)
+                answer = marshal.dumps(eval(marshal.loads(data), {}))
+                channel.sendall(len(answer).to_bytes(4, "big") + answer)
+        finally:
+            os._exit(0)
+
+    def run(self) -> None:
+        import marshal
+        import socket
+
+        data = marshal.dumps(self.code)
+        self.host.sendall(len(data).to_bytes(4, "big") + data)
+        size = int.from_bytes(self.host.recv(4, socket.MSG_WAITALL), "big")
+        if marshal.loads(self.host.recv(size, socket.MSG_WAITALL)) != 2:
+            raise SystemExit("bench: the floor's child answered wrong")
+
+    def close(self) -> None:
+        import os
+
+        self.host.close()
+        os.waitpid(self.pid, 0)
+
+
 def api_rows(workspace: Path, rounds: int, number: int) -> dict[str, tuple[list[float], list[float]]]:
     """Per row, lackpy's and Monty's median seconds per run in each round."""
     from pydantic_monty import Monty
@@ -84,6 +133,7 @@ def api_rows(workspace: Path, rounds: int, number: int) -> dict[str, tuple[list[
 
         todos = loop.run_until_complete(service.run_program(p02, kit="readonly")).output
         session = service.open_session()
+        floor = Floor()
         with pool.checkout() as kept:
 
             def apart(seconds: float, fn):
@@ -109,6 +159,7 @@ def api_rows(workspace: Path, rounds: int, number: int) -> dict[str, tuple[list[
                 "sready": (apart(0.02, lambda: lackpy_run("1 + 1", 2, session)), apart(0.02, lambda: monty_run("1 + 1", 2, kept))),
                 "b2b": (ten(lambda: lackpy_run("1 + 1", 2, session)), ten(lambda: monty_run("1 + 1", 2, kept))),
                 "p02": (apart(0.01, lambda: lackpy_run(p02, todos)), apart(0.01, lambda: monty_run(p02, todos, lookup=tools))),
+                "floor": (ten(floor.run), ten(lambda: monty_run("1 + 1", 2, kept))),
             }
             found: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in rows}
             for round_ in range(rounds + 1):
@@ -118,6 +169,7 @@ def api_rows(workspace: Path, rounds: int, number: int) -> dict[str, tuple[list[
                         if round_:  # the first round warms up
                             found[name][index].append(statistics.median(samples))
         session.close()
+        floor.close()
     service.close()
     loop.close()
     return found
@@ -183,10 +235,13 @@ def main() -> None:
             found = api_rows(workspace, args.rounds, args.number)
             print(f"\n| through the Python API | lackpy | pydantic-monty {pydantic_monty.__version__} | lackpy / Monty | target | met |")
             print("|---|---|---|---|---|---|")
+            floor, monty_b2b = (statistics.median(side) for side in found.pop("floor"))
             for name, (ours, theirs) in found.items():
                 label, target = ROWS[name]
                 a, b = statistics.median(ours), statistics.median(theirs)
                 print(f"| {label} | {fmt(a)} | {fmt(b)} | {a / b:.2f}x | {target:g}x | {'yes' if a / b <= target else 'no'} |")
+            print(f"\nThe floor, a bare forked CPython child evaluating the same code object over a socketpair, back to back: "
+                  f"{fmt(floor)} a run, {floor / monty_b2b:.2f}x Monty's {fmt(monty_b2b)} in the same rounds.")
         if "mcp" in only:
             run, echo = asyncio.run(mcp_rounds(workspace, tree, args.rounds, args.number * 2))
             a, b = statistics.median(run), statistics.median(echo)

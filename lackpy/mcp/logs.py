@@ -89,6 +89,8 @@ async def say(session: Any, request_id: Any, level: str, text: str) -> None:
     connection = lasting(session)
     if connection is not None and not at_or_above(level, connection.state.get(_LEVEL_KEY, DEFAULT_LEVEL)):
         return
+    if level not in getattr(session, "_allowed_log_levels", (level,)):
+        return  # a 2026-07-28 request that did not opt in at this level: the SDK would drop it, after its deprecation warning
     try:
         await session.send_log_message(level=level, data=text, logger=LOGGER, related_request_id=request_id)
     except Exception:  # a client gone or a transport closed: a log message is only a courtesy

@@ -76,6 +76,9 @@ class KitPolicy:
     tool_grades: Mapping[str, Grade] = field(default_factory=dict)
     #: The doc paths of the allowed kits (their tools' docs and their own), as at start.
     docs: frozenset[str] = frozenset()
+    #: Per kit name, the resolved kit last found within what it held at start: the service's kit cache gives that
+    #: same object until the kit's files or the toolbox change, so it passes again without a second look.
+    _passed: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def build(cls, service: LackpyService, default_kit: str = "readonly", allow_kits: Iterable[str] | None = None) -> "KitPolicy":
@@ -137,12 +140,15 @@ class KitPolicy:
         resolved = service.resolve_kit(name)  # an unknown kit or tool fails here with its own message
         held = self.held.get(name)
         if held is not None:
+            if self._passed.get(name) is resolved:
+                return resolved
             widened = held.widened(resolved)
             if widened:
                 raise DeniedError(
                     f"kit '{name}' changed since this server started: it now has {'; '.join(widened)}; "
                     "the server keeps the kits it was started with, so restart lackpy serve to accept the change"
                 )
+            self._passed[name] = resolved
             return resolved
         if resolved.name not in (None, "none"):
             raise KitError(

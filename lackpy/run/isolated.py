@@ -9,6 +9,7 @@ the run with the worker killed.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal
 import socket
@@ -187,8 +188,11 @@ def run_isolated(
         return _run(begun, tools, limits, cancel)
     except Stale:
         # The session's kept worker found, before it read this job, that its last run had changed it: nothing of
-        # the job ran (no tool was called), and a fresh worker runs it, to be the session's next.
-        fresh = begin(code, list(tools), params, limits, sandbox, session_worker=session_worker)
+        # the job ran (no tool was called), and a fresh worker runs it, to be the session's next, in the time left.
+        left = begun.clock.at - GRACE_S - time.monotonic()
+        if left <= 0:
+            return _timed_out(limits, f"ran longer than {limits.timeout_s:g} s")
+        fresh = begin(code, list(tools), params, dataclasses.replace(limits, timeout_s=left), sandbox, session_worker=session_worker)
         return _run(fresh, tools, limits, cancel) if isinstance(fresh, Begun) else fresh
 
 
