@@ -152,3 +152,24 @@ def test_a_changed_workers_stale_answer_heard_on_the_loop_sends_the_job_to_a_fre
         assert worker.pid not in (None, kept) and gone(kept)
     finally:
         worker.close()
+
+
+def test_a_dropped_sessions_worker_goes_without_the_fork_servers_lock():
+    """The collector may drop a session on a thread that is sending to the fork server: its worker then goes by its channel closing."""
+    import threading
+
+    worker = SessionWorker()
+    run(raw("", "1"), worker)
+    pid, server = worker.pid, worker._kept[0]
+    holder = {"worker": worker}
+    del worker
+
+    def drop() -> None:
+        with server._send_lock:  # as in the middle of a send, where a collection can run
+            holder.clear()
+
+    dropping = threading.Thread(target=drop, daemon=True)
+    dropping.start()
+    dropping.join(5)
+    assert not dropping.is_alive(), "dropping a session's worker waited for the fork server's lock its own thread held"
+    assert gone(pid), "the dropped session's worker is still running"
