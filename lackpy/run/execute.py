@@ -316,7 +316,10 @@ class _Watchdog:
     REFIRE_S = 0.05
 
     def __init__(self) -> None:
-        self.lock = threading.Condition()
+        # Entered as the C lock itself, never through the Condition's Python ``__enter__``: the exceptions
+        # this thread raises into others must never land between that frame's acquire and its return.
+        self.mutex = threading.Lock()
+        self.lock = threading.Condition(self.mutex)
         self.heap: list[tuple[float, int, int]] = []
         self.active: dict[int, int] = {}  # token -> thread id
         self.kinds: dict[int, type[BaseException]] = {}  # token -> what to raise
@@ -326,7 +329,7 @@ class _Watchdog:
         self.thread: threading.Thread | None = None
 
     def arm(self, seconds: float, exc_type: type[BaseException] = DeadlineReached, thread_id: int | None = None) -> int:
-        with self.lock:
+        with self.mutex:
             self.counter += 1
             token = self.counter
             thread_id = thread_id or threading.get_ident()
@@ -344,7 +347,7 @@ class _Watchdog:
             return token
 
     def disarm(self, token: int) -> None:
-        with self.lock:
+        with self.mutex:
             thread_id = self.active.pop(token, None)
             self.kinds.pop(token, None)
             self.dues.pop(token, None)
@@ -354,7 +357,7 @@ class _Watchdog:
                 _set_async_exc(thread_id, None)
 
     def loop(self) -> None:
-        with self.lock:
+        with self.mutex:
             while True:
                 while self.heap and self.dues.get(self.heap[0][1]) != self.heap[0][0]:
                     heapq.heappop(self.heap)  # disarmed, held or moved
@@ -380,7 +383,7 @@ class _Watchdog:
 
     def hold(self, thread_id: int) -> dict[int, float]:
         """Stop the clocks of ``thread_id``'s deadlines; returns each one's time left, for ``release``."""
-        with self.lock:
+        with self.mutex:
             now = time.monotonic()
             held = {}
             for token, owner in self.active.items():
@@ -391,7 +394,7 @@ class _Watchdog:
 
     def release(self, held: dict[int, float]) -> None:
         """Start the held clocks again, each with the time it had left."""
-        with self.lock:
+        with self.mutex:
             now = time.monotonic()
             for token, left in held.items():
                 if token in self.active:

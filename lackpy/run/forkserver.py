@@ -183,7 +183,11 @@ class ForkServer:
         self.broken: str | None = None  # why it is no longer used
         self.exits: dict[int, int] = {}
         self._send_lock = threading.Lock()  # sends never block; guards closing the socket
-        self._changed = threading.Condition()  # guards everything below and the fields above
+        # Guards everything below and the fields above. Entered as the C lock itself, never through the
+        # Condition's Python ``__enter__``: an exception raised into a run thread (its deadline, a cancel)
+        # between that frame's acquire and its return would leave the lock held for good.
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
         self._ids = itertools.count(1)
         self._unanswered: dict[int, float] = {}  # spawn request -> when it was sent
         self._answers: dict[int, int] = {}  # spawn request -> the worker's pid
@@ -213,7 +217,7 @@ class ForkServer:
             host_end, child_end = socket.socketpair()
         except OSError as exc:
             raise resource_error(exc, "cannot start the isolated worker") or exc from None
-        with self._changed:
+        with self._lock:
             request = next(self._ids)
             self._unanswered[request] = time.monotonic()
         try:
@@ -221,19 +225,19 @@ class ForkServer:
                 self._send(b"S %d" % request, child_end)
             finally:
                 child_end.close()
-            with self._changed:
+            with self._lock:
                 self._wait(lambda: request in self._answers, deadline)
                 return self._answers.pop(request), host_end
         except BaseException:
             host_end.close()  # a worker forked later finds its channel closed and exits
-            with self._changed:
+            with self._lock:
                 if self._answers.pop(request, None) is None:
                     self._abandoned.add(request)
             raise
 
     def take_held(self) -> tuple[int, socket.socket] | None:
         """The worker held for the next run (its pid and channel), if one waits alive; never waits."""
-        with self._changed:
+        with self._lock:
             held, self._held = self._held, None
         if held is not None and hung_up(held[1]):  # it died waiting (killed, or stopped and then killed by the server)
             held[1].close()
@@ -247,7 +251,7 @@ class ForkServer:
         ran out) none is held, and the run's result stands; the next run
         meets the shortage itself, as a ``resources`` error.
         """
-        with self._changed:
+        with self._lock:
             if self._held is not None or self._holds or not self.ready or self.broken:
                 return
             try:
@@ -286,14 +290,14 @@ class ForkServer:
 
     def exit_status(self, pid: int, wait_s: float = 1.0) -> int | None:
         """How ``pid`` exited (an ``os.waitpid`` status), waiting up to ``wait_s``."""
-        with self._changed:
+        with self._lock:
             self._changed.wait_for(lambda: pid in self.exits or self.broken, wait_s)
             return self.exits.pop(pid, None)
 
     def close(self, grace_s: float = 0.0) -> None:
         """Stop the server and reap it. With ``grace_s`` it may first kill its workers and exit by itself."""
         self._break("the fork server was closed")
-        with self._changed:
+        with self._lock:
             waiting = list(self._holds.values()) + ([self._held[1]] if self._held is not None else [])
             self._held, self._holds = None, {}
         for channel in waiting:
@@ -336,7 +340,7 @@ class ForkServer:
         raise ForkServerBroken(reason)
 
     def _break(self, reason: str) -> None:
-        with self._changed:
+        with self._lock:
             if self.broken is None:
                 self.broken = reason
             self._changed.notify_all()
@@ -359,7 +363,7 @@ class ForkServer:
                 message = self.control.recv(64)
             except OSError:
                 message = b""
-            with self._changed:
+            with self._lock:
                 if not message:
                     break
                 self._note(message)

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, ResourceError, WorkerError, resource_error
 from lackpy.run import wire
 from lackpy.run.cancel import Cancel
-from lackpy.run.execute import PAUSE_HOOKS, DeadlineReached, Ending, thread_deadline
+from lackpy.run.execute import PAUSE_HOOKS, Cancelled, DeadlineReached, Ending, thread_deadline
 from lackpy.run.forkserver import held_worker, start_worker
 from lackpy.run.limits import Limits
 from lackpy.run.placement import apart
@@ -178,7 +178,11 @@ def run_isolated(
 ) -> Ending:
     """Run ``code`` in a worker (``begun``'s, already sent its job, or else ``session_worker``'s or a fresh one); ``tools`` (traced, bound) run here on its behalf.
 
-    Cancelling ``cancel`` kills the worker at once.
+    Cancelling ``cancel`` kills the worker at once, and raises ``Cancelled``
+    into this thread only while one of ``tools`` runs here: never into the
+    worker's bookkeeping (the fork server's locks, the session's worker),
+    where an exception from outside could leave a lock held or a record half
+    made.
     """
     if begun is None:
         begun = begin(code, list(tools), params, limits, sandbox, session_worker=session_worker)
@@ -214,12 +218,14 @@ def _run(begun: Begun, tools: Mapping[str, Callable[..., Any]], limits: Limits, 
         else:
             # The watchdog also stops a tool that runs past the deadline here in the host.
             with thread_deadline(max(begun.clock.at - time.monotonic(), 0.001)):
-                ending = _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame, pid, first, begun.kept)
+                ending = _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame, pid, first, begun.kept, cancel)
         keep = ending.limit is None and not ending.spent  # a worker that hit a limit, crashed, was cancelled or changed is never kept
         return ending
     except (socket.timeout, DeadlineReached):
         return _timed_out(limits, f"ran longer than {limits.timeout_s:g} s")
     except (WorkerError, OSError) as exc:
+        if cancel is not None and cancel.cancelled:  # the cancel killed the worker: the run was cancelled, not crashed
+            raise Cancelled() from None
         return _crashed(server, pid, exc)
     finally:
         PAUSE_HOOKS.reset(hooks)
@@ -244,7 +250,7 @@ def _timed_out(limits: Limits, what: str) -> Ending:
 
 def _serve(
     channel: socket.socket, tools: Mapping[str, Callable[..., Any]], clock: _Clock, max_frame: int, reply_frame: int, pid: int,
-    first: Ending | dict | WorkerError | None = None, kept: bool = False,
+    first: Ending | dict | WorkerError | None = None, kept: bool = False, cancel: Cancel | None = None,
 ) -> Ending:
     """Serve the worker's tool calls until its outcome (``first``: its first message, read already on the caller's loop).
 
@@ -271,7 +277,7 @@ def _serve(
             calls += 1
             if calls == APART_AFTER_CALLS:
                 apart(pid)
-            reply = _call(message, tools)
+            reply = _call(message, tools, cancel)
             if len(reply) > reply_frame:
                 reply = wire.encode(_too_large(len(reply), reply_frame))
             try:
@@ -302,13 +308,20 @@ def _hand_back(channel: socket.socket, clock: _Clock, max_frame: int) -> None:
         raise WorkerError("the worker did not take back the time a call waited for approval")
 
 
-def _call(message: dict, tools: Mapping[str, Callable[..., Any]]) -> bytes:
-    """Run the tool a worker asked for; the encoded reply (value or error)."""
+def _call(message: dict, tools: Mapping[str, Callable[..., Any]], cancel: Cancel | None = None) -> bytes:
+    """Run the tool a worker asked for, cancellable while it runs; the encoded reply (value or error)."""
     alias, args, kwargs = message.get("tool"), message.get("args"), message.get("kwargs")
     if alias not in tools or type(args) is not list or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
         raise WorkerError("the worker sent a malformed tool call")
     try:
-        value = tools[alias](*args, **kwargs)
+        if cancel is None:
+            value = tools[alias](*args, **kwargs)
+        else:
+            cancel.attach()
+            try:
+                value = tools[alias](*args, **kwargs)
+            finally:
+                cancel.detach()
     except LimitExceeded as exc:
         return wire.encode({"t": "err", "kind": "limit", "limit": exc.limit, "value": exc.value, "message": str(exc)})
     except Exception as exc:

@@ -315,12 +315,13 @@ def _ended(code: Any, tools: dict, params: dict, limits: Limits, settings: RunSe
     needing memory (CPython 3.11 allocates to unwind a ``finally`` past the
     256th instruction of a function, and spins when it cannot).
     """
+    if settings.mode == "isolated":
+        from lackpy.run.isolated import run_isolated  # the worker machinery loads on first use
+
+        # Cancelling kills the worker; ``Cancelled`` is raised into this thread only while a tool runs here.
+        return run_isolated(code, tools, params, limits, settings.sandbox, cancel, begun, settings.session_worker)
     cancel.attach()
     try:
-        if settings.mode == "isolated":
-            from lackpy.run.isolated import run_isolated  # the worker machinery loads on first use
-
-            return run_isolated(code, tools, params, limits, settings.sandbox, cancel, begun, settings.session_worker)
         ending = execute(code, tools, params, limits, thread_deadline)
         ending.variables = plain_variables(ending.variables, limits.max_output_bytes)
         return ending

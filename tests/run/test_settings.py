@@ -107,3 +107,18 @@ def test_the_service_validates_a_program_once_per_call(workspace: Path):
     assert result.success and result.output == 1, result.error
     assert result.mode == "isolated"  # the path that checks before queuing
     assert after.misses - before.misses == 1 and after.hits - before.hits >= 1
+
+
+def test_an_isolated_run_cancelled_from_another_thread_raises_cancelled_and_writes_nothing(kit, workspace: Path):
+    """Cancelling kills the worker, whether the program runs there or a tool runs here; the run raises Cancelled, never a crash."""
+    import threading
+
+    spin = "x = 0\nfor i in range(9000000):\n    for j in range(9000000):\n        x = x + 1\nx"
+    for program in (spin, "write_file('never.txt', 'x')\n" + spin):
+        cancel = Cancel()
+        threading.Timer(0.4, cancel.cancel).start()
+        with pytest.raises(Cancelled):
+            run_with(program, RunSettings(kit, limits={"timeout_s": 30}), cancel)
+    assert not (workspace / "never.txt").exists()
+    assert run_with("1 + 1", RunSettings(kit)).output == 2  # the fork server and its locks are as they were
+
