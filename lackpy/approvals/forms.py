@@ -75,6 +75,25 @@ def problem(form: Mapping[str, Any], content: Any) -> str | None:
     return f"the required field {missing[0]!r} was not filled in" if missing else None
 
 
+def filled(form: Mapping[str, Any], content: Mapping[str, Any]) -> dict[str, Any]:
+    """``content`` with each field the person left out that has a default of its own type (and among its choices) set to it.
+
+    What a form shows as a field's default is what the person accepted by
+    leaving it alone, so the server gets it (MCP elicitation, SEP-1034); a
+    default that does not fit its field is left out, as the person did.
+    """
+    answer = dict(content)
+    try:
+        found = fields(form)
+    except ValueError:
+        return answer
+    for field in found:
+        value = field.default
+        if field.name not in answer and value is not None and _is(value, field.type) and (not field.choices or value in field.choices):
+            answer[field.name] = value
+    return answer
+
+
 def parse(field: Field, text: str) -> Any:
     """A typed answer to ``field`` from what a person typed; ValueError saying what it takes."""
     text = text.strip()
@@ -112,4 +131,4 @@ def _is(value: Any, kind: str) -> bool:
     return isinstance(value, _TYPES[kind])
 
 
-__all__ = ["Field", "fields", "parse", "problem"]
+__all__ = ["Field", "fields", "filled", "parse", "problem"]

@@ -129,7 +129,8 @@ class Gatekeeper:
         Nobody is asked when there is nobody, or only ``--yes`` (it approves
         lackpy's gates; a server's question needs a person's answer). An
         answer that does not fill in the form as asked is a refusal: the
-        server never sees it. The decision is kept without what was typed.
+        server never sees it. Fields left out that have a default are sent
+        with it (``forms.filled``). The decision is kept without what was typed.
         """
         ask = Ask("block", self.policy.wait_s)
         asked_at, start = _now(), time.monotonic()
@@ -143,11 +144,12 @@ class Gatekeeper:
             decision = Decision(False, "yes", "--yes approves lackpy's own gates; a server's question needs a person's answer")
         else:
             decision = self._ask(request, ask)
-            wrong = forms.problem(form, decision.content or {}) if decision.approved else None
+            content = forms.filled(form, decision.content or {}) if decision.approved else {}
+            wrong = forms.problem(form, content) if decision.approved else None
             if wrong is not None:
                 decision = Decision(False, decision.by, f"the answer was not sent: {wrong}")
         self._keep(request, ask, decision, asked_at, start)
-        return decision if not decision.approved else dataclasses.replace(decision, content=dict(decision.content or {}))
+        return decision if not decision.approved else dataclasses.replace(decision, content=content)
 
     def _request(self, gate: str, ask: Ask, **fields: Any) -> ApprovalRequest | None:
         if ask.kind == "none":

@@ -179,3 +179,32 @@ def test_a_server_that_keeps_asking_is_declined_unasked_after_five_questions():
     answers = [asker.answer(ElicitRequestFormParams(message=f"again {i}?", requested_schema=form)) for i in range(8)]
     assert [a.action for a in answers] == ["accept"] * MOST_QUESTIONS + ["decline"] * (8 - MOST_QUESTIONS)
     assert asked == [f"again {i}?" for i in range(MOST_QUESTIONS)]
+
+
+def test_an_accepted_form_carries_the_defaults_of_the_fields_left_out():
+    """What a form shows as a field's default is what the person accepted by leaving it alone: the server gets it (SEP-1034).
+    A default that does not fit its field (wrong type, not among the choices) is left out, as the person did."""
+    from mcp.types import ElicitRequestFormParams
+
+    from lackpy.remote.asks import Asker
+    from lackpy.approvals.decision import Decision
+    from lackpy.approvals.gatekeeper import Gatekeeper
+    from lackpy.approvals.policy import policy_from
+
+    gatekeeper = Gatekeeper(policy_from({}), lambda request: Decision(True, "callback", "answered", content={"name": "Ada"}))
+    form = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "count": {"type": "integer", "default": 1},
+            "loud": {"type": "boolean", "default": True},
+            "tone": {"type": "string", "enum": ["calm", "warm"], "default": "warm"},
+            "shade": {"type": "string", "enum": ["dark"], "default": "light"},
+            "ratio": {"type": "number", "default": "half"},
+            "note": {"type": "string"},
+        },
+        "required": ["name", "count"],
+    }
+    answer = Asker(gatekeeper, "forms", "forms__ask").answer(ElicitRequestFormParams(message="who?", requested_schema=form))
+    assert answer.action == "accept"
+    assert answer.content == {"name": "Ada", "count": 1, "loud": True, "tone": "warm"}
