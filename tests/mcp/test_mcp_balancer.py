@@ -122,11 +122,15 @@ def leaf(exc: BaseException) -> BaseException:
 
 
 class LongRun:
-    """A long run_program in a thread of its own; ``begun`` is set at its first progress message."""
+    """A long run_program in a thread of its own; ``begun`` is set at its first progress message.
+
+    ``error`` is what failed before the result came; what fails after it, as the client closes (a drained replica
+    may have stopped listening by then, so the session's closing request finds nobody), is ``closing``.
+    """
 
     def __init__(self, url: str, n: int, mode: str = "auto") -> None:
         self.begun, self.done = threading.Event(), threading.Event()
-        self.result = self.error = None
+        self.result = self.error = self.closing = None
         self.thread = threading.Thread(target=lambda: asyncio.run(self._run(url, n, mode)), daemon=True)
         self.thread.start()
 
@@ -138,7 +142,10 @@ class LongRun:
             async with client(url, mode) as session:
                 self.result = await session.call_tool("run_program", {"program": LONG.format(n=n), "limits": LONG_LIMITS}, progress_callback=progressed)
         except Exception as exc:  # noqa: BLE001 - the test asserts what it was
-            self.error = exc
+            if self.result is None:
+                self.error = exc
+            else:
+                self.closing = exc
         finally:
             self.begun.set()
             self.done.set()
