@@ -179,7 +179,7 @@ def run_isolated(
     """Run ``code`` in a worker (``begun``'s, already sent its job, or else ``session_worker``'s or a fresh one); ``tools`` (traced, bound) run here on its behalf.
 
     Cancelling ``cancel`` kills the worker at once, and raises ``Cancelled``
-    into this thread only while one of ``tools`` runs here: never into the
+    into this thread only while the worker's calls are served: never into the
     worker's bookkeeping (the fork server's locks, the session's worker),
     where an exception from outside could leave a lock held or a record half
     made.
@@ -216,9 +216,16 @@ def _run(begun: Begun, tools: Mapping[str, Callable[..., Any]], limits: Limits, 
         if isinstance(first, Ending):  # the caller's loop heard the end: nothing to wait for, no deadline to arm
             ending = first
         else:
-            # The watchdog also stops a tool that runs past the deadline here in the host.
+            # The watchdog also stops a tool that runs past the deadline here in the host; a cancel is raised
+            # here too, only while the worker's calls are served (never in the fork server's bookkeeping).
             with thread_deadline(max(begun.clock.at - time.monotonic(), 0.001)):
-                ending = _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame, pid, first, begun.kept, cancel)
+                if cancel is not None:
+                    cancel.attach()
+                try:
+                    ending = _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame, pid, first, begun.kept)
+                finally:
+                    if cancel is not None:
+                        cancel.detach()
         keep = ending.limit is None and not ending.spent  # a worker that hit a limit, crashed, was cancelled or changed is never kept
         return ending
     except (socket.timeout, DeadlineReached):
@@ -250,7 +257,7 @@ def _timed_out(limits: Limits, what: str) -> Ending:
 
 def _serve(
     channel: socket.socket, tools: Mapping[str, Callable[..., Any]], clock: _Clock, max_frame: int, reply_frame: int, pid: int,
-    first: Ending | dict | WorkerError | None = None, kept: bool = False, cancel: Cancel | None = None,
+    first: Ending | dict | WorkerError | None = None, kept: bool = False,
 ) -> Ending:
     """Serve the worker's tool calls until its outcome (``first``: its first message, read already on the caller's loop).
 
@@ -277,7 +284,7 @@ def _serve(
             calls += 1
             if calls == APART_AFTER_CALLS:
                 apart(pid)
-            reply = _call(message, tools, cancel)
+            reply = _call(message, tools)
             if len(reply) > reply_frame:
                 reply = wire.encode(_too_large(len(reply), reply_frame))
             try:
@@ -308,20 +315,13 @@ def _hand_back(channel: socket.socket, clock: _Clock, max_frame: int) -> None:
         raise WorkerError("the worker did not take back the time a call waited for approval")
 
 
-def _call(message: dict, tools: Mapping[str, Callable[..., Any]], cancel: Cancel | None = None) -> bytes:
-    """Run the tool a worker asked for, cancellable while it runs; the encoded reply (value or error)."""
+def _call(message: dict, tools: Mapping[str, Callable[..., Any]]) -> bytes:
+    """Run the tool a worker asked for; the encoded reply (value or error)."""
     alias, args, kwargs = message.get("tool"), message.get("args"), message.get("kwargs")
     if alias not in tools or type(args) is not list or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
         raise WorkerError("the worker sent a malformed tool call")
     try:
-        if cancel is None:
-            value = tools[alias](*args, **kwargs)
-        else:
-            cancel.attach()
-            try:
-                value = tools[alias](*args, **kwargs)
-            finally:
-                cancel.detach()
+        value = tools[alias](*args, **kwargs)
     except LimitExceeded as exc:
         return wire.encode({"t": "err", "kind": "limit", "limit": exc.limit, "value": exc.value, "message": str(exc)})
     except Exception as exc:

@@ -318,7 +318,7 @@ def _ended(code: Any, tools: dict, params: dict, limits: Limits, settings: RunSe
     if settings.mode == "isolated":
         from lackpy.run.isolated import run_isolated  # the worker machinery loads on first use
 
-        # Cancelling kills the worker; ``Cancelled`` is raised into this thread only while a tool runs here.
+        # Cancelling kills the worker; ``Cancelled`` is raised into this thread only while the worker's calls are served.
         return run_isolated(code, tools, params, limits, settings.sandbox, cancel, begun, settings.session_worker)
     cancel.attach()
     try:
