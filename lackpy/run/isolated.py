@@ -49,6 +49,8 @@ class Begun:
         self.clock = _Clock(time.monotonic() + limits.timeout_s + GRACE_S)
         #: What the caller's loop heard first (``heard``): the run's end, another message, or why it could not be read.
         self.first: Ending | dict | WorkerError | None = None
+        #: Whether the program names a tool it may call (``_sent``): its calls are served on a run thread from the start.
+        self.calls = True
         self._ended = False
 
     def end(self, keep: bool = False) -> None:
@@ -64,9 +66,11 @@ class Begun:
 async def heard(begun: Begun) -> bool:
     """Wait on the caller's event loop, never blocking it, for the worker's first message; True when the program has ended.
 
-    A run that ends without calling a tool (its first message is its
-    outcome) then needs no run thread at all: two thread switches were most
-    of such a run's time. The message is kept in ``begun.first`` for
+    For a program that names no tool (``begun.calls`` is false): it ends
+    without a call, its first message is its outcome, and it then needs no
+    run thread at all: two thread switches were most of such a run's time. A
+    program that may call tools goes to its run thread at once instead, so
+    that thread wakes while the worker starts, not after its first call. The message is kept in ``begun.first`` for
     ``run_isolated``. A frame not yet whole, a worker gone, the deadline
     passed, or a loop that cannot watch a socket: nothing is read and the
     run thread takes the channel as it is.
@@ -147,6 +151,7 @@ def begin(
 def _sent(begun: Begun, code: types.CodeType, names: list[str], params: Mapping[str, Any], limits: Limits) -> Begun | Ending:
     """``begun`` once its worker has the job, or how sending it failed (the worker let go)."""
     server, pid, channel = begun.server, begun.pid, begun.channel
+    begun.calls = bool(names)
     try:
         job = wire.encode_job(code, dict(params), names, limits.to_dict(), begun.max_frame, begun.reply_frame, begun.session_worker is not None)
         channel.setblocking(False)  # every wait on the channel is bounded by the run's deadline

@@ -7,9 +7,9 @@ here together:
 2. an ``inprocess`` run whose approver does not answer on the caller's loop
    runs on the loop itself, since nothing else waits for it;
 3. an ``isolated`` run that finds a slot free and a worker ready has its
-   job sent from the loop, and the loop waits for the worker's first
-   message without blocking; a program that ends before calling a tool is
-   finished there, with no thread switch;
+   job sent from the loop; for a program that names no tool, the loop waits
+   for its outcome without blocking and finishes it there, with no thread
+   switch;
 4. every other run (one that calls tools, or an approver that answers on
    the caller's loop, which must stay free) goes to a run thread in its
    turn (``cancellable``): at most ``max_concurrent_runs`` at once
@@ -96,7 +96,7 @@ class Scheduler:
         from lackpy.run.isolated import heard  # loaded already: begin_early took a worker
 
         try:
-            ended = await heard(begun)
+            ended = not begun.calls and await heard(begun)
         except BaseException:  # cancelled while the worker ran: it is killed, its slot given back
             begun.end()
             self._slots.give_back()
