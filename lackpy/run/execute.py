@@ -318,8 +318,8 @@ class _Watchdog:
     def __init__(self) -> None:
         # Entered as the C lock itself, never through the Condition's Python ``__enter__``: the exceptions
         # this thread raises into others must never land between that frame's acquire and its return.
-        self.mutex = threading.Lock()
-        self.lock = threading.Condition(self.mutex)
+        self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)
         self.heap: list[tuple[float, int, int]] = []
         self.active: dict[int, int] = {}  # token -> thread id
         self.kinds: dict[int, type[BaseException]] = {}  # token -> what to raise
@@ -329,7 +329,7 @@ class _Watchdog:
         self.thread: threading.Thread | None = None
 
     def arm(self, seconds: float, exc_type: type[BaseException] = DeadlineReached, thread_id: int | None = None) -> int:
-        with self.mutex:
+        with self.lock:
             self.counter += 1
             token = self.counter
             thread_id = thread_id or threading.get_ident()
@@ -343,11 +343,11 @@ class _Watchdog:
                 self.thread = threading.Thread(target=self.loop, name="lackpy-watchdog", daemon=True)
                 self.thread.start()
             if earliest is None or due < earliest:
-                self.lock.notify()  # otherwise the watchdog wakes for the earlier entry and looks again
+                self.changed.notify()  # otherwise the watchdog wakes for the earlier entry and looks again
             return token
 
     def disarm(self, token: int) -> None:
-        with self.mutex:
+        with self.lock:
             thread_id = self.active.pop(token, None)
             self.kinds.pop(token, None)
             self.dues.pop(token, None)
@@ -357,17 +357,17 @@ class _Watchdog:
                 _set_async_exc(thread_id, None)
 
     def loop(self) -> None:
-        with self.mutex:
+        with self.lock:
             while True:
                 while self.heap and self.dues.get(self.heap[0][1]) != self.heap[0][0]:
                     heapq.heappop(self.heap)  # disarmed, held or moved
                 if not self.heap:
-                    self.lock.wait()
+                    self.changed.wait()
                     continue
                 due, token, thread_id = self.heap[0]
                 wait = due - time.monotonic()
                 if wait > 0:
-                    self.lock.wait(wait)
+                    self.changed.wait(wait)
                     continue
                 heapq.heappop(self.heap)
                 if token in self.active:
@@ -383,7 +383,7 @@ class _Watchdog:
 
     def hold(self, thread_id: int) -> dict[int, float]:
         """Stop the clocks of ``thread_id``'s deadlines; returns each one's time left, for ``release``."""
-        with self.mutex:
+        with self.lock:
             now = time.monotonic()
             held = {}
             for token, owner in self.active.items():
@@ -394,13 +394,13 @@ class _Watchdog:
 
     def release(self, held: dict[int, float]) -> None:
         """Start the held clocks again, each with the time it had left."""
-        with self.mutex:
+        with self.lock:
             now = time.monotonic()
             for token, left in held.items():
                 if token in self.active:
                     self.dues[token] = due = now + left
                     heapq.heappush(self.heap, (due, token, self.active[token]))
-            self.lock.notify()
+            self.changed.notify()
 
 
 def _set_async_exc(thread_id: int, exc_type: type | None) -> None:

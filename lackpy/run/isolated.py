@@ -70,10 +70,11 @@ async def heard(begun: Begun) -> bool:
     without a call, its first message is its outcome, and it then needs no
     run thread at all: two thread switches were most of such a run's time. A
     program that may call tools goes to its run thread at once instead, so
-    that thread wakes while the worker starts, not after its first call. The message is kept in ``begun.first`` for
-    ``run_isolated``. A frame not yet whole, a worker gone, the deadline
-    passed, or a loop that cannot watch a socket: nothing is read and the
-    run thread takes the channel as it is.
+    that thread wakes while the worker starts, not after its first call.
+    The message is kept in ``begun.first`` for ``run_isolated``. A frame not
+    yet whole, a worker gone, the deadline passed, or a loop that cannot
+    watch a socket: nothing is read and the run thread takes the channel as
+    it is.
     """
     loop = asyncio.get_running_loop()
     fd = begun.channel.fileno()
@@ -93,16 +94,9 @@ async def heard(begun: Begun) -> bool:
     finally:
         timer.cancel()
         loop.remove_reader(fd)
-    try:
-        head = begun.channel.recv(wire.SMALL_FRAME, socket.MSG_PEEK | socket.MSG_DONTWAIT)
-    except OSError:
-        return False  # nothing yet (the deadline came first) or a broken channel: the run thread finds out which
-    if len(head) < wire.HEADER.size:
-        return False
-    (size,) = wire.HEADER.unpack_from(head)
-    if size > begun.max_frame or len(head) < wire.HEADER.size + size:
-        return False
-    body = begun.channel.recv(wire.HEADER.size + size, socket.MSG_DONTWAIT)[wire.HEADER.size :]
+    body = wire.whole_frame(begun.channel, begun.max_frame)
+    if body is None:
+        return False  # nothing yet (the deadline came first), a frame not whole, a broken channel: the run thread finds out
     try:
         message = wire.decode(body)
         begun.first = _ending(message.get("outcome")) if message["t"] == "done" else message

@@ -101,7 +101,7 @@ class Scheduler:
             begun.end()
             self._slots.give_back()
             raise
-        if ended:  # it called no tool and has ended: its result is made here, with no run thread
+        if ended:  # it names no tool and has ended: its result is made here, with no run thread
             try:
                 return run_with(program, settings, None, begun)
             finally:

@@ -82,8 +82,7 @@ class SessionWorker:
         kept, self._kept = self._kept, None
         if kept is not None:
             _counted(-1)
-            NARROWED.discard(kept[1])
-            kept[2].close()
+            let_go(kept[:3], kill=False)
 
 
 def _counted(change: int) -> bool:
@@ -95,11 +94,13 @@ def _counted(change: int) -> bool:
         return True
 
 
-def let_go(worker: tuple[Any, int, socket.socket]) -> None:
-    """Kill a worker (through its fork server) and close the host's end of its channel."""
+def let_go(worker: tuple[Any, int, socket.socket], kill: bool = True) -> None:
+    """Kill a worker (through its fork server) and close the host's end of its channel; without ``kill``, the closed
+    channel alone ends it (it exits at end of stream)."""
     server, pid, channel = worker
     NARROWED.discard(pid)
-    server.kill(pid)
+    if kill:
+        server.kill(pid)
     channel.close()
 
 

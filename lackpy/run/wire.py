@@ -248,6 +248,24 @@ def recv_frame(sock: socket.socket, max_bytes: int, deadline: float | None = Non
     return body
 
 
+def whole_frame(sock: socket.socket, max_bytes: int) -> bytes | None:
+    """The next frame's body if all of it has arrived, taken without waiting; None (nothing taken) otherwise.
+
+    None too at end of stream, for a frame over ``max_bytes`` or for one too
+    large to peek at once (``SMALL_FRAME``): ``recv_frame`` then meets it as it is.
+    """
+    try:
+        head = sock.recv(SMALL_FRAME, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except OSError:
+        return None
+    if len(head) < HEADER.size:
+        return None
+    (size,) = HEADER.unpack_from(head)
+    if size > max_bytes or len(head) < HEADER.size + size:
+        return None
+    return sock.recv(HEADER.size + size, socket.MSG_DONTWAIT)[HEADER.size :]
+
+
 def _read_at_least(sock: socket.socket, need: int, want: int, deadline: float | None, spin: float = SPIN_S) -> bytes | None:
     """Read ``need`` to ``want`` bytes: poll briefly (replies usually come within microseconds), then wait.
 
