@@ -31,10 +31,19 @@ class Field:
     default: Any = None
     description: str = ""
 
+    @property
+    def given(self) -> Any:
+        """What the field takes when the person leaves it out: its default when that fits its type and choices, else None."""
+        value = self.default
+        if value is None or not _is(value, self.type) or (self.choices and value not in self.choices):
+            return None
+        return value
+
     def line(self) -> str:
-        """The field as a person reads it: ``name (integer, required): description``."""
+        """The field as a person reads it: ``name (integer, required): description``, with the default a field left out takes."""
         kind = f"one of {', '.join(map(str, self.choices))}" if self.choices else self.type
-        extra = ", required" if self.required else (f", default {self.default}" if self.default is not None else ", optional")
+        default = f", default {self.given}" if self.given is not None else ""
+        extra = ", required" + default if self.required else (default or ", optional")
         return f"{self.name} ({kind}{extra})" + (f": {self.description}" if self.description else "")
 
 
@@ -88,9 +97,8 @@ def filled(form: Mapping[str, Any], content: Mapping[str, Any]) -> dict[str, Any
     except ValueError:
         return answer
     for field in found:
-        value = field.default
-        if field.name not in answer and value is not None and _is(value, field.type) and (not field.choices or value in field.choices):
-            answer[field.name] = value
+        if field.name not in answer and field.given is not None:
+            answer[field.name] = field.given
     return answer
 
 

@@ -97,7 +97,8 @@ class Prompt:
         return Decision(True, "user", "answered on the terminal", content=content)
 
     def _field(self, field: forms.Field, deadline: float) -> Any:
-        """One field's typed value; _SKIPPED for an empty optional one, _WRONG after FIELD_TRIES answers it cannot take."""
+        """One field's typed value; _SKIPPED for an empty one that is optional or has a default (shown, and sent:
+        ``forms.filled``), _WRONG after FIELD_TRIES answers it cannot take."""
         for _ in range(FIELD_TRIES):
             self.out.write(f"  {visible(field.line())}: ")
             self.out.flush()
@@ -105,7 +106,7 @@ class Prompt:
             if text is None:
                 return _TIMED_OUT
             if not text.strip():
-                if not field.required:
+                if not field.required or field.given is not None:
                     return _SKIPPED
                 self._write(["  it is required"])
                 continue

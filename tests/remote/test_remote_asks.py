@@ -156,6 +156,8 @@ def test_on_a_terminal_the_person_fills_in_each_field_and_is_asked_again_after_a
     assert code == 0, out
     assert "lackpy: a question for you: the MCP server notes asks, during notes__ask:\n  who?\n" in out
     assert "Cy x4" in out
+    code, out = typed(argv, root, [(b"answer it? [y/N]", b"y\n"), (b"who: ", b"Di\n"), (b"count (integer, default 1): how many: ", b"\n")])
+    assert code == 0 and "Di x1" in out, out  # the field left empty is sent with the default its line showed
 
 
 def test_a_server_that_keeps_asking_is_declined_unasked_after_five_questions():
@@ -208,3 +210,18 @@ def test_an_accepted_form_carries_the_defaults_of_the_fields_left_out():
     answer = Asker(gatekeeper, "forms", "forms__ask").answer(ElicitRequestFormParams(message="who?", requested_schema=form))
     assert answer.action == "accept"
     assert answer.content == {"name": "Ada", "count": 1, "loud": True, "tone": "warm"}
+
+
+def test_a_required_field_with_a_default_shows_the_default_it_takes_when_left_out():
+    """The person sees every value an answer sends: a default filled in for a field left out is on the field's line."""
+    from lackpy.approvals import forms
+
+    form = {
+        "type": "object",
+        "properties": {"count": {"type": "integer", "default": 1}, "shade": {"type": "string", "enum": ["dark"], "default": "light"}},
+        "required": ["count", "shade"],
+    }
+    lines = [field.line() for field in forms.fields(form)]
+    assert lines == ["count (integer, required, default 1)", "shade (one of dark, required)"]
+    assert forms.filled(form, {}) == {"count": 1}
+    assert forms.problem(form, forms.filled(form, {})) == "the required field 'shade' was not filled in"
