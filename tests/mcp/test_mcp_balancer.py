@@ -140,6 +140,9 @@ class LongRun:
 
         try:
             async with client(url, mode) as session:
+                # As hosts do, the tools are listed first: else the SDK lists them after the result, to check it against
+                # run_program's output schema, and a drained replica may have stopped listening by then.
+                await session.list_tools()
                 self.result = await session.call_tool("run_program", {"program": LONG.format(n=n), "limits": LONG_LIMITS}, progress_callback=progressed)
         except Exception as exc:  # noqa: BLE001 - the test asserts what it was
             if self.result is None:
