@@ -95,6 +95,7 @@ _EXPORTS = {
     "ResourceError": "lackpy.errors",
     "StoreError": "lackpy.errors",
     "LostError": "lackpy.errors",
+    "AuthError": "lackpy.errors",
     "InferenceError": "lackpy.errors",
     "GenerationError": "lackpy.errors",
     "Limits": "lackpy.run.limits",

@@ -639,6 +639,47 @@ def mcp_list(json_: bool, service) -> None:
             click.echo(f"{'':<14} {', '.join(row['tools'])}")
         for tool, why in row.get("left_out", {}).items():
             click.echo(f"{'':<14} {tool}: {why}")
+        if "login" in row:
+            click.echo(f"{'':<14} {_login_line(row['name'], row['login'])}")
+
+
+def _login_line(name: str, login: dict | None) -> str:
+    """Who an OAuth server knows you as, for a person."""
+    if login is None:
+        return f"not logged in: lackpy mcp login {name}"
+    if login.get("problem"):
+        return login["problem"]
+    who = f"logged in as {login['as']}" if login["as"] else "logged in"
+    if login.get("scope"):
+        who += f" (scope: {login['scope']})"
+    if login["expired"]:
+        who += "; the token has expired" + (" and is refreshed on the next call" if login["refreshable"] else f": lackpy mcp login {name}")
+    return who
+
+
+@mcp_group.command(name="login")
+@click.argument("name")
+@click.option("--no-browser", is_flag=True, help="Do not open a browser; show the address to open, and take the address it sends you to.")
+@common
+def mcp_login(name: str, no_browser: bool, json_: bool, service) -> None:
+    """Log in to MCP server NAME (oauth in its config): authorize lackpy once in your browser; its tokens stay in your own files."""
+    from lackpy.remote.browser import in_browser
+
+    login = service().mcp_login(name, in_browser(open_browser=not no_browser))
+    if json_:
+        return _emit_json({"name": name, "login": login})
+    click.echo(f"{name}: {_login_line(name, login)}" if login is not None else f"{name}: the server asked for no authorization; nothing to log in to")
+
+
+@mcp_group.command(name="logout")
+@click.argument("name")
+@common
+def mcp_logout(name: str, json_: bool, service) -> None:
+    """Log out of MCP server NAME: forget its tokens and lackpy's registration there."""
+    forgot = service().mcp_logout(name)
+    if json_:
+        return _emit_json({"name": name, "forgot": forgot})
+    click.echo(f"{name}: logged out; its tokens are gone" if forgot else f"{name}: not logged in; nothing to forget")
 
 
 mcp_group.add_command(click.Command("status", params=mcp_list.params, callback=mcp_list.callback, help="The same as lackpy mcp list."))

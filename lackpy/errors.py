@@ -31,6 +31,7 @@ run mode. Callers catch at the level they care about::
     ├── ResourceError          resources  the machine ran out of something a run needs (descriptors, processes, memory)
     ├── StoreError             store      the state store is unreachable or refused a value; the call did nothing
     ├── LostError              lost       a run or process was lost with the replica that held it; nothing of it was committed
+    ├── AuthError              auth       an MCP server wants authorization lackpy does not have (lackpy mcp login NAME gets it)
     ├── InferenceError         inference  an inference tier is misconfigured or its model failed to answer
     │   ├── NotUnderstood      inference  the rules tier understood only part of an intent, or none it serves (lackpy.infer.understand.intent)
     │   ├── UnreachableError   inference  no usable answer from a model server (lackpy.infer.providers.http)
@@ -75,6 +76,7 @@ class ErrorKind(StrEnum):
     RESOURCES = "resources"
     STORE = "store"
     LOST = "lost"
+    AUTH = "auth"
     RUNTIME = "runtime"
 
     @classmethod
@@ -243,6 +245,12 @@ class LostError(LackpyError):
     kind = ErrorKind.LOST
 
 
+class AuthError(LackpyError):
+    """An MCP server wants authorization lackpy does not have, or its authorization server refused it."""
+
+    kind = ErrorKind.AUTH
+
+
 class InferenceError(LackpyError):
     """An inference tier cannot answer: bad settings, no server, a malformed reply."""
 
@@ -348,6 +356,7 @@ def error_classes() -> dict[str, type[LackpyError]]:
 __all__ = [
     "LackpyWarning",
     "ArgumentError",
+    "AuthError",
     "CommitError",
     "ConfigError",
     "ConflictError",

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from lackpy.approvals.approver import ApproveSpec, asks_on_loop
 from lackpy.approvals.gatekeeper import Gatekeeper, Gatekeepers
 from lackpy.config import Config, add_server
-from lackpy.errors import KitError, LackpyError, ParamError, WorkspaceError
+from lackpy.errors import ConfigError, KitError, LackpyError, ParamError, WorkspaceError
 from lackpy.host import journal
 from lackpy.infer.base import Request, Tier
 from lackpy.infer.dispatch import Dispatcher
@@ -84,10 +84,13 @@ class LackpyService:
         *,
         trust: bool | None = None,
         approve: ApproveSpec = None,
+        authorize: Any = None,
     ) -> None:
         """``trust``: None asks the trust record (``lackpy trust``); True trusts the workspace for
         this service only (what ``lackpy serve --trust`` does); False never trusts it.
-        ``approve`` answers approvals for calls that pass none (see ``run_program``)."""
+        ``approve`` answers approvals for calls that pass none (see ``run_program``).
+        ``authorize`` (an async callable: the authorization URL in, the URL the person was sent back to out) asks a
+        person to authorize lackpy at an MCP server that wants OAuth; without it such a server needs ``lackpy mcp login``."""
         root = Path(workspace) if workspace is not None else Path.cwd()
         if not root.is_dir():
             raise WorkspaceError(f"workspace does not exist or is not a directory: {root}")
@@ -97,7 +100,7 @@ class LackpyService:
         #: The sessions of this service's clients (``open_session``); closing the service closes them.
         self.sessions = Sessions()
         #: The config, toolbox and MCP servers as trust allows (``lackpy.workspace``), loaded on first use.
-        self._workspace = Workspace(self.workspace, config, trust, self.notices, self._forget)
+        self._workspace = Workspace(self.workspace, config, trust, self.notices, self._forget, authorize)
         self.kits_dir = self._workspace.kits_dir
         self._config_checks: list[Check] | None = None
         self._tiers: list[Tier] | None = None
@@ -182,6 +185,27 @@ class LackpyService:
         rows = remotes.status() if remotes is not None else [server.row("not connected") for server in self.config.mcp]
         why = f"this workspace is not trusted, so its servers do not start; lackpy trust {self.workspace} starts them"
         return rows + [server.row("ignored", why) for server in self.config.ignored_servers]
+
+    def mcp_login(self, name: str, authorize: Any, within: float = 300.0) -> dict | None:
+        """Authorize lackpy at MCP server ``name`` through ``authorize`` (a person, within ``within`` seconds); who it knows you as.
+
+        None when the server asked for no authorization. Raises ConfigError for a
+        server not configured or without ``oauth``, AuthError when the login failed.
+        """
+        return self._remotes_for(name).login(name, authorize, within)
+
+    def mcp_logout(self, name: str) -> bool:
+        """Forget MCP server ``name``'s tokens and registration; whether there were any."""
+        return self._remotes_for(name).logout(name)
+
+    def _remotes_for(self, name: str) -> Any:
+        self._workspace.follow()
+        remotes = self._workspace.load().remotes
+        if remotes is None or name not in remotes.servers:
+            if any(server.name == name for server in self.config.ignored_servers):
+                raise WorkspaceError(f"this workspace is not trusted, so its MCP server {name} does not start; lackpy trust {self.workspace} first")
+            raise ConfigError(f"no MCP server named {name} is configured; lackpy mcp list shows them")
+        return remotes
 
     # -- closing ---------------------------------------------------------------------
 

@@ -53,8 +53,12 @@ class Workspace:
     lost trust makes the workspace load again.
     """
 
-    def __init__(self, root: Path, given: Any, trust: bool | None, notices: list[str], on_reload: Callable[[], None]) -> None:
+    def __init__(
+        self, root: Path, given: Any, trust: bool | None, notices: list[str], on_reload: Callable[[], None], authorizer: Any = None
+    ) -> None:
         self.root, self.notices, self._given, self._on_reload = root, notices, given, on_reload
+        #: Who authorizes lackpy at an MCP server that asks for OAuth (``lackpy.remote.oauth.Authorizer``); None: nobody is asked.
+        self.authorizer = authorizer
         self.lock = threading.Lock()
         self.trust = trust_store.WorkspaceTrust(root, trust, self.lock)
         #: The current loading, None until the first use (and while a lost trust loads the workspace again).
@@ -125,7 +129,7 @@ class Workspace:
         stop_all(loaded.toolbox.context.state)
 
     def _build(self) -> None:
-        self.loaded = load_workspace(self.root, self._given, self.trust.judge(), self.notices, self._previous)
+        self.loaded = load_workspace(self.root, self._given, self.trust.judge(), self.notices, self._previous, self.authorizer)
         self._previous = None
 
     def _lose(self, why: str) -> None:
@@ -153,6 +157,7 @@ def load_workspace(
     trusted: bool,
     notices: list[str],
     previous: Toolbox | None = None,
+    authorizer: Any = None,
 ) -> Loaded:
     """Read the config (``given``: the host's own, else the workspace's) and build the toolbox, as ``trusted`` allows.
 
@@ -174,7 +179,7 @@ def load_workspace(
     if config.mcp:
         from lackpy.remote.attach import attach
 
-        remotes = attach(toolbox, config.mcp, workspace, notices, lambda name: _sampling_tier(config, workspace, name))
+        remotes = attach(toolbox, config.mcp, workspace, notices, lambda name: _sampling_tier(config, workspace, name), authorizer)
     read_only = resolve_kit(READ_ONLY_KIT, toolbox, workspace_kits=False).grade
     ignored = [] if trusted else list(config.ignored)
     if not trusted:

@@ -10,14 +10,17 @@ from lackpy.kit.toolbox import Toolbox
 from lackpy.remote import RemoteProvider
 
 
-def attach(toolbox: Toolbox, servers: Sequence[Any], workspace: Path, notices: list[str], tier_named: Callable[[str], Any]) -> Any:
+def attach(
+    toolbox: Toolbox, servers: Sequence[Any], workspace: Path, notices: list[str], tier_named: Callable[[str], Any], authorizer: Any = None
+) -> Any:
     """Connect ``servers`` (``ServerSettings``) for ``toolbox``: their tools join it, each server started on first use.
 
     Returns the ``Remotes`` (None when the MCP client is not installed: then
     a notice says how to install it). A server that fails is left out, with
     its reason, in a notice and in ``lackpy mcp list``; a call of one of its
     tools says so. ``tier_named(name)`` is the model tier a server's
-    ``sampling`` names.
+    ``sampling`` names; ``authorizer`` asks a person to authorize a server
+    that wants OAuth (``lackpy.remote.oauth``).
     """
     try:
         import mcp  # noqa: F401
@@ -30,7 +33,7 @@ def attach(toolbox: Toolbox, servers: Sequence[Any], workspace: Path, notices: l
         for spec in specs:
             toolbox.register_tool(spec, replace=True)
 
-    remotes = Remotes(servers, workspace, on_enroll=register, tier_named=tier_named)
+    remotes = Remotes(servers, workspace, on_enroll=register, tier_named=tier_named, authorizer=authorizer)
     toolbox.register_provider(RemoteProvider(remotes))
 
     def on_missing(name: str | None) -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Coroutine
 
-from lackpy.errors import LackpyError, LimitExceeded, ToolError
+from lackpy.errors import AuthError, ConfigError, LackpyError, LimitExceeded, ToolError
 from lackpy.kit.call import PROGRESS, RESULT_BUDGET, remaining
 from lackpy.kit.spec import ToolSpec
 from lackpy.remote import asks, sampling
@@ -59,8 +59,11 @@ class Enrollment:
 class _Link:
     """One server's client session, held open by a task on the remotes' loop until closed."""
 
-    def __init__(self, settings: ServerSettings, workspace: Path, inflight: asks.InFlight, tier_named: sampling.TierNamed | None = None) -> None:
+    def __init__(
+        self, settings: ServerSettings, workspace: Path, inflight: asks.InFlight, tier_named: sampling.TierNamed | None = None, authorizer: Any = None
+    ) -> None:
         self.settings, self.workspace, self.inflight, self.tier_named = settings, workspace, inflight, tier_named
+        self.authorizer = authorizer
         self.client: Any = None
         self.tools: list[Any] = []
         self._closing: asyncio.Event | None = None
@@ -120,7 +123,12 @@ class _Link:
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        http = httpx2.AsyncClient(headers=settings.resolved_headers(), timeout=httpx2.Timeout(30.0, read=settings.timeout_s + 5))
+        auth = None
+        if settings.oauth is not None:
+            from lackpy.remote.oauth import auth_for
+
+            auth = auth_for(settings, self.authorizer)
+        http = httpx2.AsyncClient(headers=settings.resolved_headers(), timeout=httpx2.Timeout(30.0, read=settings.timeout_s + 5), auth=auth)
         return streamable_http_client(settings.url, http_client=http)
 
     async def close(self) -> None:
@@ -152,11 +160,16 @@ class Remotes:
 
     def __init__(
         self, servers: list[ServerSettings], workspace: Path, on_enroll: Callable[[list[ToolSpec]], None] | None = None,
-        tier_named: sampling.TierNamed | None = None,
+        tier_named: sampling.TierNamed | None = None, authorizer: Any = None,
     ) -> None:
-        """``on_enroll(specs)`` hears of the tools a reconnected server lists (changed ones included); ``tier_named`` finds the tier a server's ``sampling`` names."""
+        """``on_enroll(specs)`` hears of the tools a reconnected server lists (changed ones included); ``tier_named`` finds the tier a server's ``sampling`` names.
+
+        ``authorizer`` (``lackpy.remote.oauth.Authorizer``) asks a person to authorize a server whose tokens are missing or
+        no longer refreshable; without one such a server fails, saying to run ``lackpy mcp login NAME``.
+        """
         self.servers = {settings.name: settings for settings in servers}
         self.tier_named = tier_named
+        self.authorizer = authorizer
         self._inflight = {name: asks.InFlight() for name in self.servers}
         self.on_enroll = on_enroll
         self.workspace = workspace
@@ -226,14 +239,15 @@ class Remotes:
         results = await asyncio.gather(*(self._open(name) for name in names), return_exceptions=True)
         return dict(zip(names, results))
 
-    async def _open(self, name: str) -> None:
+    async def _open(self, name: str, authorizer: Any = None, within: float | None = None) -> None:
         settings = self.servers[name]
-        link = _Link(settings, self.workspace, self._inflight[name], self.tier_named)
+        link = _Link(settings, self.workspace, self._inflight[name], self.tier_named, authorizer or self.authorizer)
+        within = within or settings.start_timeout_s
         try:
-            await asyncio.wait_for(link.open(), settings.start_timeout_s)
+            await asyncio.wait_for(link.open(), within)
         except asyncio.TimeoutError:
             await link.close()
-            raise TimeoutError(f"it did not start and list its tools within {settings.start_timeout_s:g} s") from None
+            raise TimeoutError(f"it did not start and list its tools within {within:g} s") from None
         except BaseException:
             await link.close()
             raise
@@ -368,6 +382,59 @@ class Remotes:
                 self.failures[server] = _reason(exc, self.servers[server])
             raise
 
+    # -- logging in -------------------------------------------------------------------
+
+    def login(self, server: str, authorizer: Any, within: float) -> dict | None:
+        """Authorize lackpy at ``server`` anew through ``authorizer`` (a person), then connect; who the server knows you as.
+
+        The tokens held so far are dropped first (the registration is kept), so
+        the person is asked even when a token was still good. Returns None when
+        the server asked for no authorization. Raises what failed, as one line.
+        """
+        from lackpy.remote import oauth
+
+        settings = self._oauth_server(server)
+        oauth.TokenFile(settings).clear_tokens()
+
+        async def again() -> None:
+            link = self._links.pop(server, None)
+            if link is not None:
+                await link.close()
+            await self._open(server, authorizer, within)
+
+        self.tried.add(server)
+        try:
+            self._submit(again(), within + 2 * CLOSE_S)
+        except TimeoutError:
+            raise AuthError(f"the login to {server} did not finish within {within:g} s; run lackpy mcp login {server} again") from None
+        except LackpyError:
+            raise
+        except Exception as exc:
+            self.failures[server] = _reason(exc, settings)
+            raise AuthError(f"the login to {server} failed: {self.failures[server]}") from None
+        if self.on_enroll is not None:
+            self.on_enroll(self._specs(server))
+        return oauth.identity(settings)
+
+    def logout(self, server: str) -> bool:
+        """Forget ``server``'s tokens and registration, and end its session; whether there was anything to forget."""
+        from lackpy.remote import oauth
+
+        settings = self._oauth_server(server)
+        link = self._links.pop(server, None)
+        if link is not None and self._loop is not None:
+            self._submit(link.close(), 2 * CLOSE_S + 1)
+        self.tried.discard(server)
+        return oauth.forget(settings)
+
+    def _oauth_server(self, server: str) -> ServerSettings:
+        settings = self.servers.get(server)
+        if settings is None:
+            raise ConfigError(f"no MCP server named {server} is configured; lackpy mcp list shows them")
+        if settings.oauth is None:
+            raise ConfigError(f"the MCP server {server} does not use OAuth; add oauth = true to [mcp.servers.{server}] if it should")
+        return settings
+
     def reason(self, exc: BaseException, server: str) -> str:
         """Why a request to ``server`` failed, in one line, without its secrets."""
         return _reason(exc, self.servers[server])
@@ -406,9 +473,16 @@ class Remotes:
                     "tools": sorted(qualified_names(name, [t.name for t in link.tools]).values()) if link is not None else [],
                     "left_out": {key.split(".", 1)[1]: why for key, why in self.failures.items() if key.startswith(f"{name}.")},
                     "joined_and_left": [{"op": e.op, "tool": e.tool, "key": e.key} for e in self.ledger if e.server == name],
+                    **({"login": _login(settings)} if settings.oauth is not None else {}),
                 }
             )
         return rows
+
+
+def _login(settings: ServerSettings) -> dict | None:
+    from lackpy.remote.oauth import identity
+
+    return identity(settings)
 
 
 #: The fields of a content block that carry its payload, cut first when a result is over budget.
@@ -491,7 +565,8 @@ def _masked(text: str, settings: ServerSettings) -> str:
 def _secrets(settings: ServerSettings) -> list[str]:
     """The values a server's env and headers take from the environment, and the whole values they make; longest first."""
     values = set()
-    for template in [*settings.env.values(), *settings.headers.values()]:
+    oauth_secret = [settings.oauth.client_secret] if settings.oauth is not None and settings.oauth.client_secret else []
+    for template in [*settings.env.values(), *settings.headers.values(), *oauth_secret]:
         for name in VARIABLE.findall(template):
             values.add(os.environ.get(name, ""))
         try:

@@ -14,6 +14,9 @@ have none (``""``), since a server's tools can be anything, and are still
 found by the server's name, which is one of their tags. ``sampling = "TIER"``
 lets that inference tier answer the server's ``sampling/createMessage``
 (``lackpy.remote.sampling``); without it lackpy declares no sampling.
+``oauth = true`` (or a table, ``OAuthSettings``) has an HTTP server's
+tokens come from OAuth (``lackpy.remote.oauth``): ``lackpy mcp login NAME``
+gets them once, and they are kept outside every workspace.
 """
 
 from __future__ import annotations
@@ -38,6 +41,48 @@ _TIER = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
+#: The grants lackpy's OAuth client uses: a person's authorization code, or a client's own credentials (unattended).
+GRANTS = ("authorization_code", "client_credentials")
+#: How a pre-registered client proves itself at the token endpoint.
+AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none")
+#: The loopback port the authorization server sends a person's browser back to, when the config names none.
+REDIRECT_PORT = 33418
+
+
+@dataclass(frozen=True)
+class OAuthSettings:
+    """``oauth`` of an HTTP server: how lackpy gets its tokens.
+
+    Everything is optional: by default lackpy finds the authorization server
+    from the MCP server's 401, registers itself there (or uses
+    ``client_metadata_url`` where the server takes client ID metadata
+    documents) and asks a person once (``lackpy mcp login NAME``).
+    ``client_id`` (and ``client_secret``, always as ``${VARIABLE}``) is a
+    client registered beforehand; ``grant = "client_credentials"`` uses it with
+    no person, for unattended use (``issuer`` then names the authorization
+    server those credentials belong to, which is required: a secret is sent to
+    no other). The scopes asked for are the ones the server names (its 401 or
+    403, else its metadata), as the MCP authorization spec says.
+    """
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    auth_method: str | None = None
+    client_metadata_url: str | None = None
+    grant: str = "authorization_code"
+    issuer: str | None = None
+    redirect_port: int = REDIRECT_PORT
+
+    @property
+    def method(self) -> str:
+        """How the client proves itself at the token endpoint: ``auth_method``, else basic with a secret and none without."""
+        return self.auth_method or ("client_secret_basic" if self.client_secret else "none")
+
+    def secret(self, server: str) -> str | None:
+        """``client_secret`` with its variable read from the environment (ConfigError when unset)."""
+        return None if self.client_secret is None else expand(self.client_secret, f"[mcp.servers.{server}] oauth client_secret")
+
+
 @dataclass(frozen=True)
 class ServerSettings:
     """How to reach one MCP server and how to grade its tools."""
@@ -59,6 +104,8 @@ class ServerSettings:
     tool_categories: Mapping[str, str] = field(default_factory=dict)
     sampling: str | None = None
     """The inference tier that answers the server's sampling requests; None: lackpy declares no sampling."""
+    oauth: OAuthSettings | None = None
+    """How an HTTP server's tokens are got; None: the server takes ``headers`` only."""
 
     @property
     def transport(self) -> str:
@@ -135,7 +182,7 @@ def _server(name: str, entry: Any, where: str) -> ServerSettings:
         raise ConfigError(f"{where}: a server name is letters, digits and single '_', starting with a letter (it prefixes its tools: {name}__tool)")
     if not isinstance(entry, dict):
         raise ConfigError(f"{where}: must be a table with command = ... or url = ...")
-    known = {"command", "args", "env", "cwd", "url", "headers", "grade", "tools", "timeout_s", "start_timeout_s", "trust_annotations", "category", "sampling"}
+    known = {"command", "args", "env", "cwd", "url", "headers", "grade", "tools", "timeout_s", "start_timeout_s", "trust_annotations", "category", "sampling", "oauth"}
     unknown = sorted(set(entry) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
@@ -153,6 +200,9 @@ def _server(name: str, entry: Any, where: str) -> ServerSettings:
     cwd = entry.get("cwd")
     if cwd is not None and not isinstance(cwd, str):
         raise ConfigError(f"{where}: cwd must be a directory path")
+    oauth = _oauth(entry.get("oauth", False), f"{where} oauth")
+    if oauth is not None and (command is not None or any(key.lower() == "authorization" for key in headers)):
+        raise ConfigError(f"{where}: oauth is for a url = \"https://...\" server whose headers have no Authorization; drop one of them")
     tools = entry.get("tools", {})
     if not isinstance(tools, dict) or not all(isinstance(t, dict) for t in tools.values()):
         raise ConfigError(f"{where}: tools must hold one table per tool, e.g. [mcp.servers.{name}.tools.search] grade = [1, 0]")
@@ -173,7 +223,53 @@ def _server(name: str, entry: Any, where: str) -> ServerSettings:
         category=_category(entry.get("category", ""), f"{where} category"),
         tool_categories={tool: _category(t["category"], f"{where} tools.{tool}.category") for tool, t in tools.items() if "category" in t},
         sampling=_tier_name(entry.get("sampling"), f"{where} sampling"),
+        oauth=oauth,
     )
+
+
+_OAUTH_KEYS = ("client_id", "client_secret", "auth_method", "client_metadata_url", "grant", "issuer", "redirect_port")
+
+
+def _oauth(value: Any, where: str) -> OAuthSettings | None:
+    """``oauth``: true, false, or a table of ``OAuthSettings``'s fields."""
+    if value is False:
+        return None
+    if value is True:
+        return OAuthSettings()
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: must be true, false, or a table such as {{ client_id = \"lackpy-cli\" }}")
+    unknown = sorted(set(value) - set(_OAUTH_KEYS))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(_OAUTH_KEYS)}")
+    texts = {key: value[key] for key in _OAUTH_KEYS if key in value and key != "redirect_port"}
+    for key, text in texts.items():
+        if not isinstance(text, str) or not text.strip():
+            raise ConfigError(f"{where} {key}: must be a non-empty string")
+    settings = OAuthSettings(**texts, redirect_port=value.get("redirect_port", REDIRECT_PORT))
+    _check_oauth(settings, where)
+    return settings
+
+
+def _check_oauth(settings: OAuthSettings, where: str) -> None:
+    if type(settings.redirect_port) is not int or not 1024 <= settings.redirect_port <= 65535:
+        raise ConfigError(f"{where} redirect_port: must be a port from 1024 to 65535 on 127.0.0.1")
+    if settings.client_secret is not None and not VARIABLE.fullmatch(settings.client_secret):
+        raise ConfigError(f'{where} client_secret: write it as "${{VARIABLE}}" and export VARIABLE; a secret is never written in the config')
+    if settings.client_secret is not None and settings.client_id is None:
+        raise ConfigError(f"{where}: client_secret goes with the client_id it belongs to")
+    if settings.grant not in GRANTS:
+        raise ConfigError(f"{where} grant: must be one of {', '.join(GRANTS)}")
+    if settings.auth_method not in (None, *AUTH_METHODS):
+        raise ConfigError(f"{where} auth_method: must be one of {', '.join(AUTH_METHODS)}")
+    if settings.grant == "client_credentials" and (settings.client_secret is None or settings.method == "none" or settings.issuer is None):
+        raise ConfigError(f'{where}: grant = "client_credentials" needs client_id, client_secret = "${{VARIABLE}}" and issuer = "https://..." (the only authorization server the secret goes to)')
+    url = settings.client_metadata_url
+    if url is not None and (not url.startswith("https://") or url.split("://", 1)[1].rstrip("/").count("/") < 1):
+        raise ConfigError(f"{where} client_metadata_url: must be an https:// URL with a path, where your client ID metadata document is served")
+    for key in ("issuer",):
+        text = getattr(settings, key)
+        if text is not None and not text.startswith(("https://", "http://")):
+            raise ConfigError(f"{where} {key}: must be the authorization server's issuer URL")
 
 
 def _strings(value: Any, where: str) -> dict[str, str]:
@@ -231,4 +327,4 @@ def table_text(name: str, table: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["CALL_TIMEOUT_S", "LIST_UP_TO", "START_TIMEOUT_S", "VARIABLE", "ServerSettings", "expand", "list_up_to", "parse_servers", "table_text"]
+__all__ = ["CALL_TIMEOUT_S", "LIST_UP_TO", "REDIRECT_PORT", "START_TIMEOUT_S", "VARIABLE", "OAuthSettings", "ServerSettings", "expand", "list_up_to", "parse_servers", "table_text"]

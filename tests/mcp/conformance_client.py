@@ -11,6 +11,14 @@ field without a default gets a plain value. Where a scenario says what its
 client does, this does that: the calls the suite passes in
 ``MCP_CONFORMANCE_CONTEXT`` (``toolCalls``), or only listing the tools
 (LIST_ONLY). Exit status 0 when every call ran.
+
+In the ``auth/`` scenarios the server wants OAuth: the config says ``oauth``
+(with the client the context names for pre-registration, and the client ID
+metadata document URL the suite's authorization servers know), and the
+person who authorizes (``LackpyService(authorize=...)``) is this script: it
+opens the authorization URL without following the redirect and hands lackpy
+the address the authorization server sent it to, as a browser would. The
+tokens go to a folder of this run's own (XDG_CONFIG_HOME).
 """
 
 from __future__ import annotations
@@ -25,6 +33,48 @@ from pathlib import Path
 PLAIN = {"number": 2, "integer": 2, "string": "x", "boolean": True, "array": [], "object": {}}
 #: Scenarios whose client only lists the server's tools (their server answers nothing else).
 LIST_ONLY = {"json-schema-ref-no-deref"}
+#: The client ID metadata document the suite's authorization servers accept (SEP-991).
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+
+
+def oauth_table(scenario: str, context: dict, url: str) -> str:
+    """The server's ``oauth`` config: the pre-registered client the context names, else the metadata document URL.
+
+    For client credentials the operator also names the issuer the secret belongs to; here it is looked up once, as an
+    operator would, from the server's protected-resource metadata and its authorization server's metadata.
+    """
+    if scenario == "auth/client-credentials-basic":
+        os.environ["CONFORMANCE_CLIENT_SECRET"] = context["client_secret"]
+        return (f'oauth = {{ grant = "client_credentials", client_id = {json.dumps(context["client_id"])}, '
+                f'client_secret = "${{CONFORMANCE_CLIENT_SECRET}}", issuer = {json.dumps(issuer_of(url))} }}\n')
+    if context.get("client_id"):
+        os.environ["CONFORMANCE_CLIENT_SECRET"] = context.get("client_secret", "")
+        secret = ', client_secret = "${CONFORMANCE_CLIENT_SECRET}"' if context.get("client_secret") else ""
+        return f"oauth = {{ client_id = {json.dumps(context['client_id'])}{secret} }}\n"
+    return f"oauth = {{ client_metadata_url = {json.dumps(CLIENT_METADATA_URL)} }}\n"
+
+
+def issuer_of(url: str) -> str:
+    import httpx
+    from urllib.parse import urlsplit
+
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+    resource = httpx.get(origin + "/.well-known/oauth-protected-resource" + urlsplit(url).path, timeout=30).json()
+    server = resource["authorization_servers"][0].rstrip("/")
+    where = urlsplit(server)
+    found = httpx.get("{0.scheme}://{0.netloc}/.well-known/oauth-authorization-server{0.path}".format(where), timeout=30).json()
+    return found["issuer"]
+
+
+async def follow(url: str) -> str:
+    """The person's browser: open the authorization URL, and return where the authorization server sends it."""
+    import httpx
+
+    async with httpx.AsyncClient(follow_redirects=False, timeout=30) as http:
+        response = await http.get(url)
+    if "location" not in response.headers:
+        raise RuntimeError(f"the authorization endpoint answered {response.status_code} without a redirect")
+    return response.headers["location"]
 
 
 def answer(form: dict) -> dict:
@@ -55,11 +105,14 @@ async def main(url: str) -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
 
+    auth = scenario.startswith("auth/")
     with tempfile.TemporaryDirectory(prefix="lackpy-conformance-") as tmp:
-        root = Path(tmp)
-        (root / ".lackpy").mkdir()
-        (root / ".lackpy" / "config.toml").write_text(f"[mcp.servers.suite]\nurl = {json.dumps(url)}\ngrade = [1, 1]\n")
-        async with LackpyService(root, trust=True, approve=approve) as service:
+        root = Path(tmp) / "workspace"
+        (root / ".lackpy").mkdir(parents=True)
+        os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")
+        extra = oauth_table(scenario, context, url) if auth else ""
+        (root / ".lackpy" / "config.toml").write_text(f"[mcp.servers.suite]\nurl = {json.dumps(url)}\ngrade = [1, 1]\n{extra}")
+        async with LackpyService(root, trust=True, approve=approve, authorize=follow if auth else None) as service:
             tools = {spec.name: spec for spec in service.toolbox.list_tools() if spec.name.startswith("suite__")}
             if not tools:  # connected (a server that failed to connect is a notice) and nothing to call
                 failed = [notice for notice in service.notices if "suite" in notice]

@@ -70,9 +70,16 @@ FIXTURE_CHECKS = {
     "sep-2575-missing-capability-http-400": "calls the suite's diagnostic tool test_missing_capability",
 }
 
+#: The OAuth client scenarios both revisions score (lackpy.remote.oauth).
+_AUTH = (
+    "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3", "auth/basic-cimd",
+    "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up", "auth/scope-retry-limit", "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none", "auth/pre-registration",
+)
 #: The client scenarios lackpy passes as the client under test (tests/mcp/conformance_client.py), at each revision.
 CLIENT_PASSING = {
-    "2025-11-25": ("initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"),
+    "2025-11-25": ("initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry", *_AUTH),
     "2026-07-28": (
         "tools_call",
         "request-metadata",
@@ -80,13 +87,34 @@ CLIENT_PASSING = {
         "http-custom-headers",
         "http-invalid-tool-headers",
         "json-schema-ref-no-deref",
+        *_AUTH,
+        "auth/resource-mismatch",
+        "auth/offline-access-scope",
+        "auth/offline-access-not-supported",
+        "auth/authorization-server-migration",
+        "auth/iss-supported",
+        "auth/iss-not-advertised",
+        "auth/iss-supported-missing",
+        "auth/iss-wrong-issuer",
+        "auth/iss-unexpected",
+        "auth/iss-normalized",
+        "auth/metadata-issuer-mismatch",
     ),
 }
-#: The client scenarios a revision requires that lackpy does not pass yet, and what is missing (issue 35).
+#: The client scenarios a revision requires that lackpy does not pass yet, and why.
 CLIENT_MISSING = {
-    "auth/": "lackpy's client cannot authorize yet: remote servers take fixed headers only (the OAuth client of issue 35)",
     "sep-2322-client-request-state": "a 2026-07-28 result without resultType fails the MCP SDK client's validation, where a client "
     "MUST take it as complete; every check of the round trip itself passes",
+}
+#: Unscored client extensions lackpy passes (run without --spec-version): unattended OAuth with a client's own secret.
+CLIENT_EXTENSIONS = ("auth/client-credentials-basic",)
+#: Unscored client extensions lackpy does not take part in, and why.
+CLIENT_EXTENSIONS_NOT_BUILT = {
+    "auth/client-credentials-jwt": "a private-key JWT client assertion: lackpy's client credentials are a client_secret",
+    "auth/enterprise-managed-authorization": "identity assertion grants from an enterprise IdP: not built",
+    "auth/dpop": "DPoP-bound tokens: the MCP SDK's client has no DPoP",
+    "auth/dpop-nonce": "DPoP-bound tokens: the MCP SDK's client has no DPoP",
+    "auth/wif-jwt-bearer": "workload identity federation (JWT bearer grant): not built",
 }
 CLIENT = Path(__file__).parent / "conformance_client.py"
 
@@ -209,14 +237,25 @@ def test_every_client_scenario_a_revision_requires_is_judged(suite, revision):
     assert {name for name in names if _missing(name) is None} == set(CLIENT_PASSING[revision])
 
 
-@pytest.mark.parametrize("revision, scenario", [(revision, scenario) for revision in REVISIONS for scenario in CLIENT_PASSING[revision]])
+def test_every_client_extension_is_judged(suite):
+    listed = subprocess.run([*suite, "list", "--client"], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    extensions = set(re.findall(r"^\s*-\s+(\S+) \[extension\]", listed.stdout.split("Client scenarios")[1], re.MULTILINE))
+    assert extensions == set(CLIENT_EXTENSIONS) | set(CLIENT_EXTENSIONS_NOT_BUILT), listed.stdout
+
+
+@pytest.mark.parametrize(
+    "revision, scenario",
+    [(revision, scenario) for revision in REVISIONS for scenario in CLIENT_PASSING[revision]] + [(None, scenario) for scenario in CLIENT_EXTENSIONS],
+)
 def test_lackpy_as_the_client_passes(suite, revision, scenario, tmp_path, server_env):
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(CLIENT))}"
+    wire = ["--spec-version", revision] if revision else []
     ran = subprocess.run(
-        [*suite, "client", "--command", command, "--scenario", scenario, "--spec-version", revision, "-o", str(tmp_path / "out")],
+        [*suite, "client", "--command", command, "--scenario", scenario, *wire, "-o", str(tmp_path / "out")],
         capture_output=True, text=True, timeout=180, env=dict(server_env, HOME=str(tmp_path)), cwd=tmp_path,
     )
-    checks = [check for path in (tmp_path / "out").glob("*/checks.json") for check in json.loads(path.read_text())]
+    checks = [check for path in (tmp_path / "out").rglob("checks.json") for check in json.loads(path.read_text())]
     failed = [f"{check.get('id')}: {check.get('errorMessage')}" for check in checks if check.get("status") == "FAILURE"]
     assert ran.returncode == 0 and not failed, failed or ran.stdout[-3000:] + ran.stderr[-2000:]
     assert any(check.get("status") == "SUCCESS" for check in checks), checks
