@@ -34,6 +34,8 @@ def in_browser(open_browser: bool = True, paste: bool | None = None, say: Callab
     """An ``Authorizer``: the browser (``open_browser``), the loopback listener, and a pasted address (``paste``: stdin is a terminal)."""
 
     async def authorize(url: str) -> str:
+        if not url.isprintable() or urlsplit(url).scheme not in ("https", "http"):
+            raise AuthError("the authorization server's address is not a plain http(s) URL; lackpy does not show or open it")
         redirect = parse_qs(urlsplit(url).query).get("redirect_uri", [""])[0]
         target = urlsplit(redirect)
         loop = asyncio.get_running_loop()

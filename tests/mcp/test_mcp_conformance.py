@@ -259,3 +259,23 @@ def test_lackpy_as_the_client_passes(suite, revision, scenario, tmp_path, server
     failed = [f"{check.get('id')}: {check.get('errorMessage')}" for check in checks if check.get("status") == "FAILURE"]
     assert ran.returncode == 0 and not failed, failed or ran.stdout[-3000:] + ran.stderr[-2000:]
     assert any(check.get("status") == "SUCCESS" for check in checks), checks
+
+
+def test_a_person_logs_in_with_the_cli_uses_the_server_and_logs_out(suite, tmp_path, server_env):
+    """``lackpy mcp login`` against the suite's OAuth server, answered as a browser; then a run with the stored token, then logout."""
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(Path(__file__).parent / 'login_driver.py'))}"
+    ran = subprocess.run(
+        [*suite, "client", "--command", command, "--scenario", "auth/metadata-default", "--spec-version", "2026-07-28", "-o", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=300, env=dict(server_env, HOME=str(tmp_path)), cwd=tmp_path,
+    )
+    checks = [check for path in (tmp_path / "out").rglob("checks.json") for check in json.loads(path.read_text())]
+    failed = [f"{check.get('id')}: {check.get('errorMessage')}" for check in checks if check.get("status") == "FAILURE"]
+    seen = json.loads(next((tmp_path / "out").rglob("stdout.txt")).read_text().strip().splitlines()[-1])
+    assert ran.returncode == 0 and not failed, (failed, seen)
+    assert seen["login"][0] == 0 and seen["login"][1] == "suite: logged in\n"
+    assert seen["token_files"] == ["0o600"] and seen["token_folder"] == "0o700"
+    assert seen["list"][0]["state"] == "connected" and seen["list"][0]["login"]["expired"] is False
+    assert seen["run"] == {"exit": 0, "success": True, "error": None}
+    assert seen["token_leaked"] == [] and seen["token_printed"] is False
+    assert seen["logout"] == [0, "suite: logged out; its tokens are gone", []]
+    assert seen["after_logout"][0] != 0 and "the MCP server suite wants you to log in; run lackpy mcp login suite" in seen["after_logout"][1]
