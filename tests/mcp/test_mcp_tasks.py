@@ -315,3 +315,38 @@ def test_the_extension_is_declared_on_both_eras(served):
 
     found = asyncio.run(main())
     assert all(EXTENSION in extensions for extensions in found.values()), found
+
+
+@pytest.mark.cluster
+def test_a_task_outlives_its_replica_s_connection_and_is_answered_and_cancelled_through_another(tmp_path, server_env, redis_url):
+    """Two replicas sharing redis: a task made on A is read on B from the store; B forwards its answer and its cancel to A."""
+    from conftest import make_workspace
+    from test_mcp_cluster import KEY, TOKEN, Replicas
+
+    ws = make_workspace(tmp_path / "ws")
+    replicas = Replicas(ws, dict(server_env, LACKPY_TEST_TOKEN=TOKEN, LACKPY_CLUSTER_KEY=KEY), redis_url)
+    a, b = replicas.urls
+
+    async def main():
+        async with client(a, TOKEN) as on_a:
+            answered = await start(on_a, WRITE, "coding")
+            cancelled = await start(on_a, "write_file('other.txt', 'o')\n'written'", "coding")
+        async with client(b, TOKEN) as on_b:
+            asked = await poll(on_b, answered.task_id, ("input_required",))
+            [key] = inputs_of(asked)
+            await ask(on_b, "tasks/update", taskId=answered.task_id, inputResponses={key: {"action": "decline"}})
+            done = await poll(on_b, answered.task_id)
+            await poll(on_b, cancelled.task_id, ("input_required",))
+            await ask(on_b, "tasks/cancel", taskId=cancelled.task_id)
+            gone = await poll(on_b, cancelled.task_id)
+        return answered, asked, done, gone
+
+    try:
+        made_on = replicas.ids()[a]
+        answered, asked, done, gone = asyncio.run(main())
+    finally:
+        replicas.close()
+    assert answered.task_id.startswith(f"{made_on}.")  # made on A, every later request sent to B
+    assert asked.status == "input_required" and done.status == "completed"
+    assert done.result["structuredContent"]["error_kind"] == "denied" and not (ws / "canary.txt").exists()
+    assert gone.status == "cancelled" and not (ws / "other.txt").exists()
