@@ -145,17 +145,14 @@ def build_server(
         served += exposed_tools(tools, default, {tool.name for tool in served})
     shelf = Shelf(service, skills)
     published = [SkillsExtension(shelf)] if skills.named != () else []  # --allow-skills "": no skill is ever served
-    book = tasks.TaskBook(cluster)
-    offered = TasksExtension(book)
-    for name in ("run_program", "delegate"):  # a retry of a call that asked for input (requestState) goes on as it began
-        offered.offer(name, when=lambda params: params.request_state is None)
+    offered = _tasks(cluster)
     server = _Server("lackpy", instructions=INSTRUCTIONS, version=__version__, tools=served, log_level="WARNING", lifespan=_expiring(service, cluster),
                      extensions=[offered, *published], request_state_security=cluster.security())
     server.cluster = cluster
     server.tasks = offered
     server.skill_prompts = SkillPrompts(service, skills)
     server.skill_shelf = shelf if published else None
-    server.runs_waiting = lambda: tools.asking.under_way() + book.under_way()  # a drain waits for these too (lackpy.mcp.drain)
+    server.runs_waiting = lambda: tools.asking.under_way() + offered.book.under_way()  # a drain waits for these too (lackpy.mcp.drain)
     for extension in [offered, *published]:
         declare_on_handshake(server, extension)
     from lackpy.mcp.resources import add_resources
@@ -167,6 +164,14 @@ def build_server(
     add_completions(server, policy, server.skill_prompts.names)
     _without_empty_prompts(server, bool(skills.rows(service)))
     return server
+
+
+def _tasks(cluster: Cluster) -> TasksExtension:
+    """The tasks extension of a server (``lackpy.mcp.task_extension``): run_program and delegate may run as tasks."""
+    offered = TasksExtension(tasks.TaskBook(cluster))
+    for name in ("run_program", "delegate"):  # a retry of a call that asked for input (requestState) goes on as it began
+        offered.offer(name, when=lambda params: params.request_state is None)
+    return offered
 
 
 class _Tools:
