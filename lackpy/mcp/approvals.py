@@ -49,7 +49,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.types import CallToolResult
 from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from mcp_types.version import is_version_at_least
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from lackpy.approvals.approver import Unattended
 from lackpy.errors import LackpyError, LostError, ParamError
@@ -381,6 +381,33 @@ def _key(state: str) -> str:
     return state.partition(".")[2][:64]
 
 
+class _InTask:
+    """Asks the client of a task (SEP-2663): the question waits in the task's ``inputRequests`` until ``tasks/update`` answers it."""
+
+    def __init__(self, run: Any, kept: Questions) -> None:
+        self.run, self.kept = run, kept
+
+    async def __call__(self, request: ApprovalRequest) -> Decision | None:
+        if request.ask == "notify":  # nobody is listening between polls: the decision is in the run's result
+            return None
+        message, kept = self.kept.open(request)
+        asked = ElicitRequest(params=ElicitRequestFormParams(message=message, requested_schema=form_of(request)))
+        try:
+            answer = await self.run.ask(asked.model_dump(mode="json", by_alias=True, exclude_none=True), "approve")
+        finally:
+            self.kept.close(kept)
+        try:
+            given = ElicitResult.model_validate(answer)
+        except ValidationError:
+            return Decision(False, "client", "the client sent an answer that is not an elicitation result")
+        return decision(given.action, given.content, request.gate)
+
+
+def in_task(run: Any, kept: Questions) -> _InTask:
+    """The approver of a run that is a task (``lackpy.mcp.tasks.Run``): its questions are the task's input requests."""
+    return _InTask(run, kept)
+
+
 class _Elicit:
     """Asks a handshake-era client in the middle of the call."""
 
@@ -401,4 +428,4 @@ class _Elicit:
         return decision(outcome.action, outcome.content, request.gate)
 
 
-__all__ = ["Asking", "NO_ELICITATION", "QUESTION_URI", "Questions", "add_questions", "decision", "notice", "question"]
+__all__ = ["Asking", "NO_ELICITATION", "QUESTION_URI", "Questions", "add_questions", "decision", "in_task", "notice", "question"]

@@ -13,6 +13,8 @@ JSON-RPC request and, for a ``tools/call``,
 - whose ``session`` argument names a session whose background processes run
   on another replica (its record in the store says),
 
+and for a ``tasks/update`` or ``tasks/cancel`` whose ``taskId`` names another
+replica (a task runs in the replica that made it, ``lackpy.mcp.tasks``),
 sends the request to that replica as it came (its Authorization too, so it is
 authenticated there the same way) with a hop mark only replicas can make,
 and streams the answer back as it comes, server-sent events included. A
@@ -37,6 +39,7 @@ from lackpy.errors import LackpyError, ParamError
 from lackpy.mcp import results
 from lackpy.mcp.cluster import Cluster
 from lackpy.mcp.front import whole_body
+from lackpy.store.replicas import ID
 
 #: The header that marks a request one replica forwarded to another.
 HOP_HEADER = b"lackpy-forwarded"
@@ -45,6 +48,8 @@ CONNECT_S, READ_S = 2.0, 300.0
 #: Headers that belong to one connection, not to the request or answer: never passed on.
 _HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"transfer-encoding", b"te", b"trailer", b"upgrade", b"proxy-connection", b"content-length"})
 _SESSION_HEADER = b"mcp-session-id"
+#: The tasks methods whose task runs in one replica (SEP-2663): a task's answers and its cancel go there; its record is read anywhere.
+_TASK_METHODS = frozenset({"tasks/update", "tasks/cancel"})
 
 _log = logging.getLogger(__name__)
 
@@ -79,6 +84,8 @@ class Forward:
 
     async def _target(self, message: dict | None) -> str | None:
         """The replica ``message`` belongs to when it is another than this one, else None; ParamError for a state not ours."""
+        if message is not None and message.get("method") in _TASK_METHODS:
+            return _task_replica(message.get("params"), self.cluster.me)
         params = message.get("params") if message is not None and message.get("method") == "tools/call" else None
         if not isinstance(params, dict):
             return None
@@ -162,6 +169,14 @@ async def _relay(upstream: Any, receive: Any, send: Any) -> None:
             _log.warning("lackpy: a forwarded answer broke off: %s", type(exc).__name__)
         await send({"type": "http.response.body", "body": b"", "more_body": False})
         group.cancel_scope.cancel()
+
+
+def _task_replica(params: Any, me: str) -> str | None:
+    """The replica a task's id names (the one that runs it) when it is another than ``me``; who may touch the task is
+    checked there, as here."""
+    task_id = params.get("taskId") if isinstance(params, dict) else None
+    replica, dot, _ = task_id.partition(".") if isinstance(task_id, str) else ("", "", "")
+    return replica if dot and replica != me and ID.fullmatch(replica) else None
 
 
 def _message(body: bytes) -> dict | None:

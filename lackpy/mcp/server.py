@@ -32,7 +32,8 @@ from lackpy.lang.diagnostics import ValidationResult
 from lackpy.lang.grade import Grade
 from lackpy.lang.names import bindable, shown
 from lackpy.mcp import results
-from lackpy.mcp.approvals import Asking, add_questions
+from lackpy.mcp import tasks
+from lackpy.mcp.approvals import Asking, add_questions, in_task
 from lackpy.mcp.cluster import Cluster
 from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
 from lackpy.mcp.logs import ClientLog, add_completions, add_logging, lasting
@@ -42,6 +43,7 @@ from lackpy.mcp.policy import KitPolicy
 from lackpy.mcp.skill_extension import SkillsExtension, declare_on_handshake, read_skill_file
 from lackpy.mcp.skill_shelf import Shelf
 from lackpy.mcp.skills import SkillPolicy, SkillPrompts, add_skill_resources
+from lackpy.mcp.task_extension import TasksExtension
 from lackpy.remote.skills import SCHEME
 from lackpy.run.result import ExecutionResult
 from lackpy.schema import to_jsonable
@@ -143,13 +145,15 @@ def build_server(
         served += exposed_tools(tools, default, {tool.name for tool in served})
     shelf = Shelf(service, skills)
     published = [SkillsExtension(shelf)] if skills.named != () else []  # --allow-skills "": no skill is ever served
+    offered = _tasks(cluster)
     server = _Server("lackpy", instructions=INSTRUCTIONS, version=__version__, tools=served, log_level="WARNING", lifespan=_expiring(service, cluster),
-                     extensions=published, request_state_security=cluster.security())
+                     extensions=[offered, *published], request_state_security=cluster.security())
     server.cluster = cluster
+    server.tasks = offered
     server.skill_prompts = SkillPrompts(service, skills)
     server.skill_shelf = shelf if published else None
-    server.runs_waiting = tools.asking.under_way  # a drain waits for these too (lackpy.mcp.drain)
-    for extension in published:
+    server.runs_waiting = lambda: tools.asking.under_way() + offered.book.under_way()  # a drain waits for these too (lackpy.mcp.drain)
+    for extension in [offered, *published]:
         declare_on_handshake(server, extension)
     from lackpy.mcp.resources import add_resources
 
@@ -160,6 +164,14 @@ def build_server(
     add_completions(server, policy, server.skill_prompts.names)
     _without_empty_prompts(server, bool(skills.rows(service)))
     return server
+
+
+def _tasks(cluster: Cluster) -> TasksExtension:
+    """The tasks extension of a server (``lackpy.mcp.task_extension``): run_program and delegate may run as tasks."""
+    offered = TasksExtension(tasks.TaskBook(cluster))
+    for name in ("run_program", "delegate"):  # a retry of a call that asked for input (requestState) goes on as it began
+        offered.offer(name, when=lambda params: params.request_state is None)
+    return offered
 
 
 class _Tools:
@@ -198,6 +210,9 @@ class _Tools:
             with self.observer.watch(tool, ctx):  # once per run, however many requests its approvals take
                 return await self._call(lambda: work(approve, reach), reach)
 
+        run = tasks.current()
+        if run is not None:  # the call is a task: its questions wait in it for tasks/update; no request is open to take progress
+            return await guarded(in_task(run, self.asking.questions), Reach(None))
         await self.log.notices_in(ctx)
         return await self.asking.serve(ctx, guarded, tool)
 
@@ -515,6 +530,7 @@ class _Server(MCPServer):
 
     skill_prompts: SkillPrompts | None = None
     skill_shelf: Shelf | None = None
+    tasks: TasksExtension | None = None
     runs_waiting: Callable[[], int] | None = None
 
     async def read_resource(self, uri: Any, context: Context | None = None) -> Any:

@@ -118,6 +118,26 @@ CLIENT_EXTENSIONS_NOT_BUILT = {
 }
 CLIENT = Path(__file__).parent / "conformance_client.py"
 
+#: The suite's SEP-2663 scenarios ([extension]: no revision requires them; they run on the 2026-07-28 wire), against
+#: tests/mcp/tasks_fixture_server.py: lackpy serve with the suite's tasks fixture tools (greet, slow_compute, failing_job, ...)
+#: beside its own. tasks-status-notifications is not listed: the suite skips it whole (its harness does not read the
+#: subscriptions/listen stream the notifications go to), and lackpy sends none (they are optional; clients poll).
+TASKS = (
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+)
+TASKS_SERVER = Path(__file__).parent / "tasks_fixture_server.py"
+#: The one violation of the suite's wire-schema check a task-creating tools/call has: the suite validates every tools/call
+#: result against the core CallToolResult, which a CreateTaskResult (resultType "task", no content) of the extension is not.
+_TASK_RESULT_ONLY = "CallToolResult: must have required property 'content' (result of 'tools/call')"
+
 _SUITE_TOOL = "calls the suite's own tool {tool}, which only its reference server defines; lackpy serves its own tools"
 _INPUT_REQUIRED = "calls the suite's own tool {tool}, which asks for input on purpose (lackpy's input-required rounds: test_mcp_approvals.py)"
 #: The scenarios that do not apply, and why (at whichever revision requires them).
@@ -279,3 +299,40 @@ def test_a_person_logs_in_with_the_cli_uses_the_server_and_logs_out(suite, tmp_p
     assert seen["token_leaked"] == [] and seen["token_printed"] is False
     assert seen["logout"] == [0, "suite: logged out; its tokens are gone", []]
     assert seen["after_logout"][0] != 0 and "the MCP server suite wants you to log in; run lackpy mcp login suite" in seen["after_logout"][1]
+
+
+@pytest.fixture(scope="module")
+def tasks_url(mcp_workspace, server_env):
+    """lackpy serve with the suite's tasks fixtures (tests/mcp/tasks_fixture_server.py), over HTTP."""
+    from mcp_support import free_port, wait_for_port
+
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(TASKS_SERVER), "serve", "-w", str(mcp_workspace), "--http", f"127.0.0.1:{port}"],
+        env=server_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for_port(port, process)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        stop(process)
+
+
+def _only_task_results(check: dict) -> bool:
+    """Whether a failed wire-schema check saw nothing but CreateTaskResults judged as core CallToolResults."""
+    violations = (check.get("details") or {}).get("violations") or []
+    return bool(violations) and all(
+        ((violation.get("message") or {}).get("result") or {}).get("resultType") == "task" and violation.get("errors") == [_TASK_RESULT_ONLY]
+        for violation in violations
+    )
+
+
+@pytest.mark.parametrize("scenario", TASKS)
+def test_tasks_scenario_passes(suite, tasks_url, scenario, tmp_path):
+    ran = subprocess.run([*suite, "server", "--url", tasks_url, "--scenario", scenario, "-o", str(tmp_path)], capture_output=True, text=True, timeout=180)
+    checks = [check for path in tmp_path.glob("*/checks.json") for check in json.loads(path.read_text())]
+    failed = [f"{check.get('id')}: {check.get('errorMessage')}" for check in checks if check.get("status") == "FAILURE"
+              and not (check.get("id") == "wire-schema-valid" and _only_task_results(check))]
+    assert not failed, failed or ran.stdout[-2000:] + ran.stderr[-2000:]
+    assert any(check.get("status") == "SUCCESS" and check.get("id") != "wire-schema-valid" for check in checks), checks
+    assert all(check.get("status") in ("SUCCESS", "FAILURE") for check in checks if check.get("id") != "wire-schema-valid"), checks

@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 from conftest import make_workspace
+from lackpy.mcp.task_extension import EXTENSION as TASKS  # declared beside the skills by every lackpy serve
 from mcp_support import PYTHON, run
 from test_mcp_skills import _server, _session
 
@@ -240,7 +241,7 @@ def test_every_listed_skill_is_gettable_and_every_file_matches_its_entry(service
         return client.server_capabilities, pages, entries, gotten, kinds
 
     capabilities, pages, entries, gotten, kinds = _session(_server(service), mode, steps)
-    assert capabilities.extensions == {EXTENSION: {}} and capabilities.resources is not None
+    assert capabilities.extensions == {EXTENSION: {}, TASKS: {}} and capabilities.resources is not None
     for page in pages:
         conforms_cacheable(page, mode == "auto")
         assert set(page) <= {"skills", "nextCursor", "resultType", "ttlMs", "cacheScope", "_meta"}
@@ -486,7 +487,7 @@ def test_lackpy_serve_publishes_the_allowed_skills_as_sep_2640(workspace, server
         finally:
             stop(process)
     capabilities, pages, entries, kinds, gotten, link = answers
-    assert capabilities.extensions == {EXTENSION: {}}
+    assert capabilities.extensions == {EXTENSION: {}, TASKS: {}}
     assert [entry["frontmatter"]["name"] for entry in entries] == ["kitbag", "todo-report"]
     assert [answer["skill"] for answer in gotten] == entries
     for answer in [*pages, *gotten]:
@@ -514,7 +515,7 @@ def test_the_typescript_client_lists_gets_reads_and_verifies_every_file(workspac
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert all("thrown" not in line for line in lines if line["name"] != "refused"), lines
     found = {line["name"]: line for line in lines if line["name"] in ("capabilities", "done")}
-    assert found["capabilities"]["extensions"] == {EXTENSION: {}} and found["capabilities"]["resources"] is not None
+    assert found["capabilities"]["extensions"] == {EXTENSION: {}, TASKS: {}} and found["capabilities"]["resources"] is not None
 
     pages = [line["page"] for line in lines if line["name"] == "page"]
     entries = [entry for page in pages for entry in page["skills"]]
