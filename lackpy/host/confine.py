@@ -22,6 +22,10 @@ which everything the command starts inherits:
   delete or rename entries: with ``deny = ["secrets/src/"]`` a command
   cannot create a new file in ``src/``, only in its other subdirectories.
   Device nodes cannot be made anywhere.
+* **The person's secrets**: the folders of lackpy's own that hold them
+  (``lackpy.host.private``: OAuth tokens, under ``$XDG_CONFIG_HOME/lackpy``)
+  are holes of the read rules too, when they exist as the command starts:
+  a command can name their files, never read them.
 * **lackpy's own state**, ``.lackpy/`` (config, kits, templates, the commit
   journal, the audit log), and the folders skills load from
   (``Confinement.readonly``, always holes of the write rules): read, never
@@ -100,6 +104,7 @@ from typing import Callable, Iterator
 
 from lackpy.host import beneath, hardlinks, landlock, sockfilter
 from lackpy.host.deny import deny_spec  # the patterns compiled as the file tools compile them
+from lackpy.host.private import private_folders
 from lackpy.host.landlock import (
     ACCESS_FS_FILE,
     ACCESS_FS_IOCTL_DEV,
@@ -529,7 +534,7 @@ def build_ruleset(confinement: Confinement, abi: int, tmpdir: str, state_mounted
         return bool(confinement.deny) and spec.match_file(rel + "/" if is_dir else rel)
 
     try:
-        _grant(ruleset, "/", READ & fs, holes, appeared, banned)
+        _grant(ruleset, "/", READ & fs, holes + private_folders(), appeared, banned)
         _grant(ruleset, root, WRITE & fs, holes + protected + ([] if state_mounted else readonly), appeared, banned)
         _rule(ruleset, tmpdir, WRITE & fs)
         for device in WRITABLE_DEVICES:

@@ -23,6 +23,8 @@ from lackpy.host.places import user_dir
 
 #: The most lackpy reads of one private file.
 MAX_BYTES = 1 << 20
+#: The folders of ``user_dir()`` that hold secrets (commands may not read them: ``lackpy.host.confine``).
+FOLDERS = ("oauth",)
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -95,6 +97,16 @@ def private_path(folder: str, name: str = "") -> str:
     return os.path.join(user_dir(), folder, name) if name else os.path.join(user_dir(), folder)
 
 
+def private_folders() -> list[str]:
+    """The real paths of the secret folders that exist now (for the read rules of a command's confinement)."""
+    found = []
+    for folder in FOLDERS:
+        path = os.path.realpath(os.path.join(user_dir(), folder))
+        if os.path.isdir(path):
+            found.append(path)
+    return found
+
+
 def _folder(folder: str, create: bool) -> int:
     """A descriptor of ``user_dir()/FOLDER``, judged private; FileNotFoundError when absent and not ``create``."""
     base = user_dir()
@@ -137,4 +149,4 @@ def _refusal(folder: str, name: str, what: str) -> ConfigError:
     return ConfigError(f"{private_path(folder, name)} {what}; lackpy keeps secrets there only in files of your own that no one else can read")
 
 
-__all__ = ["MAX_BYTES", "private_path", "read_private", "remove_private", "write_private"]
+__all__ = ["FOLDERS", "MAX_BYTES", "private_folders", "private_path", "read_private", "remove_private", "write_private"]

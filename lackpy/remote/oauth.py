@@ -41,11 +41,11 @@ from typing import Any, Awaitable, Callable
 from urllib.parse import parse_qs, urlsplit
 
 from lackpy.errors import AuthError, ConfigError
-from lackpy.host.private import private_path, read_private, remove_private, write_private
+from lackpy.host.private import FOLDERS, private_path, read_private, remove_private, write_private
 from lackpy.remote.settings import ServerSettings
 
-#: The folder of the person's lackpy folder that holds the token files.
-FOLDER = "oauth"
+#: The folder of the person's lackpy folder that holds the token files (one of the folders commands may not read).
+FOLDER = FOLDERS[0]
 #: Given the authorization URL, the URL the authorization server sent the person back to.
 Authorizer = Callable[[str], Awaitable[str]]
 #: The claims of a JWT access token that say who it was issued to, in the order they are shown.

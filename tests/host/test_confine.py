@@ -687,3 +687,18 @@ def test_where_the_kernel_cannot_confine_the_results_say_so(make_ctx, monkeypatc
 
 def _inside(path: str, root: Path) -> bool:
     return os.path.realpath(path).startswith(os.path.realpath(root) + "/")
+
+
+@needs_landlock
+def test_a_command_cannot_read_the_persons_oauth_tokens(make_ctx, tmp_path: Path, monkeypatch, path: str) -> None:
+    from lackpy.host.private import write_private
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    write_private("oauth", "forge-0.json", b'{"tokens": {"access_token": "canary-token-7f3"}}')
+    token = tmp_path / "config" / "lackpy" / "oauth" / "forge-0.json"
+    ctx = make_ctx()
+    for command in (f"cat {token}", f"python3 -c 'print(open(\"{token}\").read())'", f"cat {tmp_path}/config/lackpy/oauth/*"):
+        result = run_command(ctx, command)
+        assert result["code"] != 0 and "canary-token-7f3" not in result["stdout"] + result["stderr"], (command, result)
+    (tmp_path / "config" / "lackpy" / "config.toml").write_text("# readable\n")
+    assert run_command(ctx, f"cat {tmp_path}/config/lackpy/config.toml")["stdout"] == "# readable\n"  # the rest of the folder stays readable
