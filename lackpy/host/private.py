@@ -112,7 +112,7 @@ def _folder(folder: str, create: bool) -> int:
     base = user_dir()
     if create:
         base.mkdir(mode=0o700, parents=True, exist_ok=True)
-    parent = os.open(base, _DIRECTORY)
+    parent = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # the person's own folder may be a link (dotfiles); its secret folders may not
     try:
         if create:
             try:

@@ -25,7 +25,7 @@ from typing import Any, Callable, Coroutine
 from lackpy.errors import AuthError, ConfigError, LackpyError, LimitExceeded, ToolError
 from lackpy.kit.call import PROGRESS, RESULT_BUDGET, remaining
 from lackpy.kit.spec import ToolSpec
-from lackpy.remote import asks, sampling
+from lackpy.remote import asks, oauth, sampling
 from lackpy.remote import tasks
 from lackpy.remote.enroll import qualified_names, remote_spec, result_value
 from lackpy.remote.settings import VARIABLE, ServerSettings, expand
@@ -123,11 +123,7 @@ class _Link:
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        auth = None
-        if settings.oauth is not None:
-            from lackpy.remote.oauth import auth_for
-
-            auth = auth_for(settings, self.authorizer)
+        auth = oauth.auth_for(settings, self.authorizer) if settings.oauth is not None else None
         http = httpx2.AsyncClient(headers=settings.resolved_headers(), timeout=httpx2.Timeout(30.0, read=settings.timeout_s + 5), auth=auth)
         return streamable_http_client(settings.url, http_client=http)
 
@@ -391,8 +387,6 @@ class Remotes:
         the person is asked even when a token was still good. Returns None when
         the server asked for no authorization. Raises what failed, as one line.
         """
-        from lackpy.remote import oauth
-
         settings = self._oauth_server(server)
         oauth.TokenFile(settings).clear_tokens()
 
@@ -418,8 +412,6 @@ class Remotes:
 
     def logout(self, server: str) -> bool:
         """Forget ``server``'s tokens and registration, and end its session; whether there was anything to forget."""
-        from lackpy.remote import oauth
-
         settings = self._oauth_server(server)
         link = self._links.pop(server, None)
         if link is not None and self._loop is not None:
@@ -473,16 +465,10 @@ class Remotes:
                     "tools": sorted(qualified_names(name, [t.name for t in link.tools]).values()) if link is not None else [],
                     "left_out": {key.split(".", 1)[1]: why for key, why in self.failures.items() if key.startswith(f"{name}.")},
                     "joined_and_left": [{"op": e.op, "tool": e.tool, "key": e.key} for e in self.ledger if e.server == name],
-                    **({"login": _login(settings)} if settings.oauth is not None else {}),
+                    **({"login": oauth.identity(settings)} if settings.oauth is not None else {}),
                 }
             )
         return rows
-
-
-def _login(settings: ServerSettings) -> dict | None:
-    from lackpy.remote.oauth import identity
-
-    return identity(settings)
 
 
 #: The fields of a content block that carry its payload, cut first when a result is over budget.

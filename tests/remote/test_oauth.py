@@ -163,3 +163,19 @@ def test_the_browser_authorizer_takes_the_answer_at_its_loopback_listener_and_re
     assert url in shown[0]
     with pytest.raises(AuthError, match="not a plain http"):
         asyncio.run(in_browser(open_browser=False, paste=False, say=shown.append)("https://as.example/\x1b[2Jauthorize"))
+
+
+def test_the_persons_own_lackpy_folder_may_be_a_link_but_its_secret_folder_may_not(tmp_path, monkeypatch):
+    (tmp_path / "dotfiles" / "lackpy").mkdir(parents=True)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "lackpy").symlink_to(tmp_path / "dotfiles" / "lackpy")  # as dotfile managers do
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    write_private("oauth", "a.json", b"{}")
+    assert read_private("oauth", "a.json") == b"{}"
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    (tmp_path / "dotfiles" / "lackpy" / "oauth" / "a.json").unlink()
+    (tmp_path / "dotfiles" / "lackpy" / "oauth").rmdir()
+    (tmp_path / "dotfiles" / "lackpy" / "oauth").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(ConfigError, match="is a symlink or not a directory"):
+        write_private("oauth", "a.json", b"{}")
+    assert list((tmp_path / "elsewhere").iterdir()) == []
