@@ -463,7 +463,8 @@ def failure_kind(exc: BaseException) -> str:
         return f"connection cut ({type(inner).__name__})"
     if isinstance(inner, TimeoutError):
         return "no answer within 120 s"
-    return f"other ({type(inner).__name__})"
+    said = re.sub(r"\d+", "N", " ".join(text.split()))[:90]  # what it said, so each kind is named; numbers folded so one kind stays one row
+    return f"other ({type(inner).__name__}: {said})"
 
 
 async def load_client(url: str, client_id: int, stop_at: float, stats: LoadStats, todos: int, pkg3: int, mode: str = "auto",
