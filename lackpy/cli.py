@@ -1130,6 +1130,9 @@ def spec(json_: bool) -> None:
 @click.option("--allow-skills", "allow_skills", default=None, metavar="A,B", help="Skills clients may see and use (default: those whose kits the server allows).")
 @click.option("--trust", is_flag=True, help="Trust the workspace's .lackpy/ for this server only.")
 @click.option("--http", "http", default=None, metavar="[HOST:]PORT", help="Serve streamable HTTP at /mcp (host default 127.0.0.1) instead of stdio.")
+@click.option("--oauth-issuer", default=None, metavar="URL", help="With --http: take access tokens (JWTs) this authorization server signs for this server, instead of --token-env.")
+@click.option("--oauth-resource", default=None, metavar="URL", help="With --oauth-issuer: this server's resource URL, the tokens' audience (default http://HOST:PORT/mcp).")
+@click.option("--oauth-scope", "oauth_scopes", multiple=True, metavar="SCOPE[=KIT,KIT]", help="With --oauth-issuer: a scope a caller needs, and the kits it gives (alone: every allowed kit).")
 @click.option("--token-env", "token_env", default=None, metavar="NAME", help="With --http: require 'Authorization: Bearer <token>', the token read from $NAME.")
 @click.option("--max-connections", "max_connections", default=None, metavar="N",
               help="With --http: hold at most N connections (default: from ulimit -n, e.g. 384 for 1024).")
@@ -1158,6 +1161,9 @@ def serve(
     allow_skills: str | None,
     trust: bool,
     http: str | None,
+    oauth_issuer: str | None,
+    oauth_resource: str | None,
+    oauth_scopes: tuple[str, ...],
     token_env: str | None,
     max_connections: str | None,
     max_connections_per_peer: str | None,
@@ -1192,6 +1198,7 @@ def serve(
         workspace, kit=kit, allow_kits=allowed, trust=trust, http=http, token_env=token_env, expose_tools=expose_tools, ceiling=ceiling, approval=approval,
         allow_skills=skills, drain_s=drain_s, store=store, deployment=deployment, cluster_key_env=cluster_key_env, advertise=advertise,
         max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,
+        oauth_issuer=oauth_issuer, oauth_resource=oauth_resource, oauth_scopes=list(oauth_scopes),
     )
 
 

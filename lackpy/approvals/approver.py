@@ -24,6 +24,7 @@ from typing import Any, Awaitable, Callable, Protocol, Union
 
 from lackpy.approvals.decision import Decision, as_decision
 from lackpy.approvals.request import ApprovalRequest, exact
+from lackpy.run import principal
 from lackpy.run.traceparent import current_trace_id
 
 #: What ``approve=`` takes: None (nobody), True (everything), an Unattended, or a callable answering an ApprovalRequest.
@@ -132,7 +133,8 @@ class Audit:
     question spelled them (``exact``), a commit's files with their counts,
     the program of a program gate; and ``trace_id``, the W3C trace id of
     the call the run serves when it carried one (``lackpy.run.traceparent``),
-    so a decision can be found from the caller's trace and the server's logs.
+    so a decision can be found from the caller's trace and the server's logs;
+    and ``caller``, who asked, when the server checked it (``lackpy.run.principal``).
 
     The file is opened without following links, in a ``.lackpy`` directory
     that is not a link, so a workspace cannot point the audit at another
@@ -148,9 +150,11 @@ class Audit:
 
     def __call__(self, decision: Decision, request: ApprovalRequest) -> None:
         entry = {"workspace": str(self.workspace), **decision.to_dict()}
-        trace_id = current_trace_id()
+        trace_id, who = current_trace_id(), principal.current()
         if trace_id is not None:
             entry["trace_id"] = trace_id
+        if who is not None:
+            entry["caller"] = who
         if request.gate in ("program", "skill"):
             entry["program"] = request.program
             entry["grade"] = request.grade.to_dict() if request.grade is not None else None

@@ -25,6 +25,7 @@ from typing import Any
 
 from mcp.server.request_state import AESGCMRequestStateCodec, InvalidRequestState, RequestStateSecurity
 
+from lackpy.mcp.bearer import caller_in
 from lackpy.store import DEPLOYMENT, MemoryStore, Store
 from lackpy.store.replicas import ID, Replicas
 
@@ -78,11 +79,15 @@ def _parts(token: str) -> tuple[str, str]:
 
 
 def caller(ctx: Any) -> str | None:
-    """Who is calling, as far as the server can tell: a digest of the request's Authorization header (None without one).
+    """Who is calling, as far as the server can tell: the issuer and subject of a checked access token
+    (``lackpy.mcp.bearer``), else a digest of the request's Authorization header (None without one).
 
     A waiting run's state is bound to it (the SDK checks on every retry), so
     a client with another token cannot answer another's question.
     """
+    checked = caller_in(ctx)
+    if checked is not None:
+        return checked.key
     request = getattr(ctx, "request", None)
     headers = getattr(request, "headers", None)
     given = headers.get("authorization") if headers is not None else None

@@ -78,11 +78,12 @@ class BearerToken:
 
 
 def serve_http(server: Any, host: str, port: int, token: str | None, metrics: Any = None, drain_s: float | None = None,
-               front: FrontSettings | None = None) -> None:
+               front: FrontSettings | None = None, issuer: Any = None) -> None:
     """Serve ``server`` (an MCPServer) at http://host:port/mcp until a signal ends it.
 
     From the outside in: ``/healthz`` and ``/readyz``, answered without the
-    token (``lackpy.mcp.health``); the token check; ``/metrics`` when
+    token (``lackpy.mcp.health``); the token check (the shared ``token``, or
+    the access tokens of ``issuer``, ``lackpy.mcp.bearer``); ``/metrics`` when
     ``metrics`` (``lackpy.mcp.metrics.Metrics``) is given; bodies read whole
     within the front's bounds (``front``, its defaults if None:
     ``lackpy.mcp.front``); a call that belongs to another replica sent there
@@ -103,7 +104,12 @@ def serve_http(server: Any, host: str, port: int, token: str | None, metrics: An
     security = transport_security(host)
     app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, host=host)
     app = gate.wrap(Forward(DrainGate(app, drain), server.cluster, security))
-    app = serving(app, metrics, security, (lambda inner: BearerToken(inner, token)) if token else None)
+    guard = (lambda inner: BearerToken(inner, token)) if token else None
+    if issuer is not None:
+        from lackpy.mcp.bearer import OAuthBearer
+
+        guard = lambda inner: OAuthBearer(inner, issuer)  # noqa: E731
+    app = serving(app, metrics, security, guard)
     app = Health(app, drain, server.cluster.me, server.cluster.store if server.cluster.shared else None)
     config = gate.config(app, host, port, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_S)
     repeats.install()  # after uvicorn's config has set up its loggers

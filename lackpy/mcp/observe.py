@@ -29,6 +29,8 @@ from typing import Any, Callable, Iterable, Sequence
 from lackpy.infer.result import DelegateResult
 from lackpy.run.result import ExecutionResult
 from lackpy.run.trace import Timing, Trace
+from lackpy.mcp.bearer import caller_in
+from lackpy.run.principal import WHO
 from lackpy.run.traceparent import CALLER, TraceParent, from_meta
 
 #: The label of a tool the served kits do not hold (bounds the metrics' and spans' names).
@@ -49,6 +51,8 @@ class Served:
     ended_ns: int
     caller: TraceParent | None = None
     result: ExecutionResult | None = None
+    who: str | None = None
+    """Who asked, when the server checked it (an access token's issuer and subject: ``lackpy.mcp.bearer``)."""
     """The run's result, when it made one: its trace's timings and its ``clock``."""
 
     @property
@@ -76,7 +80,8 @@ class Observer:
 
     def watch(self, tool: str, ctx: Any) -> "Watch":
         """The watch of one served run of ``tool``, whose request is ``ctx``'s."""
-        return Watch(self, tool, from_meta(_meta(ctx)))
+        checked = caller_in(ctx)
+        return Watch(self, tool, from_meta(_meta(ctx)), checked.who if checked is not None else None)
 
     def emit(self, served: Served) -> None:
         """Give ``served`` to every sink; a sink's own failure never reaches the client or the other sinks."""
@@ -94,22 +99,23 @@ _WATCH: ContextVar["Watch | None"] = ContextVar("lackpy_watch", default=None)
 class Watch:
     """One served run: sets its trace context while it goes on, learns how it ended, and emits one ``Served`` at the end."""
 
-    __slots__ = ("observer", "tool", "caller", "started_ns", "result", "kind", "_tokens")
+    __slots__ = ("observer", "tool", "caller", "who", "started_ns", "result", "kind", "_tokens")
 
-    def __init__(self, observer: Observer, tool: str, caller: TraceParent | None) -> None:
-        self.observer, self.tool, self.caller = observer, tool, caller
+    def __init__(self, observer: Observer, tool: str, caller: TraceParent | None, who: str | None = None) -> None:
+        self.observer, self.tool, self.caller, self.who = observer, tool, caller, who
         self.started_ns = 0
         self.result: ExecutionResult | DelegateResult | None = None
         self.kind: str | None = None
 
     def __enter__(self) -> "Watch":
         self.started_ns = time.time_ns()
-        self._tokens = (CALLER.set(self.caller), _WATCH.set(self))
+        self._tokens = (CALLER.set(self.caller), _WATCH.set(self), WHO.set(self.who))
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         CALLER.reset(self._tokens[0])
         _WATCH.reset(self._tokens[1])
+        WHO.reset(self._tokens[2])
         if self.observer.sinks:
             self.observer.emit(self._served(exc))
 
@@ -129,7 +135,7 @@ class Watch:
         else:
             outcome = "success" if run.success else str(run.error_kind or "runtime")
         mode = "none" if run is None else "dry-run" if run.dry_run else run.mode or "none"
-        return Served(self.tool, outcome, mode, self.started_ns, ended, self.caller, run)
+        return Served(self.tool, outcome, mode, self.started_ns, ended, self.caller, run, self.who)
 
 
 def seen(result: ExecutionResult | DelegateResult) -> None:

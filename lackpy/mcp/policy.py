@@ -182,6 +182,26 @@ class KitPolicy:
                 "the server keeps the tools it was started with, so restart lackpy serve to accept the change"
             )
 
+    def granted(self, resolved: ResolvedKit, kits: tuple[str, ...]) -> None:
+        """Nothing when ``resolved`` is one of ``kits`` (a caller's, from its access token's scopes: ``lackpy.mcp.bearer``)
+        or all its tools are in them; DeniedError otherwise, saying which."""
+        if resolved.name in kits:
+            return
+        theirs = {name for kit in kits if kit in self.held for name, _ in self.held[kit].tools.values()}
+        outside = sorted(spec.name for spec in resolved.tools.values() if spec.name not in theirs)
+        if outside:
+            what = f"kit '{resolved.name}'" if resolved.name not in (None, "none") else f"tool(s) {', '.join(outside)}"
+            raise DeniedError(
+                f"{what} is beyond what your access token's scopes give (kits: {', '.join(kits) or 'none'}); "
+                "ask your authorization server for a token with a scope that gives it"
+            )
+
+    def default_for(self, kits: tuple[str, ...] | None) -> str | None:
+        """The kit a caller gets when it names none: the server's default when its scopes give it, else the first they give."""
+        if kits is None or self.default_kit in kits:
+            return None
+        return kits[0] if kits else self.default_kit
+
     # -- what that lets a client do (MCP tool annotations) -------------------------
 
     @property

@@ -41,6 +41,7 @@ class RunLog:
         line = (
             f"lackpy: run {served.tool} {served.outcome} mode={served.mode} ms={served.seconds * 1000:.1f} tool_calls={calls}"
             + (f" trace_id={served.trace_id}" if served.trace_id is not None else "")
+            + (f" who={served.who}" if served.who is not None else "")
         )
         self.write(line)
 

@@ -29,6 +29,9 @@ def serve(
     advertise: str | None = None,
     max_connections: int | str | None = None,
     max_connections_per_peer: int | str | None = None,
+    oauth_issuer: str | None = None,
+    oauth_resource: str | None = None,
+    oauth_scopes: list[str] | None = None,
 ) -> None:
     """Serve lackpy over MCP until the client (stdio) or a signal (HTTP) ends it.
 
@@ -40,6 +43,9 @@ def serve(
     deployment (``lackpy.mcp.cluster``, ``cluster_of``).
     ``max_connections`` and ``max_connections_per_peer`` cap the HTTP
     connections (None: from the descriptor limit; ``lackpy.mcp.front``).
+    ``oauth_issuer`` (with ``oauth_resource`` and ``oauth_scopes``) takes the
+    access tokens that issuer signs for this server instead of one shared
+    token (``lackpy.mcp.bearer``).
     """
     from lackpy.mcp.http import parse_address, serve_http
     from lackpy.mcp.policy import KitPolicy
@@ -48,13 +54,15 @@ def serve(
     from lackpy.service import LackpyService
 
     address = parse_address(http) if http is not None else None
+    scopes = _oauth_options(oauth_issuer, oauth_resource, oauth_scopes, token_env)
     token = _token(token_env) if token_env is not None else None
     if approval is not None:
         from lackpy.approvals.policy import Ask
 
         Ask.parse(approval, "--approval")  # a bad approval mode is said before the server starts
     drain_s, front = _http_options(address is not None, token_env=token_env, drain_s=drain_s, store=store, cluster_key_env=cluster_key_env,
-                                   advertise=advertise, max_connections=max_connections, max_connections_per_peer=max_connections_per_peer)
+                                   advertise=advertise, max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,
+                                   oauth_issuer=oauth_issuer, oauth_resource=oauth_resource, oauth_scope=oauth_scopes or None)
     service = LackpyService(workspace, trust=True if trust else None).load()
     for notice in service.notices:
         print(f"lackpy: {notice}", file=sys.stderr)
@@ -63,6 +71,7 @@ def serve(
         settings = service.config.serve if address is not None else {}
         cluster = cluster_of(store or settings.get("store"), deployment or settings.get("deployment"), cluster_key_env, advertise, address)
         policy = KitPolicy.build(service, kit, allow_kits)
+        issuer = _issuer(oauth_issuer, oauth_resource, scopes, address, policy) if oauth_issuer is not None else None
         telemetry = Telemetry.start(service, policy, http=address is not None, store=cluster.store)
         server = build_server(service, policy, one_client=address is None, expose_tools=expose_tools, ceiling=ceiling, approval=approval,
                               allow_skills=allow_skills, observer=telemetry.observer, cluster=cluster)
@@ -76,7 +85,7 @@ def serve(
         if cluster.shared:
             print(f"lackpy: replica {cluster.me} of deployment {cluster.store.deployment}, state in {cluster.store.shown}, "
                   f"reached at {cluster.replicas.url}", file=sys.stderr)
-        serve_http(server, host, port, token, telemetry.metrics, drain_s, front)
+        serve_http(server, host, port, token, telemetry.metrics, drain_s, front, issuer)
     finally:
         if telemetry is not None:
             telemetry.close()
@@ -101,6 +110,31 @@ def _http_options(http: bool, **given: Any) -> tuple[float | None, Any]:
     drain_s = given["drain_s"]
     return (parse_drain_s(drain_s) if drain_s is not None else None,
             FrontSettings.build(given["max_connections"], given["max_connections_per_peer"]))  # bad values are said before the server starts
+
+
+def _issuer(issuer: str, resource: str | None, scopes: dict, address: tuple[str, int], policy: Any) -> Any:
+    """The authorization server whose access tokens this server takes, its metadata and keys read (``lackpy.mcp.bearer``)."""
+    from lackpy.mcp.bearer import Issuer
+
+    host, port = address
+    resource = resource or f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
+    found = Issuer(issuer, resource, scopes, policy.allowed, policy.default_kit).discover()
+    print(f"lackpy: taking access tokens from {found.issuer} for {found.resource}", file=sys.stderr)
+    return found
+
+
+def _oauth_options(issuer: str | None, resource: str | None, scopes: list[str] | None, token_env: str | None) -> dict:
+    """``--oauth-scope``'s scopes and kits; UsageError for options that go with --oauth-issuer without it, or beside --token-env."""
+    from lackpy.mcp.bearer import parse_scopes
+
+    if issuer is None:
+        given = "--oauth-resource" if resource is not None else "--oauth-scope" if scopes else None
+        if given:
+            raise UsageError(f"{given} goes with --oauth-issuer URL, the authorization server whose tokens this server takes")
+        return {}
+    if token_env is not None:
+        raise UsageError("give --oauth-issuer or --token-env, not both: a server takes either its issuer's access tokens or one shared token")
+    return parse_scopes(scopes)
 
 
 def cluster_of(store: str | None, deployment: str | None, key_env: str | None, advertise: str | None,

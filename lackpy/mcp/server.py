@@ -33,6 +33,7 @@ from lackpy.lang.grade import Grade
 from lackpy.lang.names import bindable, shown
 from lackpy.mcp import results
 from lackpy.mcp import tasks
+from lackpy.mcp.bearer import caller_in
 from lackpy.mcp.approvals import Asking, add_questions, in_task
 from lackpy.mcp.cluster import Cluster
 from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
@@ -216,15 +217,28 @@ class _Tools:
         await self.log.notices_in(ctx)
         return await self.asking.serve(ctx, guarded, tool)
 
-    async def _kit(self, kit: str | None) -> ResolvedKit:
-        """The kit a call runs with, resolved now and checked against what the server started with.
+    async def _kit(self, kit: str | None, ctx: Context | None = None) -> ResolvedKit:
+        """The kit a call runs with, resolved now and checked against what the server started with and what the caller's
+        access token gives (``lackpy.mcp.bearer``).
 
         Once the workspace is loaded that is a cache lookup, cheaper than the
         two thread switches of doing it elsewhere; until then, off the loop.
         """
+        kits = _granted_kits(ctx)
+        if kit is None or not kit.strip():
+            kit = self.policy.default_for(kits)
         if self.service.loaded:
-            return self.policy.resolve(self.service, kit)
-        return await asyncio.to_thread(self.policy.resolve, self.service, kit)
+            resolved = self.policy.resolve(self.service, kit)
+        else:
+            resolved = await asyncio.to_thread(self.policy.resolve, self.service, kit)
+        return self._granted(resolved, ctx, kits)
+
+    def _granted(self, resolved: ResolvedKit, ctx: Context | None, kits: Any = False) -> ResolvedKit:
+        """``resolved`` when the caller's access token gives it (or the server takes no access tokens); DeniedError otherwise."""
+        kits = _granted_kits(ctx) if kits is False else kits
+        if kits is not None:
+            self.policy.granted(resolved, kits)
+        return resolved
 
     async def _session(self, ctx: Context | None, given: str | None, keep: bool = False) -> tuple[Session, str | None]:
         """The session of a call (the one it names, its connection's or the one client's, else a new one), and a
@@ -297,10 +311,10 @@ class _Tools:
     ) -> CallToolResult:
         async def work(approve: Any, reach: Reach) -> CallToolResult:
             if skill is not None:  # the skill's kit, resolved and checked once here, is the one the run uses (a kit named too: the service refuses both)
-                chosen = await asyncio.to_thread(self.skills.kit, self.service, skill) if kit is None else kit
+                chosen = self._granted(await asyncio.to_thread(self.skills.kit, self.service, skill), ctx) if kit is None else kit
                 shown = f"skill {skill}"
             else:
-                chosen = await self._kit(kit)
+                chosen = await self._kit(kit, ctx)
                 shown = f"kit {_kit_name(chosen)}"
             held, note = await self._session(ctx, session, keep)
             if reset:
@@ -322,7 +336,7 @@ class _Tools:
         async def work(approve: Any, reach: Reach) -> CallToolResult:
             given = dict(arguments or {})
             program = _one_call(spec.name, given)
-            chosen = await asyncio.to_thread(self.policy.resolve_tools, self.service, [spec.name])
+            chosen = self._granted(await asyncio.to_thread(self.policy.resolve_tools, self.service, [spec.name]), ctx)
             held, note = await self._session(ctx, None)
             result = await self._in_session(held, note, lambda: self.service.run_program(
                 program, kit=chosen, params=given, session=held, ceiling=self.ceiling, approve=approve, approval=self.approval
@@ -339,7 +353,7 @@ class _Tools:
 
     async def validate(self, program: ProgramArg, kit: KitArg = None, ctx: Context | None = None) -> CallToolResult:
         async def work() -> CallToolResult:
-            chosen = await self._kit(kit)
+            chosen = await self._kit(kit, ctx)
             document = (await asyncio.to_thread(self.service.validate, program, chosen)).to_dict()
             if document["valid"]:
                 return results.success(document)
@@ -354,7 +368,7 @@ class _Tools:
         ctx: Context | None = None,
     ) -> CallToolResult:
         async def work(approve: Any, reach: Reach) -> CallToolResult:
-            chosen = await self._kit(kit)
+            chosen = await self._kit(kit, ctx)
             held, note = await self._session(ctx, session)
             async with Progress(reach) as progress:
                 progress.report("writing a program for the intent")
@@ -369,7 +383,7 @@ class _Tools:
 
     async def generate(self, intent: IntentArg, kit: KitArg = None, ctx: Context | None = None) -> CallToolResult:
         async def work() -> CallToolResult:
-            result = await self.service.generate(intent, kit=await self._kit(kit))
+            result = await self.service.generate(intent, kit=await self._kit(kit, ctx))
             return results.success(result.to_dict())
 
         return await self._call(work, ctx)
@@ -391,7 +405,7 @@ class _Tools:
 
     async def docs_index(self, kit: KitArg = None, ctx: Context | None = None) -> CallToolResult:
         async def work() -> CallToolResult:
-            return results.success(await asyncio.to_thread(self.service.docs_index, await self._kit(kit)))
+            return results.success(await asyncio.to_thread(self.service.docs_index, await self._kit(kit, ctx)))
 
         return await self._call(work, ctx)
 
@@ -484,6 +498,12 @@ def _settled(result: ExecutionResult, problem: LackpyError | None, note: str | N
     return dataclasses.replace(
         result, success=False, error_kind=problem.kind, error=f"the program ran, but what its session holds was not saved: {problem}",
     )
+
+
+def _granted_kits(ctx: Context | None) -> tuple[str, ...] | None:
+    """The kits the caller's checked access token gives (``lackpy.mcp.bearer``); None when the server takes none, or they give every kit."""
+    checked = caller_in(ctx)
+    return checked.kits if checked is not None else None
 
 
 def _kit_name(kit: ResolvedKit) -> str:
