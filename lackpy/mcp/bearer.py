@@ -30,7 +30,10 @@ token.
 Who called (``Caller``: the issuer, the subject, the client and the kits)
 stays in the request's scope for what stands behind: sessions, waiting runs
 and tasks are bound to the issuer and subject rather than to the token, so a
-refreshed token keeps its caller's work, and the run log names the subject.
+refreshed token keeps its caller's work; the audit records, the run log and
+the metrics (``lackpy_caller_runs``) name the subject; and
+``--oauth-runs-per-caller N`` bounds the runs one caller has under way on a
+replica (``Quota``).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from lackpy.errors import UsageError
+from lackpy.errors import ResourceError, UsageError
 from lackpy.mcp.front import refuse
 
 #: Where a request's checked caller is left in its ASGI scope.
@@ -278,6 +281,44 @@ class OAuthBearer:
         return value + (f', error="{refused.error}", error_description="{refused.description}"' if refused.error else "")
 
 
+class Quota:
+    """At most ``most`` runs under way at once per checked caller, on this replica (None: no bound; callers without a
+    checked token are not counted here: the server's own limits bound them)."""
+
+    def __init__(self, most: int | None = None) -> None:
+        self.most = most
+        self.under_way: dict[str, int] = {}
+
+    async def around(self, ctx: Any, work: Any) -> Any:
+        """``await work()`` counted against ``ctx``'s caller; ResourceError, before it starts, when the caller is at its bound."""
+        caller = caller_in(ctx) if self.most is not None else None
+        if caller is None:
+            return await work()
+        key = caller.key
+        if self.under_way.get(key, 0) >= self.most:
+            raise ResourceError(
+                f"you have {self.most} run(s) under way on this server, its bound per caller (--oauth-runs-per-caller); "
+                "wait for one to end, then call again"
+            )
+        self.under_way[key] = self.under_way.get(key, 0) + 1
+        try:
+            return await work()
+        finally:
+            self.under_way[key] -= 1
+            if not self.under_way[key]:
+                del self.under_way[key]
+
+
+def parse_runs(value: Any) -> int | None:
+    """``--oauth-runs-per-caller``: a whole number from 1; UsageError otherwise."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    if not text.isdigit() or not 0 < int(text) <= 100_000:
+        raise UsageError(f"--oauth-runs-per-caller expects a whole number of runs from 1, got {value!r}")
+    return int(text)
+
+
 def caller_of(scope: Mapping[str, Any] | None) -> Caller | None:
     """The checked caller of a request's ASGI scope, if the server checks tokens."""
     found = scope.get(CALLER) if scope is not None else None
@@ -310,4 +351,4 @@ def _get_json(url: str) -> Any:
         return json.loads(response.read(1 << 20))
 
 
-__all__ = ["ALGORITHMS", "CALLER", "Caller", "Issuer", "OAuthBearer", "PRM_PATHS", "Refused", "caller_in", "caller_of", "parse_scopes"]
+__all__ = ["ALGORITHMS", "CALLER", "Caller", "Issuer", "OAuthBearer", "PRM_PATHS", "Quota", "Refused", "caller_in", "caller_of", "parse_runs", "parse_scopes"]

@@ -39,6 +39,8 @@ DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.
 METHODS = frozenset({"GET", "POST", "DELETE", "HEAD", "OPTIONS", "PUT", "PATCH"})
 #: Where the page is served.
 PATH = "/metrics"
+#: The most callers the metrics name one by one (the rest are ``other``), so the series stay bounded.
+MOST_CALLERS = 1000
 
 
 class Metrics:
@@ -55,6 +57,9 @@ class Metrics:
                                    buckets=DURATION_BUCKETS, registry=self.registry)
         self.tool_calls = Counter("lackpy_tool_calls", "Tool calls the runs made, by tool (other: a tool the served kits lack) and outcome.",
                                   ["tool", "outcome"], registry=self.registry)
+        self.callers = Counter("lackpy_caller_runs", "Runs by caller (the checked subject of an access token; other past "
+                               f"{MOST_CALLERS} callers) and outcome.", ["caller", "outcome"], registry=self.registry)
+        self._callers: set[str] = set()
         self.requests = Counter("lackpy_http_requests", "HTTP requests, by method and status code.", ["method", "status"],
                                 registry=self.registry)
         self.registry.register(_Now(service, store, runlog))
@@ -62,6 +67,10 @@ class Metrics:
     def __call__(self, served: Served) -> None:
         self.runs.labels(served.outcome, served.mode).inc()
         self.durations.labels(served.mode).observe(served.seconds)
+        if served.who is not None:
+            if served.who not in self._callers and len(self._callers) < MOST_CALLERS:
+                self._callers.add(served.who)
+            self.callers.labels(served.who if served.who in self._callers else "other", served.outcome).inc()
         calls = timings(served.result)
         if not calls:
             return

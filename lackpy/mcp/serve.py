@@ -32,6 +32,7 @@ def serve(
     oauth_issuer: str | None = None,
     oauth_resource: str | None = None,
     oauth_scopes: list[str] | None = None,
+    oauth_runs_per_caller: int | str | None = None,
 ) -> None:
     """Serve lackpy over MCP until the client (stdio) or a signal (HTTP) ends it.
 
@@ -54,7 +55,7 @@ def serve(
     from lackpy.service import LackpyService
 
     address = parse_address(http) if http is not None else None
-    scopes = _oauth_options(oauth_issuer, oauth_resource, oauth_scopes, token_env)
+    scopes, runs_per_caller = _oauth_options(oauth_issuer, oauth_resource, oauth_scopes, token_env, oauth_runs_per_caller)
     token = _token(token_env) if token_env is not None else None
     if approval is not None:
         from lackpy.approvals.policy import Ask
@@ -62,7 +63,8 @@ def serve(
         Ask.parse(approval, "--approval")  # a bad approval mode is said before the server starts
     drain_s, front = _http_options(address is not None, token_env=token_env, drain_s=drain_s, store=store, cluster_key_env=cluster_key_env,
                                    advertise=advertise, max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,
-                                   oauth_issuer=oauth_issuer, oauth_resource=oauth_resource, oauth_scope=oauth_scopes or None)
+                                   oauth_issuer=oauth_issuer, oauth_resource=oauth_resource, oauth_scope=oauth_scopes or None,
+                                   oauth_runs_per_caller=oauth_runs_per_caller)
     service = LackpyService(workspace, trust=True if trust else None).load()
     for notice in service.notices:
         print(f"lackpy: {notice}", file=sys.stderr)
@@ -75,21 +77,27 @@ def serve(
         telemetry = Telemetry.start(service, policy, http=address is not None, store=cluster.store)
         server = build_server(service, policy, one_client=address is None, expose_tools=expose_tools, ceiling=ceiling, approval=approval,
                               allow_skills=allow_skills, observer=telemetry.observer, cluster=cluster)
+        server.quota.most = runs_per_caller
         if address is None:
             server.run("stdio")
             return
-        host, port = address
-        shown = f"[{host}]" if ":" in host else host
-        metrics = ", metrics at /metrics" if telemetry.metrics is not None else ""
-        print(f"lackpy: serving MCP at http://{shown}:{port}/mcp{metrics} (kits: {', '.join(policy.allowed)})", file=sys.stderr)
-        if cluster.shared:
-            print(f"lackpy: replica {cluster.me} of deployment {cluster.store.deployment}, state in {cluster.store.shown}, "
-                  f"reached at {cluster.replicas.url}", file=sys.stderr)
-        serve_http(server, host, port, token, telemetry.metrics, drain_s, front, issuer)
+        _say_serving(address, telemetry.metrics is not None, policy, cluster)
+        serve_http(server, *address, token, telemetry.metrics, drain_s, front, issuer)
     finally:
         if telemetry is not None:
             telemetry.close()
         service.close()
+
+
+def _say_serving(address: tuple[str, int], metrics: bool, policy: Any, cluster: Any) -> None:
+    """The lines on stderr that say where the server listens, what it offers and, for a replica, its deployment."""
+    host, port = address
+    shown = f"[{host}]" if ":" in host else host
+    print(f"lackpy: serving MCP at http://{shown}:{port}/mcp{', metrics at /metrics' if metrics else ''} (kits: {', '.join(policy.allowed)})",
+          file=sys.stderr)
+    if cluster.shared:
+        print(f"lackpy: replica {cluster.me} of deployment {cluster.store.deployment}, state in {cluster.store.shown}, "
+              f"reached at {cluster.replicas.url}", file=sys.stderr)
 
 
 def _http_options(http: bool, **given: Any) -> tuple[float | None, Any]:
@@ -123,18 +131,19 @@ def _issuer(issuer: str, resource: str | None, scopes: dict, address: tuple[str,
     return found
 
 
-def _oauth_options(issuer: str | None, resource: str | None, scopes: list[str] | None, token_env: str | None) -> dict:
-    """``--oauth-scope``'s scopes and kits; UsageError for options that go with --oauth-issuer without it, or beside --token-env."""
-    from lackpy.mcp.bearer import parse_scopes
+def _oauth_options(issuer: str | None, resource: str | None, scopes: list[str] | None, token_env: str | None, runs: Any) -> tuple[dict, int | None]:
+    """``--oauth-scope``'s scopes and kits, and the runs per caller; UsageError for options that go with --oauth-issuer
+    without it, or beside --token-env."""
+    from lackpy.mcp.bearer import parse_runs, parse_scopes
 
     if issuer is None:
-        given = "--oauth-resource" if resource is not None else "--oauth-scope" if scopes else None
+        given = next((name for name, value in (("--oauth-resource", resource), ("--oauth-scope", scopes), ("--oauth-runs-per-caller", runs)) if value), None)
         if given:
             raise UsageError(f"{given} goes with --oauth-issuer URL, the authorization server whose tokens this server takes")
-        return {}
+        return {}, None
     if token_env is not None:
         raise UsageError("give --oauth-issuer or --token-env, not both: a server takes either its issuer's access tokens or one shared token")
-    return parse_scopes(scopes)
+    return parse_scopes(scopes), parse_runs(runs)
 
 
 def cluster_of(store: str | None, deployment: str | None, key_env: str | None, advertise: str | None,

@@ -33,7 +33,7 @@ from lackpy.lang.grade import Grade
 from lackpy.lang.names import bindable, shown
 from lackpy.mcp import results
 from lackpy.mcp import tasks
-from lackpy.mcp.bearer import caller_in
+from lackpy.mcp.bearer import Quota, caller_in
 from lackpy.mcp.approvals import Asking, add_questions, in_task
 from lackpy.mcp.cluster import Cluster
 from lackpy.mcp.describe import TOOL_DESCRIPTIONS, run_program_description
@@ -150,6 +150,7 @@ def build_server(
     server = _Server("lackpy", instructions=INSTRUCTIONS, version=__version__, tools=served, log_level="WARNING", lifespan=_expiring(service, cluster),
                      extensions=[offered, *published], request_state_security=cluster.security())
     server.cluster = cluster
+    server.quota = tools.quota
     server.tasks = offered
     server.skill_prompts = SkillPrompts(service, skills)
     server.skill_shelf = shelf if published else None
@@ -186,6 +187,8 @@ class _Tools:
         self.log = ClientLog(service)
         self.skills = SkillPolicy(policy)
         self.observer = Observer()
+        #: The bound on each caller's runs under way (``lackpy.mcp.bearer``); unbounded unless ``lackpy serve`` sets it.
+        self.quota = Quota()
 
     async def _call(self, work: Callable[[], Awaitable[CallToolResult]], ctx: Context | Reach | None = None) -> CallToolResult:
         """``work()``'s result, a LackpyError as a tool error; then the notices the call left go to ``ctx``'s client
@@ -209,7 +212,7 @@ class _Tools:
 
         async def guarded(approve: Any, reach: Reach) -> CallToolResult:
             with self.observer.watch(tool, ctx):  # once per run, however many requests its approvals take
-                return await self._call(lambda: work(approve, reach), reach)
+                return await self._call(lambda: self.quota.around(ctx, lambda: work(approve, reach)), reach)
 
         run = tasks.current()
         if run is not None:  # the call is a task: its questions wait in it for tasks/update; no request is open to take progress
@@ -551,6 +554,7 @@ class _Server(MCPServer):
     skill_prompts: SkillPrompts | None = None
     skill_shelf: Shelf | None = None
     tasks: TasksExtension | None = None
+    quota: Quota | None = None
     runs_waiting: Callable[[], int] | None = None
 
     async def read_resource(self, uri: Any, context: Context | None = None) -> Any:

@@ -62,7 +62,7 @@ def deployment(tmp_path_factory, server_env):
     with log.open("wb") as stderr:
         server = subprocess.Popen(
             [PYTHON, "-m", "lackpy", "serve", "-w", str(ws), "--trust", "--http", f"127.0.0.1:{port}", "--allow-kits", "readonly,coding",
-             "--oauth-issuer", issuer, "--oauth-scope", "lackpy:read=readonly", "--oauth-scope", "lackpy:write=coding,readonly"],
+             "--oauth-issuer", issuer, "--oauth-scope", "lackpy:read=readonly", "--oauth-scope", "lackpy:write=coding,readonly", "--oauth-runs-per-caller", "1"],
             env=server_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
         )
     try:
@@ -104,7 +104,47 @@ def test_a_token_from_the_issuer_is_taken_and_its_scopes_give_its_kits_and_the_c
     audit = [json.loads(line) for line in (ws / ".lackpy" / "audit.jsonl").read_text().splitlines()]
     assert [(entry["program"], entry["caller"]) for entry in audit] == [("len(read_file('README.md')) > 0", "reader"), ("2", "writer")]
     said = wait_for(lambda: [line for line in log.read_text().splitlines() if line.startswith("lackpy: run run_program")], 3)
-    assert [line.rsplit(" ", 1)[-1] for line in said] == ["who=reader", "who=reader", "who=writer"]
+    assert [line.rsplit(" ", 1)[-1] for line in said][:3] == ["who=reader", "who=reader", "who=writer"]
+    import httpx
+
+    page = httpx.get(url.removesuffix("/mcp") + "/metrics", headers={"Authorization": f"Bearer {reader}"}, timeout=10).text
+    assert 'lackpy_caller_runs_total{caller="reader",outcome="success"} 1.0' in page
+    assert 'lackpy_caller_runs_total{caller="reader",outcome="denied"} 1.0' in page
+    assert 'lackpy_caller_runs_total{caller="writer",outcome="success"} 1.0' in page
+
+
+def test_one_caller_has_at_most_its_bound_of_runs_under_way_and_another_is_not_held_back(deployment):
+    """--oauth-runs-per-caller 1: while the writer's run waits for its approval, its second run is refused; the reader's runs."""
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.types import ElicitResult
+
+    issuer, url, _, _ = deployment
+    writer, reader = token(issuer, "writer", "lackpy:read lackpy:write"), token(issuer, "reader", "lackpy:read")
+
+    async def main():
+        asked, release = asyncio.Event(), asyncio.Event()
+
+        async def answer(context, params):
+            asked.set()
+            await release.wait()
+            return ElicitResult(action="accept", content={"approve": True})
+
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {writer}"}, timeout=60)
+        async with Client(streamable_http_client(url, http_client=http), mode="legacy", elicitation_callback=answer) as first:
+            waiting = asyncio.create_task(first.call_tool("run_program", {"program": 'write_file("quota.txt", "x")', "kit": "coding"}))
+            await asyncio.wait_for(asked.wait(), 60)
+            second = await run(url, writer, program="1")
+            other = await run(url, reader, program="3")
+            release.set()
+            done = await waiting
+        return second, other, done.structured_content
+
+    second, other, done = asyncio.run(main())
+    assert second["error"]["kind"] == "resources"
+    assert second["error"]["message"].startswith("you have 1 run(s) under way on this server, its bound per caller (--oauth-runs-per-caller)")
+    assert other["output"] == 3 and done["success"] is True
 
 
 def test_a_request_without_a_good_token_is_told_where_the_metadata_is_and_never_reaches_lackpy(deployment):
