@@ -1132,6 +1132,7 @@ def spec(json_: bool) -> None:
 @click.option("--http", "http", default=None, metavar="[HOST:]PORT", help="Serve streamable HTTP at /mcp (host default 127.0.0.1) instead of stdio.")
 @click.option("--oauth-issuer", default=None, metavar="URL", help="With --http: take access tokens (JWTs) this authorization server signs for this server, instead of --token-env.")
 @click.option("--oauth-resource", default=None, metavar="URL", help="With --oauth-issuer: this server's resource URL, the tokens' audience (default http://HOST:PORT/mcp).")
+@click.option("--oauth-introspect-env", default=None, metavar="VAR", help="With --oauth-issuer: take opaque tokens too, asking the issuer's introspection endpoint as the client CLIENT_ID:SECRET in $VAR.")
 @click.option("--oauth-runs-per-caller", default=None, metavar="N", help="With --oauth-issuer: at most N runs under way at once per caller (per replica).")
 @click.option("--oauth-scope", "oauth_scopes", multiple=True, metavar="SCOPE[=KIT,KIT]", help="With --oauth-issuer: a scope a caller needs, and the kits it gives (alone: every allowed kit).")
 @click.option("--token-env", "token_env", default=None, metavar="NAME", help="With --http: require 'Authorization: Bearer <token>', the token read from $NAME.")
@@ -1166,6 +1167,7 @@ def serve(
     oauth_resource: str | None,
     oauth_scopes: tuple[str, ...],
     oauth_runs_per_caller: str | None,
+    oauth_introspect_env: str | None,
     token_env: str | None,
     max_connections: str | None,
     max_connections_per_peer: str | None,
@@ -1201,7 +1203,7 @@ def serve(
         allow_skills=skills, drain_s=drain_s, store=store, deployment=deployment, cluster_key_env=cluster_key_env, advertise=advertise,
         max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,
         oauth_issuer=oauth_issuer, oauth_resource=oauth_resource, oauth_scopes=list(oauth_scopes),
-        oauth_runs_per_caller=oauth_runs_per_caller,
+        oauth_runs_per_caller=oauth_runs_per_caller, oauth_introspect_env=oauth_introspect_env,
     )
 
 

@@ -8,7 +8,11 @@ anything of it is read:
 * the token is a JWT (RFC 9068) signed with one of the issuer's keys (its
   ``jwks_uri``, found from its metadata at start; a key id lackpy does not
   know makes it read the keys again, at most once every REFRESH_S), by an
-  asymmetric algorithm only (never ``none``, never a shared secret);
+  asymmetric algorithm only (never ``none``, never a shared secret); or,
+  with ``--oauth-introspect-env VAR`` (``CLIENT_ID:SECRET``, lackpy's own
+  client at the issuer), an opaque token the issuer's introspection endpoint
+  (RFC 7662) says is active, for this resource (its ``aud``), not expired;
+  the answer is kept for the token until it expires, at most INTROSPECTED_S;
 * ``iss`` is the issuer, ``aud`` names this server's resource URL
   (``--oauth-resource``, by default ``http://HOST:PORT/mcp``), ``exp`` has not
   passed (``nbf`` and ``iat`` are checked too, with LEEWAY_S of clock skew),
@@ -39,13 +43,14 @@ replica (``Quota``).
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
 import json
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Mapping
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from lackpy.errors import ResourceError, UsageError
 from lackpy.mcp.front import refuse
@@ -60,6 +65,9 @@ LEEWAY_S = 30
 REFRESH_S = 30.0
 #: How long a read of the issuer's metadata or keys may take, in seconds.
 FETCH_S = 10.0
+#: How long an introspection's answer is kept for its token, at most, in seconds; and for how many tokens.
+INTROSPECTED_S = 60.0
+MOST_INTROSPECTED = 10_000
 #: Where the protected-resource metadata is served (RFC 9728: the root form and the one for the /mcp path).
 PRM_PATHS = ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource")
 
@@ -125,6 +133,10 @@ class Issuer:
         self.entry = next((scope for scope, kits in self.scopes.items() if kits is None or default_kit in kits), next(iter(self.scopes), None))
         self.keys: dict[str, Any] = {}
         self.jwks_uri = ""
+        #: lackpy's client at the issuer, for introspection (``CLIENT_ID:SECRET``), and the issuer's endpoint for it.
+        self.introspector: tuple[str, str] | None = None
+        self.introspection_endpoint = ""
+        self._introspected: dict[str, tuple[Caller, float]] = {}
         self._read_at = 0.0
         self._lock = threading.Lock()
 
@@ -146,12 +158,20 @@ class Issuer:
             raise UsageError(f"--oauth-issuer {self.issuer}: its metadata cannot be read (RFC 8414 or OpenID discovery); is the issuer URL right?")
         if metadata.get("issuer") != self.issuer:
             raise UsageError(f"--oauth-issuer {self.issuer}: its metadata names the issuer {metadata.get('issuer')!r}; give exactly that URL")
+        if self.introspector is not None:
+            endpoint = metadata.get("introspection_endpoint")
+            if not isinstance(endpoint, str) or urlsplit(endpoint).scheme not in ("https", "http"):
+                raise UsageError(f"--oauth-introspect-env: the metadata of {self.issuer} names no introspection_endpoint")
+            self.introspection_endpoint = endpoint
         jwks_uri = metadata.get("jwks_uri")
-        if not isinstance(jwks_uri, str) or urlsplit(jwks_uri).scheme not in ("https", "http"):
-            raise UsageError(f"--oauth-issuer {self.issuer}: its metadata has no jwks_uri, so lackpy cannot check its tokens' signatures")
-        self.jwks_uri = jwks_uri
-        if not self._read_keys(force=True):
+        if isinstance(jwks_uri, str) and urlsplit(jwks_uri).scheme in ("https", "http"):
+            self.jwks_uri = jwks_uri
+            if self._read_keys(force=True) or self.introspector is not None:
+                return self
             raise UsageError(f"--oauth-issuer {self.issuer}: its keys at {jwks_uri} cannot be read or hold no signing key lackpy accepts")
+        if self.introspector is None:
+            raise UsageError(f"--oauth-issuer {self.issuer}: its metadata has no jwks_uri, so lackpy cannot check its tokens' signatures; "
+                             "for opaque tokens give --oauth-introspect-env")
         return self
 
     def _read_keys(self, force: bool = False) -> bool:
@@ -159,6 +179,8 @@ class Issuer:
         from jwt import PyJWK
         from jwt.exceptions import PyJWKError
 
+        if not self.jwks_uri:
+            return False
         with self._lock:
             if not force and time.monotonic() - self._read_at < REFRESH_S:
                 return bool(self.keys)
@@ -202,6 +224,8 @@ class Issuer:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
+            if self.introspector is not None:
+                return await self._introspected_caller(token)
             raise Refused(401, "invalid_token", "the access token is not a JWT this server can read") from None
         algorithm, kid = header.get("alg"), header.get("kid", "")
         if algorithm not in ALGORITHMS:  # never echoed: the header is the caller's
@@ -223,6 +247,44 @@ class Issuer:
         except jwt.PyJWTError as exc:
             raise Refused(401, "invalid_token", f"the access token fails its checks ({type(exc).__name__})") from None
         return self._caller(claims)
+
+    async def _introspected_caller(self, token: str) -> Caller:
+        """The caller of an opaque token, as the issuer's introspection says (kept until it expires, at most INTROSPECTED_S)."""
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        kept = self._introspected.get(digest)
+        if kept is not None and kept[1] > time.time():
+            return kept[0]
+        try:
+            answer = await asyncio.to_thread(self._introspect, token)
+        except (OSError, ValueError):
+            raise Refused(401, "invalid_token", "the issuer's introspection endpoint did not answer; try again") from None
+        if not isinstance(answer, dict) or answer.get("active") is not True:
+            raise Refused(401, "invalid_token", "the issuer says the access token is not active")
+        audience = answer.get("aud")
+        if self.resource not in ([audience] if isinstance(audience, str) else audience if isinstance(audience, list) else []):
+            raise Refused(401, "invalid_token", f"the access token is not for this server: its aud does not name {self.resource}")
+        if answer.get("iss", self.issuer) != self.issuer:
+            raise Refused(401, "invalid_token", f"the access token was not issued by {self.issuer}")
+        expires = answer.get("exp")
+        if not isinstance(expires, (int, float)) or expires <= time.time():
+            raise Refused(401, "invalid_token", "the access token has expired, or its issuer says not when it does")
+        caller = self._caller(answer)
+        if len(self._introspected) >= MOST_INTROSPECTED:
+            self._introspected.clear()
+        self._introspected[digest] = (caller, min(float(expires), time.time() + INTROSPECTED_S))
+        return caller
+
+    def _introspect(self, token: str) -> Any:
+        from urllib.parse import urlencode
+        from urllib.request import Request, urlopen
+
+        client, secret = self.introspector
+        basic = base64.b64encode(f"{quote(client, safe='')}:{quote(secret, safe='')}".encode()).decode()
+        request = Request(self.introspection_endpoint, data=urlencode({"token": token, "token_type_hint": "access_token"}).encode(),
+                          headers={"Authorization": f"Basic {basic}", "Accept": "application/json",
+                                   "Content-Type": "application/x-www-form-urlencoded"})
+        with urlopen(request, timeout=FETCH_S) as response:
+            return json.loads(response.read(1 << 20))
 
     def _caller(self, claims: dict) -> Caller:
         subject, client = claims.get("sub"), claims.get("client_id")
@@ -309,6 +371,19 @@ class Quota:
                 del self.under_way[key]
 
 
+def parse_introspector(name: str | None) -> tuple[str, str] | None:
+    """``--oauth-introspect-env VAR``: VAR holds ``CLIENT_ID:SECRET``, lackpy's client at the issuer; UsageError otherwise."""
+    if name is None:
+        return None
+    import os
+
+    client, sep, secret = os.environ.get(name, "").partition(":")
+    if not sep or not client.strip() or not secret.strip():
+        raise UsageError(f"--oauth-introspect-env {name}: put CLIENT_ID:SECRET in the environment variable {name}, "
+                         "the client lackpy serve introspects tokens as at the issuer")
+    return client.strip(), secret.strip()
+
+
 def parse_runs(value: Any) -> int | None:
     """``--oauth-runs-per-caller``: a whole number from 1; UsageError otherwise."""
     if value is None:
@@ -351,4 +426,4 @@ def _get_json(url: str) -> Any:
         return json.loads(response.read(1 << 20))
 
 
-__all__ = ["ALGORITHMS", "CALLER", "Caller", "Issuer", "OAuthBearer", "PRM_PATHS", "Quota", "Refused", "caller_in", "caller_of", "parse_runs", "parse_scopes"]
+__all__ = ["ALGORITHMS", "CALLER", "Caller", "Issuer", "OAuthBearer", "PRM_PATHS", "Quota", "Refused", "caller_in", "caller_of", "parse_introspector", "parse_runs", "parse_scopes"]

@@ -33,6 +33,7 @@ def serve(
     oauth_resource: str | None = None,
     oauth_scopes: list[str] | None = None,
     oauth_runs_per_caller: int | str | None = None,
+    oauth_introspect_env: str | None = None,
 ) -> None:
     """Serve lackpy over MCP until the client (stdio) or a signal (HTTP) ends it.
 
@@ -55,7 +56,7 @@ def serve(
     from lackpy.service import LackpyService
 
     address = parse_address(http) if http is not None else None
-    scopes, runs_per_caller = _oauth_options(oauth_issuer, oauth_resource, oauth_scopes, token_env, oauth_runs_per_caller)
+    oauth = _oauth_options(oauth_issuer, oauth_resource, oauth_scopes, token_env, oauth_runs_per_caller, oauth_introspect_env)
     token = _token(token_env) if token_env is not None else None
     if approval is not None:
         from lackpy.approvals.policy import Ask
@@ -64,7 +65,7 @@ def serve(
     drain_s, front = _http_options(address is not None, token_env=token_env, drain_s=drain_s, store=store, cluster_key_env=cluster_key_env,
                                    advertise=advertise, max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,
                                    oauth_issuer=oauth_issuer, oauth_resource=oauth_resource, oauth_scope=oauth_scopes or None,
-                                   oauth_runs_per_caller=oauth_runs_per_caller)
+                                   oauth_runs_per_caller=oauth_runs_per_caller, oauth_introspect_env=oauth_introspect_env)
     service = LackpyService(workspace, trust=True if trust else None).load()
     for notice in service.notices:
         print(f"lackpy: {notice}", file=sys.stderr)
@@ -73,11 +74,11 @@ def serve(
         settings = service.config.serve if address is not None else {}
         cluster = cluster_of(store or settings.get("store"), deployment or settings.get("deployment"), cluster_key_env, advertise, address)
         policy = KitPolicy.build(service, kit, allow_kits)
-        issuer = _issuer(oauth_issuer, oauth_resource, scopes, address, policy) if oauth_issuer is not None else None
+        issuer = _issuer(oauth_issuer, oauth_resource, oauth, address, policy) if oauth_issuer is not None else None
         telemetry = Telemetry.start(service, policy, http=address is not None, store=cluster.store)
         server = build_server(service, policy, one_client=address is None, expose_tools=expose_tools, ceiling=ceiling, approval=approval,
                               allow_skills=allow_skills, observer=telemetry.observer, cluster=cluster)
-        server.quota.most = runs_per_caller
+        server.quota.most = oauth.get("runs")
         if address is None:
             server.run("stdio")
             return
@@ -120,30 +121,34 @@ def _http_options(http: bool, **given: Any) -> tuple[float | None, Any]:
             FrontSettings.build(given["max_connections"], given["max_connections_per_peer"]))  # bad values are said before the server starts
 
 
-def _issuer(issuer: str, resource: str | None, scopes: dict, address: tuple[str, int], policy: Any) -> Any:
+def _issuer(issuer: str, resource: str | None, oauth: dict, address: tuple[str, int], policy: Any) -> Any:
     """The authorization server whose access tokens this server takes, its metadata and keys read (``lackpy.mcp.bearer``)."""
     from lackpy.mcp.bearer import Issuer
 
     host, port = address
     resource = resource or f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
-    found = Issuer(issuer, resource, scopes, policy.allowed, policy.default_kit).discover()
+    found = Issuer(issuer, resource, oauth["scopes"], policy.allowed, policy.default_kit)
+    found.introspector = oauth["introspector"]
+    found.discover()
     print(f"lackpy: taking access tokens from {found.issuer} for {found.resource}", file=sys.stderr)
     return found
 
 
-def _oauth_options(issuer: str | None, resource: str | None, scopes: list[str] | None, token_env: str | None, runs: Any) -> tuple[dict, int | None]:
-    """``--oauth-scope``'s scopes and kits, and the runs per caller; UsageError for options that go with --oauth-issuer
-    without it, or beside --token-env."""
-    from lackpy.mcp.bearer import parse_runs, parse_scopes
+def _oauth_options(issuer: str | None, resource: str | None, scopes: list[str] | None, token_env: str | None, runs: Any,
+                   introspect_env: str | None) -> dict:
+    """``--oauth-scope``'s scopes and kits, the runs per caller and the introspecting client, said wrong before anything
+    starts; UsageError for options that go with --oauth-issuer without it, or beside --token-env."""
+    from lackpy.mcp.bearer import parse_introspector, parse_runs, parse_scopes
 
     if issuer is None:
-        given = next((name for name, value in (("--oauth-resource", resource), ("--oauth-scope", scopes), ("--oauth-runs-per-caller", runs)) if value), None)
+        given = next((name for name, value in (("--oauth-resource", resource), ("--oauth-scope", scopes), ("--oauth-runs-per-caller", runs),
+                                               ("--oauth-introspect-env", introspect_env)) if value), None)
         if given:
             raise UsageError(f"{given} goes with --oauth-issuer URL, the authorization server whose tokens this server takes")
-        return {}, None
+        return {}
     if token_env is not None:
         raise UsageError("give --oauth-issuer or --token-env, not both: a server takes either its issuer's access tokens or one shared token")
-    return parse_scopes(scopes), parse_runs(runs)
+    return {"scopes": parse_scopes(scopes), "runs": parse_runs(runs), "introspector": parse_introspector(introspect_env)}
 
 
 def cluster_of(store: str | None, deployment: str | None, key_env: str | None, advertise: str | None,

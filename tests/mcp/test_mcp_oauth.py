@@ -228,3 +228,33 @@ def wait_for(found, count: int, within: float = 10.0) -> list:
 
 def _claims(part: str) -> dict:
     return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def test_opaque_tokens_are_taken_as_the_issuers_introspection_says(tmp_path, server_env):
+    """An issuer of opaque tokens: lackpy serve asks its introspection endpoint (RFC 7662) as a client of its own."""
+    import httpx
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    clients = [*CLIENTS, {"client_id": "lackpy-serve", "client_secret": SECRET, "scope": "lackpy:read"}]
+    issuer_process = subprocess.Popen([_node(), str(TS / "auth_server.mjs"), url, json.dumps(clients), "opaque"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    issuer = issuer_process.stdout.readline().split()[1]
+    server = subprocess.Popen(
+        [PYTHON, "-m", "lackpy", "serve", "-w", str(make_workspace(tmp_path / "ws")), "--http", f"127.0.0.1:{port}", "--oauth-issuer", issuer,
+         "--oauth-scope", "lackpy:read=readonly", "--oauth-introspect-env", "INTROSPECT"],
+        env=dict(server_env, INTROSPECT=f"lackpy-serve:{SECRET}"), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, server)
+        opaque = token(issuer, "reader", "lackpy:read")
+        assert opaque.count(".") != 2  # not a JWT: only the issuer can say what it is
+        assert asyncio.run(run(url, opaque, program="5 + 5"))["output"] == 10
+        assert asyncio.run(run(url, opaque, program="6"))["output"] == 6
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        made_up = httpx.post(url, json=body, headers={"Authorization": "Bearer " + "x" * 43}, timeout=10)
+        assert made_up.status_code == 401 and made_up.json()["error_description"] == "the issuer says the access token is not active"
+    finally:
+        stop(server)
+        issuer_process.kill()
+        issuer_process.wait(10)

@@ -1,14 +1,15 @@
 // A real OAuth 2 authorization server for the tests: node-oidc-provider (a certified OpenID Provider), on 127.0.0.1.
 //
-//   node auth_server.mjs RESOURCE CLIENTS_JSON
+//   node auth_server.mjs RESOURCE CLIENTS_JSON [opaque]
 //
 // RESOURCE is the protected resource (lackpy serve's /mcp URL): the tokens the server issues for it are JWTs
-// signed with a key made at start (RS256), with aud = RESOURCE. CLIENTS_JSON lists the clients, each
-// {"client_id", "client_secret", "scope"}, all using the client credentials grant. Prints "READY <issuer>" once it listens.
+// signed with a key made at start (RS256), with aud = RESOURCE, or with "opaque" opaque tokens that the resource
+// server introspects (RFC 7662). CLIENTS_JSON lists the clients, each {"client_id", "client_secret", "scope"}, all
+// using the client credentials grant (a resource server introspects as one of them). Prints "READY <issuer>" once it listens.
 import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
 
-const [resource, clientsJson] = process.argv.slice(2);
+const [resource, clientsJson, format] = process.argv.slice(2);
 const clients = JSON.parse(clientsJson);
 const scopes = [...new Set(clients.flatMap((client) => client.scope.split(' ')))];
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -46,7 +47,7 @@ const provider = new Provider(issuer, {
       useGrantedResource: () => true,
       getResourceServerInfo: (ctx, indicator) => {
         if (indicator !== resource) throw new Error(`unknown resource ${indicator}`);
-        return { scope: scopes.join(' '), audience: resource, accessTokenTTL: 600, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } };
+        return { scope: scopes.join(' '), audience: resource, accessTokenTTL: 600, ...(format === 'opaque' ? { accessTokenFormat: 'opaque' } : { accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }) };
       },
     },
   },
