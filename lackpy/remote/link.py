@@ -87,7 +87,11 @@ class _Link:
         try:
             hooks = {"list_roots_callback": self._roots, "elicitation_callback": self._elicit, **sampling.hooks(self.settings, self.tier_named, self.inflight)}
             # lackpy reads a server's skills (SEP-2640, lackpy.remote.fetch), so it says so; it never needs the server to.
-            async with Client(self._target(), raise_exceptions=False, extensions=[advertise(EXTENSION)], **hooks) as client:
+            from lackpy.remote.task_extension import Tasks
+
+            # Tasks on 2026-07-28 (SEP-2663): a call the server answers with a task is followed to its end (lackpy.remote.task_extension).
+            extensions = [advertise(EXTENSION), Tasks(self._elicit, self._roots)]
+            async with Client(self._target(), raise_exceptions=False, extensions=extensions, **hooks) as client:
                 self.tools = await _all_tools(client)
                 self.client = client
                 ready.set_result(None)
@@ -333,7 +337,9 @@ class Remotes:
 
     async def _call(self, server: str, tool: str, arguments: dict[str, Any], timeout: float, progress: Any) -> Any:
         async def call(link: _Link) -> Any:
-            if tasks.requires_task(link.tools, tool):  # a plain call would be refused: run it as a task (lackpy.remote.tasks)
+            if tasks.requires_task(link.tools, tool) and link.client.session.protocol_version in tasks.TASK_VERSIONS:
+                # 2025-11-25: a plain call would be refused, so it runs as a task (lackpy.remote.tasks); on 2026-07-28 the
+                # server answers a plain call with a task, which the Tasks extension follows
                 return await tasks.call_as_task(link.client.session, tool, arguments, timeout, progress)
             # The SDK's own read timeout is a second later than ours, so a slow call always ends the same way (ours).
             return await link.client.call_tool(tool, arguments, read_timeout_seconds=timeout + 1.0, progress_callback=progress)

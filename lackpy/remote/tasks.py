@@ -54,9 +54,10 @@ def unusable(support: str | None, version: str | None) -> str | None:
     """Why a tool cannot be called on a session of protocol ``version``, or None when it can.
 
     A tool that requires tasks on a session without them would fail every
-    call: it is left out rather than listed as working.
+    call: it is left out rather than listed as working. 2026-07-28 has them
+    through the tasks extension (``lackpy.remote.task_extension``).
     """
-    if support == REQUIRED and version not in TASK_VERSIONS:
+    if support == REQUIRED and version not in (*TASK_VERSIONS, "2026-07-28"):
         return f"tool left out: it runs only as a task, and protocol version {version} has no tasks"
     return None
 

@@ -137,12 +137,13 @@ for line in sys.stdin:
 
 
 def test_a_tool_that_requires_tasks_on_a_version_without_them_is_left_out_with_its_reason(tmp_path):
-    """2025-06-18 stands for every version without tasks: no server here speaks 2026-07-28 with a task tool (the SDK's
-    own server drops ``execution`` on such a session, the TypeScript SDK speaks 2025-11-25 at most), and the rule is one."""
+    """2025-06-18 stands for every version without tasks (2026-07-28 has them through the extension:
+    test_remote_task_extension.py), and the rule is one."""
     from lackpy import LackpyService
     from lackpy.remote import tasks
 
-    assert tasks.unusable("required", "2026-07-28") and tasks.unusable("optional", "2026-07-28") is None
+    assert tasks.unusable("required", "2025-06-18") and tasks.unusable("optional", "2025-06-18") is None
+    assert tasks.unusable("required", "2026-07-28") is None
 
     script = tmp_path / "old.py"
     script.write_text(BEFORE_TASKS)
