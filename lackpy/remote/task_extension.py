@@ -7,8 +7,10 @@ server may then answer a ``tools/call`` with a ``CreateTaskResult``
 (``resultType: "task"``); the SDK hands it to ``follow``, which, within the
 call's time:
 
-- polls ``tasks/get`` at the server's ``pollIntervalMs`` (within POLL_MIN_S
-  and POLL_MAX_S) while the task is ``working``;
+- polls ``tasks/get`` while the task is ``working``: first after POLL_MIN_S,
+  each wait twice the one before until it reaches the server's
+  ``pollIntervalMs`` (within POLL_MIN_S and POLL_MAX_S), so a short run is
+  not held for a whole interval and a long one is polled as the server asks;
 - answers an ``input_required`` task's ``inputRequests`` with
   ``tasks/update``: an ``elicitation/create`` goes to the person who answers
   the run's approvals (``lackpy.remote.asks``, as a question in the middle
@@ -93,7 +95,7 @@ class Tasks(ClientExtension):
         """The call's result: the task polled, its questions answered, until it ends."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + (ctx.read_timeout_seconds or REQUEST_S)
-        task_id, interval, rounds, done = created.task_id, created.poll_interval_ms, 0, False
+        task_id, interval, rounds, polls, done = created.task_id, created.poll_interval_ms, 0, 0, False
         try:
             while True:
                 task = await _ask(ctx.session, "tasks/get", task_id, deadline)
@@ -114,7 +116,9 @@ class Tasks(ClientExtension):
                     await _ask(ctx.session, "tasks/update", task_id, deadline, answers)
                     continue
                 interval = task.poll_interval_ms or interval
-                await asyncio.sleep(min(max((interval or 1000) / 1000, POLL_MIN_S), POLL_MAX_S, max(deadline - loop.time(), 0)))
+                wait = min(max((interval or 1000) / 1000, POLL_MIN_S), POLL_MAX_S)
+                await asyncio.sleep(min(wait, POLL_MIN_S * 2 ** polls, max(deadline - loop.time(), 0)))
+                polls += 1
                 if loop.time() >= deadline:
                     raise TimeoutError
         finally:
