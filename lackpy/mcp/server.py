@@ -227,18 +227,17 @@ class _Tools:
         Once the workspace is loaded that is a cache lookup, cheaper than the
         two thread switches of doing it elsewhere; until then, off the loop.
         """
-        kits = _granted_kits(ctx)
         if kit is None or not kit.strip():
-            kit = self.policy.default_for(kits)
+            kit = self.policy.default_for(_granted_kits(ctx))
         if self.service.loaded:
             resolved = self.policy.resolve(self.service, kit)
         else:
             resolved = await asyncio.to_thread(self.policy.resolve, self.service, kit)
-        return self._granted(resolved, ctx, kits)
+        return self._granted(resolved, ctx)
 
-    def _granted(self, resolved: ResolvedKit, ctx: Context | None, kits: Any = False) -> ResolvedKit:
+    def _granted(self, resolved: ResolvedKit, ctx: Context | None) -> ResolvedKit:
         """``resolved`` when the caller's access token gives it (or the server takes no access tokens); DeniedError otherwise."""
-        kits = _granted_kits(ctx) if kits is False else kits
+        kits = _granted_kits(ctx)
         if kits is not None:
             self.policy.granted(resolved, kits)
         return resolved
