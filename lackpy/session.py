@@ -317,9 +317,12 @@ class Sessions:
         _close(evicted)
         return session
 
-    def fresh(self) -> Session:
-        """A new session for a call; it enters the table only if it holds something when the call ends."""
-        return self._new()
+    def fresh(self, owner: str | None = None) -> Session:
+        """A new session for a call; it enters the table only if it holds something when the call ends.
+
+        ``owner`` (a checked caller's key prefix) starts its id, ``OWNER.RANDOM``, so only that caller is given it again.
+        """
+        return self._new(f"{owner}.{secrets.token_urlsafe(12)}" if owner else None)
 
     def get(self, id: str) -> Session:
         """The session ``id``, marked used: an open one, or a new empty one for an id whose session held nothing.

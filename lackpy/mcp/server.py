@@ -24,7 +24,7 @@ from mcp.types import CallToolResult, Prompt, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from lackpy import __version__
-from lackpy.errors import ArgumentError, ErrorKind, LackpyError, LimitExceeded, UsageError, resource_error
+from lackpy.errors import ArgumentError, ErrorKind, LackpyError, LimitExceeded, ParamError, UsageError, resource_error
 from lackpy.infer.result import DelegateResult, GenerationResult
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.kit.spec import ToolSpec
@@ -251,19 +251,23 @@ class _Tools:
         up front when it could not. A named session is read off the event
         loop: with a shared store that is a round trip to it.
         """
-        sessions, note = self.service.sessions, None
+        sessions, note, owner = self.service.sessions, None, _owner(ctx)
         if given is not None:
+            if owner is not None and not given.startswith(f"{owner}."):  # a checked caller is given only its own sessions
+                raise ParamError(f"no session {given[:80]!r} of yours is known here; leave session out to start a new one")
             session = await _sessions_call(sessions, sessions.get, given)
         elif self.main is not None:
             return self.main, None
         elif (connection := _connection(ctx)) is None:
-            session = sessions.fresh()
+            session = sessions.fresh(owner)
         else:
             session = connection.state.get(_SESSION_KEY)
+            if session is not None and owner is not None and not session.id.startswith(f"{owner}."):
+                session = None  # another caller's request on this connection: never its session
             if session is None or session.closed:
                 if session is not None:
                     note = f"this connection's session {session.id} {sessions.why(session.id) or 'was closed'}; this call has a new one"
-                session = connection.state[_SESSION_KEY] = sessions.fresh()
+                session = connection.state[_SESSION_KEY] = sessions.fresh(owner)
                 connection.exit_stack.push_async_callback(asyncio.to_thread, sessions.close_session, session, "was closed: its connection closed")
             elif session.version and sessions.replicas is not None:  # shared: a call naming it elsewhere may have changed it
                 session = await asyncio.to_thread(sessions.get, session.id)
@@ -500,6 +504,12 @@ def _settled(result: ExecutionResult, problem: LackpyError | None, note: str | N
     return dataclasses.replace(
         result, success=False, error_kind=problem.kind, error=f"the program ran, but what its session holds was not saved: {problem}",
     )
+
+
+def _owner(ctx: Context | None) -> str | None:
+    """The prefix of the session ids a checked caller owns (``lackpy.mcp.bearer``); None when the server checks no tokens."""
+    checked = caller_in(ctx)
+    return checked.key[:16] if checked is not None else None
 
 
 def _granted_kits(ctx: Context | None) -> tuple[str, ...] | None:

@@ -258,3 +258,15 @@ def test_opaque_tokens_are_taken_as_the_issuers_introspection_says(tmp_path, ser
         stop(server)
         issuer_process.kill()
         issuer_process.wait(10)
+
+
+def test_a_session_belongs_to_the_caller_that_made_it(deployment):
+    issuer, url, _, _ = deployment
+    reader, writer = token(issuer, "reader", "lackpy:read"), token(issuer, "writer", "lackpy:read lackpy:write")
+    kept = asyncio.run(run(url, reader, program="secret = 41\nsecret", keep=True))
+    session = kept["session"]
+    assert kept["kept"] == ["secret"]
+    assert asyncio.run(run(url, reader, program="secret + 1", session=session))["output"] == 42
+    other = asyncio.run(run(url, writer, program="secret + 1", session=session))
+    assert other["error"]["kind"] == "param"
+    assert other["error"]["message"] == f"no session {session!r} of yours is known here; leave session out to start a new one"
