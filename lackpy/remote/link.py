@@ -92,6 +92,7 @@ class _Link:
             # Tasks on 2026-07-28 (SEP-2663): a call the server answers with a task is followed to its end (lackpy.remote.task_extension).
             extensions = [advertise(EXTENSION), Tasks(self._elicit, self._roots)]
             async with Client(self._target(), raise_exceptions=False, extensions=extensions, **hooks) as client:
+                _complete_by_default(client.session)
                 self.tools = await _all_tools(client)
                 self.client = client
                 ready.set_result(None)
@@ -143,6 +144,32 @@ class _Link:
         if not self._task.done():
             self._task.cancel()
             await asyncio.wait({self._task}, timeout=CLOSE_S)
+
+
+#: The protocol revisions whose results carry ``resultType``.
+_RESULT_TYPED = frozenset({"2026-07-28"})
+
+
+def _complete_by_default(session: Any) -> None:
+    """Take a result without ``resultType`` as complete, as 2026-07-28 says a client MUST (SEP-2322).
+
+    The SDK's client checks every result against the revision's wire schema,
+    which requires the field, before anything else reads it; so the raw
+    result is given its default first, at the one place every request's
+    answer passes (the session's dispatcher), and nothing else is changed.
+    """
+    dispatcher = getattr(session, "_dispatcher", None)
+    send = getattr(dispatcher, "send_raw_request", None)
+    if send is None:
+        return
+
+    async def completed(method: str, params: Any, opts: Any) -> Any:
+        raw = await send(method, params, opts)
+        if isinstance(raw, dict) and "resultType" not in raw and session.protocol_version in _RESULT_TYPED:
+            raw = {**raw, "resultType": "complete"}
+        return raw
+
+    dispatcher.send_raw_request = completed
 
 
 async def _all_tools(client: Any) -> list[Any]:
