@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from lackpy.mcp import tasks
 from lackpy.mcp.logs import PROGRESS_LEVEL, say_in
 
 #: The most progress messages that wait to be sent (between rounds, or to a slow client); past them the newest are dropped, and counted.
@@ -50,6 +51,9 @@ class Reach:
 class Progress:
     """MCP progress notifications of one call, sent in order by one task; nothing when the client asked for none.
 
+    A call that runs as a task has no request to send them to: its progress
+    is the task's ``statusMessage`` instead, which ``tasks/get`` shows.
+
     ``report`` and ``on_event`` only queue a message, so neither blocks the
     work; leaving the block sends what is queued (unless the request is
     cancelled, or no request is open to take it) and never mixes a message
@@ -62,6 +66,8 @@ class Progress:
         self.sender: asyncio.Task | None = None
         self.count = 0
         self.dropped = 0
+        #: The task the call runs as (``lackpy.mcp.tasks``): its progress is the task's statusMessage.
+        self.task = tasks.current()
 
     async def __aenter__(self) -> "Progress":
         if _in_request(self.reach.ctx):
@@ -78,6 +84,8 @@ class Progress:
             self.sender.cancel()
 
     def report(self, message: str) -> None:
+        if self.task is not None:
+            self.task.progress(message)
         if self.sender is None:
             return
         if self.queue.qsize() >= MOST_WAITING:

@@ -4,7 +4,9 @@ A task is one ``tools/call`` that goes on after its request ended. Its
 record (``task:{key}`` in the store the sessions use, ``lackpy.store``) is
 what ``tasks/get`` answers from any replica and after the connection that
 made it closed: its status (``working``, ``input_required``, ``completed``,
-``failed``, ``cancelled``), its times, and when it ended its result (a tool
+``failed``, ``cancelled``), its progress (``statusMessage``: the run's last
+progress message, written at most every PROGRESS_EVERY_S), its times, and
+when it ended its result (a tool
 result, failed or not) or its error (the JSON-RPC error of a protocol
 failure). The run itself lives in the replica that started it (``Run``):
 what it waits for (``inputRequests``, answered through ``tasks/update``) and
@@ -44,6 +46,9 @@ POLL_INTERVAL_MS = 500
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 #: The JSON-RPC code of a task that failed inside the server.
 INTERNAL_ERROR = -32603
+#: The shortest time between two writes of a running task's progress (its ``statusMessage``), in seconds; the longest message.
+PROGRESS_EVERY_S = 0.5
+PROGRESS_CHARS = 500
 
 _CURRENT: contextvars.ContextVar["Run | None"] = contextvars.ContextVar("lackpy_task", default=None)
 _log = logging.getLogger(__name__)
@@ -75,6 +80,30 @@ class Run:
         self.lock = asyncio.Lock()
         self.pending: dict[str, asyncio.Future] = {}
         self.keys = itertools.count(1)
+        self._progress: asyncio.TimerHandle | None = None
+        self._writes: set[asyncio.Task] = set()
+
+    def progress(self, message: str) -> None:
+        """The run's progress as the task's ``statusMessage``: kept at once, written at most every PROGRESS_EVERY_S
+        (the last message wins; the record written when the task ends has the last one)."""
+        self.record["statusMessage"] = message[:PROGRESS_CHARS]
+        if self._progress is None and self.record["status"] not in TERMINAL:
+            self._progress = asyncio.get_running_loop().call_later(PROGRESS_EVERY_S, self._write_progress)
+
+    def _write_progress(self) -> None:
+        self._progress = None
+        if self.record["status"] in TERMINAL:
+            return
+
+        async def write() -> None:
+            try:
+                await self.book.change(self, self.record["status"])
+            except LackpyError:  # the store is away: the next write, or the task's end, says it
+                pass
+
+        job = asyncio.get_running_loop().create_task(write())
+        self._writes.add(job)
+        job.add_done_callback(self._writes.discard)
 
     async def ask(self, request: dict, prefix: str = "input") -> Any:
         """Wait for the client's answer to ``request`` (an ``elicitation/create`` or other input request, as on the wire).

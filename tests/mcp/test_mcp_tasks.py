@@ -9,6 +9,7 @@ Authorization header) and outlive the connection that made them.
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any, Literal
 
 import pytest
@@ -148,6 +149,27 @@ def test_a_run_comes_back_as_a_task_and_is_polled_to_its_result(served):
     assert done.result_type == "complete" and done.status == "completed" and done.error is None
     assert done.result["structuredContent"]["output"] == 3 and done.result["structuredContent"]["success"] is True
     assert not done.result.get("isError") and resolved.structured_content["output"] == 3
+    assert re.fullmatch(r"done: \d+ tool calls", (done.model_extra or {}).get("statusMessage") or ""), done.model_extra  # its last progress
+
+
+def test_a_running_task_shows_its_progress_in_tasks_get(served):
+    """The run's progress messages, which a task has no request to send, are its statusMessage: here while it waits for an
+    approval after three reads, and its last one when it ends."""
+    _, url = served
+    program = "n = 0\nfor i in range(3):\n    n += len(read_file('README.md'))\nwrite_file('progress.txt', str(n))\n"
+
+    async def main():
+        async with client(url) as opened:
+            created = await start(opened, program, "coding")
+            asked = await poll(opened, created.task_id, ("input_required",))
+            [key] = inputs_of(asked)
+            await ask(opened, "tasks/update", taskId=created.task_id, inputResponses={key: {"action": "decline"}})
+            return asked, await poll(opened, created.task_id)
+
+    asked, done = asyncio.run(main())
+    said = (asked.model_extra or {}).get("statusMessage") or ""
+    assert asked.status == "input_required" and re.fullmatch(r"[123] tool calls?, the last read_file", said), said  # tool events: the first, then every PROGRESS_S
+    assert done.status == "completed" and (done.model_extra or {}).get("statusMessage") == "done: 4 tool calls"
 
 
 def test_a_client_that_does_not_declare_the_extension_gets_the_result_and_no_tasks(served):
