@@ -77,6 +77,7 @@ class ErrorKind(StrEnum):
     STORE = "store"
     LOST = "lost"
     AUTH = "auth"
+    CANCELLED = "cancelled"
     RUNTIME = "runtime"
 
     @classmethod

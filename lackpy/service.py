@@ -29,7 +29,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 from lackpy.approvals.approver import ApproveSpec, asks_on_loop
 from lackpy.approvals.gatekeeper import Gatekeeper, Gatekeepers
 from lackpy.config import Config, add_server
-from lackpy.errors import ConfigError, KitError, LackpyError, ParamError, WorkspaceError
+from lackpy.errors import ConfigError, ErrorKind, KitError, LackpyError, ParamError, WorkspaceError
 from lackpy.host import journal
 from lackpy.infer.base import Request, Tier
 from lackpy.infer.dispatch import Dispatcher
@@ -46,7 +46,7 @@ from lackpy.lang.grade import Grade
 from lackpy.lang.grammar import language_spec
 from lackpy.lang.validator import Check
 from lackpy.plugins import get_plugin_manager, skill_dirs
-from lackpy.run.cancel import Cancel
+from lackpy.run.cancel import Cancel, Cancelled
 from lackpy.run.compiler import prepare
 from lackpy.run.guardrails import Guardrails
 from lackpy.run.limits import Limits
@@ -366,14 +366,14 @@ class LackpyService:
         approve: ApproveSpec = None,
         approval: str | None = None,
         skill: str | None = None,
+        stop: asyncio.Event | None = None,
     ) -> ExecutionResult:
         """Validate and run ``program``.
 
         ``mode`` is ``"isolated"`` (the default: a worker process; the event
         loop stays free) or ``"inprocess"`` (on the calling thread: fastest,
         for trusted programs); ``limits`` add to the config's and the kit's;
-        ``dry_run`` returns the diff of the writes instead of applying them.
-        ``session`` (from ``open_session``) gives the tools that session's
+        ``dry_run`` returns the diff of the writes instead of applying them. ``session`` (from ``open_session``) gives the tools that session's
         checklist and processes, and the program the variables it kept; with
         ``keep``, a run that succeeds leaves its plain-data variables there
         for the next (listed in ``kept``). ``on_event`` hears
@@ -396,6 +396,8 @@ class LackpyService:
         the skill's own files. One another MCP server serves (``SERVER__name``)
         is verified first, held to read-only unless ``ceiling`` raises it, and
         runs only once a person approves it (``lackpy.skills.remote``).
+        Setting ``stop`` ends the run as ``cancelled``, not ``complete``, with
+        what it had done (trace, printed, assigned); nothing is written.
         """
         remote = _one_kit(kit, extra_tools, skill)
         if keep and session is None:
@@ -424,7 +426,7 @@ class LackpyService:
         # program: prepare's cache), cheaper than the two thread switches of doing it elsewhere.
         settings, result = settle() if ready else await off_loop(settle)
         if result is None:
-            result = await self._scheduler.run(program, settings, settings.mode == "inprocess" and not asks_on_loop(approve))
+            result = await self._scheduler.run(program, settings, settings.mode == "inprocess" and not asks_on_loop(approve), stop)
         return session.answered(result, keep) if session is not None else result
 
     @property
@@ -569,6 +571,8 @@ class LackpyService:
 
             def run(program: str) -> ExecutionResult:
                 result = run_with(program, settings, cancel)
+                if result.error_kind == ErrorKind.CANCELLED:
+                    raise Cancelled()  # the delegation is over: no repair, no next tier
                 return session.answered(result, False) if session is not None else result
 
             outcome = self._dispatcher(events, first).dispatch(request, run)

@@ -38,8 +38,11 @@ class DeadlineReached(BaseException):
 
 
 class Cancelled(BaseException):
-    """Raised into a running program whose caller cancelled it."""
+    """Raised into a running program whose caller cancelled it: the program ends there, as ``cancelled``, with what it had done."""
 
+
+#: What a cancelled run's error says, after the line it was on.
+CANCELLED = "cancelled: the run was stopped before it finished"
 
 #: A result nested deeper than this is refused, in both modes alike.
 MAX_RESULT_DEPTH = 200
@@ -119,7 +122,7 @@ def execute(
         if nesting(output, MAX_RESULT_DEPTH) > MAX_RESULT_DEPTH:
             raise LimitExceeded("recursion", MAX_RESULT_DEPTH, f"the result is nested more than {MAX_RESULT_DEPTH} levels deep; return flatter data")
     except BaseException as exc:  # everything a program can do wrong; KeyboardInterrupt is re-raised below
-        if isinstance(exc, (KeyboardInterrupt, SystemExit, Cancelled)):
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
         ending = failure(exc, limits)
         ending.printed = printer.text
@@ -185,6 +188,34 @@ def plain_variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
     return kept
 
 
+#: What a run that did not finish returns of its variables, at most (``assigned``), and how many names.
+ASSIGNED_BYTES = 16 * 1024
+ASSIGNED_NAMES = 200
+
+
+def assigned(variables: Mapping[str, Any], params: Mapping[str, Any], budget: int) -> tuple[dict[str, Any], dict[str, str]]:
+    """What an unfinished run had assigned: the values that are plain data and fit ``budget`` (at most ``ASSIGNED_BYTES``), and a description of the rest.
+
+    ``variables`` are a run's as ``plain_variables`` kept them; a parameter
+    still holding the value it was given is not something the run assigned.
+    """
+    whole: dict[str, Any] = {}
+    cut: dict[str, str] = {}
+    left = min(budget, ASSIGNED_BYTES)
+    for name, value in variables.items():
+        if len(whole) + len(cut) >= ASSIGNED_NAMES:
+            break
+        if name in params and params[name] is value:
+            continue
+        size = left + 1 if type(value) is Summary else value_size(value, left)
+        if size <= left:
+            whole[name] = value
+            left -= size
+        else:
+            cut[name] = str(value) if type(value) is Summary else summarize(value)
+    return whole, cut
+
+
 def nesting(value: Any, most: int) -> int:
     """How deeply containers nest in ``value``, counting no further than past ``most``.
 
@@ -221,6 +252,8 @@ def failure(exc: BaseException, limits: Limits) -> Ending:
     tool = getattr(exc, "lackpy_tool", None)
     if isinstance(exc, DeadlineReached):
         exc = LimitExceeded("timeout", limits.timeout_s, f"ran longer than {limits.timeout_s:g} s")
+    elif isinstance(exc, Cancelled):
+        return Ending(False, error=f"{where}{CANCELLED}", error_kind=ErrorKind.CANCELLED, error_line=line, variables=_public(variables))
     elif isinstance(exc, MemoryError):
         exc = LimitExceeded("memory", limits.memory_bytes, f"ran out of memory (limit {limits.memory_bytes} bytes)")
     elif isinstance(exc, RecursionError):

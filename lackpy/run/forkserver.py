@@ -9,7 +9,7 @@ never hits a recycled pid) and reports how they exited.
 
 Control messages are single datagrams on a SOCK_SEQPACKET pair:
 host -> server ``b"S <id>"`` with one fd (spawn), ``b"H <id>"`` with one fd
-(spawn a worker to hold for the next run), ``b"K <pid>"`` (kill);
+(spawn a worker to hold for the next run), ``b"K <pid>"`` (kill), ``b"I <pid>"`` (interrupt: stop the run, SIGUSR1);
 server -> host ``b"R"`` (ready), ``b"P <id> <pid>"`` (spawned),
 ``b"X <pid> <status>"`` (exited).
 
@@ -288,6 +288,13 @@ class ForkServer:
         except ForkServerBroken:
             pass  # the worker finds its channel closed, or its own timer ends it
 
+    def interrupt(self, pid: int) -> None:
+        """Ask worker ``pid`` to stop its run where it is (SIGUSR1): it reports what it had done, as ``cancelled``."""
+        try:
+            self._send(b"I %d" % pid)
+        except ForkServerBroken:
+            pass
+
     def exit_status(self, pid: int, wait_s: float = 1.0) -> int | None:
         """How ``pid`` exited (an ``os.waitpid`` status), waiting up to ``wait_s``."""
         with self._lock:
@@ -475,10 +482,10 @@ def serve(fd: int, sandbox: bool = True, pool: int = 1) -> None:
             if hold is not None:  # one at a time: an earlier one is answered now
                 handed = _answer(control, hold, spares, fork_spare)
             hold, quiet_at = (message[2:], fds[0]), max(quiet_at, time.monotonic() + SETTLE_S)
-        elif message.startswith(b"K "):
+        elif message.startswith(b"K ") or message.startswith(b"I "):
             pid = int(message[2:])
             if pid in children:  # only our own, not yet reaped child
-                _kill(pid)
+                _kill(pid, signal.SIGKILL if message[:1] == b"K" else signal.SIGUSR1)
         else:
             for extra in fds:
                 os.close(extra)
@@ -522,9 +529,9 @@ def hung_up(channel: socket.socket) -> bool:
     return bool(readable)
 
 
-def _kill(pid: int) -> None:
+def _kill(pid: int, sig: int = signal.SIGKILL) -> None:
     try:
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, sig)
     except ProcessLookupError:
         pass
 

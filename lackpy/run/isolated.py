@@ -13,6 +13,7 @@ import dataclasses
 import os
 import signal
 import socket
+import threading
 import time
 import types
 from typing import Any, Callable, Mapping
@@ -20,7 +21,7 @@ from typing import Any, Callable, Mapping
 from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, ResourceError, WorkerError, resource_error
 from lackpy.run import wire
 from lackpy.run.cancel import Cancel
-from lackpy.run.execute import PAUSE_HOOKS, Cancelled, DeadlineReached, Ending, thread_deadline
+from lackpy.run.execute import CANCELLED, PAUSE_HOOKS, Cancelled, DeadlineReached, Ending, thread_deadline
 from lackpy.run.forkserver import held_worker, start_worker
 from lackpy.run.limits import Limits
 from lackpy.run.placement import apart
@@ -29,6 +30,8 @@ from lackpy.run.trace import Summary, describe_exception
 
 # The worker's own timer reports the line it was on; the host kills it this much later.
 GRACE_S = 0.5
+#: How long a worker asked to stop (a cancel) has to report what it did before it is killed.
+STOP_GRACE_S = 1.0
 # A run that has made this many calls has its worker kept off the CPU of the thread serving it (``placement.apart``).
 APART_AFTER_CALLS = 16
 
@@ -206,8 +209,9 @@ class Stale(Exception):
 def _run(begun: Begun, tools: Mapping[str, Callable[..., Any]], limits: Limits, cancel: Cancel | None) -> Ending:
     """``run_isolated`` on a worker that has its job: serve its calls until its outcome, then let it go or give it back."""
     server, pid = begun.server, begun.pid
+    stopping = _Stopping(server, pid)
     if cancel is not None:
-        cancel.on_cancel(lambda: server.kill(pid))
+        cancel.on_cancel(stopping.start)
     hooks = PAUSE_HOOKS.set(PAUSE_HOOKS.get() + (begun.clock.pause,))
     keep = False
     try:
@@ -215,27 +219,49 @@ def _run(begun: Begun, tools: Mapping[str, Callable[..., Any]], limits: Limits, 
         if isinstance(first, Ending):  # the caller's loop heard the end: nothing to wait for, no deadline to arm
             ending = first
         else:
-            # The watchdog also stops a tool that runs past the deadline here in the host; a cancel is raised
-            # here too, only while the worker's calls are served (never in the fork server's bookkeeping).
+            # The watchdog also stops a tool that runs past the deadline here in the host; a cancel stops the
+            # tool the worker is waiting for (``_call``), and the worker itself by its stop signal.
             with thread_deadline(max(begun.clock.at - time.monotonic(), 0.001)):
-                if cancel is not None:
-                    cancel.attach()
-                try:
-                    ending = _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame, pid, first, begun.kept)
-                finally:
-                    if cancel is not None:
-                        cancel.detach()
+                ending = _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame, pid, first, begun.kept, cancel)
         keep = ending.limit is None and not ending.spent  # a worker that hit a limit, crashed, was cancelled or changed is never kept
         return ending
     except (socket.timeout, DeadlineReached):
         return _timed_out(limits, f"ran longer than {limits.timeout_s:g} s")
     except (WorkerError, OSError) as exc:
-        if cancel is not None and cancel.cancelled:  # the cancel killed the worker: the run was cancelled, not crashed
-            raise Cancelled() from None
+        if cancel is not None and cancel.cancelled:  # the worker did not stop when asked, and was killed
+            return Ending(False, error=f"{CANCELLED}; its worker did not stop in time, so what it printed and assigned is lost", error_kind=ErrorKind.CANCELLED)
         return _crashed(server, pid, exc)
     finally:
+        stopping.done()
         PAUSE_HOOKS.reset(hooks)
         begun.end(keep)
+
+
+class _Stopping:
+    """How a cancel stops an isolated run: the worker is asked to stop (it reports what it did), and killed if it has not within ``STOP_GRACE_S``."""
+
+    def __init__(self, server: Any, pid: int) -> None:
+        self.server, self.pid = server, pid
+        self.lock = threading.Lock()
+        self.timer: threading.Timer | None = None
+        self.over = False
+
+    def start(self) -> None:
+        with self.lock:
+            if self.over or self.timer is not None:
+                return
+            self.timer = threading.Timer(STOP_GRACE_S, self.server.kill, (self.pid,))
+            self.timer.daemon = True
+            self.timer.start()
+        self.server.interrupt(self.pid)
+
+    def done(self) -> None:
+        """The run is over: a kill still pending is not needed (and must not reach a pid used again)."""
+        with self.lock:
+            self.over = True
+            timer, self.timer = self.timer, None
+        if timer is not None:
+            timer.cancel()
 
 
 class _Clock:
@@ -256,7 +282,7 @@ def _timed_out(limits: Limits, what: str) -> Ending:
 
 def _serve(
     channel: socket.socket, tools: Mapping[str, Callable[..., Any]], clock: _Clock, max_frame: int, reply_frame: int, pid: int,
-    first: Ending | dict | WorkerError | None = None, kept: bool = False,
+    first: Ending | dict | WorkerError | None = None, kept: bool = False, cancel: Cancel | None = None,
 ) -> Ending:
     """Serve the worker's tool calls until its outcome (``first``: its first message, read already on the caller's loop).
 
@@ -283,7 +309,7 @@ def _serve(
             calls += 1
             if calls == APART_AFTER_CALLS:
                 apart(pid)
-            reply = _call(message, tools)
+            reply = _call(message, tools, cancel)
             if len(reply) > reply_frame:
                 reply = wire.encode(_too_large(len(reply), reply_frame))
             try:
@@ -314,13 +340,26 @@ def _hand_back(channel: socket.socket, clock: _Clock, max_frame: int) -> None:
         raise WorkerError("the worker did not take back the time a call waited for approval")
 
 
-def _call(message: dict, tools: Mapping[str, Callable[..., Any]]) -> bytes:
-    """Run the tool a worker asked for; the encoded reply (value or error)."""
+def _call(message: dict, tools: Mapping[str, Callable[..., Any]], cancel: Cancel | None = None) -> bytes:
+    """Run the tool a worker asked for; the encoded reply (value or error).
+
+    A cancel is raised into this thread only while the tool runs; the
+    worker is then told its call was stopped, and ends there as ``cancelled``.
+    """
     alias, args, kwargs = message.get("tool"), message.get("args"), message.get("kwargs")
     if alias not in tools or type(args) is not list or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
         raise WorkerError("the worker sent a malformed tool call")
     try:
-        value = tools[alias](*args, **kwargs)
+        if cancel is None:
+            value = tools[alias](*args, **kwargs)
+        else:
+            try:
+                cancel.attach()
+                value = tools[alias](*args, **kwargs)
+            finally:
+                cancel.detach()
+    except Cancelled:
+        return wire.encode({"t": "err", "type": "Cancelled", "kind": ErrorKind.CANCELLED.value, "message": CANCELLED})
     except LimitExceeded as exc:
         return wire.encode({"t": "err", "kind": "limit", "limit": exc.limit, "value": exc.value, "message": str(exc)})
     except Exception as exc:

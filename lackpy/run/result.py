@@ -30,7 +30,10 @@ class ExecutionResult(Contract):
     message when ``success`` is false, and ``error_kind`` says which kind of
     failure it was (an ``ErrorKind``: ``validation`` with ``diagnostics``,
     ``param``, ``argument``, ``tool``, ``guard``, ``runtime``, ``limit`` with
-    ``limit`` and ``limit_value``, ``denied``, ``conflict``, ``commit`` or ``crash``).
+    ``limit`` and ``limit_value``, ``cancelled``, ``denied``, ``conflict``,
+    ``commit`` or ``crash``). ``complete`` says whether the program ran to its
+    end; a run that did not returns what it had done (``trace``, ``printed``,
+    ``assigned``) and never writes anything.
     Writes are committed only on success and listed in ``files_created``,
     ``files_modified`` and ``files_deleted``; a dry run lists them and puts
     their unified ``diff`` here instead, and lists in ``held_back`` the calls
@@ -39,6 +42,10 @@ class ExecutionResult(Contract):
     """
 
     success: bool
+    complete: bool = False
+    """Whether the program ran to its end. A run stopped before it (a limit, a cancel, a failing tool, an error; or never
+    started) is not complete: ``output`` is then no answer, and what it had done is in ``trace``, ``printed`` and ``assigned``.
+    A complete run can still fail after its end (its writes denied or in conflict): ``output`` is then whole, and nothing was written."""
     output: Any = None
     error: str | None = None
     error_kind: ErrorKind | None = None
@@ -77,6 +84,11 @@ class ExecutionResult(Contract):
     """Variables of a ``keep`` run that the session did not keep, each with the reason."""
     decisions: list[Decision] = field(default_factory=list)
     """Every approval asked for and its decision, in order (program, calls, commit, a server's questions)."""
+    assigned: dict[str, Any] = field(default_factory=dict)
+    """A run that was not complete: the names it had assigned when it stopped and their values (plain data, bounded;
+    a value too large or not plain data is in ``assigned_cut`` instead). Empty for a complete run, whose answer is ``output``."""
+    assigned_cut: dict[str, str] = field(default_factory=dict)
+    """Names of ``assigned`` whose values are not returned whole, each with a bounded description of its value."""
     variables: dict[str, Any] = field(default_factory=dict, metadata=_PRIVATE)
     limits: Any = field(default=None, metadata=_PRIVATE)
     clock: tuple[float, float] | None = field(default=None, metadata=_PRIVATE)

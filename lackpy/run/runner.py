@@ -29,7 +29,7 @@ from lackpy.approvals.policy import ApprovalPolicy
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.dryrun import holding
-from lackpy.run.execute import MAX_RESULT_DEPTH, Ending, execute, give_back_spare, nesting, plain_variables, thread_deadline, value_size
+from lackpy.run.execute import CANCELLED, MAX_RESULT_DEPTH, Cancelled, Ending, assigned, execute, give_back_spare, nesting, plain_variables, thread_deadline, value_size
 from lackpy.run.modes import MODES
 from lackpy.run.limits import Limits, layered
 from lackpy.run.result import ExecutionResult
@@ -57,7 +57,7 @@ def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None, 
     errors, exceptions and limits come back as a failed result. Writes are
     committed only when the program succeeds; with ``dry_run`` they are
     returned as a diff instead. ``cancel`` lets another thread stop the run:
-    it then raises ``Cancelled`` and nothing is written. A program above the
+    it ends as ``cancelled``, with what it had done, and nothing is written. A program above the
     ceiling, or one a person did not approve, is refused before it runs
     (``denied``); a refused commit writes nothing. ``begun``: the worker
     ``begin_early`` already sent this run's job (its caller ends it).
@@ -66,6 +66,9 @@ def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None, 
     try:
         checked = _checked(program, settings, start)
         checked_at = perf_counter()
+        if cancel is not None and cancel.cancelled:  # stopped before its turn came: nothing ran, no one is asked
+            return _failed(start, settings.kit, "cancelled: the run was stopped before it started; nothing ran", ErrorKind.CANCELLED, notices=settings.notices,
+                           program_grade=checked.own, clock=(start, checked_at))
         gatekeeper = _program_approved(program, settings, checked, start)
     except _Refused as refused:  # refused by a check (which ends now) or by a person (the checks ended before)
         return dataclasses.replace(refused.result, clock=(start, checked_at or perf_counter()))
@@ -260,8 +263,10 @@ def _result(
 ) -> ExecutionResult:
     """The result of a run that ended (well or not) without running out of memory; its checks ended at ``checked_at``."""
     ending, writes, own = ran.ending, ran.writes, checked.own
+    whole, cut = ({}, {}) if ending.success else assigned(ending.variables, checked.params, checked.limits.budget_bytes)
     return ExecutionResult(
         success=writes.success,
+        complete=ending.success,
         output=ran.output,
         error=writes.error,
         error_kind=writes.error_kind,
@@ -285,6 +290,8 @@ def _result(
         printed_truncated=ran.printed_cut,
         duration_ms=round((perf_counter() - start) * 1000, 4),
         notices=list(settings.notices),
+        assigned=whole,
+        assigned_cut=cut,
         variables=ending.variables,
         limits=checked.limits,
         decisions=list(decisions),
@@ -318,15 +325,18 @@ def _ended(code: Any, tools: dict, params: dict, limits: Limits, settings: RunSe
     if settings.mode == "isolated":
         from lackpy.run.isolated import run_isolated  # the worker machinery loads on first use
 
-        # Cancelling kills the worker; ``Cancelled`` is raised into this thread only while the worker's calls are served.
+        # Cancelling asks the worker to stop (and kills it if it does not); ``Cancelled`` is raised into this thread only while a tool runs.
         return run_isolated(code, tools, params, limits, settings.sandbox, cancel, begun, settings.session_worker)
-    cancel.attach()
-    try:
-        ending = execute(code, tools, params, limits, thread_deadline)
-        ending.variables = plain_variables(ending.variables, limits.max_output_bytes)
-        return ending
-    finally:
-        cancel.detach()
+    try:  # a cancel that lands outside the program (before it starts, or as it returns) ends it all the same
+        cancel.attach()
+        try:
+            ending = execute(code, tools, params, limits, thread_deadline)
+        finally:
+            cancel.detach()
+    except Cancelled:
+        return Ending(False, error=CANCELLED, error_kind=ErrorKind.CANCELLED)
+    ending.variables = plain_variables(ending.variables, limits.max_output_bytes)
+    return ending
 
 
 def _budgeted(ending: Ending, budget: int) -> tuple[Any, bool, str, bool]:
@@ -360,23 +370,24 @@ class _Writes(NamedTuple):
 def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: Cancel, gatekeeper: Gatekeeper | None = None) -> _Writes:
     """Commit the staged writes of a successful run (once approved), or describe them for a dry run.
 
-    A cancelled run raises Cancelled here, before anything is written. A
+    A run cancelled before its commit began writes nothing and fails as
+    ``cancelled`` (a program that ran to its end keeps its output). A
     commit that cannot be made (a conflict, a disk that refuses) writes
     nothing and fails the run with ``conflict`` or ``commit``.
     """
     unchanged = _Writes(ending.success, ending.error, ending.error_kind, [], [], [], False, None)
+    cancelled = unchanged._replace(success=False, error=f"{CANCELLED}; nothing was written", error_kind=ErrorKind.CANCELLED)
     if not context.staging:
-        cancel.commit_or_raise()
-        return unchanged._replace(modified=list(context.files_modified))
+        return unchanged._replace(modified=list(context.files_modified)) if _committing(ending, cancel) else cancelled
     unchanged = unchanged._replace(dry_run=dry_run)
     store = workspace.staged(context)
     if store is None or not store.staged:
-        cancel.commit_or_raise()
-        return unchanged
+        return unchanged if _committing(ending, cancel) else cancelled
     planned = store.changes()
     diff = None
     if dry_run:
-        cancel.commit_or_raise()
+        if not _committing(ending, cancel):
+            return cancelled._replace(dry_run=True)
         diff = store.diff()
     elif not ending.success:
         return unchanged  # a failed run changes nothing, and reports nothing as changed
@@ -385,7 +396,8 @@ def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: 
         if answer is not None and not answer.approved:
             error = f"denied: the changes were not approved ({answer.by}): {answer.reason}; nothing was written"
             return unchanged._replace(success=False, error=error, error_kind=ErrorKind.DENIED)
-        cancel.commit_or_raise()
+        if not _committing(ending, cancel):
+            return cancelled
         try:
             store.commit()  # all or nothing, crash-consistent (lackpy.host.journal)
         except (ConflictError, CommitError) as exc:
@@ -393,6 +405,17 @@ def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: 
         except OSError as exc:
             return unchanged._replace(success=False, error=f"could not write the changes: {exc}; nothing was written", error_kind=ErrorKind.COMMIT)
     return unchanged._replace(created=planned.created, modified=planned.modified, deleted=planned.deleted, diff=diff)
+
+
+def _committing(ending: Ending, cancel: Cancel) -> bool:
+    """Past this point the run can no longer be cancelled; False when it already was (a run that ended as ``cancelled`` says so itself)."""
+    if ending.error_kind == ErrorKind.CANCELLED:
+        return True
+    try:
+        cancel.commit_or_raise()
+    except Cancelled:
+        return False
+    return True
 
 
 def prepared_for(program: str, kit: ResolvedKit, params: Mapping[str, Any] | None, checks: Sequence[Check]) -> Any:

@@ -76,12 +76,15 @@ class Scheduler:
                 self._threads = ThreadPoolExecutor(self._slots.threads, thread_name_prefix="lackpy-run")
             return self._threads
 
-    async def run(self, program: str, settings: RunSettings, on_loop: bool) -> ExecutionResult:
+    async def run(self, program: str, settings: RunSettings, on_loop: bool, stop: asyncio.Event | None = None) -> ExecutionResult:
         """Run a valid program: on the caller's loop when ``on_loop`` (an ``inprocess`` run nobody answers on this loop), else in its turn.
 
         An isolated run that finds a slot free takes it here, and its job goes
         to a worker held ready before the run thread wakes (``begin_early``).
+        Setting ``stop`` ends the run where it is, as ``cancelled``: its result says what it had done.
         """
+        if stop is not None:
+            return await self.cancellable(lambda cancel: run_with(program, settings, cancel), stop=stop)
         if on_loop:
             return run_with(program, settings)
         if settings.mode != "isolated" or not self.ready or not self._slots.take():
@@ -116,11 +119,15 @@ class Scheduler:
 
         return await self.cancellable(work, taken=True, dropped=begun.end)
 
-    async def cancellable(self, work: Callable[[Cancel], T], taken: bool = False, dropped: Callable[[], None] | None = None) -> T:
+    async def cancellable(
+        self, work: Callable[[Cancel], T], taken: bool = False, dropped: Callable[[], None] | None = None, stop: asyncio.Event | None = None
+    ) -> T:
         """``work(cancel)`` on a run thread in its turn; cancelling the awaiting task cancels the run, which gets ``CANCEL_GRACE_S`` to stop.
 
         ``taken``: the run already holds its slot (``Slots.take``). Work that
-        never starts gives that slot back and calls ``dropped``.
+        never starts gives that slot back and calls ``dropped``. Setting
+        ``stop`` cancels the run too, but its outcome is returned: work that
+        had not started is given a cancel already made, and ends at once.
         """
         cancel = Cancel()
         try:
@@ -133,6 +140,12 @@ class Scheduler:
         future.add_done_callback(_retrieved)
         loop = asyncio.get_running_loop()
         try:
+            if stop is not None and not await _first(future, stop):
+                if submitted.cancel():  # it never started: it ends now, cancelled, without a slot or a thread
+                    _never_ran(self._slots, taken, dropped)
+                    cancel.cancel()
+                    return await off_loop(work, cancel)
+                cancel.cancel()
             return await asyncio.shield(future)
         except asyncio.CancelledError:
             if submitted.cancel():  # it never started, and now never will
@@ -181,6 +194,16 @@ def tool_events(on_event: OnEvent | None) -> Callable[[str, int], None] | None:
             on_event({"event": "tool", "tool": tool, "calls": calls})
 
     return on_call
+
+
+async def _first(future: asyncio.Future, stop: asyncio.Event) -> bool:
+    """Whether ``future`` is done before ``stop`` is set."""
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({future, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+    return future.done()
 
 
 def _never_ran(slots: Slots | None, taken: bool, dropped: Callable[[], None] | None) -> None:

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 from lackpy.errors import ErrorKind, LackpyError, LimitExceeded, ToolError, error_classes
 from lackpy.run import sandbox as _sandbox
 from lackpy.run import wire
-from lackpy.run.execute import DeadlineReached, Ending, execute, plain_variables
+from lackpy.run.execute import Cancelled, DeadlineReached, Ending, execute, plain_variables
 from lackpy.run.limits import Limits
 from lackpy.run.reuse import GROWTH_BYTES, AddressSpace, Snapshot
 from lackpy.run.trace import Summary, summarize
@@ -51,6 +51,7 @@ def preload() -> None:
 def spare_main(handoff: socket.socket, sandbox: bool) -> None:
     """A spare worker: close, warm up and confine itself while idle, then run the job that arrives."""
     try:
+        signal.signal(signal.SIGUSR1, _stop)  # a stop that comes before its job is noted, never fatal
         _close_other_fds(handoff.fileno())
         _warm_up()
         space = AddressSpace()  # opened before Landlock takes /proc away
@@ -97,6 +98,7 @@ def child_main(fd: int, space: AddressSpace) -> None:
     status = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGUSR1, _stop)  # the host's stop (``ForkServer.interrupt``): noted until a program runs
         channel = socket.socket(fileno=fd)
         _set_rlimits(_FIXED_LIMITS + [(resource.RLIMIT_NOFILE, fd + 1)])  # what no job changes, set before it comes
         baseline = space.now() or 0  # the address space the worker already uses (its share of the fork server)
@@ -144,7 +146,7 @@ def _run_job(channel: socket.socket, job: dict, baseline: int, snapshot: Snapsho
     if outcome.limit == "memory":
         outcome.variables = {}  # free what exhausted the memory before reporting
     # A limit hit leaves the worker spent whatever it looks like: the host lets it go.
-    again = snapshot is not None and outcome.limit is None
+    again = snapshot is not None and outcome.limit is None and not _Alarm.stopped
     try:
         _report(channel, outcome, limits, again)
     except MemoryError:
@@ -202,6 +204,9 @@ def _remote_error(reply: dict, alias: str) -> BaseException:
     """The host's tool error as the program sees it: same type name, kind and message as in-process."""
     if reply.get("kind") == ErrorKind.LIMIT:
         return LimitExceeded(str(reply.get("limit")), reply.get("value"), str(reply.get("message")))
+    if reply.get("kind") == ErrorKind.CANCELLED:  # the host stopped the call: the run ends here, as it does in-process
+        _Alarm.stopped = True
+        return Cancelled()
     name = str(reply.get("type") or "ToolError")
     if not name.isidentifier():
         name = "ToolError"
@@ -239,6 +244,8 @@ def _proxy(alias: str, channel: socket.socket, max_frame: int, reply_frame: int,
                 reply = wire.recv(channel, reply_frame, decoder=wire.decode_reply)
         finally:
             _Alarm.calling = False
+        if _Alarm.stopped:
+            raise Cancelled()
         if _Alarm.due:
             _Alarm.due = False
             raise DeadlineReached()
@@ -267,10 +274,23 @@ def _postpone_alarm(seconds: Any) -> None:
 
 
 class _Alarm:
-    """The run's deadline as SIGALRM: it raises ``DeadlineReached`` in the program, or, while a call is on the channel, becomes due."""
+    """The run's deadline as SIGALRM and the host's stop as SIGUSR1: each raises in the program, or, while a call is on the channel, becomes due.
+
+    ``stopped`` stays set once the host asked: a worker that was asked to
+    stop runs nothing more (its report says it is spent).
+    """
 
     calling = False
+    running = False
     due = False
+    stopped = False
+
+
+def _stop(signum: int, frame: Any) -> None:
+    """SIGUSR1: the host stops the run; the program ends as ``cancelled`` where it is, or when its call on the channel returns."""
+    _Alarm.stopped = True
+    if _Alarm.running and not _Alarm.calling:
+        raise Cancelled()
 
 
 @contextmanager
@@ -286,8 +306,12 @@ def _alarm_deadline(seconds: float) -> Iterator[None]:
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
+        _Alarm.running = True
+        if _Alarm.stopped:  # the stop came before the program started
+            raise Cancelled()
         yield
     finally:
+        _Alarm.running = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         _Alarm.due = False

@@ -14,9 +14,10 @@ from lackpy.errors import ErrorKind
 from lackpy.plugins import populate
 
 JSON_FIELDS = [
-    "success", "output", "error", "error_kind", "error_line", "diagnostics", "trace", "limit", "limit_value",
+    "success", "complete", "output", "error", "error_kind", "error_line", "diagnostics", "trace", "limit", "limit_value",
     "files_read", "files_created", "files_modified", "files_deleted", "dry_run", "diff", "held_back", "mode", "grade", "program_grade", "risk",
     "printed", "output_truncated", "printed_truncated", "duration_ms", "notices", "session", "kept", "not_kept", "decisions",
+    "assigned", "assigned_cut",
 ]
 
 
