@@ -12,17 +12,20 @@ stop with it).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from functools import wraps
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import click
 
 from lackpy.run.modes import MODES  # a constant module: the one list of run modes
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: A run stopped by Ctrl-C (what it had done is printed), as a shell reports a command SIGINT ended.
+EXIT_STOPPED = 130
 
 
 def _emit_json(data: Any) -> None:
@@ -279,15 +282,43 @@ def _run_program(
     if isinstance(text, tuple):  # the program and the skill it came with, loaded once
         text, options["skill"] = text
     spinner = Spinner()
-    try:
-        result = asyncio.run(
-            svc.run_program(
-                text, params=parsed, limits=limits, dry_run=dry_run, on_event=None if json_ else spinner, approve=_approver(yes, spinner), **options
+
+    async def go() -> Any:
+        with _stopped_by_ctrl_c() as stop:
+            return await svc.run_program(
+                text, params=parsed, limits=limits, dry_run=dry_run, on_event=None if json_ else spinner, approve=_approver(yes, spinner),
+                stop=stop, **options
             )
-        )
+
+    try:
+        result = asyncio.run(go())
     finally:
         spinner.close()
     return _report_run(result, json_=json_, show_trace=show_trace, dry_run=dry_run)
+
+
+@contextlib.contextmanager
+def _stopped_by_ctrl_c() -> Iterator[Any]:
+    """An event the first Ctrl-C sets, stopping the run so its result shows what it had done; a second interrupts as ever."""
+    import asyncio
+    import signal
+
+    stop, loop = asyncio.Event(), asyncio.get_running_loop()
+
+    def first() -> None:
+        stop.set()
+        loop.remove_signal_handler(signal.SIGINT)
+        click.echo("lackpy: stopping the run (Ctrl-C again to quit at once)", err=True)
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, first)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+        yield stop
+        return
+    try:
+        yield stop
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
 
 
 def _approver(yes: bool, spinner: "Spinner | None" = None) -> Any:
@@ -300,9 +331,11 @@ def _approver(yes: bool, spinner: "Spinner | None" = None) -> Any:
 
 
 def exit_status(result) -> int:
-    """0 for success, 2 for a program that never ran (invalid, denied, bad parameters), 1 for a failed run."""
+    """0 for success, 2 for a program that never ran (invalid, denied, bad parameters), 130 for one Ctrl-C stopped, 1 for a failed run."""
     if result.success:
         return EXIT_OK
+    if result.error_kind == "cancelled":
+        return EXIT_STOPPED
     execution = getattr(result, "execution", None) or result
     called = bool(getattr(execution, "trace", None))  # a refused commit comes after the program ran
     never_ran = result.error_kind == "validation" or (result.error_kind in ("param", "denied") and result.error_line is None and not called)
@@ -338,7 +371,29 @@ def _report_run(result, *, json_: bool, show_trace: bool, dry_run: bool) -> int:
         click.echo(f"lackpy: error: {execution.error}", err=True)
         for diag in execution.diagnostics[1:]:
             click.echo(f"lackpy: error: {diag}", err=True)
+        _report_partial(execution)
     return code
+
+
+#: How much of each value of an unfinished run the terminal shows, in characters.
+SHOWN_VALUE_CHARS = 160
+
+
+def _report_partial(execution: Any) -> None:
+    """What a run that stopped before its end had done: its calls, and the values it had assigned (the printed text came first)."""
+    finished = any(entry.success for entry in execution.trace)
+    if getattr(execution, "complete", True) or not (finished or execution.assigned or execution.assigned_cut):
+        return
+    from lackpy.schema import to_jsonable
+
+    calls = len(execution.trace)
+    failed = sum(1 for entry in execution.trace if not entry.success)
+    done = f"{calls - failed} tool call{'s' if calls - failed != 1 else ''} finished" + (f", {failed} failed" if failed else "")
+    click.echo(f"lackpy: partial result: the program did not finish; {done} (--trace shows them); nothing was written", err=True)
+    for name, value in execution.assigned.items():
+        click.echo(f"lackpy:   {name} = {_fit(json.dumps(to_jsonable(value), ensure_ascii=False), SHOWN_VALUE_CHARS)}", err=True)
+    for name, summary in execution.assigned_cut.items():
+        click.echo(f"lackpy:   {name} = {_fit(summary, SHOWN_VALUE_CHARS)} (not shown whole)", err=True)
 
 
 def _echo_value(value: Any) -> None:

@@ -5,7 +5,10 @@ text, what a model reads, is that document as JSON, except for runs: there
 it is the part a model acts on (``brief``): the output, what was printed and
 written, how many tool calls were made; the trace, one entry per call, stays
 in the structured content, where a host can show it without it filling the
-model's context. A failure (a run that did not succeed, a lackpy error of
+model's context. A run that stopped before its end (``complete`` false)
+after doing something says first, in words, that its result is partial,
+then what it had printed and assigned; its structured content keeps the
+trace, the results of the calls that finished. A failure (a run that did not succeed, a lackpy error of
 any kind) is a result with ``isError`` set, one line of text saying what
 failed, and the structured document: the result's for a failed run, the
 ErrorReport's for an error. Never a protocol error.
@@ -80,14 +83,34 @@ def of_run(document: dict, trace: bool = False) -> CallToolResult:
 
     The structured document carries the trace only when ``trace`` is set (``without_trace``).
     """
-    shown = document if trace else without_trace(document)
+    execution = document.get("execution") or document
+    partial = _partial(execution)
+    shown = document if trace or partial else without_trace(document)
     if document.get("success"):
         return success(shown, _json(brief(document)))
-    execution = document.get("execution") or document
     kind = execution.get("error_kind") or "runtime"
     line = execution.get("error_line")
     where = f" (line {line})" if line else ""
-    return failure(f"the program failed, {kind} error{where}: {execution.get('error') or 'no result'}", shown)
+    message = f"the program failed, {kind} error{where}: {execution.get('error') or 'no result'}"
+    if not partial:
+        return failure(message, shown)
+    calls = len(execution.get("trace") or ())
+    said = (f"PARTIAL RESULT: the program did not finish, so this is not its answer. {_one_line(message)}. "
+            f"{calls} tool call{'' if calls == 1 else 's'} had been made (their results are in the trace); nothing was written. What it had:")
+    had = {name: execution[name] for name in PARTIAL_FIELDS if execution.get(name)}
+    return CallToolResult(content=[_text(said + "\n" + _json(had))], structured_content=shown, is_error=True)
+
+
+#: What the text of a run that did not finish shows of what it had done (its trace is in the structured content).
+PARTIAL_FIELDS = ("printed", "printed_truncated", "assigned", "assigned_cut")
+
+
+def _partial(execution: dict) -> bool:
+    """Whether a run stopped before its end after doing something: its result is partial, and says so."""
+    if execution.get("complete") is not False:
+        return False
+    finished = any(isinstance(entry, dict) and entry.get("success") for entry in execution.get("trace") or ())
+    return finished or any(execution.get(name) for name in PARTIAL_FIELDS)
 
 
 #: What a structured run leaves out unless a client asks (``trace: true``): the record of how the run got there.
@@ -148,4 +171,4 @@ def _one_line(message: str) -> str:
     return " ".join(str(message).split())
 
 
-__all__ = ["BRIEF_FIELDS", "TRACE_FIELDS", "brief", "optional_trace", "without_trace", "failure", "of_error", "of_run", "output_schema", "success"]
+__all__ = ["BRIEF_FIELDS", "PARTIAL_FIELDS", "TRACE_FIELDS", "brief", "optional_trace", "without_trace", "failure", "of_error", "of_run", "output_schema", "success"]

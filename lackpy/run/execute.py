@@ -205,7 +205,7 @@ def assigned(variables: Mapping[str, Any], params: Mapping[str, Any], budget: in
     for name, value in variables.items():
         if len(whole) + len(cut) >= ASSIGNED_NAMES:
             break
-        if name in params and params[name] is value:
+        if name in params and type(params[name]) is type(value) and params[name] == value:
             continue
         size = left + 1 if type(value) is Summary else value_size(value, left)
         if size <= left:

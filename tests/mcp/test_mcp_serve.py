@@ -18,6 +18,9 @@ from mcp_support import COUNT, PYTHON, comparable, result, run, session_results,
 #: The size of run_program's description for the readonly kit, in tokens (4 characters each), never to grow past.
 READONLY_DESCRIPTION_TOKENS = 450
 TOKEN = "test-token-5f0c"
+#: A loop of tool calls that its time limit stops.
+PARTIAL = 'print("reading")\nsizes = []\nfor i in range(100000):\n    sizes.append(len(read_file("README.md")))\n    n = 0\n    for j in range(20000):\n        n += 1\nsizes'
+
 
 
 def calls() -> dict:
@@ -35,6 +38,7 @@ def calls() -> dict:
         "tools_not_allowed": tool("run_program", program="1", kit="read_file,run_command"),
         "tools_allowed": tool("run_program", program='len(find_files("**/*.py"))', kit="find_files,grep"),
         "failed": tool("run_program", program='read_file("missing.txt")'),
+        "partial": tool("run_program", program=PARTIAL, limits={"timeout_s": 1}),
         "validate_ok": tool("validate", program=COUNT),
         "validate_bad": tool("validate", program="import os"),
         "delegate": tool("delegate", intent="count TODOs", kit="readonly"),
@@ -206,6 +210,21 @@ def test_a_failed_run_is_an_error_with_its_result(found):
     text, document = _error(found, "failed")
     assert document["success"] is False and document["error_kind"] == "tool" and document["error_line"] == 1
     assert "missing.txt" in text
+
+
+def test_a_time_limited_run_says_its_result_is_partial_and_returns_its_finished_calls(found):
+    answer = result(found, "partial")
+    assert answer.is_error and len(answer.content) == 1
+    said, _, had = answer.content[0].text.partition("\n")
+    assert said.startswith("PARTIAL RESULT: the program did not finish, so this is not its answer.") and "limit error" in said
+    document = _conforms(found, "partial")
+    assert (document["complete"], document["error_kind"], document["limit"]) == (False, "limit", "timeout")
+    finished = [entry for entry in document["trace"] if entry["success"]]  # the trace comes unasked: it is what the run did
+    assert len(finished) >= 2 and {entry["tool"] for entry in finished} == {"read_file"}
+    sizes = document["assigned"]["sizes"]
+    assert len(finished) - 1 <= len(sizes) <= len(finished) and len(set(sizes)) == 1
+    assert f"{len(document['trace'])} tool calls had been made" in said
+    assert json.loads(had) == {"printed": "reading\n", "assigned": document["assigned"]}
 
 
 def _conforms(found: dict, name: str) -> dict:
