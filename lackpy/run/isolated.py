@@ -209,7 +209,7 @@ class Stale(Exception):
 def _run(begun: Begun, tools: Mapping[str, Callable[..., Any]], limits: Limits, cancel: Cancel | None) -> Ending:
     """``run_isolated`` on a worker that has its job: serve its calls until its outcome, then let it go or give it back."""
     server, pid = begun.server, begun.pid
-    stopping = _Stopping(server, pid)
+    stopping, serving = _Stopping(server, pid), _Serving()
     if cancel is not None:
         cancel.on_cancel(stopping.start)
     hooks = PAUSE_HOOKS.set(PAUSE_HOOKS.get() + (begun.clock.pause,))
@@ -222,11 +222,11 @@ def _run(begun: Begun, tools: Mapping[str, Callable[..., Any]], limits: Limits, 
             # The watchdog also stops a tool that runs past the deadline here in the host; a cancel stops the
             # tool the worker is waiting for (``_call``), and the worker itself by its stop signal.
             with thread_deadline(max(begun.clock.at - time.monotonic(), 0.001)):
-                ending = _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame, pid, first, begun.kept, cancel)
+                ending = _serve(begun.channel, tools, begun.clock, begun.max_frame, begun.reply_frame, pid, first, begun.kept, cancel, serving)
         keep = ending.limit is None and not ending.spent  # a worker that hit a limit, crashed, was cancelled or changed is never kept
         return ending
     except (socket.timeout, DeadlineReached):
-        return _timed_out(limits, f"ran longer than {limits.timeout_s:g} s")
+        return _told_time_is_up(begun, limits, serving) or _timed_out(limits, f"ran longer than {limits.timeout_s:g} s")
     except (WorkerError, OSError) as exc:
         if cancel is not None and cancel.cancelled:  # the worker did not stop when asked, and was killed
             return Ending(False, error=f"{CANCELLED}; its worker did not stop in time, so what it printed and assigned is lost", error_kind=ErrorKind.CANCELLED)
@@ -235,6 +235,33 @@ def _run(begun: Begun, tools: Mapping[str, Callable[..., Any]], limits: Limits, 
         stopping.done()
         PAUSE_HOOKS.reset(hooks)
         begun.end(keep)
+
+
+class _Serving:
+    """Where serving a worker is: ``calling`` while a tool runs for it and no byte of the reply has been sent."""
+
+    __slots__ = ("calling",)
+
+    def __init__(self) -> None:
+        self.calling = False
+
+
+def _told_time_is_up(begun: Begun, limits: Limits, serving: _Serving) -> Ending | None:
+    """The worker's own report when its time ran out while a tool ran here: it is answered that time is up, and says what it had done.
+
+    Only a worker waiting for the answer to its call can be told (its own
+    timer is due, and fires as the answer comes); one still computing, or
+    one whose answer was being sent, is killed, and its report is lost.
+    """
+    if not serving.calling:
+        return None
+    answer = {"t": "err", "kind": "limit", "limit": "timeout", "value": limits.timeout_s, "message": f"ran longer than {limits.timeout_s:g} s"}
+    try:
+        wire.send(begun.channel, answer, deadline=time.monotonic() + GRACE_S)
+        final = wire.recv(begun.channel, begun.max_frame, time.monotonic() + GRACE_S)
+        return _ending(final.get("outcome")) if final is not None and final.get("t") == "done" else None
+    except (OSError, WorkerError, ValueError):
+        return None
 
 
 class _Stopping:
@@ -282,7 +309,7 @@ def _timed_out(limits: Limits, what: str) -> Ending:
 
 def _serve(
     channel: socket.socket, tools: Mapping[str, Callable[..., Any]], clock: _Clock, max_frame: int, reply_frame: int, pid: int,
-    first: Ending | dict | WorkerError | None = None, kept: bool = False, cancel: Cancel | None = None,
+    first: Ending | dict | WorkerError | None = None, kept: bool = False, cancel: Cancel | None = None, serving: _Serving | None = None,
 ) -> Ending:
     """Serve the worker's tool calls until its outcome (``first``: its first message, read already on the caller's loop).
 
@@ -309,7 +336,11 @@ def _serve(
             calls += 1
             if calls == APART_AFTER_CALLS:
                 apart(pid)
+            if serving is not None:
+                serving.calling = True
             reply = _call(message, tools, cancel)
+            if serving is not None:
+                serving.calling = False
             if len(reply) > reply_frame:
                 reply = wire.encode(_too_large(len(reply), reply_frame))
             try:

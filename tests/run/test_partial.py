@@ -99,6 +99,15 @@ def test_a_cancelled_run_stops_where_it_is_and_returns_what_it_did(kit, workspac
     assert result.files_created == [] and not (workspace / "never.txt").exists()
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_tool_still_working_at_the_time_limit_is_stopped_and_what_came_before_it_is_returned(kit, mode: str):
+    """In an isolated run the tool works in the host: the worker, waiting for it, is told time is up and reports."""
+    result = run_with("print('hi')\nx = echo(5)\ny = nap(1)\ny", RunSettings(kit, mode=mode, limits={"timeout_s": 0.5}))
+    assert (result.complete, result.error_kind, result.limit, result.error_line) == (False, "limit", "timeout", 3)
+    assert result.printed == "hi\n" and result.assigned == {"x": 5}
+    assert [(entry.tool, entry.success) for entry in result.trace] == [("echo", True), ("nap", False)]
+
+
 def test_a_failing_tool_returns_the_calls_before_it_and_what_they_gave(kit, workspace: Path):
     (workspace / "a.txt").write_text("alpha")
     program = 'texts = [read_file("a.txt"), read_file("README.md")]\nmissing = read_file("missing.txt")\nlen(texts)'
