@@ -188,20 +188,19 @@ def plain_variables(variables: dict[str, Any], budget: int) -> dict[str, Any]:
     return kept
 
 
-#: What a run that did not finish returns of its variables, at most (``assigned``), and how many names.
-ASSIGNED_BYTES = 16 * 1024
+#: How many names a run that did not finish returns (``assigned``); their values take at most the run's ``budget_bytes``.
 ASSIGNED_NAMES = 200
 
 
 def assigned(variables: Mapping[str, Any], params: Mapping[str, Any], budget: int) -> tuple[dict[str, Any], dict[str, str]]:
-    """What an unfinished run had assigned: the values that are plain data and fit ``budget`` (at most ``ASSIGNED_BYTES``), and a description of the rest.
+    """What an unfinished run had assigned: the values that are plain data and fit ``budget`` together, and a description of the rest.
 
     ``variables`` are a run's as ``plain_variables`` kept them; a parameter
     still holding the value it was given is not something the run assigned.
     """
     whole: dict[str, Any] = {}
     cut: dict[str, str] = {}
-    left = min(budget, ASSIGNED_BYTES)
+    left = budget
     for name, value in variables.items():
         if len(whole) + len(cut) >= ASSIGNED_NAMES:
             break
