@@ -184,7 +184,7 @@ def _program_approved(program: str, settings: RunSettings, checked: _Checked, st
     else:
         staging = settings.context is None or settings.context.staging
         answer = gatekeeper.effects(program, checked.own, checked.called, settings.kit, checked.params, staging)
-        what = "the program" if answer is None or answer.gate == "program" else "the program's effects"
+        what = "the program" if answer is None or answer.gate == "program" else "the list of the program's effects"
     if answer is not None and not answer.approved:
         message = f"denied: {what} was not approved ({answer.by}): {answer.reason}"
         failed = _failed(start, settings.kit, message, ErrorKind.DENIED, notices=settings.notices, program_grade=checked.own, decisions=gatekeeper.decisions)

@@ -82,7 +82,7 @@ def test_without_approve_effects_the_same_program_asks_twice_as_before(ws):
 def test_a_refused_list_runs_nothing_at_all(ws, mode):
     asked = Counting(False)
     result = run(ws, FOUR, asked, kit="coding", mode=mode)
-    assert result.error_kind == "denied" and "the program's effects was not approved" in result.error and result.trace == []
+    assert result.error_kind == "denied" and "the list of the program's effects was not approved" in result.error and result.trace == []
     assert not (ws / "canary.txt").exists() and not (ws / "a.txt").exists() and len(asked.requests) == 1
 
 
