@@ -79,6 +79,8 @@ class EffectArgument(Contract):
             return f"{name}{self.shown}"
         if self.kind == "parameter":
             return f"{name}<parameter {self.expression} = {self.shown}>"
+        if self.ref is None:  # a tool whose calls the policy never asks about: any value, as without the list
+            return f"{name}<computed: {visible(self.expression)}, any value>"
         allowed = ", any value allowed" if self.any_value else ""
         return f"{name}<computed #{self.ref}: {visible(self.expression)}{allowed}>"
 
@@ -113,17 +115,31 @@ def listed(spec: ToolSpec, asks_each_call: bool) -> bool:
     return spec.effects_ceiling > 0 or asks_each_call
 
 
-def effects_of(program: str, specs: Mapping[str, ToolSpec], params: Mapping[str, Any], staging: bool) -> tuple[Effect, ...]:
+def effects_of(
+    program: str, specs: Mapping[str, ToolSpec], params: Mapping[str, Any], staging: bool, quiet: Iterable[str] = ()
+) -> tuple[Effect, ...]:
     """The list of ``program``'s calls of ``specs`` (the listed tools it calls, by the name it calls them), in source order.
 
     ``params`` are the run's parameters: shown, and copied as the values the
     calls must pass. ``staging``: whether this run stages its writes (then a
-    file tool acts after the run, when its writes are committed).
+    file tool acts after the run, when its writes are committed). ``quiet``:
+    tools whose calls the policy never asks about (``todo_set``,
+    ``poll_process``); their computed values are listed as allowing any
+    value, with no number to answer, so the list never asks about a call
+    the policy would not have asked about. A staged write's computed values
+    are numbered all the same: it is the only time its content can be shown
+    for a file the list names (whose commit asks nothing more).
     """
     signatures = tuple(sorted((alias, tuple(arg.name for arg in spec.args)) for alias, spec in specs.items()))
     sites = _sites(program, signatures, tuple(sorted(params)))
-    refs = iter(range(1, 1 + sum(argument.kind == "computed" for site in sites for argument in site.arguments)))
-    return tuple(_effect(site, specs[site.tool], params, staging, refs) for site in sites)
+    quiet, counter = frozenset(quiet), iter(range(1, 1 + sum(len(site.arguments) for site in sites)))
+    numbered = {alias for alias, spec in specs.items() if alias not in quiet or _acts(spec, staging) == AFTER_RUN}
+    return tuple(_effect(site, specs[site.tool], params, staging, counter if site.tool in numbered else None) for site in sites)
+
+
+def _acts(spec: ToolSpec, staging: bool) -> str:
+    """When a call of ``spec`` acts: a file tool of a run that stages its writes, after the run; any other, at once."""
+    return AFTER_RUN if staging and spec.dry_run_action == "run" and spec.effects_ceiling > 0 else AT_ONCE
 
 
 @lru_cache(maxsize=256)
@@ -131,7 +147,8 @@ def _sites(program: str, signatures: tuple, params: tuple[str, ...]) -> tuple[Ca
     return call_sites(program, dict(signatures), params)
 
 
-def _effect(site: CallSite, spec: ToolSpec, params: Mapping[str, Any], staging: bool, refs: Any) -> Effect:
+def _effect(site: CallSite, spec: ToolSpec, params: Mapping[str, Any], staging: bool, counter: Any) -> Effect:
+    """One entry; its computed arguments numbered from ``counter``, or, with None, allowing any value (``effects_of``)."""
     arguments = []
     for argument in site.arguments:
         if argument.kind == "literal":
@@ -139,10 +156,12 @@ def _effect(site: CallSite, spec: ToolSpec, params: Mapping[str, Any], staging: 
         elif argument.kind == "parameter":
             value = copy.deepcopy(params[argument.expression])
             arguments.append(EffectArgument(argument.name, "parameter", argument.expression, exact(value), value=value))
+        elif counter is None:
+            arguments.append(EffectArgument(argument.name, "computed", argument.expression, any_value=True))
         else:
-            arguments.append(EffectArgument(argument.name, "computed", argument.expression, ref=next(refs)))
-    acts = AFTER_RUN if staging and spec.dry_run_action == "run" and spec.effects_ceiling > 0 else AT_ONCE
-    return Effect(site.tool, Grade(spec.grade_w, spec.effects_ceiling), site.line, site.col, site.repeated, acts, tuple(arguments), site.open)
+            arguments.append(EffectArgument(argument.name, "computed", argument.expression, ref=next(counter)))
+    grade = Grade(spec.grade_w, spec.effects_ceiling)
+    return Effect(site.tool, grade, site.line, site.col, site.repeated, _acts(spec, staging), tuple(arguments), site.open)
 
 
 def refs(effects: Sequence[Effect]) -> list[int]:
@@ -154,7 +173,7 @@ def allowing(effects: Sequence[Effect], any_value: Iterable[int]) -> tuple[Effec
     """The list as approved: each computed argument numbered in ``any_value`` marked as allowing any value."""
     chosen = set(any_value)
     return tuple(
-        replace(effect, arguments=tuple(replace(a, any_value=a.ref in chosen) if a.kind == "computed" else a for a in effect.arguments))
+        replace(effect, arguments=tuple(replace(a, any_value=a.any_value or a.ref in chosen) if a.kind == "computed" else a for a in effect.arguments))
         for effect in effects
     )
 

@@ -103,7 +103,8 @@ class Gatekeeper:
         specs = {alias: spec for alias, spec in specs.items() if listed(spec, self.policy.for_call(spec).kind != "none")}
         if not self.policy.effects or not specs:
             return self.program(program, grade, tools)
-        found = effects_of(program, specs, params, staging)
+        quiet = [alias for alias, spec in specs.items() if self.policy.for_call(spec).kind == "none"]
+        found = effects_of(program, specs, params, staging, quiet)
         ask = self.policy.for_effects(specs.values(), any(effect.acts == AFTER_RUN for effect in found))
         request = self._request("effects", ask, program=program, grade=grade, risk=grade.risk, tools=sorted(tools), effects=found)
         if request is None:

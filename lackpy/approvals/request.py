@@ -191,7 +191,7 @@ def _tally_tools(effects: Sequence[Any]) -> list[tuple[str, int]]:
 def _effects_notes(effects: Sequence[Any]) -> list[str]:
     """What approving the list means, in the words of the list."""
     notes = ["approving allows these calls only, each at most once unless it may run many times; any other call of these tools is refused"]
-    if any(effect.computed() for effect in effects):
+    if any(argument.ref is not None for effect in effects for argument in effect.computed()):
         notes.append("a <computed #N> value is asked about again each time its call runs, unless you allow any value for it")
     if any(effect.acts == "after the run" for effect in effects):
         notes.append("writes acting after the run are applied if it ends well; a changed file the list does not name is asked about then, with its diff")

@@ -182,6 +182,8 @@ def form_of(request: ApprovalRequest) -> dict[str, Any]:
     properties = dict(schema["properties"])
     for effect in request.effects:
         for argument in effect.computed():
+            if argument.ref is None:  # any value already: its tool's calls are not asked about
+                continue
             shown = visible(argument.expression)
             shown = shown if len(shown) <= FIELD_EXPRESSION_CHARS else shown[:FIELD_EXPRESSION_CHARS] + "..."
             properties[f"any_{argument.ref}"] = {

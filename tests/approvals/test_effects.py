@@ -277,3 +277,19 @@ def test_the_audit_keeps_the_approved_list(ws, trusted):
 
 def test_the_config_takes_approve_effects():
     assert policy_from(EFFECTS).effects and not policy_from({}).effects and not policy_from({"approve": "program"}).effects
+
+
+def test_a_computed_value_of_a_tool_the_policy_never_asks_about_allows_any_value_and_asks_nothing(ws):
+    """todo_set changes session state (d=1) and is never asked about per call: it is listed, but asks no more than before."""
+    asked = Counting()
+    result = run(ws, "items = ['a']\nfor t in items:\n    todo_set([t])\nrun_command('echo ok')['code']", asked, kit="all")
+    assert result.success, result.error
+    [question] = asked.requests
+    assert question.lines()[0].startswith("1. line 3  todo_set(items=<computed: [t], any value>)  w=0 d=1, acts at once, may run many times")
+    assert "#1" not in question.lines()[0]
+
+
+def test_yes_to_everything_allows_any_value_for_every_computed_argument(ws):
+    result = run(ws, LOOP, True, kit="coding")
+    assert result.success and result.decisions[0].by == "yes" and result.decisions[0].any_value == [1]
+    assert [d.by for d in result.decisions[1:]] == ["effects"] * 3
