@@ -53,7 +53,7 @@ def test_y_with_a_number_allows_any_value_for_that_computed_argument(ws):
     code, output = on_terminal(ws, LOOP, [b"y 1\n", b"n\n"])
     assert code == 0, output
     assert "run_command(command=<computed #1: 'touch ' + n + '.out'>)  w=3 d=3, acts at once, may run many times" in output
-    assert "y 1 2: also any value for computed #1 and #2; y *: for all" in output
+    assert "approve? [y/N; y 1: also allow any value for computed #1]" in output
     assert output.count("approve? [y/N") == 1 and (ws / "x.out").exists() and (ws / "y.out").exists()
 
 

@@ -131,7 +131,10 @@ def _numbers(request: ApprovalRequest) -> list[int]:
 
 def _choices(request: ApprovalRequest) -> str:
     """What else a yes may say: at the ``effects`` gate, with computed arguments, the ones any value is allowed for."""
-    return "; y 1 2: also any value for computed #1 and #2; y *: for all" if _numbers(request) else ""
+    numbers = _numbers(request)
+    if len(numbers) == 1:
+        return f"; y {numbers[0]}: also allow any value for computed #{numbers[0]}"
+    return f"; y {numbers[0]} {numbers[1]}: also allow any value for computed #{numbers[0]} and #{numbers[1]}; y *: for all" if numbers else ""
 
 
 def _answer(request: ApprovalRequest, text: str) -> Decision:
@@ -144,7 +147,7 @@ def _answer(request: ApprovalRequest, text: str) -> Decision:
     known, chosen = _numbers(request), set()
     for word in rest:
         number = word.removeprefix("#")
-        if word == "*" and known:
+        if word == "*":
             chosen.update(known)
         elif number.isdigit() and int(number) in known:
             chosen.add(int(number))

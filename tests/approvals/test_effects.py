@@ -293,3 +293,10 @@ def test_yes_to_everything_allows_any_value_for_every_computed_argument(ws):
     result = run(ws, LOOP, True, kit="coding")
     assert result.success and result.decisions[0].by == "yes" and result.decisions[0].any_value == [1]
     assert [d.by for d in result.decisions[1:]] == ["effects"] * 3
+
+
+@pytest.mark.parametrize("program", ["f = run_command\nf('touch canary.txt')", "sorted(['touch canary.txt'], key=run_command)", "[run_command][0]('touch canary.txt')"])
+def test_a_tool_reached_by_another_name_never_runs(ws, program):
+    asked = Counting()
+    result = run(ws, program, asked, kit="coding")
+    assert result.error_kind == "validation" and asked.requests == [] and not (ws / "canary.txt").exists()
