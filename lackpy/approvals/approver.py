@@ -131,7 +131,8 @@ class Audit:
 
     The line holds what was approved whole: a call's arguments as the
     question spelled them (``exact``), a commit's files with their counts,
-    the program of a program gate; and ``trace_id``, the W3C trace id of
+    the program of a program gate, the program and the list as approved of an
+    effects gate; and ``trace_id``, the W3C trace id of
     the call the run serves when it carried one (``lackpy.run.traceparent``),
     so a decision can be found from the caller's trace and the server's logs;
     and ``caller``, who asked, when the server checked it (``lackpy.run.principal``).
@@ -155,7 +156,7 @@ class Audit:
             entry["trace_id"] = trace_id
         if who is not None:
             entry["caller"] = who
-        if request.gate in ("program", "skill"):
+        if request.gate in ("program", "skill", "effects"):  # an effects decision holds the list as approved, too
             entry["program"] = request.program
             entry["grade"] = request.grade.to_dict() if request.grade is not None else None
         if request.origin is not None:  # the skill as it was approved: a changed file is another skill

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from lackpy.approvals.effects import Effect
 from lackpy.schema import Contract
 
 
@@ -22,7 +23,10 @@ class Decision(Contract):
     The fields after ``reason`` are filled in by the gatekeeper that kept it.
     ``content`` is what the person filled in when they answered a server's
     question (``elicit``); it goes back to that server only, never into a
-    record (``json: False``).
+    record (``json: False``). At the ``effects`` gate, ``any_value`` is the
+    answer's numbers of the computed arguments any value is allowed for, and
+    the kept decision's ``effects`` the list as approved (each computed
+    argument saying whether any value was allowed).
     """
 
     approved: bool
@@ -40,6 +44,10 @@ class Decision(Contract):
     """When it was asked (UTC, ISO 8601)."""
     waited_ms: float = 0.0
     content: dict[str, Any] | None = field(default=None, metadata={"json": False})
+    any_value: list[int] = field(default_factory=list)
+    """The computed arguments (by number, ``#N`` on the list) a yes at the ``effects`` gate allows any value for."""
+    effects: list[Effect] = field(default_factory=list)
+    """The ``effects`` gate's list as it was answered (``lackpy.approvals.effects``)."""
 
 
 def as_decision(answer: Any, by: str) -> Decision:

@@ -8,6 +8,10 @@ runs, and the ``commit`` of the staged writes, with their unified diff. A
 fourth, ``elicit``, carries an MCP server's question to the person; a
 fifth, ``skill``, asks a person, always, before a program runs with a skill
 another MCP server serves (its server, URI and digests, and the program).
+With ``approve = "effects"``, a sixth, ``effects``, stands in for the
+program gate, the call gates and, for the files it names, the commit: the
+program's calls that can act are listed from its text and approved once, up
+front, and the run is held to that list (``lackpy.approvals.effects``).
 
 Who answers is the approver the caller gives (``lackpy.approvals.approver``:
 the terminal, an MCP client, a Python callback); with none, a blocking gate
@@ -29,12 +33,13 @@ import time
 from contextlib import nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from lackpy.approvals import forms
 from lackpy.approvals.approver import ApproveSpec, Approver, Audit, approve_all, approver_for
 from lackpy.approvals.decision import Decision
-from lackpy.approvals.policy import Ask, ApprovalPolicy, with_kit
+from lackpy.approvals.effects import AFTER_RUN, PATH_ARGUMENT, Holding, Placed, allowing, arguments_of, effects_of, listed, refs
+from lackpy.approvals.policy import NONE, Ask, ApprovalPolicy, with_kit
 from lackpy.approvals.request import ApprovalRequest, SkillOrigin, file_changes
 from lackpy.errors import ConfigError, DeniedError, KitError, ParamError
 from lackpy.kit.resolve import ResolvedKit
@@ -70,6 +75,9 @@ class Gatekeeper:
         self.policy, self.approver, self.nobody, self.record, self.workspace = policy, approver, nobody, record, workspace
         self.decisions: list[Decision] = []
         self.steps: Callable[[], int] = lambda: 0
+        #: The approved list this run is held to (``effects``), and how its gate asked (a call it did not cover asks so).
+        self.holding: Holding | None = None
+        self.effects_ask: Ask = NONE
 
     def fresh(self) -> "Gatekeeper":
         """The same gates for another run, with no decisions yet."""
@@ -80,6 +88,39 @@ class Gatekeeper:
         ask = self.policy.for_gate("program")
         request = self._request("program", ask, program=program, grade=grade, risk=grade.risk, tools=sorted(tools))
         return None if request is None else self._decide(request, ask)
+
+    def effects(
+        self, program: str, grade: Grade, tools: Sequence[str], kit: ResolvedKit, params: Mapping[str, Any], staging: bool
+    ) -> Decision | None:
+        """The up-front gate of a run: with ``approve = "effects"``, the list of the program's calls that can act, asked
+        once; else, or when it lists nothing, the program gate (None when it does not ask).
+
+        The list asks as the most asking of the gates it stands in for, so it asks only when one of them would. Once
+        approved, the run is held to it (``gate``). A yes from ``--yes`` allows any value for every computed argument
+        (it would approve each call anyway); a yes that names a number not on the list approves nothing.
+        """
+        specs = {alias: kit.tools[alias] for alias in tools if alias in kit.tools}
+        specs = {alias: spec for alias, spec in specs.items() if listed(spec, self.policy.for_call(spec).kind != "none")}
+        if not self.policy.effects or not specs:
+            return self.program(program, grade, tools)
+        quiet = [alias for alias, spec in specs.items() if self.policy.for_call(spec).kind == "none"]
+        found = effects_of(program, specs, params, staging, quiet)
+        ask = self.policy.for_effects(specs.values(), any(effect.acts == AFTER_RUN for effect in found))
+        request = self._request("effects", ask, program=program, grade=grade, risk=grade.risk, tools=sorted(tools), effects=found)
+        if request is None:
+            return None
+        asked_at, start = _now(), time.monotonic()
+        decision = self._ask(request, ask)
+        numbers = refs(found) if self.approver is approve_all else list(decision.any_value)
+        unknown = sorted(set(numbers) - set(refs(found)))
+        if decision.approved and unknown:
+            decision = Decision(False, decision.by, f"the answer allows any value for #{unknown[0]}, which is not a computed argument on the list")
+        chosen = sorted(set(numbers)) if decision.approved else []
+        approved = allowing(found, chosen)
+        kept = self._keep(request, ask, dataclasses.replace(decision, any_value=chosen, effects=list(approved)), asked_at, start)
+        if kept.approved:
+            self.holding, self.effects_ask = Holding(approved), ask
+        return kept
 
     def skill(self, program: str, grade: Grade, tools: Sequence[str], origin: SkillOrigin) -> Decision:
         """The gate of a program run with a skill another MCP server serves: always asked, and waited for (``block``),
@@ -101,10 +142,16 @@ class Gatekeeper:
         text = diff()
         files = [*changes.created, *changes.modified, *changes.deleted]
         request = self._request("commit", ask, files=files, diff=text, changes=file_changes(changes, text))
+        if self.holding is not None and self.holding.names_all(files):  # the person saw every file's name, and what is written
+            covered = Decision(True, "effects", "every file it changes was named on the approved list of effects")
+            return self._keep(request, ask, covered, _now(), time.monotonic())
         return self._decide(request, ask)
 
     def gate(self, alias: str, spec: ToolSpec, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """``fn`` asked about before each call, when its mode asks; else ``fn`` itself."""
+        """``fn`` asked about before each call, when its mode asks; else ``fn`` itself. A tool on an approved list of
+        effects is held to that list instead (``held``)."""
+        if self.holding is not None and alias in self.holding.tools:
+            return self.held(alias, spec, fn)
         ask = self.policy.for_call(spec)
         if ask.kind == "none":
             return fn
@@ -122,6 +169,53 @@ class Gatekeeper:
 
         gated.__name__ = alias
         return gated
+
+    def held(self, alias: str, spec: ToolSpec, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn`` held to the approved list: each call is placed among the list's entries of ``alias`` before it runs.
+
+        A call the list covers goes ahead (kept as a decision ``by`` ``effects``
+        when the policy would have asked about it); one with a computed value
+        the approval did not allow any value for is asked about on its own;
+        anything else is refused and never runs. This runs where the tool is
+        served, in lackpy's process, from the call's own arguments.
+        """
+        holding, names, asks = self.holding, [arg.name for arg in spec.args], self.policy.for_call(spec).kind != "none"
+        assert holding is not None
+
+        def gated(*args: Any, **kwargs: Any) -> Any:
+            arguments = arguments_of(names, args, kwargs)
+            if arguments is None:
+                placed = Placed("refused", why="a keyword repeats a position, or names an argument only lackpy names")
+                arguments = {**{f"#{at}": value for at, value in enumerate(args, 1)}, **kwargs}
+            else:
+                placed = holding.place(alias, arguments)
+            lines = ", ".join(str(holding.effects[at].line) for at in placed.entries)
+            if placed.verdict == "covered":
+                if asks:
+                    self._keep(self._shown(alias, arguments), self.effects_ask, Decision(True, "effects", f"on the approved list (line {lines})"),
+                               _now(), time.monotonic(), self.steps() + 1)
+                return fn(*args, **kwargs)
+            if placed.verdict == "ask":
+                entries = tuple(holding.effects[at] for at in placed.entries)
+                request = ApprovalRequest(gate="call", ask=self.effects_ask.kind, wait_s=self._wait(self.effects_ask), workspace=self.workspace,
+                                          tool=alias, arguments=arguments, effects=entries)
+                decision = self._decide(request, self.effects_ask, step=self.steps() + 1)
+                if decision.approved and holding.take(placed):
+                    if any(effect.acts == AFTER_RUN for effect in entries):
+                        holding.name(arguments.get(PATH_ARGUMENT))
+                    return fn(*args, **kwargs)
+                why = decision.reason if not decision.approved else "it no longer fits the approved list"
+                raise DeniedError(f"{alias}: not approved ({decision.by}): {why}")
+            refused = Decision(False, "effects", placed.why)
+            self._keep(self._shown(alias, arguments), self.effects_ask, refused, _now(), time.monotonic(), self.steps() + 1)
+            raise DeniedError(f"{alias}: not approved (effects): {placed.why}; nothing outside the approved list can run")
+
+        gated.__name__ = alias
+        return gated
+
+    def _shown(self, alias: str, arguments: dict[str, Any]) -> ApprovalRequest:
+        """A call's record, for a decision the approved list made without asking."""
+        return ApprovalRequest(gate="call", ask=self.effects_ask.kind, wait_s=0.0, workspace=self.workspace, tool=alias, arguments=arguments)
 
     def elicit(self, server: str, tool: str, question: str, form: dict[str, Any]) -> Decision:
         """An MCP server's question to the person during ``tool``'s call, asked as a blocking gate; the answer fills ``form``.
@@ -154,8 +248,10 @@ class Gatekeeper:
     def _request(self, gate: str, ask: Ask, **fields: Any) -> ApprovalRequest | None:
         if ask.kind == "none":
             return None
-        wait = ask.wait_s if ask.wait_s is not None else self.policy.wait_s
-        return ApprovalRequest(gate=gate, ask=ask.kind, wait_s=wait, workspace=self.workspace, **fields)
+        return ApprovalRequest(gate=gate, ask=ask.kind, wait_s=self._wait(ask), workspace=self.workspace, **fields)
+
+    def _wait(self, ask: Ask) -> float:
+        return ask.wait_s if ask.wait_s is not None else self.policy.wait_s
 
     def _decide(self, request: ApprovalRequest, ask: Ask, step: int | None = None) -> Decision:
         asked_at, start = _now(), time.monotonic()
@@ -186,6 +282,8 @@ class Gatekeeper:
             asked_at=asked_at,
             waited_ms=round((time.monotonic() - start) * 1000, 3),
             content=None,
+            any_value=list(decision.any_value) if request.gate == "effects" else [],
+            effects=list(decision.effects) if request.gate == "effects" else [],
         )
         self.decisions.append(kept)
         if self.record is not None:
@@ -198,6 +296,9 @@ class Gatekeeper:
         if self.approver is None:
             if ask.kind == "auto":
                 return Decision(True, "auto", "nobody to ask; auto mode goes on")
+            if request.gate == "effects":
+                tools = ", ".join(sorted({effect.tool for effect in request.effects}))
+                return Decision(False, "nobody", f"{self.nobody}; or set [approvals] TOOL = \"none\" in .lackpy/config.toml for each tool it lists ({tools}), and commit = \"none\" for its writes")
             name = request.tool if request.gate == "call" else request.gate
             return Decision(False, "nobody", f"{self.nobody}; or set [approvals] {name} = \"none\" in .lackpy/config.toml")
         if ask.kind == "auto" and not request.showing.whole:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from lackpy.errors import ConfigError
 from lackpy.kit.spec import ToolSpec
@@ -109,6 +109,10 @@ class ApprovalPolicy:
     """Whether a tool not named in ``calls`` gets its default (``default_call_ask``), or none."""
     floor: "ApprovalPolicy | None" = None
     """A policy this one never asks less than (a trusted one under an untrusted workspace's)."""
+    effects: bool = False
+    """``approve = "effects"``: a program's effects are listed and approved once, up front (``lackpy.approvals.effects``).
+    Only the user's own or a trusted workspace's config says so: an untrusted one's (the ``floor``) is never read for it,
+    since an approved list stands in for questions the user's policy asks."""
 
     def for_call(self, spec: ToolSpec) -> Ask:
         if self.every is not None:
@@ -122,12 +126,23 @@ class ApprovalPolicy:
         ask = self.program if gate == "program" else self.commit
         return _most(ask, self.wait_s, self.floor.for_gate(gate), self.floor.wait_s) if self.floor is not None else ask
 
+    def for_effects(self, specs: Iterable[ToolSpec], writes: bool) -> Ask:
+        """How the ``effects`` gate asks about a list with calls of ``specs`` (``writes``: some of them staged writes):
+        as the most asking of the gates it stands in for (the program gate, each tool's calls, the commit when it
+        writes), so it asks only when one of them would, and waits as long as the longest of them."""
+        ask = self.for_gate("program")
+        for other in [*(self.for_call(spec) for spec in specs), *([self.for_gate("commit")] if writes else [])]:
+            ask = _most(ask, self.wait_s, other, self.wait_s)
+        return ask
+
 
 
 def policy_from(settings: Mapping[str, Any], where: str = "config", *, defaults: bool = True) -> ApprovalPolicy:
     """An ApprovalPolicy from config keys: ``approve``, ``approval_timeout_s`` and the ``[approvals]`` table.
 
-    ``approve = "program"`` asks about the whole program up front.
+    ``approve = "program"`` asks about the whole program up front;
+    ``approve = "effects"`` lists its effects and asks about them once, up
+    front, instead of about each call (``lackpy.approvals.effects``).
     ``[approvals]`` takes ``program``, ``commit``, ``"*"`` (every call) and
     tool names, each a mode. Without ``defaults``, only what is named asks
     (an untrusted workspace's settings, which may add to a policy, never
@@ -135,8 +150,11 @@ def policy_from(settings: Mapping[str, Any], where: str = "config", *, defaults:
     """
     table = dict(settings.get("approvals") or {})
     approve = settings.get("approve")
-    if approve is not None and approve not in ("program", "calls"):
-        raise ConfigError(f"{where}: approve must be \"program\" (ask once up front, too) or \"calls\" (the default)")
+    if approve is not None and approve not in ("program", "calls", "effects"):
+        raise ConfigError(
+            f"{where}: approve must be \"program\" (ask once up front, too), \"effects\" (list the program's effects and ask once, "
+            "up front, instead of about each call) or \"calls\" (the default)"
+        )
     wait = settings.get("approval_timeout_s", DEFAULT_WAIT_S)
     if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 < wait <= 86_400:
         raise ConfigError(f"{where}: approval_timeout_s must be a number of seconds from 1 to 86400")
@@ -147,7 +165,7 @@ def policy_from(settings: Mapping[str, Any], where: str = "config", *, defaults:
     calls = {name: ask for name, ask in asks.items()}
     if every is not None:
         calls["*"] = every
-    return ApprovalPolicy(program=program, commit=commit, calls=calls, wait_s=float(wait), defaults=defaults)
+    return ApprovalPolicy(program=program, commit=commit, calls=calls, wait_s=float(wait), defaults=defaults, effects=approve == "effects")
 
 
 def with_kit(policy: ApprovalPolicy, table: Any, names: Mapping[str, str], where: str, *, only_more: bool) -> ApprovalPolicy:
@@ -161,7 +179,7 @@ def with_kit(policy: ApprovalPolicy, table: Any, names: Mapping[str, str], where
     if every is not None:
         calls["*"] = every
     if only_more:
-        return ApprovalPolicy(program or NONE, commit or NONE, calls, policy.wait_s, defaults=False, floor=policy)
+        return ApprovalPolicy(program or NONE, commit or NONE, calls, policy.wait_s, defaults=False, floor=policy, effects=policy.effects)
     merged = {**policy.calls, **calls}
     return dataclasses.replace(policy, program=program or policy.program, commit=commit or policy.commit, calls=merged)
 

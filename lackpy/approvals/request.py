@@ -131,6 +131,8 @@ class ApprovalRequest:
     question: str | None = None
     form: dict[str, Any] = field(default_factory=dict)
     origin: SkillOrigin | None = None
+    effects: tuple[Any, ...] = ()
+    """The ``effects`` gate's list (``lackpy.approvals.effects.Effect``); a ``call`` asked because the list did not cover it: its entries."""
     showing: Showing = field(default_factory=Showing, compare=False, repr=False)
 
     def summary(self) -> str:
@@ -142,6 +144,9 @@ class ApprovalRequest:
             return f"write {_count(len(self.changes or self.files), 'file')} ({_tally(self.changes)})"
         if self.gate == "elicit":
             return f"the MCP server {self.server} asks, during {self.tool}:"
+        if self.gate == "effects":
+            tools = ", ".join(f"{tool} \u00d7{n}" for tool, n in _tally_tools(self.effects))
+            return f"run a program ({self.risk}, {self.grade}) that may make these {_count(len(self.effects), 'call')} that act ({tools}), and no others"
         if self.gate == "skill" and self.origin is not None:
             return f"run a program with skill {self.origin.skill} from the MCP server {self.origin.server} ({self.risk}, {self.grade}) that can call {', '.join(self.tools) or 'no tools'}"
         return f"run a program ({self.risk}, {self.grade}) that can call {', '.join(self.tools) or 'no tools'}"
@@ -156,11 +161,41 @@ class ApprovalRequest:
             return self.origin.lines() + [f"the program, its own grade {self.grade} ({self.risk}):"] + _visible_lines(self.program or "")
         if self.gate == "elicit":
             return _visible_lines(self.question or "") + [f"- {visible(f.line())}" for f in forms.fields(self.form)]
+        if self.gate == "effects":
+            return [f"{at}. {effect.text()}" for at, effect in enumerate(self.effects, 1)] + _effects_notes(self.effects)
+        if self.gate == "call" and self.effects:
+            computed = sorted({f"#{a.ref}" for effect in self.effects for a in effect.computed() if not a.any_value})
+            return [f"on the approved list at line {', '.join(str(e.line) for e in self.effects)}; asked now for its computed {', '.join(computed)}"]
         return []
 
     def more(self) -> list[str]:
-        """What a person may read on request before answering: a commit's unified diff, with nothing invisible."""
+        """What a person may read on request before answering: a commit's unified diff, or the program whose effects
+        are listed, with nothing invisible."""
+        if self.gate == "effects":
+            return ["the program:"] + [f"  {line}" for line in _visible_lines(self.program or "")]
         return _visible_lines(self.diff or "") if self.gate == "commit" else []
+
+    @property
+    def more_label(self) -> str:
+        """What ``more()`` is, as a note that it was left out names it."""
+        return "the program" if self.gate == "effects" else "the diff"
+
+
+def _tally_tools(effects: Sequence[Any]) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for effect in effects:
+        counts[effect.tool] = counts.get(effect.tool, 0) + 1
+    return list(counts.items())
+
+
+def _effects_notes(effects: Sequence[Any]) -> list[str]:
+    """What approving the list means, in the words of the list."""
+    notes = ["approving allows these calls only, each at most once unless it may run many times; any other call of these tools is refused"]
+    if any(argument.ref is not None for effect in effects for argument in effect.computed()):
+        notes.append("a <computed #N> value is asked about again each time its call runs, unless you allow any value for it")
+    if any(effect.acts == "after the run" for effect in effects):
+        notes.append("writes acting after the run are applied if it ends well; a changed file the list does not name is asked about then, with its diff")
+    return notes
 
 
 def _visible_lines(text: str) -> list[str]:

@@ -35,7 +35,7 @@ SHOWN_CHARS = 20_000
 #: The answers that print the whole question and ask again.
 SHOW_ALL = ("a", "all")
 #: What each gate asks.
-HEADS = {"program": "run this program?", "call": "make this call?", "commit": "apply these changes?", "elicit": "a question for you:", "skill": "run this program?"}
+HEADS = {"effects": "run this program with these effects?", "program": "run this program?", "call": "make this call?", "commit": "apply these changes?", "elicit": "a question for you:", "skill": "run this program?"}
 #: How many times a field is asked again after an answer it cannot take.
 FIELD_TRIES = 3
 #: A blocking approval on no terminal.
@@ -59,7 +59,8 @@ class Prompt:
             return self._fill(request, time.monotonic() + request.wait_s)
         deadline = time.monotonic() + request.wait_s
         more = f"; a: show all {len(everything)} line{'s' if len(everything) != 1 else ''}" if note else ""
-        self.out.write(f"lackpy: approve? [y/N] (waiting {request.wait_s:g} s{more}) ")
+        choices = _choices(request)
+        self.out.write(f"lackpy: approve? [y/N{choices}] (waiting {request.wait_s:g} s{more}) ")
         self.out.flush()
         while True:
             answer = _read_line(self.fd, deadline - time.monotonic())
@@ -67,11 +68,10 @@ class Prompt:
                 self._write(["", f"lackpy: no answer within {request.wait_s:g} s"])
                 return None
             if answer.strip().lower() not in SHOW_ALL:
-                approved = answer.strip().lower() in ("y", "yes")
-                return Decision(approved, "user", "approved on the terminal" if approved else "refused on the terminal")
+                return _answer(request, answer)
             self._write(everything)
             request.showing.seen()
-            self.out.write(f"lackpy: approve? [y/N] ({max(deadline - time.monotonic(), 0):.0f} s left) ")
+            self.out.write(f"lackpy: approve? [y/N{choices}] ({max(deadline - time.monotonic(), 0):.0f} s left) ")
             self.out.flush()
 
     def _fill(self, request: ApprovalRequest, deadline: float) -> Decision | None:
@@ -124,6 +124,38 @@ class Prompt:
 _TIMED_OUT, _WRONG, _SKIPPED = object(), object(), object()
 
 
+def _numbers(request: ApprovalRequest) -> list[int]:
+    """The numbers of the computed arguments of an ``effects`` question (``#N`` on its list)."""
+    return [a.ref for effect in request.effects for a in effect.computed() if a.ref is not None] if request.gate == "effects" else []
+
+
+def _choices(request: ApprovalRequest) -> str:
+    """What else a yes may say: at the ``effects`` gate, with computed arguments, the ones any value is allowed for."""
+    numbers = _numbers(request)
+    if len(numbers) == 1:
+        return f"; y {numbers[0]}: also allow any value for computed #{numbers[0]}"
+    return f"; y {numbers[0]} {numbers[1]}: also allow any value for computed #{numbers[0]} and #{numbers[1]}; y *: for all" if numbers else ""
+
+
+def _answer(request: ApprovalRequest, text: str) -> Decision:
+    """A typed answer: ``y``/``yes`` approves, anything else refuses; at the ``effects`` gate a yes may go on with the
+    numbers of the computed arguments it allows any value for (``y 1 3``, ``y #1,#3``, ``y *``). A yes with anything
+    else after it refuses, rather than guess what was meant."""
+    first, *rest = text.replace(",", " ").lower().split() or [""]
+    if first not in ("y", "yes"):
+        return Decision(False, "user", "refused on the terminal")
+    known, chosen = _numbers(request), set()
+    for word in rest:
+        number = word.removeprefix("#")
+        if word == "*":
+            chosen.update(known)
+        elif number.isdigit() and int(number) in known:
+            chosen.add(int(number))
+        else:
+            return Decision(False, "user", f"refused on the terminal: {visible(word)!r} is not the number of a computed argument on the list")
+    return Decision(True, "user", "approved on the terminal", any_value=sorted(chosen))
+
+
 def terminal(before: Callable[[], Any] | None = None) -> Prompt | None:
     """A Prompt on the command's terminal, or None when it has none."""
     try:
@@ -153,7 +185,7 @@ def _layout(request: ApprovalRequest) -> tuple[list[str], list[str], str | None]
         return everything, everything, None
     asks = request.ask != "notify"
     if _fits(allowed):
-        return everything, allowed, f"lackpy: the diff ({len(extra)} lines) is not shown" + ("; answer a to read it before you answer" if asks else "")
+        return everything, allowed, f"lackpy: {request.more_label} ({len(extra)} lines) is not shown" + ("; answer a to read it before you answer" if asks else "")
     shown = _cut(allowed)
     total = sum(map(len, allowed)) + len(allowed)
     request.showing.cut(f"the terminal showed only part of it ({total} characters in {len(allowed)} lines)")

@@ -57,7 +57,7 @@ from lackpy.mcp import results
 from lackpy.mcp.cluster import STATE_TTL_S, Cluster, caller
 from lackpy.mcp.progress import Reach
 from lackpy.approvals.decision import Decision
-from lackpy.approvals.request import ApprovalRequest
+from lackpy.approvals.request import ApprovalRequest, visible
 
 #: The first protocol revision whose calls ask for input by returning InputRequiredResult.
 INPUT_REQUIRED_VERSION = "2026-07-28"
@@ -70,7 +70,7 @@ NOTE_CHARS = 200
 #: Where a question waiting for an answer can be read whole.
 QUESTION_URI = "lackpy://approvals/{id}"
 #: What each gate asks.
-HEADS = {"program": "Run this program?", "call": "Make this call?", "commit": "Apply these changes?", "elicit": "A question for you:", "skill": "Run this program?"}
+HEADS = {"effects": "Run this program with these effects?", "program": "Run this program?", "call": "Make this call?", "commit": "Apply these changes?", "elicit": "A question for you:", "skill": "Run this program?"}
 
 
 NO_ELICITATION = Unattended(
@@ -124,7 +124,8 @@ class Questions:
         self.waiting[key] = (whole, request)
         uri = QUESTION_URI.format(id=key)
         if len(allowed) <= MESSAGE_CHARS - NOTE_CHARS:
-            return f"{allowed}\n\nThe diff ({len(whole) - len(allowed)} characters) is not in this message: read it at {uri} before you answer.", key
+            label = request.more_label.capitalize()
+            return f"{allowed}\n\n{label} ({len(whole) - len(allowed)} characters) is not in this message: read it at {uri} before you answer.", key
         shown = allowed[: MESSAGE_CHARS - 2 * NOTE_CHARS]
         request.showing.cut(f"the message held only the first {len(shown)} of its {len(allowed)} characters and {uri} was not read")
         return (
@@ -165,9 +166,31 @@ def add_questions(server: MCPServer, asking: "Asking") -> None:
         return asking.questions.read(id)
 
 
+#: Most characters of the expression a field of the effects form names.
+FIELD_EXPRESSION_CHARS = 200
+
+
 def form_of(request: ApprovalRequest) -> dict[str, Any]:
-    """The form a question asks the client to fill in: the server's own for a server's question, else lackpy's ``Approve``."""
-    return request.form if request.gate == "elicit" else render_elicitation_schema(Approve)
+    """The form a question asks the client to fill in: the server's own for a server's question, else lackpy's ``Approve``;
+    an ``effects`` question with computed arguments also has one ``any_N`` checkbox per argument, unchecked: whether any
+    value is allowed for computed argument ``#N`` (else each call with it is asked about when it runs)."""
+    if request.gate == "elicit":
+        return request.form
+    schema = render_elicitation_schema(Approve)
+    if request.gate != "effects":
+        return schema
+    properties = dict(schema["properties"])
+    for effect in request.effects:
+        for argument in effect.computed():
+            if argument.ref is None:  # any value already: its tool's calls are not asked about
+                continue
+            shown = visible(argument.expression)
+            shown = shown if len(shown) <= FIELD_EXPRESSION_CHARS else shown[:FIELD_EXPRESSION_CHARS] + "..."
+            properties[f"any_{argument.ref}"] = {
+                "type": "boolean", "default": False, "title": f"Any value for #{argument.ref}",
+                "description": f"line {effect.line}: {effect.tool} {argument.name} = {shown}; allow any value (else each call with it is asked about when it runs)",
+            }
+    return {**schema, "properties": properties}
 
 
 def decision(action: str, content: Any, gate: str = "call") -> Decision:
@@ -187,11 +210,28 @@ def decision(action: str, content: Any, gate: str = "call") -> Decision:
     if content is None:
         content = {}
     answer = content.get("approve", True) if isinstance(content, dict) else None
+    if answer is True and gate == "effects":
+        return _effects_answer(content)
     if answer is True:
         return Decision(True, "client", "approved by the client")
     if answer is False:
         return Decision(False, "client", "the client answered no")
     return Decision(False, "client", "the client's answer did not fill in the form")
+
+
+def _effects_answer(content: dict) -> Decision:
+    """A yes to an ``effects`` question, allowing any value for each computed argument whose ``any_N`` is true; an
+    ``any_N`` that is not a boolean, or names no number, is not the form: refused."""
+    chosen = []
+    for key, value in content.items():
+        if not key.startswith("any_"):
+            continue
+        number = key.removeprefix("any_")
+        if not number.isdigit() or not isinstance(value, bool):
+            return Decision(False, "client", "the client's answer did not fill in the form")
+        if value:
+            chosen.append(int(number))
+    return Decision(True, "client", "approved by the client", any_value=sorted(chosen))
 
 
 def _notifier(reach: Reach) -> Callable[[str], None]:

@@ -103,8 +103,10 @@ def begin_early(program: str, settings: RunSettings) -> Any:
     thread's own checks find the same answers in prepare's cache.
     """
     gatekeeper = settings.gatekeeper
-    if settings.mode != "isolated" or settings.origin is not None or (gatekeeper is not None and gatekeeper.policy.for_gate("program").kind != "none"):
+    if settings.mode != "isolated" or settings.origin is not None:
         return None
+    if gatekeeper is not None and (gatekeeper.policy.for_gate("program").kind != "none" or gatekeeper.policy.effects):
+        return None  # a question may come first
     if settings.params and not all(type(v) in _SCALARS or (type(v) is str and len(v) <= 4096) for v in settings.params.values()):
         return None  # checking and sending large data would hold up the loop: the run thread does that
     try:
@@ -166,6 +168,8 @@ def _checked(program: str, settings: RunSettings, start: float) -> _Checked:
 def _program_approved(program: str, settings: RunSettings, checked: _Checked, start: float) -> Gatekeeper | None:
     """The run's own gatekeeper (a delegate runs several programs), once the program gate approved; None without approvals.
 
+    With ``approve = "effects"``, the program's effects are the question
+    (``Gatekeeper.effects``), but not in a dry run, which acts on nothing.
     A program run with a skill another MCP server serves (``settings.origin``)
     passes the ``skill`` gate instead, which always asks (it shows the program
     too); with no gatekeeper, nobody is asked and it is denied. Raises
@@ -177,9 +181,13 @@ def _program_approved(program: str, settings: RunSettings, checked: _Checked, st
     if settings.origin is not None:  # a skill another MCP server serves: a person approves this program with it, always
         answer = gatekeeper.skill(program, checked.own, checked.called, settings.origin)
         what = f"the program with skill {settings.origin.skill} (served by the MCP server {settings.origin.server})"
-    else:
+    elif settings.dry_run:  # a dry run acts on nothing: there are no effects to approve
         answer = gatekeeper.program(program, checked.own, checked.called)
         what = "the program"
+    else:
+        staging = settings.context is None or settings.context.staging
+        answer = gatekeeper.effects(program, checked.own, checked.called, settings.kit, checked.params, staging)
+        what = "the program" if answer is None or answer.gate == "program" else "the list of the program's effects"
     if answer is not None and not answer.approved:
         message = f"denied: {what} was not approved ({answer.by}): {answer.reason}"
         failed = _failed(start, settings.kit, message, ErrorKind.DENIED, notices=settings.notices, program_grade=checked.own, decisions=gatekeeper.decisions)
