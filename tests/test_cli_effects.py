@@ -11,6 +11,8 @@ import pytest
 from terminal import typed
 
 PROMPT = b"lackpy: approve? [y/N"
+#: The commit's own question, with its diff, once the run is over.
+COMMIT = b"apply these changes?"
 FOUR = "write_file('a.txt', 'A')\nwrite_file('b.txt', 'B')\nwrite_file('c.txt', 'C')\nrun_command('touch canary.txt')['code']\n"
 
 
@@ -22,15 +24,19 @@ def ws(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def on_terminal(ws: Path, program: str, answers: list[bytes]) -> tuple[int, str]:
+def on_terminal(ws: Path, program: str, answers: list[bytes], prompts: list[bytes] | None = None) -> tuple[int, str]:
     (ws / "prog.py").write_text(program)
-    return typed([sys.executable, "-m", "lackpy", "run", "--kit", "coding", "prog.py"], ws, [(PROMPT, answer) for answer in answers], 60)
+    shown = [(prompt, answer) for prompt, answer in zip(prompts or [PROMPT] * len(answers), answers)]
+    return typed([sys.executable, "-m", "lackpy", "run", "--kit", "coding", "prog.py"], ws, shown, 60)
 
 
 def test_three_writes_and_a_command_are_one_question_on_the_terminal_and_none_while_it_runs(ws):
-    code, output = on_terminal(ws, FOUR, [b"y\n", b"y\n"])  # a second answer would be typed if a second question came
+    # A second effects answer would be typed if a second question came; the commit asks after the run, with its diff.
+    code, output = on_terminal(ws, FOUR, [b"y\n", b"y\n"], [PROMPT, COMMIT])
     assert code == 0, output
-    assert output.count("approve? [y/N") == 1
+    ran, _, committed = output.partition(COMMIT.decode())
+    assert ran.count("approve? [y/N") == 1 and committed.count("approve? [y/N") == 1
+    assert "+A" in committed and "make this call?" not in output
     assert "lackpy: run this program with these effects? run a program (critical, w=3 d=3) that may make these 4 calls that act" in output
     for at, call in enumerate(["write_file(path='a.txt', content='A')", "write_file(path='b.txt', content='B')",
                                "write_file(path='c.txt', content='C')"], 1):

@@ -30,16 +30,14 @@ host matches the call itself against the approved entries of its tool:
   calls always fit, since each comes from its own site).
 
 The list approves which calls and how often, not their order: a program's
-branches decide that. The ``commit`` of staged writes is covered by the
-approval when every file it changes was named on the list (a literal or a
-parameter path of a staged write that was approved, or a path a per-call
-question showed); any other commit asks with its diff, as before.
+branches decide that. The ``commit`` of staged writes keeps its own
+question, with the diff of what the run wrote (what the list cannot show:
+what a computed content is, and what a write replaces).
 """
 
 from __future__ import annotations
 
 import copy
-import posixpath
 import threading
 from collections import deque
 from dataclasses import dataclass, field, replace
@@ -54,8 +52,6 @@ from lackpy.schema import Contract
 
 #: How a listed call acts: on the world at once, or on staged files written after the run.
 AT_ONCE, AFTER_RUN = "at once", "after the run"
-#: The argument of a staged write that names the file it writes.
-PATH_ARGUMENT = "path"
 
 
 @dataclass(frozen=True)
@@ -124,16 +120,15 @@ def effects_of(
     calls must pass. ``staging``: whether this run stages its writes (then a
     file tool acts after the run, when its writes are committed). ``quiet``:
     tools whose calls the policy never asks about (``todo_set``,
-    ``poll_process``); their computed values are listed as allowing any
-    value, with no number to answer, so the list never asks about a call
-    the policy would not have asked about. A staged write's computed values
-    are numbered all the same: it is the only time its content can be shown
-    for a file the list names (whose commit asks nothing more).
+    ``poll_process``, staged writes, whose commit asks with its diff);
+    their computed values are listed as allowing any value, with no number
+    to answer, so the list never asks about a call the policy would not
+    have asked about.
     """
     signatures = tuple(sorted((alias, tuple(arg.name for arg in spec.args)) for alias, spec in specs.items()))
     sites = _sites(program, signatures, tuple(sorted(params)))
     quiet, counter = frozenset(quiet), iter(range(1, 1 + sum(len(site.arguments) for site in sites)))
-    numbered = {alias for alias, spec in specs.items() if alias not in quiet or _acts(spec, staging) == AFTER_RUN}
+    numbered = {alias for alias, spec in specs.items() if alias not in quiet}
     return tuple(_effect(site, specs[site.tool], params, staging, counter if site.tool in numbered else None) for site in sites)
 
 
@@ -234,7 +229,7 @@ class Placed:
 
 
 class Holding:
-    """One run held to its approved list: which entries each call took, and the files the approval named.
+    """One run held to its approved list: which entries each call took.
 
     An entry that is not ``repeated`` is good for one call; calls are matched
     to entries (``_fit``) so that every call so far has one of its own,
@@ -249,13 +244,6 @@ class Holding:
         self.holds: dict[int, int] = {}
         self.choices: dict[int, tuple[int, ...]] = {}
         self.count = 0
-        self.named: set[str] = {
-            _normal(argument.value)
-            for effect in self.effects if effect.acts == AFTER_RUN
-            for argument in effect.arguments
-            if argument.name == PATH_ARGUMENT and argument.kind != "computed" and isinstance(argument.value, str)
-        }
-
     @property
     def tools(self) -> frozenset[str]:
         return frozenset(effect.tool for effect in self.effects)
@@ -282,15 +270,6 @@ class Holding:
         """A call a person approved on its own takes its entry (False: it no longer fits)."""
         with self.lock:
             return self._fit(placed.entries, commit=True)
-
-    def name(self, path: Any) -> None:
-        """A file a per-call question showed by name: the commit need not ask about it again."""
-        if isinstance(path, str):
-            self.named.add(_normal(path))
-
-    def names_all(self, paths: Iterable[str]) -> bool:
-        """Whether the approval named every one of ``paths`` (a commit of them asks nothing more)."""
-        return all(_normal(path) in self.named for path in paths)
 
     def _fit(self, entries: tuple[int, ...], commit: bool) -> bool:
         """Whether a new call matching ``entries`` fits beside every call so far (an augmenting path); kept when ``commit``."""
@@ -322,10 +301,6 @@ class Holding:
         if commit:
             del choices[call]
         return False
-
-
-def _normal(path: str) -> str:
-    return posixpath.normpath(path.replace("\\", "/")) if path else path
 
 
 __all__ = [

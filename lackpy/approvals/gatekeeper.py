@@ -9,9 +9,10 @@ fourth, ``elicit``, carries an MCP server's question to the person; a
 fifth, ``skill``, asks a person, always, before a program runs with a skill
 another MCP server serves (its server, URI and digests, and the program).
 With ``approve = "effects"``, a sixth, ``effects``, stands in for the
-program gate, the call gates and, for the files it names, the commit: the
-program's calls that can act are listed from its text and approved once, up
-front, and the run is held to that list (``lackpy.approvals.effects``).
+program gate and the call gates: the program's calls that can act are
+listed from its text and approved once, up front, and the run is held to
+that list (``lackpy.approvals.effects``). The commit keeps its own question,
+with its diff.
 
 Who answers is the approver the caller gives (``lackpy.approvals.approver``:
 the terminal, an MCP client, a Python callback); with none, a blocking gate
@@ -38,7 +39,7 @@ from typing import Any, Callable, Mapping, Sequence
 from lackpy.approvals import forms
 from lackpy.approvals.approver import ApproveSpec, Approver, Audit, approve_all, approver_for
 from lackpy.approvals.decision import Decision
-from lackpy.approvals.effects import AFTER_RUN, PATH_ARGUMENT, Holding, Placed, allowing, arguments_of, effects_of, listed, refs
+from lackpy.approvals.effects import Holding, Placed, allowing, arguments_of, effects_of, listed, refs
 from lackpy.approvals.policy import NONE, Ask, ApprovalPolicy, with_kit
 from lackpy.approvals.request import ApprovalRequest, SkillOrigin, file_changes
 from lackpy.errors import ConfigError, DeniedError, KitError, ParamError
@@ -105,7 +106,7 @@ class Gatekeeper:
             return self.program(program, grade, tools)
         quiet = [alias for alias, spec in specs.items() if self.policy.for_call(spec).kind == "none"]
         found = effects_of(program, specs, params, staging, quiet)
-        ask = self.policy.for_effects(specs.values(), any(effect.acts == AFTER_RUN for effect in found))
+        ask = self.policy.for_effects(specs.values())
         request = self._request("effects", ask, program=program, grade=grade, risk=grade.risk, tools=sorted(tools), effects=found)
         if request is None:
             return None
@@ -142,9 +143,6 @@ class Gatekeeper:
         text = diff()
         files = [*changes.created, *changes.modified, *changes.deleted]
         request = self._request("commit", ask, files=files, diff=text, changes=file_changes(changes, text))
-        if self.holding is not None and self.holding.names_all(files):  # the person saw every file's name, and what is written
-            covered = Decision(True, "effects", "every file it changes was named on the approved list of effects")
-            return self._keep(request, ask, covered, _now(), time.monotonic())
         return self._decide(request, ask)
 
     def gate(self, alias: str, spec: ToolSpec, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -201,8 +199,6 @@ class Gatekeeper:
                                           tool=alias, arguments=arguments, effects=entries)
                 decision = self._decide(request, self.effects_ask, step=self.steps() + 1)
                 if decision.approved and holding.take(placed):
-                    if any(effect.acts == AFTER_RUN for effect in entries):
-                        holding.name(arguments.get(PATH_ARGUMENT))
                     return fn(*args, **kwargs)
                 why = decision.reason if not decision.approved else "it no longer fits the approved list"
                 raise DeniedError(f"{alias}: not approved ({decision.by}): {why}")

@@ -126,12 +126,12 @@ class ApprovalPolicy:
         ask = self.program if gate == "program" else self.commit
         return _most(ask, self.wait_s, self.floor.for_gate(gate), self.floor.wait_s) if self.floor is not None else ask
 
-    def for_effects(self, specs: Iterable[ToolSpec], writes: bool) -> Ask:
-        """How the ``effects`` gate asks about a list with calls of ``specs`` (``writes``: some of them staged writes):
-        as the most asking of the gates it stands in for (the program gate, each tool's calls, the commit when it
-        writes), so it asks only when one of them would, and waits as long as the longest of them."""
+    def for_effects(self, specs: Iterable[ToolSpec]) -> Ask:
+        """How the ``effects`` gate asks about a list with calls of ``specs``: as the most asking of the gates it stands
+        in for (the program gate and each tool's calls), so it asks only when one of them would, and waits as long as
+        the longest of them. The commit is not one of them: it asks with its diff, as its own gate says."""
         ask = self.for_gate("program")
-        for other in [*(self.for_call(spec) for spec in specs), *([self.for_gate("commit")] if writes else [])]:
+        for other in (self.for_call(spec) for spec in specs):
             ask = _most(ask, self.wait_s, other, self.wait_s)
         return ask
 

@@ -56,8 +56,9 @@ def test_three_writes_and_a_command_ask_one_question_naming_all_four_and_none_wh
     asked = Counting()
     result = run(ws, FOUR, asked, kit="coding", mode=mode)
     assert result.success, result.error
-    [question] = asked.requests
+    [question, commit] = asked.requests  # the commit keeps its own question, with its diff, once the run is over
     assert question.gate == "effects" and question.ask == "block"
+    assert commit.gate == "commit" and commit.files == ["a.txt", "b.txt", "c.txt"] and "+A" in commit.diff
     assert [(e.tool, e.line, [a.shown for a in e.arguments]) for e in question.effects] == [
         ("write_file", 1, ["'a.txt'", "'A'"]), ("write_file", 2, ["'b.txt'", "'B'"]), ("write_file", 3, ["'c.txt'", "'C'"]),
         ("run_command", 4, ["'touch canary.txt'"]),
@@ -67,7 +68,8 @@ def test_three_writes_and_a_command_ask_one_question_naming_all_four_and_none_wh
     assert lines[3] == "4. line 4  run_command(command='touch canary.txt')  w=3 d=3, acts at once, at most once"
     assert "write_file \u00d73, run_command \u00d71" in question.summary()
     assert (ws / "canary.txt").exists() and [(ws / f"{n}.txt").read_text() for n in "abc"] == ["A", "B", "C"]
-    assert [(d.gate, d.by) for d in result.decisions] == [("effects", "callback"), ("call", "effects"), ("commit", "effects")]
+    assert [(d.gate, d.by) for d in result.decisions] == [("effects", "callback"), ("call", "effects"), ("commit", "callback")]
+    assert result.decisions[2].step is None  # asked after the run, not during it
     assert result.decisions[0].effects[3].tool == "run_command" and result.trace[3].decision.by == "effects"
 
 
@@ -142,16 +144,18 @@ def test_a_parameter_is_shown_with_its_value_and_must_pass_that_value(ws, mode):
     result = run(ws, "write_file(target, 'x')\nrun_command(cmd)['code']", asked, kit="coding", mode=mode,
                  params={"target": "p.txt", "cmd": "touch canary.txt"})
     assert result.success and (ws / "p.txt").read_text() == "x" and (ws / "canary.txt").exists()
-    [question] = asked.requests
+    question = asked.requests[0]
     assert question.lines()[0] == "1. line 1  write_file(path=<parameter target = 'p.txt'>, content='x')  w=3 d=3, acts after the run, at most once"
-    assert [d.gate for d in result.decisions] == ["effects", "call", "commit"]  # the commit named p.txt: nothing more asked
+    assert [d.gate for d in result.decisions] == ["effects", "call", "commit"]
 
 
-def test_a_write_to_a_computed_path_still_asks_its_commit_with_the_diff(ws):
-    asked = Counting(Decision(True, "callback", "ok", any_value=[1]), True)
+def test_writes_alone_ask_only_their_commit_with_the_diff(ws):
+    """Staged writes are asked about once, with their diff, when the run is over: what the list cannot show (a computed
+    path or content, what a write replaces)."""
+    asked = Counting(True)
     result = run(ws, "name = 'keep' + '.txt'\nwrite_file(name, 'new\\n')", asked, kit="coding")
-    assert result.success and [r.gate for r in asked.requests] == ["effects", "commit"]
-    assert "-as it was" in asked.requests[1].diff and (ws / "keep.txt").read_text() == "new\n"
+    assert result.success and [r.gate for r in asked.requests] == ["commit"]
+    assert "-as it was" in asked.requests[0].diff and (ws / "keep.txt").read_text() == "new\n"
 
 
 def test_an_answer_allowing_a_number_not_on_the_list_approves_nothing(ws):

@@ -60,13 +60,14 @@ def test_three_writes_and_a_command_are_one_elicitation_naming_all_four(ws, mode
     asked = Asked()
     result = in_process(ws, mode, asked, FOUR)
     assert not result["error"] and result["output"] == 0, result
-    [message] = asked.messages
+    message, commit = asked.messages  # the commit keeps its own question, once the run is over
+    assert "a.txt" in commit and "run_command" not in commit
     assert message.startswith("lackpy: Run this program with these effects? run a program (critical, w=3 d=3) that may make these 4 calls")
     for call_text in ["write_file(path='a.txt', content='A')", "write_file(path='b.txt', content='B')",
                       "write_file(path='c.txt', content='C')", "run_command(command='touch canary.txt')"]:
         assert call_text in message
     assert list(asked.forms[0]["properties"]) == ["approve"]
-    assert [(d["gate"], d["by"]) for d in result["decisions"]] == [("effects", "client"), ("call", "effects"), ("commit", "effects")]
+    assert [(d["gate"], d["by"]) for d in result["decisions"]] == [("effects", "client"), ("call", "effects"), ("commit", "client")]
     assert (ws / "canary.txt").exists() and (ws / "a.txt").read_text() == "A"
 
 
@@ -102,5 +103,6 @@ def test_over_stdio_a_trusted_workspace_asking_for_effects_asks_once(ws, server_
     server = StdioServerParameters(command=PYTHON, args=["-m", "lackpy", "serve", "-w", str(ws), "--allow-kits", "readonly,coding"], env=server_env)
     asked = Asked()
     result = asyncio.run(call(server, "auto", asked, FOUR))
-    assert not result["error"] and len(asked.messages) == 1 and "run_command(command='touch canary.txt')" in asked.messages[0]
+    assert not result["error"] and len(asked.messages) == 2 and "run_command(command='touch canary.txt')" in asked.messages[0]
+    assert asked.messages[1].startswith("lackpy: Apply") or "b.txt" in asked.messages[1]
     assert (ws / "canary.txt").exists() and (ws / "b.txt").read_text() == "B"
