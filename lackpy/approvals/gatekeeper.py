@@ -93,8 +93,9 @@ class Gatekeeper:
     def effects(
         self, program: str, grade: Grade, tools: Sequence[str], kit: ResolvedKit, params: Mapping[str, Any], staging: bool
     ) -> Decision | None:
-        """The up-front gate of a run: with ``approve = "effects"``, the list of the program's calls that can act, asked
-        once; else, or when it lists nothing, the program gate (None when it does not ask).
+        """The up-front gate of a run: the list of the program's calls that can act, asked once (as ``policy.effects``
+        says: by default only when the list is exact); else, or when it lists nothing, the program gate (None when it
+        does not ask).
 
         The list asks as the most asking of the gates it stands in for, so it asks only when one of them would. Once
         approved, the run is held to it (``gate``). A yes from ``--yes`` allows any value for every computed argument
@@ -102,10 +103,12 @@ class Gatekeeper:
         """
         specs = {alias: kit.tools[alias] for alias in tools if alias in kit.tools}
         specs = {alias: spec for alias, spec in specs.items() if listed(spec, self.policy.for_call(spec).kind != "none")}
-        if not self.policy.effects or not specs:
+        if self.policy.effects == "off" or not specs:
             return self.program(program, grade, tools)
         quiet = [alias for alias, spec in specs.items() if self.policy.for_call(spec).kind == "none"]
         found = effects_of(program, specs, params, staging, quiet)
+        if self.policy.effects == "exact" and refs(found):  # a value the list cannot show: each call asks, with its value
+            return self.program(program, grade, tools)
         ask = self.policy.for_effects(specs.values())
         request = self._request("effects", ask, program=program, grade=grade, risk=grade.risk, tools=sorted(tools), effects=found)
         if request is None:
@@ -122,6 +125,16 @@ class Gatekeeper:
         if kept.approved:
             self.holding, self.effects_ask = Holding(approved), ask
         return kept
+
+    def asks_first(self, tools: Sequence[str], kit: ResolvedKit) -> bool:
+        """Whether a question may come before a program calling ``tools`` runs (the program gate, or a list of its effects)."""
+        if self.policy.for_gate("program").kind != "none":
+            return True
+        if self.policy.effects == "off":
+            return False
+        specs = [kit.tools[alias] for alias in tools if alias in kit.tools]
+        specs = [spec for spec in specs if listed(spec, self.policy.for_call(spec).kind != "none")]
+        return bool(specs) and self.policy.for_effects(specs).kind != "none"
 
     def skill(self, program: str, grade: Grade, tools: Sequence[str], origin: SkillOrigin) -> Decision:
         """The gate of a program run with a skill another MCP server serves: always asked, and waited for (``block``),

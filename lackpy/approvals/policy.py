@@ -109,8 +109,11 @@ class ApprovalPolicy:
     """Whether a tool not named in ``calls`` gets its default (``default_call_ask``), or none."""
     floor: "ApprovalPolicy | None" = None
     """A policy this one never asks less than (a trusted one under an untrusted workspace's)."""
-    effects: bool = False
-    """``approve = "effects"``: a program's effects are listed and approved once, up front (``lackpy.approvals.effects``).
+    effects: str = "exact"
+    """When a program's effects are listed and approved once, up front (``lackpy.approvals.effects``): ``exact`` (the
+    default) when the list is exact, every call it would ask about having only literal and parameter arguments (else
+    each call is asked about, showing its values); ``all`` (``approve = "effects"``) always, a computed argument asked
+    about as it runs unless the answer allowed any value for it; ``off`` (``approve = "calls"`` or ``"program"``) never.
     Only the user's own or a trusted workspace's config says so: an untrusted one's (the ``floor``) is never read for it,
     since an approved list stands in for questions the user's policy asks."""
 
@@ -142,7 +145,9 @@ def policy_from(settings: Mapping[str, Any], where: str = "config", *, defaults:
 
     ``approve = "program"`` asks about the whole program up front;
     ``approve = "effects"`` lists its effects and asks about them once, up
-    front, instead of about each call (``lackpy.approvals.effects``).
+    front, instead of about each call (``lackpy.approvals.effects``), even
+    when some are computed; unset, the list is asked when it is exact;
+    ``approve = "calls"`` asks about each call as it comes.
     ``[approvals]`` takes ``program``, ``commit``, ``"*"`` (every call) and
     tool names, each a mode. Without ``defaults``, only what is named asks
     (an untrusted workspace's settings, which may add to a policy, never
@@ -153,7 +158,7 @@ def policy_from(settings: Mapping[str, Any], where: str = "config", *, defaults:
     if approve is not None and approve not in ("program", "calls", "effects"):
         raise ConfigError(
             f"{where}: approve must be \"program\" (ask once up front, too), \"effects\" (list the program's effects and ask once, "
-            "up front, instead of about each call) or \"calls\" (the default)"
+            "up front, even when some are computed) or \"calls\" (ask at each call); unset, the list is asked when it is exact"
         )
     wait = settings.get("approval_timeout_s", DEFAULT_WAIT_S)
     if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 < wait <= 86_400:
@@ -165,7 +170,8 @@ def policy_from(settings: Mapping[str, Any], where: str = "config", *, defaults:
     calls = {name: ask for name, ask in asks.items()}
     if every is not None:
         calls["*"] = every
-    return ApprovalPolicy(program=program, commit=commit, calls=calls, wait_s=float(wait), defaults=defaults, effects=approve == "effects")
+    effects = "all" if approve == "effects" else "exact" if approve is None else "off"
+    return ApprovalPolicy(program=program, commit=commit, calls=calls, wait_s=float(wait), defaults=defaults, effects=effects)
 
 
 def with_kit(policy: ApprovalPolicy, table: Any, names: Mapping[str, str], where: str, *, only_more: bool) -> ApprovalPolicy:

@@ -98,7 +98,7 @@ def of_run(document: dict, trace: bool = False) -> CallToolResult:
     said = (f"PARTIAL RESULT: the program did not finish, so this is not its answer. {_one_line(message)}. "
             f"{calls} tool call{'' if calls == 1 else 's'} had been made (their results are in the trace); nothing was written. What it had:")
     had = {name: execution[name] for name in PARTIAL_FIELDS if execution.get(name)}
-    return CallToolResult(content=[_text(said + "\n" + _json(had))], structured_content=shown, is_error=True)
+    return CallToolResult(content=[_text(said + " " + _json(had))], structured_content=shown, is_error=True)  # one line, as every failure
 
 
 #: What the text of a run that did not finish shows of what it had done (its trace is in the structured content).

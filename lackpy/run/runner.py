@@ -105,14 +105,14 @@ def begin_early(program: str, settings: RunSettings) -> Any:
     gatekeeper = settings.gatekeeper
     if settings.mode != "isolated" or settings.origin is not None:
         return None
-    if gatekeeper is not None and (gatekeeper.policy.for_gate("program").kind != "none" or gatekeeper.policy.effects):
-        return None  # a question may come first
     if settings.params and not all(type(v) in _SCALARS or (type(v) is str and len(v) <= 4096) for v in settings.params.values()):
         return None  # checking and sending large data would hold up the loop: the run thread does that
     try:
         checked = _checked(program, settings, perf_counter())
     except _Refused:
         return None
+    if gatekeeper is not None and gatekeeper.asks_first(checked.called, settings.kit):
+        return None  # a question may come first
     from lackpy.run.isolated import Begun, begin
 
     begun = begin(checked.code, checked.called, checked.params, checked.limits, settings.sandbox, held_only=True, session_worker=settings.session_worker)
@@ -168,7 +168,7 @@ def _checked(program: str, settings: RunSettings, start: float) -> _Checked:
 def _program_approved(program: str, settings: RunSettings, checked: _Checked, start: float) -> Gatekeeper | None:
     """The run's own gatekeeper (a delegate runs several programs), once the program gate approved; None without approvals.
 
-    With ``approve = "effects"``, the program's effects are the question
+    The list of the program's effects is the question when the policy says
     (``Gatekeeper.effects``), but not in a dry run, which acts on nothing.
     A program run with a skill another MCP server serves (``settings.origin``)
     passes the ``skill`` gate instead, which always asks (it shows the program

@@ -16,6 +16,8 @@ from lackpy.approvals.policy import BLOCK, NONE, Ask, policy_from
 from lackpy.approvals.request import ApprovalRequest, FileChange, exact, file_changes, visible
 
 MODES = ["isolated", "inprocess"]
+#: The call gate on its own: each call asked about as it comes (the default asks a list of exact effects once, up front).
+CALLS = {"approve": "calls"}
 
 
 @pytest.fixture
@@ -99,7 +101,7 @@ def test_true_approves_everything_and_says_so(ws):
 @pytest.mark.parametrize("mode", MODES)
 def test_a_refused_command_never_runs_and_the_program_stops_denied(ws, mode):
     answers = Answers(False)
-    with LackpyService(ws) as svc:
+    with LackpyService(ws, CALLS) as svc:
         result = run(svc, "x = 1\nrun_command('touch canary.txt')\nx", kit="coding", mode=mode, approve=answers)
     assert not (ws / "canary.txt").exists()
     assert result.error_kind == "denied" and result.error_line == 2 and "run_command: not approved (callback)" in result.error
@@ -112,7 +114,7 @@ def test_a_refused_command_never_runs_and_the_program_stops_denied(ws, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_an_approved_command_runs_and_its_trace_entry_says_who_approved_it(ws, mode):
-    with LackpyService(ws) as svc:
+    with LackpyService(ws, CALLS) as svc:
         result = run(svc, "read_file('keep.txt')\nrun_command('echo hi')['stdout']", kit="coding", mode=mode, approve=Answers(True))
     assert result.success and result.output == "hi\n"
     first, second = result.trace
@@ -122,7 +124,7 @@ def test_an_approved_command_runs_and_its_trace_entry_says_who_approved_it(ws, m
 
 def test_a_web_request_and_a_process_are_asked_about_too(ws):
     answers = Answers(False, False)
-    with LackpyService(ws) as svc:
+    with LackpyService(ws, CALLS) as svc:
         run(svc, "fetch_url('http://127.0.0.1:9/x')", kit="all", approve=answers)
         run(svc, "start_process('sleep 30')", kit="all", approve=answers)
     assert [r.tool for r in answers.requests] == ["fetch_url", "start_process"]
@@ -170,7 +172,7 @@ def test_after_the_program_is_approved_the_calls_are_still_asked_about(ws):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_time_spent_waiting_for_a_person_does_not_count_against_the_timeout(ws, mode):
-    with LackpyService(ws) as svc:
+    with LackpyService(ws, CALLS) as svc:
         result = run(svc, "run_command('echo a')\nrun_command('echo b')['stdout']", kit="coding", mode=mode, limits={"timeout_s": 1}, approve=Answers(delay=0.7))
     assert result.success and result.output == "b\n"
     assert all(a.waited_ms >= 650 for a in result.decisions)
@@ -184,7 +186,7 @@ def test_the_timeout_still_stops_a_program_after_an_approval(ws, mode):
 
 
 def test_block_denies_and_auto_goes_on_when_no_answer_comes_in_time(ws):
-    config(ws, '[approvals]\nrun_command = "block:0.3"\nfetch_url = "auto:0.3"\n')
+    config(ws, 'approve = "calls"\n[approvals]\nrun_command = "block:0.3"\nfetch_url = "auto:0.3"\n')
     with LackpyService(ws, trust=True) as svc:
         blocked = run(svc, "run_command('touch canary.txt')", kit="all", approve=Answers(delay=5))
         auto = run(svc, "run_command('echo x') if False else fetch_url('http://127.0.0.1:9/')", kit="all", approve=Answers(delay=5))
@@ -315,7 +317,7 @@ def kit_file(ws: Path, text: str) -> None:
 def test_a_kit_names_its_own_modes_and_a_trusted_one_may_ask_less(ws):
     kit_file(ws, "---\nname: scripts\napprovals:\n  run_command: none\n  read_file: block\n---\nrun_command\nread_file\n")
     answers = Answers(False)
-    with LackpyService(ws, trust=True) as svc:
+    with LackpyService(ws, CALLS, trust=True) as svc:
         assert run(svc, "run_command('touch canary.txt')['code']", kit="scripts", approve=answers).success
         refused = run(svc, "read_file('keep.txt')", kit="scripts", approve=answers)
     assert (ws / "canary.txt").exists() and refused.error_kind == "denied" and [r.tool for r in answers.requests] == ["read_file"]
@@ -323,7 +325,7 @@ def test_a_kit_names_its_own_modes_and_a_trusted_one_may_ask_less(ws):
 
 def test_an_untrusted_workspaces_kit_may_only_ask_more(ws):
     kit_file(ws, "---\nname: scripts\napprovals:\n  read_file: block\n  commit: none\n---\nread_file\n")
-    with LackpyService(ws, trust=False) as svc:
+    with LackpyService(ws, CALLS, trust=False) as svc:
         result = run(svc, "read_file('keep.txt')", kit="scripts", approve=Answers(False))
     assert result.error_kind == "denied" and result.decisions[0].tool == "read_file"
 
@@ -433,7 +435,7 @@ def test_an_untrusted_workspace_kit_cannot_shorten_the_users_wait(ws, own_trust_
 
 def test_an_untrusted_workspace_config_cannot_shorten_the_users_wait_either(ws, own_trust_record):
     (own_trust_record / "lackpy").mkdir(exist_ok=True)
-    (own_trust_record / "lackpy" / "config.toml").write_text('approval_timeout_s = 300\n[approvals]\nrun_command = "auto"\n')
+    (own_trust_record / "lackpy" / "config.toml").write_text('approve = "calls"\napproval_timeout_s = 300\n[approvals]\nrun_command = "auto"\n')
     config(ws, 'approval_timeout_s = 1\n[approvals]\nrun_command = "auto"\ncommit = "auto:2"\n')
     answers = Answers(False, False)
     with LackpyService(ws, trust=False) as svc:

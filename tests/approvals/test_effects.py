@@ -73,11 +73,31 @@ def test_three_writes_and_a_command_ask_one_question_naming_all_four_and_none_wh
     assert result.decisions[0].effects[3].tool == "run_command" and result.trace[3].decision.by == "effects"
 
 
-def test_without_approve_effects_the_same_program_asks_twice_as_before(ws):
+def test_with_approve_calls_the_same_program_asks_at_its_call_as_before(ws):
     asked = Counting()
-    with LackpyService(ws) as svc:
+    with LackpyService(ws, {"approve": "calls"}) as svc:
         result = asyncio.run(svc.run_program(FOUR, kit="coding", approve=asked))
     assert result.success and [r.gate for r in asked.requests] == ["call", "commit"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_by_default_an_exact_list_is_asked_once_up_front(ws, mode):
+    """With nothing configured, a program whose every asked call has only literal and parameter values asks its list."""
+    asked = Counting()
+    with LackpyService(ws) as svc:
+        result = asyncio.run(svc.run_program(FOUR, kit="coding", approve=asked, mode=mode))
+    assert result.success and [r.gate for r in asked.requests] == ["effects", "commit"]
+    assert [e.tool for e in asked.requests[0].effects] == ["write_file"] * 3 + ["run_command"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_by_default_a_computed_value_is_asked_at_its_call_with_the_value_it_has(ws, mode):
+    """A list it cannot make exact is not asked: each call is, showing its value, as without the list."""
+    asked = Counting()
+    with LackpyService(ws) as svc:
+        result = asyncio.run(svc.run_program(LOOP, kit="coding", approve=asked, mode=mode))
+    assert result.success and [r.gate for r in asked.requests] == ["call"] * 3
+    assert [r.arguments for r in asked.requests] == [{"command": f"touch {n}.out"} for n in "xyz"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -261,8 +281,8 @@ def test_an_untrusted_workspace_cannot_turn_its_questions_into_one(ws):
     (ws / ".lackpy" / "config.toml").write_text('approve = "effects"\n')
     asked = Counting()
     with LackpyService(ws, trust=False) as svc:
-        result = asyncio.run(svc.run_program(FOUR, kit="coding", approve=asked))
-    assert result.success and [r.gate for r in asked.requests] == ["call", "commit"]
+        result = asyncio.run(svc.run_program(LOOP, kit="coding", approve=asked))
+    assert result.success and [r.gate for r in asked.requests] == ["call"] * 3  # not one list with "any value" offered
 
 
 def test_the_audit_keeps_the_approved_list(ws, trusted):
@@ -280,7 +300,8 @@ def test_the_audit_keeps_the_approved_list(ws, trusted):
 
 
 def test_the_config_takes_approve_effects():
-    assert policy_from(EFFECTS).effects and not policy_from({}).effects and not policy_from({"approve": "program"}).effects
+    assert policy_from(EFFECTS).effects == "all" and policy_from({}).effects == "exact"
+    assert policy_from({"approve": "program"}).effects == policy_from({"approve": "calls"}).effects == "off"
 
 
 def test_a_computed_value_of_a_tool_the_policy_never_asks_about_allows_any_value_and_asks_nothing(ws):

@@ -67,10 +67,13 @@ def test_over_stdio_accepting_both_questions_runs_the_command_and_writes(ws, ser
     result = asyncio.run(call(stdio(ws, server_env), mode, answering))
     assert not result["error"] and result["output"] == 0
     assert (ws / "canary.txt").exists() and (ws / "new.txt").read_text() == "n"
-    assert answering.messages[0].startswith("lackpy: Make this call? run_command(command='touch canary.txt')")
+    # The default: a program whose calls are exact asks its list of effects once, before it runs; the commit after it.
+    assert answering.messages[0].startswith("lackpy: Run this program with these effects?")
+    assert "write_file(path='new.txt', content='n')" in answering.messages[0] and "run_command(command='touch canary.txt')" in answering.messages[0]
     assert answering.messages[1].startswith("lackpy: Apply these changes? write 1 file (1 created; +1 -0 lines)\ncreated   new.txt  +1 -0\n\n")
     assert "+++ b/new.txt" in answering.messages[1]
-    assert [(a["gate"], a["approved"], a["by"]) for a in result["decisions"]] == [("call", True, "client"), ("commit", True, "client")]
+    assert [(a["gate"], a["approved"], a["by"]) for a in result["decisions"]] == [
+        ("effects", True, "client"), ("call", True, "effects"), ("commit", True, "client")]
 
 
 @pytest.mark.parametrize("mode", ERAS)
@@ -130,7 +133,8 @@ def test_in_process_both_eras_answer_the_same(ws):
 
     legacy, modern = (asyncio.run(main(mode)) for mode in ERAS)
     for result in (legacy, modern):
-        assert result["error_kind"] == "denied" and [a["approved"] for a in result["decisions"]] == [True, False]
+        assert result["error_kind"] == "denied" and [(a["by"], a["approved"]) for a in result["decisions"]] == [
+            ("client", True), ("effects", True), ("client", False)]
     assert not (ws / "new.txt").exists() and (ws / "canary.txt").exists()  # the command ran; the writes were refused
     shutil.rmtree(ws / ".lackpy", ignore_errors=True)
 
@@ -156,7 +160,7 @@ async def in_process_call(ws: Path, mode: str, answering) -> dict:
 def test_an_accept_without_content_is_a_yes(ws, mode, content):
     result = asyncio.run(in_process_call(ws, mode, Accepting(content)))
     assert not result["error"] and result["output"] == 0, result
-    assert [(a["approved"], a["reason"]) for a in result["decisions"]] == [(True, "approved by the client")] * 2
+    assert [(a["approved"], a["reason"]) for a in result["decisions"] if a["by"] == "client"] == [(True, "approved by the client")] * 2
     assert (ws / "canary.txt").exists() and (ws / "new.txt").read_text() == "n"
 
 

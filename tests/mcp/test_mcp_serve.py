@@ -215,7 +215,9 @@ def test_a_failed_run_is_an_error_with_its_result(found):
 def test_a_time_limited_run_says_its_result_is_partial_and_returns_its_finished_calls(found):
     answer = result(found, "partial")
     assert answer.is_error and len(answer.content) == 1
-    said, _, had = answer.content[0].text.partition("\n")
+    assert "\n" not in answer.content[0].text  # one line, as every failure's text
+    said, _, had = answer.content[0].text.partition(" {")
+    had = "{" + had
     assert said.startswith("PARTIAL RESULT: the program did not finish, so this is not its answer.") and "limit error" in said
     document = _conforms(found, "partial")
     assert (document["complete"], document["error_kind"], document["limit"]) == (False, "limit", "timeout")

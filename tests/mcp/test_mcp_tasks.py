@@ -206,11 +206,12 @@ def test_approvals_wait_in_the_task_and_are_answered_through_tasks_update(served
 
     asked, request, ack, question, done = asyncio.run(main())
     assert asked.status == "input_required" and request["method"] == "elicitation/create"
-    assert request["params"]["message"].startswith("lackpy: Make this call? run_command(command='touch canary.txt')")
+    assert request["params"]["message"].startswith("lackpy: Run this program with these effects?")  # the exact list, once
+    assert "run_command(command='touch canary.txt')" in request["params"]["message"]
     assert bare(ack) == {"resultType": "complete"}
     assert question["params"]["message"].startswith("lackpy: Apply these changes? write 1 file")
     assert done.status == "completed" and done.result["structuredContent"]["error_kind"] == "denied"
-    assert [d["approved"] for d in done.result["structuredContent"]["decisions"]] == [True, False]
+    assert [(d["by"], d["approved"]) for d in done.result["structuredContent"]["decisions"]] == [("client", True), ("effects", True), ("client", False)]
     assert (ws / "canary.txt").exists() and not (ws / "new.txt").exists()  # the command ran; the declined write was not committed
 
 

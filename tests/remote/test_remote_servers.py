@@ -352,7 +352,8 @@ def test_remote_progress_reaches_the_client_after_it_approved_the_call(tmp_path,
 
     async def main(target):
         async with Client(target, mode=era, elicitation_callback=answer) as client:
-            return await client.call_tool("run_program", {"program": "notes__slow(0.4)"}, progress_callback=on_progress)
+            # A computed argument: the call itself is asked about, in the middle of the run (no exact list could name it).
+            return await client.call_tool("run_program", {"program": "s = 0.2 * 2\nnotes__slow(s)"}, progress_callback=on_progress)
 
     if transport == "stdio":
         answered = asyncio.run(main(StdioServerParameters(command=sys.executable, args=["-m", "lackpy", "serve", "-w", str(root), *options], env=env)))

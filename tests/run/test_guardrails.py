@@ -52,7 +52,7 @@ def test_a_guardrail_denies_changes_and_sees_every_call(workspace, tmp_path, mod
     with LackpyService(workspace, trust=False) as svc:
         svc.add_guardrail(NoCommands())
         svc.add_guardrail(seen)
-        denied = run(svc, 'x = read_file("b.txt")\nrun_command("touch canary.txt")', kit="coding", mode=mode)
+        denied = run(svc, 'x = read_file("b.txt")\nrun_command("touch canary.txt")', kit="coding", mode=mode, approve=True)
         changed = run(svc, 'load("a.txt")', kit={"load": "read_file"}, mode=mode)
     assert denied.error_kind == "denied" and denied.error_line == 2
     assert "run_command: a guardrail refused the call: commands are off in this service" in denied.error
