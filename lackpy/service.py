@@ -430,9 +430,7 @@ class LackpyService:
             settings = self._settings(
                 resolved, inputs, checks, session, events, answering, mode=mode, limits=limits, dry_run=dry_run, ceiling=ceiling, skill=chosen
             )
-            warnings = learned_warnings(program, resolved)
-            if warnings:  # a key a learned result shape lacks: said, and the program runs
-                settings = dataclasses.replace(settings, notices=WithWarnings(self.notices, warnings))
+            settings = _warned(settings, learned_warnings(program, resolved))
             if settings.mode == "inprocess":
                 return settings, None
             # The run's own check of the program is then a lookup in prepare's cache (by text, names, params and checks).
@@ -789,6 +787,11 @@ class LackpyService:
         from lackpy.infer.templates import list_templates
 
         return list_templates(self.workspace)
+
+
+def _warned(settings: RunSettings, warnings: list[str]) -> RunSettings:
+    """``settings`` whose result's notices end with ``warnings`` (keys a learned result shape lacks: said, and the program runs)."""
+    return dataclasses.replace(settings, notices=WithWarnings(settings.notices, warnings)) if warnings else settings
 
 
 def _one_kit(kit: KitSpec, extra_tools: Iterable[str] | None, skill: str | Skill | None) -> bool:

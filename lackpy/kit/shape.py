@@ -11,7 +11,8 @@ A shape is a node::
 A node comes from a declared JSON Schema (``from_schema``) or is learned
 from values (``learn``, then ``merge`` over results). Learning is bounded,
 because the values come from another server, which may be hostile or just
-large: at most ``MOST_DEPTH`` levels (deeper, a node keeps its types only),
+large: at most ``MOST_DEPTH`` levels, a list and its elements each one
+(deeper, a node keeps its types only: ``dict``, ``list``),
 ``MOST_KEYS`` keys per object, ``MOST_NODES`` nodes in all and the first
 ``MOST_ELEMENTS`` elements of each list. Only keys a model can read as a
 plain name are kept (``fair_key``: printable letters, digits and a few
@@ -32,7 +33,7 @@ from typing import Any
 
 #: The JSON type names a node uses.
 TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
-MOST_DEPTH = 4
+MOST_DEPTH = 6
 MOST_KEYS = 24
 MOST_NODES = 200
 MOST_ELEMENTS = 50

@@ -102,16 +102,33 @@ class _Link:
                 self.tools, self.ttl_ms = await _all_tools(client)
                 self.info, self.listed_at = client.server_info, time.monotonic()
                 self.client = client
+                watching = asyncio.create_task(self._watch(client)) if client.session.protocol_version in _RESULT_TYPED else None
                 ready.set_result(None)
-                await self._closing.wait()
+                try:
+                    await self._closing.wait()
+                finally:
+                    if watching is not None:
+                        watching.cancel()
+                        await asyncio.gather(watching, return_exceptions=True)
         except BaseException as exc:  # the session ends here: a failed start, a dead server, or closing
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else ConnectionError("the connection was cancelled"))
         finally:
             self.client = None
 
+    async def _watch(self, client: Any) -> None:
+        """On 2026-07-28 a server says its tool list changed on a ``subscriptions/listen`` stream (SEP-2575): lackpy opens one."""
+        try:
+            async with client.listen(tools_list_changed=True) as stream:
+                if not stream.honored.tools_list_changed:
+                    return
+                async for _ in stream:
+                    self.stale = True
+        except Exception:  # a server without the stream: its listing's ttlMs is what says when to list again
+            return
+
     async def _notified(self, message: Any) -> None:
-        """A server's notification: ``tools/list_changed`` has the tools listed again before the next call."""
+        """A server's notification (through 2025-11-25): ``tools/list_changed`` has the tools listed again before the next call."""
         from mcp.types import ToolListChangedNotification
 
         if isinstance(message, ToolListChangedNotification):

@@ -17,7 +17,7 @@ import base64
 import json
 import os
 import sys
-from typing import Any
+from typing import Any, TypedDict
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import (
@@ -246,6 +246,13 @@ ORDERS = [
 ]
 
 
+class StockLevel(TypedDict):
+    """What the inventory's stock_of declares it returns."""
+
+    sku: str
+    stock: int
+
+
 def inventory() -> MCPServer:
     """A shop's inventory whose tools answer with structured content but declare no output schema, as most servers do.
 
@@ -258,18 +265,12 @@ def inventory() -> MCPServer:
     a hostile server might; ``stock_of`` is the one tool that declares its
     output schema.
     """
-    from typing import TypedDict
-
     from mcp.server.caching import CacheHint
 
     path = os.environ.get("INVENTORY_SETTINGS")
     settings = json.load(open(path)) if path and os.path.exists(path) else {}
     hints = {"tools/list": CacheHint(ttl_ms=int(settings["ttl_ms"]))} if "ttl_ms" in settings else None
     server = MCPServer("inventory", version=settings.get("version", "1.0.0"), cache_hints=hints)
-
-    class StockLevel(TypedDict):
-        sku: str
-        stock: int
 
     @server.tool()
     def stock_of(sku: str) -> StockLevel:
@@ -333,8 +334,13 @@ def inventory() -> MCPServer:
     @server.tool()
     async def announce(ctx: Context) -> str:
         """Add a tool and tell the client its list changed."""
+        from mcp_types.version import is_version_at_least
+
         server.add_tool(lambda: "new", name="announced", description="Announced.")
-        await ctx.session.send_tool_list_changed()
+        if is_version_at_least(ctx.protocol_version or "2025-11-25", "2026-07-28"):
+            await ctx.notify_tools_changed()  # to the client's subscriptions/listen stream
+        else:
+            await ctx.session.send_tool_list_changed()
         return "announced"
 
     return server
