@@ -290,6 +290,13 @@ def _run_program(
     return _report_run(result, json_=json_, show_trace=show_trace, dry_run=dry_run)
 
 
+def _warnings(notices: list[str]) -> None:
+    """Say the program's own warnings (a key a learned result shape lacks); the service's notices are said once, by ``common``."""
+    for notice in notices:
+        if notice.startswith("warning: "):
+            click.echo(f"lackpy: {notice}", err=True)
+
+
 def _approver(yes: bool, spinner: "Spinner | None" = None) -> Any:
     """Who answers this command's approvals: --yes, the terminal, or nobody (a blocking gate then says to pass --yes)."""
     if yes:
@@ -327,6 +334,7 @@ def _report_run(result, *, json_: bool, show_trace: bool, dry_run: bool) -> int:
         args = ", ".join(f"{k}={v}" for k, v in held.arguments.items())
         answer = "refused" if held.answer == "refused" else "answered with its placeholder"
         click.echo(f"lackpy: dry run: held back [{held.step}] {held.tool}({args}): not called, {answer}", err=True)
+    _warnings(execution.notices)
     if execution.success:
         _echo_value(execution.output)
         if dry_run:
@@ -608,6 +616,7 @@ def validate_cmd(program: str, kit: str | None, tools: tuple[str, ...], params: 
     if json_:
         _emit_json(result.to_dict())
     elif result.valid:
+        _warnings(result.notices)
         click.echo("valid")
     else:
         for diag in result.errors:

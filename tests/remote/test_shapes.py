@@ -219,3 +219,42 @@ def test_lackpy_mcp_shapes_shows_and_clears_them(root):
     assert "inventory: no learned shapes" in lackpy().output
     with serving(root) as svc:
         assert returns(svc, "inventory__find_items") == "Any"
+
+
+def test_lackpy_run_and_validate_say_the_warning(root, tmp_path):
+    from lackpy.cli import cli
+    from lackpy.trust import trust
+
+    with serving(root) as svc:
+        run(svc, "inventory__find_items()")
+    trust(root)
+    program = tmp_path / "prog.py"
+    program.write_text('found = inventory__find_items()\nlen([item["qty"] for item in found["items"] if "qty" in item])\n')
+    for command in ("validate", "run"):
+        done = CliRunner().invoke(cli, [command, str(program), "--kit", KIT, "--workspace", str(root)])
+        assert "lackpy: warning: line 2, col 6: inventory__find_items(...)[\"items\"][i] has had no key 'qty'" in done.output, done.output
+        assert done.exit_code == 0
+
+
+def test_lackpy_serve_describes_the_shape_and_a_failed_run_says_the_warning(root):
+    from mcp import Client
+
+    from lackpy import LackpyService
+    from lackpy.mcp.policy import KitPolicy
+    from lackpy.mcp.server import build_server
+
+    with serving(root) as svc:
+        run(svc, "inventory__find_items()")
+
+    async def main() -> tuple[str, object]:
+        with LackpyService(root, trust=True) as svc:  # a new lackpy serve: its description shows what was learned before
+            server = build_server(svc, KitPolicy.build(svc, KIT, [KIT]))
+            async with Client(server) as client:
+                tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+                failed = await client.call_tool("run_program", {"program": 'inventory__find_items()["items"][0]["qty"]'})
+        return tools["run_program"].description, failed
+
+    description, failed = asyncio.run(main())
+    assert f"inventory__find_items(category: str = '') -> {FIND_ITEMS} (shape learned from 1 result, not declared)" in description
+    assert failed.is_error and "KeyError" in failed.content[0].text
+    assert "warning: line 1, col 1: inventory__find_items(...)[\"items\"][i] has had no key 'qty'" in failed.content[0].text
