@@ -210,7 +210,7 @@ class LackpyService:
         if remotes is None:
             from lackpy.remote.shapes import shape_rows
 
-            return shape_rows([*self.config.mcp, *self.config.ignored_servers], name, clear)  # nothing starts: an untrusted workspace's are shown too
+            return shape_rows([*self.config.mcp, *self.config.ignored_servers], self.workspace, name, clear)  # nothing starts: an untrusted workspace's are shown too
         return remotes.shape_rows(name, clear)
 
     def _remotes_for(self, name: str) -> Any:

@@ -87,8 +87,11 @@ def _learn(value: Any, depth: int, left: list[int]) -> dict:
         return node
     if kind == "object":
         keys: dict[str, dict] = {}
-        for key, item in value.items():
-            if not fair_key(key) or len(keys) >= MOST_KEYS or left[0] <= 0:
+        for looked, (key, item) in enumerate(value.items()):
+            if len(keys) >= MOST_KEYS or left[0] <= 0 or looked >= 8 * MOST_KEYS:  # a million keys are not all looked at
+                node["open"] = True
+                break
+            if not fair_key(key):
                 node["open"] = True
                 continue
             keys[key] = _learn(item, depth + 1, left)

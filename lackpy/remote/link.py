@@ -261,7 +261,7 @@ class Remotes:
         self._links: dict[str, _Link] = {}
         self._keys: dict[str, str] = {}  # qualified name -> key of the enrolled version
         #: The learned result shapes of the servers' tools (``lackpy.remote.shapes``), and each tool's spec as listed (before them).
-        self.shapes = shapes.ShapeBook(self.servers)
+        self.shapes = shapes.ShapeBook(self.servers, workspace)
         self._listed: dict[str, ToolSpec] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None

@@ -16,8 +16,9 @@ is never learned: what the server declares wins.
 ``lackpy.host.places.cache_dir``), never in a workspace, which may be
 hostile: a workspace cannot plant a shape a model would trust. One file per
 configured server, named by its name and a hash of how it is reached (the
-command, arguments, directory and environment names and values as the
-config writes them, or the URL and header names: never a secret's value),
+command, arguments, the directory it runs in (the workspace, unless ``cwd``
+says another) and the environment as the config writes it, or the URL and
+header names: never a secret's value),
 written whole and atomically with mode 0600 (``lackpy.host.private``), so
 each ``lackpy run`` (a process of its own) starts from what the last ones
 learned. Two processes learning at once may lose one's update: shapes are
@@ -52,6 +53,7 @@ import hashlib
 import json
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 from lackpy.errors import ConfigError, LackpyError
@@ -74,10 +76,16 @@ _FORMAT = 1
 _INFO_CHARS = 120
 
 
-def identity(settings: ServerSettings) -> str:
-    """A hash of how ``settings`` reaches its server: another command, URL or environment is another server."""
+def identity(settings: ServerSettings, workspace: Path) -> str:
+    """A hash of how ``settings`` reaches its server: another command, URL or environment is another server.
+
+    A stdio server runs in its ``cwd``, else the workspace, and its command may
+    name a file there (``python tools/server.py``): the directory it runs in is
+    part of it, so one workspace's server cannot teach shapes for another's.
+    """
+    cwd = str(workspace / settings.cwd) if settings.cwd else str(workspace)  # an absolute cwd stays as it is
     how = {
-        "transport": settings.transport, "command": settings.command, "args": list(settings.args), "cwd": settings.cwd,
+        "transport": settings.transport, "command": settings.command, "args": list(settings.args), "cwd": cwd if settings.command else None,
         "env": sorted(settings.env.items()), "url": settings.url, "headers": sorted(settings.headers),
     }
     return hashlib.sha256(json.dumps(how, sort_keys=True, default=str).encode()).hexdigest()[:16]
@@ -112,8 +120,8 @@ def learnable(result: Any, value: Any) -> bool:
 class ShapeBook:
     """The learned shapes of the configured servers, read from the cache on first use and written back as they change."""
 
-    def __init__(self, servers: dict[str, ServerSettings], clock: Callable[[], float] = time.time) -> None:
-        self.servers = servers
+    def __init__(self, servers: dict[str, ServerSettings], workspace: Path, clock: Callable[[], float] = time.time) -> None:
+        self.servers, self.workspace = servers, workspace
         self.clock = clock
         self._entries: dict[str, dict] = {}
         self._dirty: set[str] = set()
@@ -123,7 +131,7 @@ class ShapeBook:
     # -- the file ------------------------------------------------------------------------
 
     def _name(self, server: str) -> str:
-        return f"{server}-{identity(self.servers[server])}.json"
+        return f"{server}-{identity(self.servers[server], self.workspace)}.json"
 
     def _entry(self, server: str) -> dict:
         entry = self._entries.get(server)
@@ -265,9 +273,9 @@ class ShapeBook:
         return forgotten
 
 
-def shape_rows(servers: list[ServerSettings], server: str | None = None, clear: bool = False) -> list[dict]:
-    """``ShapeBook.rows`` of ``servers`` read from the cache with no server started (``clear``: forgotten first)."""
-    book = ShapeBook({settings.name: settings for settings in servers})
+def shape_rows(servers: list[ServerSettings], workspace: Path, server: str | None = None, clear: bool = False) -> list[dict]:
+    """``ShapeBook.rows`` of ``servers`` (of ``workspace``) read from the cache with no server started (``clear``: forgotten first)."""
+    book = ShapeBook({settings.name: settings for settings in servers}, workspace)
     book.known(server)
     if clear:
         book.clear(server)

@@ -258,3 +258,13 @@ def test_lackpy_serve_describes_the_shape_and_a_failed_run_says_the_warning(root
     assert f"inventory__find_items(category: str = '') -> {FIND_ITEMS} (shape learned from 1 result, not declared)" in description
     assert failed.is_error and "KeyError" in failed.content[0].text
     assert "warning: line 1, col 1: inventory__find_items(...)[\"items\"][i] has had no key 'qty'" in failed.content[0].text
+
+
+def test_another_workspace_s_server_of_the_same_config_learns_its_own(root, tmp_path):
+    other = workspace_with(tmp_path / "other", (root / ".lackpy" / "config.toml").read_text())  # its tools/ could hold another server.py
+    with serving(root) as svc:
+        run(svc, "inventory__find_items()")
+    with serving(other) as svc:
+        assert returns(svc, "inventory__find_items") == "Any"
+    with serving(root) as svc:
+        assert returns(svc, "inventory__find_items").startswith(FIND_ITEMS)
