@@ -321,6 +321,13 @@ def _stopped_by_ctrl_c() -> Iterator[Any]:
         loop.remove_signal_handler(signal.SIGINT)
 
 
+def _warnings(notices: list[str]) -> None:
+    """Say the program's own warnings (a key a learned result shape lacks); the service's notices are said once, by ``common``."""
+    for notice in notices:
+        if notice.startswith("warning: "):
+            click.echo(f"lackpy: {notice}", err=True)
+
+
 def _approver(yes: bool, spinner: "Spinner | None" = None) -> Any:
     """Who answers this command's approvals: --yes, the terminal, or nobody (a blocking gate then says to pass --yes)."""
     if yes:
@@ -360,6 +367,7 @@ def _report_run(result, *, json_: bool, show_trace: bool, dry_run: bool) -> int:
         args = ", ".join(f"{k}={v}" for k, v in held.arguments.items())
         answer = "refused" if held.answer == "refused" else "answered with its placeholder"
         click.echo(f"lackpy: dry run: held back [{held.step}] {held.tool}({args}): not called, {answer}", err=True)
+    _warnings(execution.notices)
     if execution.success:
         _echo_value(execution.output)
         if dry_run:
@@ -663,6 +671,7 @@ def validate_cmd(program: str, kit: str | None, tools: tuple[str, ...], params: 
     if json_:
         _emit_json(result.to_dict())
     elif result.valid:
+        _warnings(result.notices)
         click.echo("valid")
     else:
         for diag in result.errors:
@@ -738,6 +747,38 @@ def mcp_logout(name: str, json_: bool, service) -> None:
 
 
 mcp_group.add_command(click.Command("status", params=mcp_list.params, callback=mcp_list.callback, help="The same as lackpy mcp list."))
+
+
+@mcp_group.command(name="shapes")
+@click.argument("name", required=False)
+@click.option("--clear", is_flag=True, help="Forget the learned shapes (of server NAME only, when given).")
+@common
+def mcp_shapes(name: str | None, clear: bool, json_: bool, service) -> None:
+    """Show the result shapes lackpy learned from MCP tools that declare none (of server NAME, when given)."""
+    rows = service().mcp_shapes(name, clear)
+    if json_:
+        return _emit_json(rows)
+    if not rows:
+        click.echo("no MCP servers configured; add [mcp.servers.NAME] with command = ... or url = ... to .lackpy/config.toml")
+    for row in rows:
+        click.echo(_shapes_line(row, clear))
+        for tool, known in row["tools"].items():
+            click.echo(f"  {tool} -> {known['returns']}  (from {known['results']} result{'' if known['results'] == 1 else 's'})")
+        if row["problem"]:
+            click.echo(f"  {row['problem']}")
+
+
+def _shapes_line(row: dict, cleared: bool) -> str:
+    """One server's line of lackpy mcp shapes: how many shapes, of which version, and how long its listing lasts."""
+    if cleared:
+        return f"{row['server']}: learned shapes forgotten"
+    if not row["tools"]:
+        why = f" (forgotten: {row['forgot']['why']})" if row.get("forgot") else ""
+        return f"{row['server']}: no learned shapes{why}"
+    info = row["info"] or {}
+    version = f" {info.get('name')} {info.get('version')}".rstrip() if info.get("name") or info.get("version") else ""
+    ttl = "" if row["ttl_ms"] is None else f"; its tool listing's ttlMs {row['ttl_ms']}" + (" has ended: kept while it lists the same tools" if row["ttl_ended"] else "")
+    return f"{row['server']}:{version} {len(row['tools'])} learned shape{'' if len(row['tools']) == 1 else 's'}{ttl}"
 
 
 @mcp_group.command(name="add", context_settings={"ignore_unknown_options": True})

@@ -39,6 +39,7 @@ from lackpy.infer.tiers import build_tiers, tier_rows
 from lackpy.kit.docs import docs_index, find_doc, read_doc
 from lackpy.kit.kitfile import write_kit
 from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
+from lackpy.kit.resultkeys import WithWarnings, declared_checks, learned_warnings
 from lackpy.kit.spec import ToolSpec
 from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.diagnostics import ValidationResult
@@ -198,6 +199,20 @@ class LackpyService:
         """Forget MCP server ``name``'s tokens and registration; whether there were any."""
         return self._remotes_for(name).logout(name)
 
+    def mcp_shapes(self, name: str | None = None, clear: bool = False) -> list[dict]:
+        """The result shapes lackpy learned from the configured MCP servers' tools (or server ``name``'s); ``clear`` forgets them first.
+
+        Starts no server: the shapes are read from the person's cache (``lackpy.remote.shapes``).
+        ConfigError names the configured servers when ``name`` is not one of them.
+        """
+        self._workspace.follow()
+        remotes = self._workspace.load().remotes
+        if remotes is None:
+            from lackpy.remote.shapes import shape_rows
+
+            return shape_rows([*self.config.mcp, *self.config.ignored_servers], self.workspace, name, clear)  # nothing starts: an untrusted workspace's are shown too
+        return remotes.shape_rows(name, clear)
+
     def _remotes_for(self, name: str) -> Any:
         self._workspace.follow()
         remotes = self._workspace.load().remotes
@@ -344,9 +359,10 @@ class LackpyService:
         resolved = self.resolve_kit(kit, extra_tools)
         names = tuple(sorted(params or ()))
         check_params(dict.fromkeys(names), resolved.names)
-        result = prepare(program, resolved.names, names, self.checks(checks)).validation
+        result = prepare(program, resolved.names, names, self.checks(checks) + declared_checks(resolved)).validation
         own = resolved.grade_of(result.calls) if result.valid else None
-        return dataclasses.replace(result, notices=list(self.notices), grade=own, risk=own.risk if own is not None else None)
+        notices = list(self.notices) + (learned_warnings(program, resolved) if result.valid else [])
+        return dataclasses.replace(result, notices=notices, grade=own, risk=own.risk if own is not None else None)
 
     async def run_program(
         self,
@@ -416,6 +432,7 @@ class LackpyService:
             settings = self._settings(
                 resolved, inputs, checks, session, events, answering, mode=mode, limits=limits, dry_run=dry_run, ceiling=ceiling, skill=chosen
             )
+            settings = _warned(settings, learned_warnings(program, resolved))
             if settings.mode == "inprocess":
                 return settings, None
             # The run's own check of the program is then a lookup in prepare's cache (by text, names, params and checks).
@@ -452,7 +469,7 @@ class LackpyService:
                 declared = declared.meet(self._ceiling(ceiling))
             limit = declared if limit is None else limit.meet(declared)
         return RunSettings(
-            kit=kit, params=params, checks=self.checks(checks), limits=limits, mode=mode or self.config.mode, dry_run=dry_run,
+            kit=kit, params=params, checks=self.checks(checks) + declared_checks(kit), limits=limits, mode=mode or self.config.mode, dry_run=dry_run,
             sandbox=self.config.sandbox, notices=self.notices, state=session.state if session is not None else None,
             on_call=tool_events(events), on_progress=events, ceiling=limit, guardrails=self.guardrails.hooks(),
             gatekeeper=self._gatekeeper(kit, answering), skill=skill, origin=skill.origin if isinstance(skill, RemoteSkill) else None,
@@ -774,6 +791,11 @@ class LackpyService:
         from lackpy.infer.templates import list_templates
 
         return list_templates(self.workspace)
+
+
+def _warned(settings: RunSettings, warnings: list[str]) -> RunSettings:
+    """``settings`` whose result's notices end with ``warnings`` (keys a learned result shape lacks: said, and the program runs)."""
+    return dataclasses.replace(settings, notices=WithWarnings(settings.notices, warnings)) if warnings else settings
 
 
 def _one_kit(kit: KitSpec, extra_tools: Iterable[str] | None, skill: str | Skill | None) -> bool:

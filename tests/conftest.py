@@ -20,6 +20,7 @@ def own_trust_record(tmp_path_factory, monkeypatch) -> Path:
     """Every test records workspace trust in a directory of its own, never in the user's ~/.config."""
     home = tmp_path_factory.mktemp("config-home")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache-home")))  # learned result shapes, never the user's ~/.cache
     return home
 
 

@@ -14,4 +14,9 @@ def user_dir() -> Path:
     return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "lackpy"
 
 
-__all__ = ["LACKPY_DIR", "user_dir"]
+def cache_dir() -> Path:
+    """The person's own lackpy cache: ``$XDG_CACHE_HOME/lackpy``, else ``~/.cache/lackpy`` (what lackpy can learn again, such as result shapes)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "lackpy"
+
+
+__all__ = ["LACKPY_DIR", "cache_dir", "user_dir"]

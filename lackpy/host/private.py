@@ -17,6 +17,7 @@ import errno
 import os
 import secrets
 import stat
+from pathlib import Path
 
 from lackpy.errors import ConfigError
 from lackpy.host.places import user_dir
@@ -30,10 +31,10 @@ _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK | os.O_NOCTTY
 _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def read_private(folder: str, name: str) -> bytes | None:
-    """The bytes of ``user_dir()/FOLDER/NAME``; None when it does not exist. ConfigError when it is not private."""
+def read_private(folder: str, name: str, base: Path | None = None) -> bytes | None:
+    """The bytes of ``user_dir()/FOLDER/NAME`` (or ``base/FOLDER/NAME``); None when it does not exist. ConfigError when it is not private."""
     try:
-        dir_fd = _folder(folder, create=False)
+        dir_fd = _folder(folder, create=False, base=base)
     except FileNotFoundError:
         return None
     try:
@@ -42,22 +43,22 @@ def read_private(folder: str, name: str) -> bytes | None:
         except FileNotFoundError:
             return None
         except OSError as exc:
-            raise _refusal(folder, name, "is a symlink" if exc.errno == errno.ELOOP else f"cannot be opened ({exc.strerror})") from None
+            raise _refusal(folder, name, "is a symlink" if exc.errno == errno.ELOOP else f"cannot be opened ({exc.strerror})", base) from None
         try:
-            _judge(os.fstat(fd), folder, name, want_dir=False)
+            _judge(os.fstat(fd), folder, name, want_dir=False, base=base)
             data = os.read(fd, MAX_BYTES + 1)
         finally:
             os.close(fd)
         if len(data) > MAX_BYTES:
-            raise _refusal(folder, name, f"is larger than {MAX_BYTES} bytes")
+            raise _refusal(folder, name, f"is larger than {MAX_BYTES} bytes", base)
         return data
     finally:
         os.close(dir_fd)
 
 
-def write_private(folder: str, name: str, data: bytes) -> None:
-    """Replace ``user_dir()/FOLDER/NAME`` with ``data``, mode 0600 (the folders made 0700 as needed)."""
-    dir_fd = _folder(folder, create=True)
+def write_private(folder: str, name: str, data: bytes, base: Path | None = None) -> None:
+    """Replace ``user_dir()/FOLDER/NAME`` (or ``base/FOLDER/NAME``) with ``data``, mode 0600 (the folders made 0700 as needed)."""
+    dir_fd = _folder(folder, create=True, base=base)
     try:
         temporary = f".{name}.{secrets.token_hex(6)}.new"
         fd = os.open(temporary, _NEW, 0o600, dir_fd=dir_fd)
@@ -77,10 +78,10 @@ def write_private(folder: str, name: str, data: bytes) -> None:
         os.close(dir_fd)
 
 
-def remove_private(folder: str, name: str) -> bool:
-    """Remove ``user_dir()/FOLDER/NAME``; whether there was one."""
+def remove_private(folder: str, name: str, base: Path | None = None) -> bool:
+    """Remove ``user_dir()/FOLDER/NAME`` (or ``base/FOLDER/NAME``); whether there was one."""
     try:
-        dir_fd = _folder(folder, create=False)
+        dir_fd = _folder(folder, create=False, base=base)
     except FileNotFoundError:
         return False
     try:
@@ -92,9 +93,10 @@ def remove_private(folder: str, name: str) -> bool:
         os.close(dir_fd)
 
 
-def private_path(folder: str, name: str = "") -> str:
+def private_path(folder: str, name: str = "", base: Path | None = None) -> str:
     """Where a private file is, to show a person."""
-    return os.path.join(user_dir(), folder, name) if name else os.path.join(user_dir(), folder)
+    root = base if base is not None else user_dir()
+    return os.path.join(root, folder, name) if name else os.path.join(root, folder)
 
 
 def private_folders() -> list[str]:
@@ -107,9 +109,9 @@ def private_folders() -> list[str]:
     return found
 
 
-def _folder(folder: str, create: bool) -> int:
-    """A descriptor of ``user_dir()/FOLDER``, judged private; FileNotFoundError when absent and not ``create``."""
-    base = user_dir()
+def _folder(folder: str, create: bool, base: Path | None = None) -> int:
+    """A descriptor of ``user_dir()/FOLDER`` (or ``base/FOLDER``), judged private; FileNotFoundError when absent and not ``create``."""
+    given, base = base, base if base is not None else user_dir()
     if create:
         base.mkdir(mode=0o700, parents=True, exist_ok=True)
     parent = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # the person's own folder may be a link (dotfiles); its secret folders may not
@@ -124,29 +126,29 @@ def _folder(folder: str, create: bool) -> int:
         except OSError as exc:
             if exc.errno == errno.ENOENT:
                 raise
-            raise _refusal(folder, "", "is a symlink or not a directory") from None
+            raise _refusal(folder, "", "is a symlink or not a directory", given) from None
     finally:
         os.close(parent)
     try:
-        _judge(os.fstat(fd), folder, "", want_dir=True)
+        _judge(os.fstat(fd), folder, "", want_dir=True, base=given)
     except BaseException:
         os.close(fd)
         raise
     return fd
 
 
-def _judge(st: os.stat_result, folder: str, name: str, want_dir: bool) -> None:
+def _judge(st: os.stat_result, folder: str, name: str, want_dir: bool, base: Path | None = None) -> None:
     if want_dir != stat.S_ISDIR(st.st_mode) or (not want_dir and not stat.S_ISREG(st.st_mode)):
-        raise _refusal(folder, name, "is not a " + ("directory" if want_dir else "regular file"))
+        raise _refusal(folder, name, "is not a " + ("directory" if want_dir else "regular file"), base)
     if st.st_uid != os.getuid():
-        raise _refusal(folder, name, "belongs to another user")
+        raise _refusal(folder, name, "belongs to another user", base)
     if st.st_mode & 0o077:
         fix = "chmod 700" if want_dir else "chmod 600"
-        raise _refusal(folder, name, f"may be read or written by others (mode {stat.S_IMODE(st.st_mode):o}); run {fix} {private_path(folder, name)}")
+        raise _refusal(folder, name, f"may be read or written by others (mode {stat.S_IMODE(st.st_mode):o}); run {fix} {private_path(folder, name, base)}", base)
 
 
-def _refusal(folder: str, name: str, what: str) -> ConfigError:
-    return ConfigError(f"{private_path(folder, name)} {what}; lackpy keeps secrets there only in files of your own that no one else can read")
+def _refusal(folder: str, name: str, what: str, base: Path | None = None) -> ConfigError:
+    return ConfigError(f"{private_path(folder, name, base)} {what}; lackpy keeps private data there only in files of your own that no one else can read")
 
 
 __all__ = ["FOLDERS", "MAX_BYTES", "private_folders", "private_path", "read_private", "remove_private", "write_private"]

@@ -29,7 +29,8 @@ ASK = "give a tool name, or a path that 'lackpy docs index' lists"
 
 
 def docs_index(toolbox: Any, kit: "ResolvedKit | None" = None) -> dict:
-    """``{"tool_docs": {name: path}, "kit_docs": [path]}`` for ``kit`` (its tools by the names programs call), or every tool.
+    """``{"tool_docs": {name: path}, "kit_docs": [path]}`` for ``kit`` (its tools by the names programs call), or every tool;
+    ``"result_shapes": {name: returns}`` too when some tool's results have a declared or learned shape.
 
     ``kit`` is resolved by the caller as trust allows (``LackpyService.resolve_kit``,
     a server's ``KitPolicy.resolve``), so the docs of a kit that is ignored
@@ -42,7 +43,12 @@ def docs_index(toolbox: Any, kit: "ResolvedKit | None" = None) -> dict:
         specs = kit.tools
         tool_docs = {spec.docs for spec in specs.values()}
         kit_docs = [d for d in kit.docs if d not in tool_docs]
-    return {"tool_docs": {n: s.docs for n, s in specs.items() if s.docs}, "kit_docs": kit_docs}
+    index = {"tool_docs": {n: s.docs for n, s in specs.items() if s.docs}, "kit_docs": kit_docs}
+    # A remote tool has no doc; what its results look like (declared, or learned: lackpy.remote.shapes) is what there is to say.
+    shapes = {n: s.returns for n, s in specs.items() if isinstance(s.provider_config.get("shape"), dict) and s.provider_config["shape"].get("node")}
+    if shapes:
+        index["result_shapes"] = shapes
+    return index
 
 
 def find_doc(

@@ -31,7 +31,7 @@ from lackpy.lang.grammar import (
 )
 
 Check = Callable[[ast.Module], "list[str]"]
-"""A custom check: a callable ``(ast.Module) -> list[str]`` whose messages become errors."""
+"""A custom check: a callable ``(ast.Module) -> list[str]`` whose messages become errors (a ``Diagnostic`` is kept as it is)."""
 Rule = Check  # the name before 0.2; kept for code that imported it
 
 _BUILTIN_NAMES = frozenset(ALLOWED_BUILTINS)
@@ -152,8 +152,8 @@ def _apply_checks(tree: ast.Module, checks: Sequence[Check]) -> list[Diagnostic]
         name = getattr(check, "__name__", repr(check))
         try:
             messages = check(tree)
-            for message in messages or ():
-                out.append(Diagnostic("custom-check", str(message), hint=f"required by check {name}"))
+            for message in messages or ():  # a check that knows where may say so with a Diagnostic of its own
+                out.append(message if isinstance(message, Diagnostic) else Diagnostic("custom-check", str(message), hint=f"required by check {name}"))
         except Exception as exc:  # a broken check must not break validation
             out.append(Diagnostic("check-error", f"check {name} failed: {type(exc).__name__}: {exc}"))
     return out

@@ -91,7 +91,9 @@ def of_run(document: dict, trace: bool = False) -> CallToolResult:
     kind = execution.get("error_kind") or "runtime"
     line = execution.get("error_line")
     where = f" (line {line})" if line else ""
-    message = f"the program failed, {kind} error{where}: {execution.get('error') or 'no result'}"
+    # the check before the run may have said why (a key a learned result shape lacks): the model reads it with the error
+    warned = "".join(f"; {notice}" for notice in execution.get("notices") or () if notice.startswith("warning: "))
+    message = f"the program failed, {kind} error{where}: {execution.get('error') or 'no result'}{warned}"
     if not partial:
         return failure(message, shown)
     calls = len(execution.get("trace") or ())

@@ -22,6 +22,7 @@ import re
 from typing import Any, Iterable
 
 from lackpy.errors import ToolError
+from lackpy.kit.shape import from_schema
 from lackpy.kit.spec import ArgSpec, ToolSpec
 from lackpy.remote.settings import ServerSettings
 from lackpy.remote.tasks import task_support
@@ -86,7 +87,10 @@ def remote_spec(settings: ServerSettings, tool: Any, qualified: str) -> ToolSpec
     return ToolSpec(
         name=qualified,
         provider=PROVIDER,
-        provider_config={"server": settings.name, "tool": tool.name, "key": tool_key(qualified, schema, output), "wrapped": _wraps(output), "tasks": task_support(tool)},
+        provider_config={
+            "server": settings.name, "tool": tool.name, "key": tool_key(qualified, schema, output), "wrapped": _wraps(output), "tasks": task_support(tool),
+            **_declared(output),
+        },
         description=_first_line(tool.description) or f"{tool.name} from the MCP server {settings.name}",
         args=args,
         returns=schema_text(_unwrapped(output)) if output else "Any",
@@ -96,6 +100,18 @@ def remote_spec(settings: ServerSettings, tool: Any, qualified: str) -> ToolSpec
         category=settings.category_for(tool.name),
         approval="call" if _marked_destructive(tool) else None,
     )
+
+
+def _declared(output: dict | None) -> dict:
+    """``{"shape": ...}`` of a declared output schema (what a program gets: a wrapped result unwrapped), or nothing when none is declared.
+
+    With it the check before a run errs on a key the server does not declare
+    (``lackpy.kit.resultkeys``); without it lackpy may learn the shape from
+    the tool's results (``lackpy.remote.shapes``).
+    """
+    if not output:
+        return {}
+    return {"shape": {"node": from_schema(_unwrapped(output)), "source": "declared"}}  # an empty node: declared, but nothing lackpy can check
 
 
 def _marked_destructive(tool: Any) -> bool:

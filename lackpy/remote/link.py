@@ -26,7 +26,7 @@ from lackpy.errors import AuthError, ConfigError, LackpyError, LimitExceeded, To
 from lackpy.kit.call import PROGRESS, RESULT_BUDGET, remaining
 from lackpy.kit.spec import ToolSpec
 from lackpy.remote import asks, oauth, sampling
-from lackpy.remote import tasks
+from lackpy.remote import shapes, tasks
 from lackpy.remote.enroll import qualified_names, remote_spec, result_value
 from lackpy.remote.settings import VARIABLE, ServerSettings, expand
 from lackpy.remote.skills import EXTENSION
@@ -66,6 +66,12 @@ class _Link:
         self.authorizer = authorizer
         self.client: Any = None
         self.tools: list[Any] = []
+        #: What the server says it is (``serverInfo``), the ``ttlMs`` of its tool listing (None: the revision has none),
+        #: when lackpy listed them (monotonic seconds), and whether the server said since that its list changed.
+        self.info: Any = None
+        self.ttl_ms: int | None = None
+        self.listed_at = 0.0
+        self.stale = False
         self._closing: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
 
@@ -91,17 +97,56 @@ class _Link:
 
             # Tasks on 2026-07-28 (SEP-2663): a call the server answers with a task is followed to its end (lackpy.remote.task_extension).
             extensions = [advertise(EXTENSION), Tasks(self._elicit, self._roots)]
-            async with Client(self._target(), raise_exceptions=False, extensions=extensions, **hooks) as client:
+            async with Client(self._target(), raise_exceptions=False, extensions=extensions, message_handler=self._notified, **hooks) as client:
                 _complete_by_default(client.session)
-                self.tools = await _all_tools(client)
+                self.tools, self.ttl_ms = await _all_tools(client)
+                self.info, self.listed_at = client.server_info, time.monotonic()
                 self.client = client
+                watching = asyncio.create_task(self._watch(client)) if client.session.protocol_version in _RESULT_TYPED else None
                 ready.set_result(None)
-                await self._closing.wait()
+                try:
+                    await self._closing.wait()
+                finally:
+                    if watching is not None:
+                        watching.cancel()
+                        await asyncio.gather(watching, return_exceptions=True)
         except BaseException as exc:  # the session ends here: a failed start, a dead server, or closing
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else ConnectionError("the connection was cancelled"))
         finally:
             self.client = None
+
+    async def _watch(self, client: Any) -> None:
+        """On 2026-07-28 a server says its tool list changed on a ``subscriptions/listen`` stream (SEP-2575): lackpy opens one."""
+        try:
+            async with client.listen(tools_list_changed=True) as stream:
+                if not stream.honored.tools_list_changed:
+                    return
+                async for _ in stream:
+                    self.stale = True
+        except Exception:  # a server without the stream: its listing's ttlMs is what says when to list again
+            return
+
+    async def _notified(self, message: Any) -> None:
+        """A server's notification (through 2025-11-25): ``tools/list_changed`` has the tools listed again before the next call."""
+        from mcp.types import ToolListChangedNotification
+
+        if isinstance(message, ToolListChangedNotification):
+            self.stale = True
+
+    @property
+    def due(self) -> bool:
+        """Whether the tools should be listed again: the server said its list changed, or the listing's ``ttlMs`` ended
+        (at most every ``RELIST_S``; ``lackpy.remote.shapes`` says why)."""
+        if self.stale:
+            return True
+        return self.ttl_ms is not None and time.monotonic() - self.listed_at > max(self.ttl_ms / 1000, shapes.RELIST_S)
+
+    async def relist(self) -> None:
+        """List the server's tools again."""
+        self.stale = False
+        self.tools, self.ttl_ms = await _all_tools(self.client)
+        self.listed_at = time.monotonic()
 
     async def _roots(self, context: Any) -> Any:
         """The client's ``roots``: the workspace, the one directory lackpy lets a server's tools work in.
@@ -172,14 +217,25 @@ def _complete_by_default(session: Any) -> None:
     dispatcher.send_raw_request = completed
 
 
-async def _all_tools(client: Any) -> list[Any]:
+async def _all_tools(client: Any) -> tuple[list[Any], int | None]:
+    """The server's tools, every page, and the shortest ``ttlMs`` of the pages (None on a revision without one)."""
     listing = await client.list_tools()
-    tools, cursor = list(listing.tools), listing.next_cursor
+    tools, cursor, ttl = list(listing.tools), listing.next_cursor, _ttl_ms(client, listing)
     while cursor:
         listing = await client.list_tools(cursor=cursor)
         tools.extend(listing.tools)
         cursor = listing.next_cursor
-    return tools
+        more = _ttl_ms(client, listing)
+        ttl = more if ttl is None else ttl if more is None else min(ttl, more)
+    return tools, ttl
+
+
+def _ttl_ms(client: Any, listing: Any) -> int | None:
+    """The ``ttlMs`` of one page of a tool listing: 2026-07-28 requires it; an older revision has none (None)."""
+    if client.session.protocol_version not in _RESULT_TYPED or "ttl_ms" not in getattr(listing, "model_fields_set", ()):
+        return None
+    ttl = getattr(listing, "ttl_ms", None)
+    return ttl if isinstance(ttl, int) and ttl >= 0 else None
 
 
 class Remotes:
@@ -204,6 +260,9 @@ class Remotes:
         self.failures: dict[str, str] = {}
         self._links: dict[str, _Link] = {}
         self._keys: dict[str, str] = {}  # qualified name -> key of the enrolled version
+        #: The learned result shapes of the servers' tools (``lackpy.remote.shapes``), and each tool's spec as listed (before them).
+        self.shapes = shapes.ShapeBook(self.servers, workspace)
+        self._listed: dict[str, ToolSpec] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -305,7 +364,10 @@ class Remotes:
                 self.ledger.append(Enrollment("enroll", name, spec.name, key))
                 self._keys[spec.name] = key
             specs.append(spec)
-        return specs
+        self.shapes.listed(name, link.info, link.tools, link.ttl_ms)
+        self._listed = {tool: spec for tool, spec in self._listed.items() if spec.provider_config["server"] != name}
+        self._listed.update((spec.name, spec) for spec in specs)
+        return [self.shapes.dress(spec) for spec in specs]
 
     def _enrolled_by(self, server: str) -> dict[str, str]:
         return {tool: key for tool, key in self.live().items() if tool.startswith(f"{server}__")}
@@ -349,9 +411,20 @@ class Remotes:
             self.failures[server] = _reason(exc, settings)
             raise ToolError(f"the MCP server {server} failed: {self.failures[server]}; the next call reconnects") from None
         try:
-            return _bounded(result_value(spec, result))
+            value = result_value(spec, result)
         except ToolError as exc:  # the server's own message: it may echo what it was given
             raise ToolError(_masked(str(exc), settings)) from None
+        self._learn(spec, result, value)
+        return _bounded(value)
+
+    def _learn(self, spec: ToolSpec, result: Any, value: Any) -> None:
+        """Learn the shape of a result of a tool whose server declares none; the toolbox hears of a signature that changes."""
+        if "shape" in spec.provider_config and spec.provider_config["shape"].get("source") == "declared" or not shapes.learnable(result, value):
+            return
+        if self.shapes.learn(spec, value) and self.on_enroll is not None:
+            listed = self._listed.get(spec.name)
+            if listed is not None and self._keys.get(spec.name) == spec.provider_config["key"]:  # not a tool the server has since changed
+                self.on_enroll([self.shapes.dress(listed)])
 
     async def _asked(self, server: str, asker: asks.Asker | None, call: Coroutine) -> Any:
         """``call``'s result, the server's questions meanwhile going to ``asker`` (see ``lackpy.remote.asks``)."""
@@ -376,9 +449,12 @@ class Remotes:
     async def _on_link(self, server: str, use: Callable[["_Link"], Coroutine]) -> Any:
         """``use(link)`` on server's session, reconnecting it first when it is gone; a session lost meanwhile is dropped."""
         link = self._links.get(server)
-        if link is None or not link.alive:
-            await self._open(server)
-            link = self._links[server]
+        if link is None or not link.alive or link.due:
+            if link is None or not link.alive:
+                await self._open(server)
+                link = self._links[server]
+            else:
+                await link.relist()  # the server's list changed, or its listing's ttlMs ended
             specs = self._specs(server)  # a server may come back with other tools: the ledger and the toolbox follow
             if self.on_enroll is not None:
                 self.on_enroll(specs)
@@ -466,8 +542,19 @@ class Remotes:
 
     # -- closing -------------------------------------------------------------------
 
+    def shape_rows(self, server: str | None = None, clear: bool = False) -> list[dict]:
+        """The learned shapes of every server (or ``server``), as ``lackpy mcp shapes`` shows them; with ``clear``, forgotten
+        first (the toolbox's signatures too)."""
+        self.shapes.known(server)
+        if clear:
+            self.shapes.clear(server)
+            if self.on_enroll is not None:
+                self.on_enroll([self.shapes.dress(spec) for spec in self._listed.values() if server is None or spec.provider_config["server"] == server])
+        return self.shapes.rows(server)
+
     def close(self) -> None:
-        """Close every session (stopping stdio servers) and the loop."""
+        """Close every session (stopping stdio servers) and the loop; what was learned is written."""
+        self.shapes.flush()
         with self._lock:
             loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
         if loop is None:
