@@ -407,9 +407,8 @@ class LackpyService:
         True approves everything; None (and no service-wide ``approve``)
         means nobody can be asked, so a blocking gate denies. ``approval``
         (how every gate asks: block, auto, notify, none) replaces every gate's.
-        ``skill`` (a name from ``skills()``, or a Skill this service gave)
-        runs the program with that skill's kit and ``skill_file``, which reads
-        the skill's own files. One another MCP server serves (``SERVER__name``)
+        ``skill`` (a name from ``skills()``, or a Skill this service gave) runs
+        the program with that skill's kit and ``skill_file`` (its own files). One another MCP server serves (``SERVER__name``)
         is verified first, held to read-only unless ``ceiling`` raises it, and
         runs only once a person approves it (``lackpy.skills.remote``).
         Setting ``stop`` ends the run as ``cancelled``, not ``complete``, with
