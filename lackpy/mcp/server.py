@@ -150,6 +150,7 @@ def build_server(
     server = _Server("lackpy", instructions=INSTRUCTIONS, version=__version__, tools=served, log_level="WARNING", lifespan=_expiring(service, cluster),
                      extensions=[offered, *published], request_state_security=cluster.security())
     server.cluster = cluster
+    server.describe = lambda: run_program_description(service.resolve_kit(policy.default_kit), policy.allowed)
     server.quota = tools.quota
     server.tasks = offered
     server.skill_prompts = SkillPrompts(service, skills)
@@ -562,6 +563,8 @@ class _Server(MCPServer):
 
     skill_prompts: SkillPrompts | None = None
     skill_shelf: Shelf | None = None
+    #: run_program's description as it is now (the default kit's signatures, with the result shapes learned so far).
+    describe: Callable[[], str] | None = None
     tasks: TasksExtension | None = None
     quota: Quota | None = None
     runs_waiting: Callable[[], int] | None = None
@@ -570,6 +573,16 @@ class _Server(MCPServer):
         if self.skill_shelf is not None and str(uri).startswith(SCHEME):
             return await read_skill_file(self.skill_shelf, str(uri))
         return await super().read_resource(uri, context)
+
+    async def list_tools(self) -> list[Any]:
+        """The tools, run_program's description made again first: a result shape learned since the last listing shows in it."""
+        tool = self._tool_manager.get_tool("run_program") if self.describe is not None else None
+        if tool is not None:
+            try:
+                tool.description = await asyncio.to_thread(self.describe)  # a kit resolved again may read its files
+            except Exception:  # the description made at start stays; the next listing tries again
+                pass
+        return await super().list_tools()
 
     async def list_prompts(self) -> list[Prompt]:
         return await self.skill_prompts.list() if self.skill_prompts is not None else await super().list_prompts()

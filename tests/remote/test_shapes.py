@@ -260,6 +260,27 @@ def test_lackpy_serve_describes_the_shape_and_a_failed_run_says_the_warning(root
     assert "warning: line 1, col 1: inventory__find_items(...)[\"items\"][i] has had no key 'qty'" in failed.content[0].text
 
 
+def test_a_shape_learned_while_serving_is_in_run_program_s_description_when_the_tools_are_listed_again(root):
+    from mcp import Client
+
+    from lackpy import LackpyService
+    from lackpy.mcp.policy import KitPolicy
+    from lackpy.mcp.server import build_server
+
+    async def main() -> tuple[str, str]:
+        with LackpyService(root, trust=True) as svc:
+            server = build_server(svc, KitPolicy.build(svc, KIT, [KIT]))
+            async with Client(server) as client:
+                before = {tool.name: tool for tool in (await client.list_tools()).tools}["run_program"].description
+                await client.call_tool("run_program", {"program": "inventory__find_items()"})
+                after = {tool.name: tool for tool in (await client.list_tools()).tools}["run_program"].description
+        return before, after
+
+    before, after = asyncio.run(main())
+    assert "inventory__find_items(category: str = '') -> Any" in before
+    assert f"inventory__find_items(category: str = '') -> {FIND_ITEMS} (shape learned from 1 result, not declared)" in after
+
+
 def test_another_workspace_s_server_of_the_same_config_learns_its_own(root, tmp_path):
     other = workspace_with(tmp_path / "other", (root / ".lackpy" / "config.toml").read_text())  # its tools/ could hold another server.py
     with serving(root) as svc:
