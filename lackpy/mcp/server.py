@@ -150,7 +150,7 @@ def build_server(
     server = _Server("lackpy", instructions=INSTRUCTIONS, version=__version__, tools=served, log_level="WARNING", lifespan=_expiring(service, cluster),
                      extensions=[offered, *published], request_state_security=cluster.security())
     server.cluster = cluster
-    server.describe = lambda: run_program_description(service.resolve_kit(policy.default_kit), policy.allowed)
+    server.describe = _Description(service, policy, served[0].description)
     server.quota = tools.quota
     server.tasks = offered
     server.skill_prompts = SkillPrompts(service, skills)
@@ -167,6 +167,21 @@ def build_server(
     add_completions(server, policy, server.skill_prompts.names)
     _without_empty_prompts(server, bool(skills.rows(service)))
     return server
+
+
+class _Description:
+    """run_program's description, made again only when the toolbox changed (a tool enrolled, a result shape learned)."""
+
+    def __init__(self, service: LackpyService, policy: KitPolicy, first: str) -> None:
+        self.service, self.policy = service, policy
+        self.version, self.text = service.toolbox.version, first
+
+    def __call__(self) -> str:
+        version = self.service.toolbox.version
+        if version != self.version:
+            self.text = run_program_description(self.service.resolve_kit(self.policy.default_kit), self.policy.allowed)
+            self.version = version
+        return self.text
 
 
 def _tasks(cluster: Cluster) -> TasksExtension:
@@ -579,8 +594,8 @@ class _Server(MCPServer):
         tool = self._tool_manager.get_tool("run_program") if self.describe is not None else None
         if tool is not None:
             try:
-                tool.description = await asyncio.to_thread(self.describe)  # a kit resolved again may read its files
-            except Exception:  # the description made at start stays; the next listing tries again
+                tool.description = self.describe()
+            except Exception:  # the description made before stays; the next listing tries again
                 pass
         return await super().list_tools()
 
