@@ -8,7 +8,7 @@
     max_concurrent_runs = 8                 # runs at once per service (default: twice the cores, at least 4)
     sandbox = true                          # Landlock/seccomp in the worker, where available
     session_worker = true                   # a session keeps its own isolated worker between its runs, reset between them (false: a fresh one per run)
-    approve = "program"                     # also ask about each whole program up front ("effects": always list what it can do and ask once; "calls": ask at each call; unset: list when exact)
+    approve = "effects"                     # list what a program can do and ask once, up front (the default); "calls": ask at each call; "program": the program, then each call
     approval_timeout_s = 120                # how long a person has to answer
     audit = true                            # append every approval decision to .lackpy/audit.jsonl
 

@@ -58,7 +58,7 @@ def test_no_answer_in_time_is_a_refusal(ws):
 
 
 def test_a_command_is_asked_about_with_its_arguments_before_it_runs(ws):
-    # A computed command: no exact list can name it, so the call is asked about with its value as it comes.
+    trusted_config(ws, 'approve = "calls"\n')  # each call asked as it comes (the default list: tests/test_cli_effects.py)
     (ws / "cmd.py").write_text("name = 'canary' + '.txt'\nrun_command('touch ' + name)['code']\n")
     code, output = on_terminal(["run", "--kit", "coding", "cmd.py"], ws, b"no\n")
     assert code == 1 and "make this call? run_command(command='touch canary.txt')" in output
@@ -88,6 +88,7 @@ def trusted_config(ws: Path, text: str) -> None:
 
 
 def test_a_padded_command_is_shown_whole_on_the_terminal(ws):
+    trusted_config(ws, 'approve = "calls"\n')
     (ws / "cmd.py").write_text('run_command("echo running the unit tests now" + " " * 200 + "; touch PWNED_hidden")\n')
     code, output = on_terminal(["run", "--kit", "coding", "cmd.py"], ws, b"n\n")
     assert "make this call? run_command(command='echo running the unit tests now' + ' ' * 200 + '; touch PWNED_hidden')" in output
@@ -123,7 +124,7 @@ LONG = 'run_command("echo " + "ab" * 15000 + "; touch canary.txt")\n'
 
 
 def test_a_question_too_long_for_the_terminal_is_not_approved_by_an_auto_wait(ws):
-    trusted_config(ws, '[approvals]\nrun_command = "auto:1"\n')
+    trusted_config(ws, 'approve = "calls"\n[approvals]\nrun_command = "auto:1"\n')
     (ws / "cmd.py").write_text(LONG)
     code, output = on_terminal(["run", "--kit", "coding", "cmd.py"], ws, None)
     assert "only part of what this approves is shown" in output and "answer a to read all of it" in output
@@ -132,7 +133,7 @@ def test_a_question_too_long_for_the_terminal_is_not_approved_by_an_auto_wait(ws
 
 
 def test_once_the_whole_question_was_read_an_auto_wait_goes_on(ws):
-    trusted_config(ws, '[approvals]\nrun_command = "auto:1"\n')
+    trusted_config(ws, 'approve = "calls"\n[approvals]\nrun_command = "auto:1"\n')
     (ws / "cmd.py").write_text('run_command("echo " + "ab" * 15000 + "; echo done")["stdout"][-5:]\n')
     code, output = on_terminal(["run", "--kit", "coding", "cmd.py"], ws, [b"a\n"])
     asked, _, shown = output.partition("lackpy: approve? [y/N]")

@@ -8,7 +8,7 @@ runs, and the ``commit`` of the staged writes, with their unified diff. A
 fourth, ``elicit``, carries an MCP server's question to the person; a
 fifth, ``skill``, asks a person, always, before a program runs with a skill
 another MCP server serves (its server, URI and digests, and the program).
-With ``approve = "effects"``, a sixth, ``effects``, stands in for the
+By default (``approve = "effects"``), a sixth, ``effects``, stands in for the
 program gate and the call gates: the program's calls that can act are
 listed from its text and approved once, up front, and the run is held to
 that list (``lackpy.approvals.effects``). The commit keeps its own question,
@@ -93,9 +93,8 @@ class Gatekeeper:
     def effects(
         self, program: str, grade: Grade, tools: Sequence[str], kit: ResolvedKit, params: Mapping[str, Any], staging: bool
     ) -> Decision | None:
-        """The up-front gate of a run: the list of the program's calls that can act, asked once (as ``policy.effects``
-        says: by default only when the list is exact); else, or when it lists nothing, the program gate (None when it
-        does not ask).
+        """The up-front gate of a run: the list of the program's calls that can act, asked once (unless
+        ``policy.effects`` is off); else, or when it lists nothing, the program gate (None when it does not ask).
 
         The list asks as the most asking of the gates it stands in for, so it asks only when one of them would. Once
         approved, the run is held to it (``gate``). A yes from ``--yes`` allows any value for every computed argument
@@ -103,12 +102,10 @@ class Gatekeeper:
         """
         specs = {alias: kit.tools[alias] for alias in tools if alias in kit.tools}
         specs = {alias: spec for alias, spec in specs.items() if listed(spec, self.policy.for_call(spec).kind != "none")}
-        if self.policy.effects == "off" or not specs:
+        if not self.policy.effects or not specs:
             return self.program(program, grade, tools)
         quiet = [alias for alias, spec in specs.items() if self.policy.for_call(spec).kind == "none"]
         found = effects_of(program, specs, params, staging, quiet)
-        if self.policy.effects == "exact" and refs(found):  # a value the list cannot show: each call asks, with its value
-            return self.program(program, grade, tools)
         ask = self.policy.for_effects(specs.values())
         request = self._request("effects", ask, program=program, grade=grade, risk=grade.risk, tools=sorted(tools), effects=found)
         if request is None:
@@ -130,7 +127,7 @@ class Gatekeeper:
         """Whether a question may come before a program calling ``tools`` runs (the program gate, or a list of its effects)."""
         if self.policy.for_gate("program").kind != "none":
             return True
-        if self.policy.effects == "off":
+        if not self.policy.effects:
             return False
         specs = [kit.tools[alias] for alias in tools if alias in kit.tools]
         specs = [spec for spec in specs if listed(spec, self.policy.for_call(spec).kind != "none")]

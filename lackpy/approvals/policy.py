@@ -109,13 +109,10 @@ class ApprovalPolicy:
     """Whether a tool not named in ``calls`` gets its default (``default_call_ask``), or none."""
     floor: "ApprovalPolicy | None" = None
     """A policy this one never asks less than (a trusted one under an untrusted workspace's)."""
-    effects: str = "exact"
-    """When a program's effects are listed and approved once, up front (``lackpy.approvals.effects``): ``exact`` (the
-    default) when the list is exact, every call it would ask about having only literal and parameter arguments (else
-    each call is asked about, showing its values); ``all`` (``approve = "effects"``) always, a computed argument asked
-    about as it runs unless the answer allowed any value for it; ``off`` (``approve = "calls"`` or ``"program"``) never.
-    Only the user's own or a trusted workspace's config says so: an untrusted one's (the ``floor``) is never read for it,
-    since an approved list stands in for questions the user's policy asks."""
+    effects: bool = True
+    """Whether a program's effects are listed and approved once, up front (``lackpy.approvals.effects``): the default,
+    and ``approve = "effects"``; ``approve = "calls"`` or ``"program"`` ask at each call instead. Only the user's own or
+    a trusted workspace's config says so: an untrusted one's (the ``floor``) is never read for it."""
 
     def for_call(self, spec: ToolSpec) -> Ask:
         if self.every is not None:
@@ -143,11 +140,11 @@ class ApprovalPolicy:
 def policy_from(settings: Mapping[str, Any], where: str = "config", *, defaults: bool = True) -> ApprovalPolicy:
     """An ApprovalPolicy from config keys: ``approve``, ``approval_timeout_s`` and the ``[approvals]`` table.
 
-    ``approve = "program"`` asks about the whole program up front;
-    ``approve = "effects"`` lists its effects and asks about them once, up
-    front, instead of about each call (``lackpy.approvals.effects``), even
-    when some are computed; unset, the list is asked when it is exact;
-    ``approve = "calls"`` asks about each call as it comes.
+    ``approve = "effects"`` (the default) lists a program's effects and asks
+    about them once, up front, instead of about each call
+    (``lackpy.approvals.effects``); ``approve = "calls"`` asks about each
+    call as it comes, ``approve = "program"`` about the whole program up
+    front and then each call.
     ``[approvals]`` takes ``program``, ``commit``, ``"*"`` (every call) and
     tool names, each a mode. Without ``defaults``, only what is named asks
     (an untrusted workspace's settings, which may add to a policy, never
@@ -157,8 +154,8 @@ def policy_from(settings: Mapping[str, Any], where: str = "config", *, defaults:
     approve = settings.get("approve")
     if approve is not None and approve not in ("program", "calls", "effects"):
         raise ConfigError(
-            f"{where}: approve must be \"program\" (ask once up front, too), \"effects\" (list the program's effects and ask once, "
-            "up front, even when some are computed) or \"calls\" (ask at each call); unset, the list is asked when it is exact"
+            f"{where}: approve must be \"effects\" (the default: list the program's effects and ask once, up front), "
+            "\"calls\" (ask at each call) or \"program\" (ask about the program up front, then at each call)"
         )
     wait = settings.get("approval_timeout_s", DEFAULT_WAIT_S)
     if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 < wait <= 86_400:
@@ -170,7 +167,7 @@ def policy_from(settings: Mapping[str, Any], where: str = "config", *, defaults:
     calls = {name: ask for name, ask in asks.items()}
     if every is not None:
         calls["*"] = every
-    effects = "all" if approve == "effects" else "exact" if approve is None else "off"
+    effects = approve in (None, "effects")
     return ApprovalPolicy(program=program, commit=commit, calls=calls, wait_s=float(wait), defaults=defaults, effects=effects)
 
 

@@ -158,12 +158,13 @@ class LocalFilesystem(_Text):
         """A descriptor for ``rel`` beneath the root; OSError as ``open(2)`` raises it (EXDEV: leads out)."""
         return beneath.open_beneath(self.root_fd, rel or ".", flags, follow=follow, at=self.root)
 
-    def resolve(self, rel: str) -> str:
+    def resolve(self, rel: str, again: int = 2) -> str:
         """The path with its symlinks resolved, by the kernel, beneath the root; PathError if one leads out.
 
         A path that does not exist yet (a file about to be written) is its
         parent's canonical path and its own name; a dangling symlink is
-        refused, since what it names cannot be judged.
+        refused, since what it names cannot be judged. A file another writer
+        makes between the two looks is looked at again (``again`` times).
         """
         if rel in ("", "."):
             return "."
@@ -190,8 +191,11 @@ class LocalFilesystem(_Text):
         if code in (errno.ENOENT, errno.ENOTDIR):
             parent, _, name = rel.rpartition("/")
             real_parent = self.resolve(parent) if parent else "."
-            if self._lstat(join_rel(real_parent, name)) is not None:
+            found = self._lstat(join_rel(real_parent, name))
+            if found is not None and (_stat.S_ISLNK(found.st_mode) or again == 0):
                 raise PathError(f"a symlink to nothing: {rel} (lackpy follows no dangling link)")
+            if found is not None:  # it was made between the two looks (another writer): look again
+                return self.resolve(rel, again - 1)
             return join_rel(real_parent, name)
         raise _os_error(rel, OSError(code, os.strerror(code)))
 

@@ -269,7 +269,7 @@ def test_audit_appends_every_decision_to_the_audit_file(ws):
 
 
 def test_the_audit_keeps_what_was_approved_whole_and_why_a_cut_question_was_not(ws):
-    config(ws, 'audit = true\n[approvals]\nrun_command = "auto:1"\n')
+    config(ws, 'approve = "calls"\naudit = true\n[approvals]\nrun_command = "auto:1"\n')
 
     def cut_and_silent(request):  # a channel that could show only part of the question, and got no answer
         request.showing.cut("the channel showed only part of it")
@@ -345,7 +345,7 @@ PADDED = 'run_command("echo running the unit tests now" + " " * 200 + "; touch P
 @pytest.mark.parametrize("mode", MODES)
 def test_a_padded_command_is_asked_about_whole_with_its_padding_counted(ws, mode):
     answers = Answers(False)
-    with LackpyService(ws) as svc:
+    with LackpyService(ws, CALLS) as svc:
         result = run(svc, PADDED, kit="coding", mode=mode, approve=answers)
     [request] = answers.requests
     summary = request.summary()

@@ -81,8 +81,8 @@ def test_with_approve_calls_the_same_program_asks_at_its_call_as_before(ws):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_by_default_an_exact_list_is_asked_once_up_front(ws, mode):
-    """With nothing configured, a program whose every asked call has only literal and parameter values asks its list."""
+def test_by_default_the_list_is_asked_once_up_front(ws, mode):
+    """With nothing configured, a program that can act asks its list of effects."""
     asked = Counting()
     with LackpyService(ws) as svc:
         result = asyncio.run(svc.run_program(FOUR, kit="coding", approve=asked, mode=mode))
@@ -91,13 +91,12 @@ def test_by_default_an_exact_list_is_asked_once_up_front(ws, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_by_default_a_computed_value_is_asked_at_its_call_with_the_value_it_has(ws, mode):
-    """A list it cannot make exact is not asked: each call is, showing its value, as without the list."""
+def test_by_default_a_computed_value_is_on_the_list_and_asked_again_at_its_call_unless_any_value_was_allowed(ws, mode):
     asked = Counting()
     with LackpyService(ws) as svc:
         result = asyncio.run(svc.run_program(LOOP, kit="coding", approve=asked, mode=mode))
-    assert result.success and [r.gate for r in asked.requests] == ["call"] * 3
-    assert [r.arguments for r in asked.requests] == [{"command": f"touch {n}.out"} for n in "xyz"]
+    assert result.success and [r.gate for r in asked.requests] == ["effects", "call", "call", "call"]
+    assert [r.arguments for r in asked.requests[1:]] == [{"command": f"touch {n}.out"} for n in "xyz"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -276,7 +275,9 @@ def test_a_literal_must_match_its_type_too(value):
 # -- where the policy comes from, and the record ---------------------------------------------------
 
 
-def test_an_untrusted_workspace_cannot_turn_its_questions_into_one(ws):
+def test_an_untrusted_workspace_cannot_turn_its_questions_into_one(ws, own_trust_record):
+    (own_trust_record / "lackpy").mkdir(exist_ok=True)
+    (own_trust_record / "lackpy" / "config.toml").write_text('approve = "calls"\n')  # the person's own choice
     (ws / ".lackpy").mkdir()
     (ws / ".lackpy" / "config.toml").write_text('approve = "effects"\n')
     asked = Counting()
@@ -300,8 +301,8 @@ def test_the_audit_keeps_the_approved_list(ws, trusted):
 
 
 def test_the_config_takes_approve_effects():
-    assert policy_from(EFFECTS).effects == "all" and policy_from({}).effects == "exact"
-    assert policy_from({"approve": "program"}).effects == policy_from({"approve": "calls"}).effects == "off"
+    assert policy_from(EFFECTS).effects and policy_from({}).effects
+    assert not policy_from({"approve": "program"}).effects and not policy_from({"approve": "calls"}).effects
 
 
 def test_a_computed_value_of_a_tool_the_policy_never_asks_about_allows_any_value_and_asks_nothing(ws):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import mcp_types
@@ -237,6 +238,9 @@ async def call_reading(server, mode: str, answering: Reading, program: str, kit:
 @pytest.mark.parametrize("mode", ERAS)
 def test_over_stdio_a_padded_command_is_asked_about_whole(ws, server_env, mode):
     answering = Answering("decline")
+    (ws / ".lackpy").mkdir(exist_ok=True)
+    (ws / ".lackpy" / "config.toml").write_text('approve = "calls"\n')  # the call's own question (the list shows it as computed)
+    subprocess.run([PYTHON, "-m", "lackpy", "trust", str(ws)], env=server_env, check=True, capture_output=True)
     result = asyncio.run(call(stdio(ws, server_env), mode, answering, PADDED))
     assert answering.messages == ["lackpy: Make this call? run_command(command='echo running the unit tests now' + ' ' * 200 + '; touch PWNED_hidden')"]
     assert result["error_kind"] == "denied" and not (ws / "PWNED_hidden").exists()
@@ -268,7 +272,7 @@ LONG = 'run_command("echo " + "ab" * 5000 + "; echo done")["stdout"][-5:]'
 @pytest.mark.parametrize("mode", ERAS)
 def test_a_question_too_long_for_its_message_is_not_approved_by_an_auto_wait(ws, mode):
     async def main() -> dict:
-        svc, server = in_process(ws, {"approvals": {"run_command": "auto:1"}})
+        svc, server = in_process(ws, {"approve": "calls", "approvals": {"run_command": "auto:1"}})
         with svc:
             return await call(server, mode, SlowAnswer(2.5), LONG)
 
@@ -283,7 +287,7 @@ def test_a_question_too_long_for_its_message_is_not_approved_by_an_auto_wait(ws,
 @pytest.mark.parametrize("mode", ERAS)
 def test_a_question_read_whole_through_its_resource_goes_on_after_an_auto_wait(ws, mode):
     async def main() -> tuple:
-        svc, server = in_process(ws, {"approvals": {"run_command": "auto:1"}})
+        svc, server = in_process(ws, {"approve": "calls", "approvals": {"run_command": "auto:1"}})
         with svc:
             answering = Reading(then_wait=2.5)
             return answering, await call_reading(server, mode, answering, LONG)

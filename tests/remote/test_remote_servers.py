@@ -352,7 +352,7 @@ def test_remote_progress_reaches_the_client_after_it_approved_the_call(tmp_path,
 
     async def main(target):
         async with Client(target, mode=era, elicitation_callback=answer) as client:
-            # A computed argument: the call itself is asked about, in the middle of the run (no exact list could name it).
+            # A computed argument: the call itself is asked about too, in the middle of the run, with its value.
             return await client.call_tool("run_program", {"program": "s = 0.2 * 2\nnotes__slow(s)"}, progress_callback=on_progress)
 
     if transport == "stdio":
@@ -364,7 +364,8 @@ def test_remote_progress_reaches_the_client_after_it_approved_the_call(tmp_path,
         finally:
             stop(process)
     assert not answered.is_error and answered.structured_content["output"] == "done"
-    assert asked == ["lackpy: Make this call? notes__slow(seconds=0.4)"]
+    assert len(asked) == 2 and asked[0].startswith("lackpy: Run this program with these effects?")  # the list, then the call
+    assert asked[1] == "lackpy: Make this call? notes__slow(seconds=0.4)"
     assert [m for m in received if m.startswith("notes__slow: ")] == [f"notes__slow: step {i}" for i in range(4)]
     assert received[0] == "running the program with kit mcp:notes" and received[-1] == "done: 1 tool call"
 

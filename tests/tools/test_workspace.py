@@ -488,3 +488,26 @@ def test_deny_patterns_compiled_once(workspace, monkeypatch):
 def test_is_binary(data, expected):
     """Binary means a NUL byte in the first 8 KiB."""
     assert policy.is_binary(data) is expected
+
+
+def test_a_file_another_writer_makes_between_the_two_looks_is_looked_at_again(workspace, monkeypatch):
+    """resolve() opens the path, and on ENOENT looks at the entry itself: one another writer made in between is no dangling link."""
+    import errno
+
+    from lackpy.host.fs import LocalFilesystem
+
+    fs = LocalFilesystem(str(workspace))
+    (workspace / "made.txt").write_text("x")
+    real_open, failed = fs._open, []
+
+    def first_open_misses(rel, flags, *, follow=False):
+        if rel == "made.txt" and not failed:  # the first look: the file is not there yet
+            failed.append(rel)
+            raise FileNotFoundError(errno.ENOENT, "not yet")
+        return real_open(rel, flags, follow=follow)
+
+    monkeypatch.setattr(fs, "_open", first_open_misses)
+    assert fs.resolve("made.txt") == "made.txt" and failed == ["made.txt"]
+    (workspace / "dangle.txt").symlink_to(workspace / "nowhere.txt")
+    with pytest.raises(PathError, match="a symlink to nothing: dangle.txt"):
+        fs.resolve("dangle.txt")
