@@ -365,7 +365,7 @@ def test_remote_progress_reaches_the_client_after_it_approved_the_call(tmp_path,
             stop(process)
     assert not answered.is_error and answered.structured_content["output"] == "done"
     assert len(asked) == 2 and asked[0].startswith("lackpy: Run this program with these effects?")  # the list, then the call
-    assert asked[1] == "lackpy: Make this call? notes__slow(seconds=0.4)"
+    assert asked[1].startswith("lackpy: Make this call? notes__slow(seconds=0.4)\non the approved list at line 2; asked now for its computed #1")
     assert [m for m in received if m.startswith("notes__slow: ")] == [f"notes__slow: step {i}" for i in range(4)]
     assert received[0] == "running the program with kit mcp:notes" and received[-1] == "done: 1 tool call"
 
