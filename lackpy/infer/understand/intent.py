@@ -39,6 +39,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 
 from lackpy.errors import InferenceError
+from lackpy.infer.understand.canon import canonical
 from lackpy.infer.understand.phrases import Sentence, State, read
 from lackpy.infer.understand.words import FILLER, KINDS, NOT_SUPPORTED, tokenize
 
@@ -640,7 +641,7 @@ def parse(intent: str) -> Parsed:
     """The structure of ``intent``, or what was understood and what was not."""
     if len(intent) > MAX_INTENT_CHARS:
         return Parsed(None, problems=(f"longer than {MAX_INTENT_CHARS} characters",))
-    tokens = tokenize(intent)
+    tokens = tokenize(canonical(intent))  # everyday wordings first brought to the one the passes read
     if not tokens:
         return Parsed(None)
     sentence, state = read(tokens)

@@ -1,0 +1,87 @@
+"""The canonical form of a question: everyday ways of saying a thing brought to the one the grammar reads.
+
+People ask the same question many ways ("modules" for Python files,
+"TODO-free" for "without TODO", "everything under src", "largest first"
+after a ranking that already puts the largest first). Each such way is one
+entry of ``TABLE``: a pattern, what it becomes, and when it applies (an
+entry may need a word elsewhere in the question, or its absence), so a new
+wording is a line here, never a new rule in the passes of
+``lackpy.infer.understand.phrases``.
+
+An entry only rewrites what has one everyday reading. A word with two
+(``modules`` is the code base's Python files, but in "which modules does it
+import" the modules it imports) is rewritten only where the other reading
+is ruled out, and left for the parser, which refuses what it cannot place,
+otherwise: a refusal is always better than a confident wrong answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One way of saying a thing: ``pattern`` (a regex, matched case-insensitively on word boundaries) becomes ``becomes``,
+    when every ``needs`` pattern is found in the question and no ``unless`` pattern is."""
+
+    pattern: str
+    becomes: str
+    needs: tuple[str, ...] = ()
+    unless: tuple[str, ...] = ()
+    why: str = ""
+
+
+#: A ranking said before ("the 3 largest files"): its order is already the one "largest first" asks for.
+_RANKED = r"\b(largest|biggest|smallest|longest|shortest|most|fewest|least|top|bottom)\b(?!\s+first\b)"
+_IMPORTS = r"\bimport(s|ed|ing)?\b"
+#: A word searched for ("files containing module", "how many times does module appear"): the word, never its meaning.
+_SEARCHED = r"\b(contain|contains|containing|mention|mentions|mentioning|say|says|saying|word|words|does|do|match|matching|appear|appears)\s+(the\s+)?"
+
+#: Every everyday wording the canonical form knows, in the order they apply.
+TABLE: tuple[Entry, ...] = (
+    Entry(r"\bmodules\b", "python files", unless=(_IMPORTS, _SEARCHED + r"modules\b"), why="a code base's modules are its Python files"),
+    Entry(r"\bmodule\b", "python file", unless=(_IMPORTS, r"\bdocstring\b", _SEARCHED + r"module\b", r"\bmodule\s+(appear|occur)"),
+          why="one of them"),
+    Entry(r"\bsource files\b", "python files", needs=(r"\.py\b|\bpython\b|\bmodules?\b",), why="where the code is Python"),
+    Entry(r"\b([A-Za-z_][\w]*)-free\b", r"without \1", why="'TODO-free files' are files without TODO"),
+    Entry(r"\beverything (under|in|inside|within) ", r"all files \1 ", why="everything under a folder is its files"),
+    Entry(r",?\s*\b(largest|biggest|longest|most) first\b", "", needs=(r"\b(largest|biggest|longest|most|top)\b(?!\s+first\b)",),
+          why="a ranking of the largest already lists the largest first"),
+    Entry(r",?\s*\b(smallest|shortest|fewest) first\b", "", needs=(r"\b(smallest|shortest|fewest|least|bottom)\b(?!\s+first\b)",),
+          why="a ranking of the smallest already lists the smallest first"),
+    Entry(r",?\s*\bin order\b", "", needs=(_RANKED,), why="a ranking is in order"),
+)
+
+_COMPILED = tuple(
+    (re.compile(entry.pattern, re.I), entry.becomes, tuple(re.compile(p, re.I) for p in entry.needs), tuple(re.compile(p, re.I) for p in entry.unless))
+    for entry in TABLE
+)
+
+
+#: A quoted phrase: searched for as written, never rewritten.
+_QUOTED = re.compile(r"""(?<!\w)(["'`]).+?\1(?!\w)""")
+
+
+def canonical(question: str) -> str:
+    """``question`` with every everyday wording of ``TABLE`` that applies brought to its canonical form; spaces made single.
+
+    What is quoted is left as written; an entry's conditions are read on the whole question.
+    """
+    text = question
+    for pattern, becomes, needs, unless in _COMPILED:
+        if all(p.search(text) for p in needs) and not any(p.search(text) for p in unless):
+            text = _outside_quotes(text, lambda piece: pattern.sub(becomes, piece))
+    return " ".join(text.split())
+
+
+def _outside_quotes(text: str, rewrite) -> str:
+    pieces, at = [], 0
+    for quoted in _QUOTED.finditer(text):
+        pieces += [rewrite(text[at:quoted.start()]), quoted.group(0)]
+        at = quoted.end()
+    return "".join(pieces + [rewrite(text[at:])])
+
+
+__all__ = ["Entry", "TABLE", "canonical"]
