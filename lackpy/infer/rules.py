@@ -30,7 +30,7 @@ from lackpy.infer.base import Proposal, Request, Tier
 from lackpy.infer.fill import render
 from lackpy.infer.understand.compose import Variant, build
 from lackpy.infer.understand.intent import FILLER, Intent, NotUnderstood, Parsed, parse, tokenize as words
-from lackpy.infer.understand.words import normalize_intent
+from lackpy.infer.understand.words import BARE_FILES, normalize_intent
 
 #: Intents the tier serves, shown when no tier could serve and offered as the closest ones.
 EXAMPLES = (
@@ -88,6 +88,35 @@ def anchored(intent: Intent, workspace: Path) -> Intent:
     except OSError:
         here = False
     return replace(intent, files=replace(intent.files, dir="./" + name)) if here else intent
+
+
+#: How many entries of the workspace's top ``named_file`` looks at for "the README".
+MAX_TOP_ENTRIES = 10_000
+
+
+def named_file(intent: Intent, workspace: Path) -> Intent:
+    """``intent`` with a conventional file named without its extension ("the README") made the one the workspace has.
+
+    People say "the README" for README.md or README.rst. When the workspace
+    has no file of exactly the name said and exactly one at its top of that
+    name with an extension, that is the one meant; with several, which one is
+    asked (NotUnderstood names them); with none, the name stays as said.
+    """
+    path = intent.files.path
+    if not path or "/" in path or "." in path or path.lower() not in BARE_FILES:
+        return intent
+    root = Path(workspace)
+    try:
+        if (root / path).is_file():
+            return intent
+        with os.scandir(root) as entries:
+            found = sorted(e.name for _, e in zip(range(MAX_TOP_ENTRIES), entries)
+                           if e.name.lower().startswith(path.lower() + ".") and e.is_file(follow_symlinks=False))
+    except OSError:
+        return intent
+    if len(found) > 1:
+        raise NotUnderstood(f"understood {intent.describe()}, but the workspace has {' and '.join(found)}: name the one you mean")
+    return replace(intent, files=replace(intent.files, path=found[0])) if found else intent
 
 
 #: How many directories ``has_dir`` looks at before it stops and assumes the one named may be there.
@@ -181,7 +210,7 @@ class RulesTier(Tier):
         for alias, tool in request.kit.aliases().items():
             aliases.setdefault(tool, []).append(alias)
         root = Path(request.kit.context.root) if request.kit.context is not None else request.workspace  # where the tools look
-        intent = anchored(parsed.intent, root)
+        intent = named_file(anchored(parsed.intent, root), root)
         where = intent.files.dir
         for where in filter(None, (intent.files.dir, *intent.outside)):
             if where not in (".", "./") and not has_dir(root, where):

@@ -278,6 +278,21 @@ class Parsed:
 # -- composing the parts ------------------------------------------------------------------------
 
 
+#: Words that name a part of code as well as being words: searched for unquoted, they would be read as the word only.
+CONCEPTS = frozenset({"docstring", "docstrings", "function", "functions", "class", "classes", "method", "methods"})
+
+
+def _concept_searched(s: Sentence, st: State) -> str | None:
+    """What to say when a filter searches, unquoted, for a word that also names a part of code ("modules without a docstring")."""
+    for word, _negated, _index in st.filters:
+        quoted = any(token.quoted and token.raw.lower() == str(word).lower() for token in s.tokens)
+        if isinstance(word, str) and word.lower() in CONCEPTS and not quoted:
+            about = ("docstrings are not understood yet" if word.lower().startswith("docstring")
+                     else "definitions are asked about by name or number ('functions named parse*', 'files with more than 10 functions')")
+            return f"'{word}' names a part of code as well as a word: {about}; to search for the word, quote it: files containing \"{word}\""
+    return None
+
+
 def _leftovers(s: Sentence, st: State) -> list[str]:
     """Words nobody claimed that matter."""
     unknown = []
@@ -646,6 +661,9 @@ def parse(intent: str) -> Parsed:
         return Parsed(None)
     sentence, state = read(tokens)
     unknown = _leftovers(sentence, state)
+    concept = _concept_searched(sentence, state)
+    if concept is not None:  # two fair readings, and one of them is not understood: refused, saying both
+        return Parsed(None, tuple(state.understood), (), (concept,))
     substantive = [r for r in sentence.roles if r and r not in ("ask",)] or state.asks & {"count", "exists", "all"}
     understood = tuple(state.understood) if substantive else ()
     if unknown:
@@ -654,6 +672,10 @@ def parse(intent: str) -> Parsed:
     intent_ = draft.intent()
     if intent_ is None:
         return Parsed(None, understood, (), tuple(dict.fromkeys(draft.problems)))
+    if intent_.of == "definitions" and any(unit == "files" and subject for unit, _index, subject in state.units):
+        # "which files define a function called X" asks for files; an answer of definitions would look like one
+        return Parsed(None, understood, (), ("files that define a name are not understood yet: ask for the definitions "
+                                             "('functions named X'), or for the files holding its code ('files containing def X')",))
     return Parsed(intent_, (intent_.describe(),))
 
 

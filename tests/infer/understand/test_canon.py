@@ -42,3 +42,47 @@ def test_the_parser_reads_the_canonical_form():
 
 def test_every_entry_says_why():
     assert all(entry.why for entry in TABLE)
+
+
+# -- what the everyday set showed: the README said without its extension, and words that name a part of code ------
+
+
+def _answer(root, question: str):
+    import asyncio
+
+    from lackpy import LackpyService
+
+    async def main():
+        async with LackpyService(root, trust=False) as svc:
+            return await svc.delegate(question, kit="readonly")
+
+    return asyncio.run(main())
+
+
+def test_the_readme_is_the_one_the_workspace_has(tmp_path):
+    (tmp_path / "README.md").write_text("# Demo\n\nStatus: draft\n")
+    result = _answer(tmp_path, "How many lines does the README have?")
+    assert result.success and result.output == 3 and "README.md" in result.program
+
+
+def test_two_readmes_are_a_question_of_which_one(tmp_path):
+    (tmp_path / "README.md").write_text("a\n")
+    (tmp_path / "README.rst").write_text("b\n")
+    from lackpy.errors import GenerationError
+
+    with pytest.raises(GenerationError, match="the workspace has README.md and README.rst: name the one you mean"):
+        _answer(tmp_path, "How many lines does the README have?")
+
+
+@pytest.mark.parametrize("question, said", [
+    ("Are there any modules without a docstring?", "docstrings are not understood yet"),
+    ("Which files contain a function called parse_x?", "to search for the word, quote it"),
+    ("Which files define a function called parse_x?", "files that define a name are not understood yet"),
+])
+def test_a_question_with_two_readings_is_refused_saying_what_to_ask(question, said):
+    parsed = parse(question)
+    assert parsed.intent is None and any(said in problem for problem in parsed.problems)
+
+
+def test_a_quoted_word_that_names_a_part_of_code_is_searched_for():
+    assert parse('files containing "docstring"').intent.describe() == "the files, containing 'docstring'"

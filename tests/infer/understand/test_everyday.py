@@ -16,9 +16,14 @@ row carrying the path, which the judge now reads as the other sets' judges
 read rows: 12 right, 25 refused, 3 wrong. The three wrong answers are the
 parser's: files that define a function answered with its name, "the
 README" read as a file named README (which does not exist), and "modules
-without a docstring" read as files without the word. ``FIRST_RUN_*`` hold
-that figure; the issue's targets (4 in 5 right, 1 in 30 wrong at most) are
-printed and not met yet.
+without a docstring" read as files without the word.
+
+Since, and no longer blind: the README said without its extension is the
+one the workspace has, and a question whose search word also names a part
+of code (docstring, function, class, method), or that asks which files
+define a name, is refused saying what to ask: 13 right, 27 refused, 0 wrong.
+``NOW_*`` hold that; the issue's targets (4 in 5 right, 1 in 30 wrong at
+most, on a new blind set) are printed and not met yet.
 """
 
 from __future__ import annotations
@@ -31,8 +36,8 @@ from .everyday_questions import questions
 from .test_intents import fixture_root, kits, oracle  # noqa: F401  (the shared fixtures)
 from .test_unseen_harder import Unseen, _folder_name, _paths, _rows, _tally, _verdict, matches
 
-#: The first run's figure, held so that nothing answered right is lost: right answers at least, wrong at most.
-FIRST_RUN_RIGHT, FIRST_RUN_WRONG = 12, 3
+#: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
+NOW_RIGHT, NOW_WRONG = 13, 0
 
 
 def judged(kind: str, got: Any, want: Any) -> bool:
@@ -79,5 +84,5 @@ def test_the_everyday_set(everyday, capsys):
     try:
         _tally("everyday questions", items, verdicts, capsys)  # the issue's targets: 4 in 5 right, 1 in 30 wrong at most
     except AssertionError:
-        pass  # not met yet: the first run's figure is held below instead
-    assert right >= FIRST_RUN_RIGHT and len(wrong) <= FIRST_RUN_WRONG, wrong
+        pass  # not met yet: the figure now is held below instead
+    assert right >= NOW_RIGHT and len(wrong) <= NOW_WRONG, wrong
