@@ -207,7 +207,7 @@ def build(intent: Intent) -> list[Variant]:
     if intent.ask == "top":
         builder = _top
     if intent.aggregate:
-        builder = _average if intent.aggregate == "average" else _share
+        builder = _average if intent.aggregate in ("average", "median") else _share
     if intent.group:
         builder = _grouped
     variants = []
@@ -423,12 +423,17 @@ def _dirs(p: _Program):
 
 
 def _average(p: _Program):
-    """A measure per file, averaged over the files (None when there are none)."""
+    """A measure per file, averaged (or its median taken) over the files (None when there are none)."""
     i = p.intent
     _on_lines, on_files = _line_filters(p)
     each = measure(i.of, p.lower("text") if i.of == "matches" else "text", i.kind)
     keep = f" if {p.condition(on_files, 'text')}" if on_files else ""
-    yield FIND_READ, f"values = [{each} for f in {p.files()} for text in [read_file(f)]{keep}]\nround(sum(values) / len(values), 2) if values else None"
+    values = f"values = [{each} for f in {p.files()} for text in [read_file(f)]{keep}]\n"
+    if i.aggregate == "median":
+        middle = "values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2"
+        yield FIND_READ, values + f"values = sorted(values)\nn = len(values)\n({middle}) if values else None"
+        return
+    yield FIND_READ, values + "round(sum(values) / len(values), 2) if values else None"
 
 
 def _share(p: _Program):

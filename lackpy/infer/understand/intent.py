@@ -177,7 +177,7 @@ class Intent:
     single: bool = False  # top: the single first file (a singular question), not a list
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
-    aggregate: str | None = None  # count: "average" per file, or the "fraction" or "percentage" of the files that qualify
+    aggregate: str | None = None  # count: "average" or "median" per file, or the "fraction" or "percentage" of the files that qualify
     def_names: tuple[str, ...] = ()  # definitions: name patterns ("*render*", "parse*") their names must match
     group: bool = False  # count or top: one figure per directory (the files' parent), not per file or in all
     outside: tuple[str, ...] = ()  # directories whose files are left out
@@ -201,7 +201,7 @@ class Intent:
         ranked = (f"{'single' if self.single else self.n or 'all'}", f"with the {'most' if self.largest else 'fewest'} "
                   f"{self.order if self.order != 'matches' else repr(self.word)}")
         parts = {
-            "count": (f"the {self.aggregate} {'per file of the ' + what if self.aggregate == 'average' else 'of the ' + what}{where}"
+            "count": (f"the {self.aggregate} {'per file of the ' + what if self.aggregate in PER_FILE else 'of the ' + what}{where}"
                       if self.aggregate else f"the number of {what}{where}" + (", per file" if self.each else "")),
             "list": f"the {what}{where}",
             "exists": f"whether there are any {what}{where}",
@@ -277,6 +277,9 @@ class Parsed:
 
 # -- composing the parts ------------------------------------------------------------------------
 
+
+#: The aggregates taken of a measure per file (the others are shares of the files that qualify).
+PER_FILE = ("average", "median")
 
 #: Words that name a part of code as well as being words: searched for unquoted, they would be read as the word only.
 CONCEPTS = frozenset({"docstring", "docstrings", "function", "functions", "class", "classes", "method", "methods"})
@@ -385,7 +388,7 @@ class _Draft:
         ranked = {m for m, _l in st.orders} | ({"bytes"} if st.in_bytes else set())
         if len(nouns) == 2 and "dirs" in nouns and set(nouns) - {"dirs"} <= ranked:
             nouns = ["dirs"]  # "which folder has the largest size": the size is what the folders are ranked by
-        if st.aggregate == "average" and word is not None and nouns == ["files"]:
+        if st.aggregate in PER_FILE and word is not None and nouns == ["files"]:
             nouns = []  # "on average, how many TODOs does a python file have": the file is what the average is over
         if len(nouns) > 1:
             self.problems.append("more than one thing to count or list: " + ", ".join(nouns))
@@ -516,11 +519,11 @@ class _Draft:
             return
         if files.path:
             self.problems.append(f"the {aggregate} of one file ({files.path}): ask about files")
-        elif aggregate == "average" and (of not in ("lines", "words", "chars", "bytes", "matches", "definitions") or any(f.lines for f in filters)):
-            self.problems.append("the average of what? lines, words, characters, bytes, definitions or a word's matches per file")
-        elif aggregate != "average" and (of != "files" or not (filters or where)):
+        elif aggregate in PER_FILE and (of not in ("lines", "words", "chars", "bytes", "matches", "definitions") or any(f.lines for f in filters)):
+            self.problems.append(f"the {aggregate} of what? lines, words, characters, bytes, definitions or a word's matches per file")
+        elif aggregate not in PER_FILE and (of != "files" or not (filters or where)):
             self.problems.append(f"the {aggregate} of which files? say which: files containing a word, or over a size")
-        elif aggregate != "average":
+        elif aggregate not in PER_FILE:
             self.among = self.share_roles(aggregate)
 
     def share_roles(self, aggregate: str) -> tuple[tuple[str, int], ...]:
@@ -574,8 +577,8 @@ class _Draft:
         the_file = of == "files" and files.path and [(u, p) for u, _i, p in st.units] == [("files", False)]  # "show me the file X"
         if st.position is not None:
             return self.positioned(files, of, word)
-        if st.aggregate == "average":
-            st.each = False  # "per file" is what an average is taken over
+        if st.aggregate in PER_FILE:
+            st.each = False  # "per file" is what an average (or a median) is taken over
         plain = (of is None or the_file) and not (
             st.filters or word or st.orders or st.each or files.ext or files.glob or files.names or st.compares or st.excludes
         )

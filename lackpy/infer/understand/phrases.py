@@ -141,7 +141,7 @@ class State:
     alternatives: dict[int, list[str]] = field(default_factory=dict)  # filter position -> other words, any of which will do ("X or Y")
     blanks: set[int] = field(default_factory=set)  # filter positions that keep blank lines (not a word): "empty lines"
     position: tuple[str, int | None] | None = None  # ("first" or "last", how many; None: one line): "the last line of X"
-    aggregate: str | None = None  # "average" (per file), "fraction" or "percentage" (of the files)
+    aggregate: str | None = None  # "average" or "median" (per file), "fraction" or "percentage" (of the files)
     named_at: dict[int, int] = field(default_factory=dict)  # position in ``names`` -> token index of its "name" phrase
     group_each: bool = False  # "per folder", "each package": one figure per directory
     packages: bool = False  # the directories were called packages: those of Python files
@@ -874,7 +874,7 @@ def _parse_outside(s: Sentence, st: State) -> None:
 
 
 _AGGREGATE = _rx(
-    r"(?:the |an? |on )?(?P<avg>average|mean)(?: (?:number|count|amount) of)?"
+    r"(?:the |an? |on )?(?P<avg>average|mean|median)(?: (?:number|count|amount) of)?"
     r"|(?:the |a |what )?(?P<share>fraction|proportion|share|percentage|percent|%)(?: of)?"
 )
 _BLANK = _rx(r"(?P<neg>non-?|not )?(?:empty|blank|whitespace-only)(?= lines?\b)")
@@ -900,7 +900,10 @@ def _parse_lines(s: Sentence, st: State) -> None:
         return hit.claim("position")
 
     def aggregate(hit: Hit) -> bool:
-        st.aggregate = "average" if hit.has("avg") else "percentage" if hit.form("share") in ("percentage", "percent", "%") else "fraction"
+        if hit.has("avg"):
+            st.aggregate = "median" if hit.form("avg") == "median" else "average"
+        else:
+            st.aggregate = "percentage" if hit.form("share") in ("percentage", "percent", "%") else "fraction"
         st.note(f"the {st.aggregate}")
         return hit.claim("aggregate")
 

@@ -27,8 +27,8 @@ NOT_SUPPORTED = {
     **dict.fromkeys(("more", "less", "fewer", "than", "longer", "shorter", "larger", "smaller", "bigger", "over", "above",
                      "below", "exceeding", "least"), "a comparison needs a number and a unit: 'more than 40 lines', 'larger than 2 KB', 'over 3 TODOs'"),
     **dict.fromkeys(("average", "mean", "median", "percent", "percentage", "fraction", "ratio", "proportion"),
-                    "an average is of a measure per file ('average number of lines per python file') and a fraction or "
-                    "percentage of files ('what percentage of python files mention TODO'); medians are not understood"),
+                    "an average or a median is of a measure per file ('median number of lines per python file') and a "
+                    "fraction or percentage of files ('what percentage of python files mention TODO')"),
     **dict.fromkeys(("changed", "modified", "recent", "recently", "newest", "oldest", "wrote", "author", "blame"),
                     "history (who, when) is not in the files"),
     **dict.fromkeys(("delete", "remove", "rename", "move", "write", "edit", "create", "replace", "fix", "refactor"),

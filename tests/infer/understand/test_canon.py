@@ -86,3 +86,12 @@ def test_a_question_with_two_readings_is_refused_saying_what_to_ask(question, sa
 
 def test_a_quoted_word_that_names_a_part_of_code_is_searched_for():
     assert parse('files containing "docstring"').intent.describe() == "the files, containing 'docstring'"
+
+
+@pytest.mark.parametrize("sizes, median", [([1, 3, 5, 10], 4.0), ([2, 9, 4], 4), ([], None)])
+def test_a_median_per_file_is_the_middle_value_or_the_mean_of_the_two_middle_ones(tmp_path, sizes, median):
+    for index, lines in enumerate(sizes):
+        (tmp_path / f"m{index}.py").write_text("x = 1\n" * lines)
+    (tmp_path / "notes.txt").write_text("y\n" * 100)  # not a python file
+    result = _answer(tmp_path, "What's the median number of lines per python file?")
+    assert result.success and result.output == median, (result.output, result.program)
