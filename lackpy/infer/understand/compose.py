@@ -533,7 +533,10 @@ def _top(p: _Program):
                 f'        sizes.append({{"path": f, "{key}": {size.replace("TEXT", "text")}}})\n')
     else:
         rows = f'sizes = [{{"path": f, "{key}": {size.replace("TEXT", "read_file(f)")}}} for f in {files}]\n'
-    if i.single:
+    if i.single and i.nth:  # "the second largest": that place of the ranking (None when there are fewer files)
+        reverse = ", reverse=True" if i.largest else ""
+        pick = f'ranked = sorted(sizes, key=lambda s: s["{key}"]{reverse})\nranked[{i.nth - 1}] if len(ranked) >= {i.nth} else None'
+    elif i.single:
         pick = f'{"max" if i.largest else "min"}(sizes, key=lambda s: s["{key}"])'
     else:
         reverse = ", reverse=True" if i.largest else ""

@@ -175,6 +175,7 @@ class Intent:
     each: bool = False
     names: bool = False  # definitions: their names, not lines
     single: bool = False  # top: the single first file (a singular question), not a list
+    nth: int | None = None  # top, single: the file at this place of the ranking ("the second largest"), not the first
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
     aggregate: str | None = None  # count: "average" or "median" per file, or the "fraction" or "percentage" of the files that qualify
@@ -198,7 +199,7 @@ class Intent:
             return f"the text of {self.files.path}"
         if self.ask == "ls":
             return f"the entries of directory {self.files.dir or '.'}"
-        ranked = (f"{'single' if self.single else self.n or 'all'}", f"with the {'most' if self.largest else 'fewest'} "
+        ranked = (f"{_place(self.nth) if self.nth else 'single' if self.single else self.n or 'all'}", f"with the {'most' if self.largest else 'fewest'} "
                   f"{self.order if self.order != 'matches' else repr(self.word)}")
         parts = {
             "count": (f"the {self.aggregate} {'per file of the ' + what if self.aggregate in PER_FILE else 'of the ' + what}{where}"
@@ -235,6 +236,10 @@ class Intent:
         if role == "where":
             return self.where[index].describe()
         return self.filters[index].describe()
+
+
+def _place(nth: int) -> str:
+    return {2: "second", 3: "third", 4: "fourth", 5: "fifth"}.get(nth, f"{nth}th")
 
 
 class NotUnderstood(InferenceError):
@@ -434,12 +439,12 @@ class _Draft:
             order = "bytes"
         n = self.one(st.n, "numbers")
         plural = [p for u, _i, p in st.units if u == "files"]
-        single = n is None and not (plural and plural[0])  # "the largest file", "what is the largest?": the one
+        single = n is None and (not (plural and plural[0]) or st.nth is not None)  # "the largest file", "the second largest": the one
         if n is None and not single and not st.sorted_only:
             n = 10  # "largest files": the top ten; "sorted by size": all of them
         if order == "definitions" and kind is None:
             kind = "function"
-        return {"order": order, "largest": all(l for m, l in st.orders if m), "n": n, "single": single, "kind": kind}
+        return {"order": order, "largest": all(l for m, l in st.orders if m), "n": n, "single": single, "kind": kind, "nth": st.nth}
 
     def filters(self, of: str, path: str | None) -> list[Filter]:
         """The filters; a cue right after a noun for files filters files, else it filters what is asked about."""

@@ -132,6 +132,7 @@ class State:
     orders: list[tuple[str | None, bool]] = field(default_factory=list)  # (measure, largest)
     order_terms: list[str] = field(default_factory=list)
     n: list[int] = field(default_factory=list)
+    nth: int | None = None  # "the second largest": the place in the ranking asked for
     each: bool = False
     names_wanted: bool = False
     sorted_only: bool = False  # ordered by "sorted by ..." alone: every file, in order
@@ -260,9 +261,12 @@ def _parse_ask(s: Sentence, st: State) -> None:
     s.scan(_LIST, lambda hit: st.asks.add("list") or hit.claim("ask"))
 
 
+#: Places in a ranking said as words ("the second largest file").
+ORDINALS = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}
 _TOP_N = _rx(r"(?:the )?(?:top|first) (?P<n>" + NUM + ")")
 _SUPERLATIVE = _rx(
-    r"(?:the )?(?:(?P<n>" + NUM + r") )?(?P<sup>largest|biggest|longest|smallest|shortest|tiniest|heaviest|lightest)(?: (?P<n2>" + NUM + "))?"
+    r"(?:the )?(?:(?P<n>" + NUM + r") )?(?:(?P<ord>" + "|".join(ORDINALS) + r") )?"
+    r"(?P<sup>largest|biggest|longest|smallest|shortest|tiniest|heaviest|lightest)(?: (?P<n2>" + NUM + "))?"
     r"(?! (?:number|count|amount) of )"  # "the largest number of lines" ranks by lines (``_MOST``), not by size
 )
 _MOST = _rx(
@@ -301,7 +305,11 @@ def _parse_order(s: Sentence, st: State) -> None:
         for group in ("n", "n2"):
             if hit.has(group):
                 st.n.append(_number(hit.form(group)))
-        st.note(f"the {hit.form('sup')}")
+        if hit.has("ord"):
+            if st.n:
+                return False  # "the 3 second largest": not a question
+            st.nth = ORDINALS[hit.form("ord")]
+        st.note(f"the {hit.form('ord') + ' ' if hit.has('ord') else ''}{hit.form('sup')}")
         return hit.claim("order")
 
     def ranked_by(hit: Hit, largest: bool, said: str) -> bool:

@@ -95,3 +95,14 @@ def test_a_median_per_file_is_the_middle_value_or_the_mean_of_the_two_middle_one
     (tmp_path / "notes.txt").write_text("y\n" * 100)  # not a python file
     result = _answer(tmp_path, "What's the median number of lines per python file?")
     assert result.success and result.output == median, (result.output, result.program)
+
+
+def test_an_ordinal_asks_for_that_place_of_the_ranking(tmp_path):
+    for name, size in [("a.py", 10), ("b.py", 30), ("c.py", 20), ("d.txt", 25)]:
+        (tmp_path / name).write_text("x" * size)
+    second = _answer(tmp_path, "Which is the second largest file?")
+    assert second.success and second.output == {"path": "d.txt", "chars": 25}, second.output
+    third = _answer(tmp_path, "What's the third largest module?")
+    assert third.success and third.output == {"path": "a.py", "chars": 10}, third.output
+    beyond = _answer(tmp_path, "the fifth smallest python file")
+    assert beyond.success and beyond.output is None  # three python files: there is no fifth
