@@ -52,6 +52,8 @@ TABLE: tuple[Entry, ...] = (
     Entry(r",?\s*\b(smallest|shortest|fewest) first\b", "", needs=(r"\b(smallest|shortest|fewest|least|bottom)\b(?!\s+first\b)",),
           why="a ranking of the smallest already lists the smallest first"),
     Entry(r",?\s*\bin order\b", "", needs=(_RANKED,), why="a ranking is in order"),
+    Entry(r"\bhow (big|large|heavy) (is|was)\b", r"how many bytes \2", needs=(r"\b(largest|biggest|smallest|longest|shortest|heaviest|lightest|tiniest)\b",),
+          why="how big the largest file is: its size, a number of bytes"),
 )
 
 _COMPILED = tuple(

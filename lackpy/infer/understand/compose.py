@@ -541,6 +541,9 @@ def _top(p: _Program):
     else:
         reverse = ", reverse=True" if i.largest else ""
         pick = f'sorted(sizes, key=lambda s: s["{key}"]{reverse})' + ("[:{n}]" if i.n is not None else "")
+    if i.value:  # a measure of the file ranked there, not the file: "how many lines does the shortest file have"
+        figure = measure(i.value, 'read_file(top["path"])', None)
+        pick = f"top = {pick}\n{figure} if top else None"
     yield FIND_READ, rows + pick
 
 

@@ -176,6 +176,7 @@ class Intent:
     names: bool = False  # definitions: their names, not lines
     single: bool = False  # top: the single first file (a singular question), not a list
     nth: int | None = None  # top, single: the file at this place of the ranking ("the second largest"), not the first
+    value: str | None = None  # top, single: this measure of the file ranked there (lines, words, chars, bytes), not the file
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
     aggregate: str | None = None  # count: "average" or "median" per file, or the "fraction" or "percentage" of the files that qualify
@@ -207,7 +208,7 @@ class Intent:
             "list": f"the {what}{where}",
             "exists": f"whether there are any {what}{where}",
             "all": f"whether all {what}{where} qualify",
-            "top": f"the {ranked[0]} {what}{where} {ranked[1]}",
+            "top": (f"the {self.value} of the {ranked[0]} {what}{where} {ranked[1]}" if self.value else f"the {ranked[0]} {what}{where} {ranked[1]}"),
         }
         text = parts.get(self.ask, self.ask)
         if self.group:
@@ -283,6 +284,9 @@ class Parsed:
 # -- composing the parts ------------------------------------------------------------------------
 
 
+#: The measures of a file a question may ask of the one a ranking puts first ("how many lines does the largest file have").
+MEASURED = ("lines", "words", "chars", "bytes")
+
 #: The aggregates taken of a measure per file (the others are shares of the files that qualify).
 PER_FILE = ("average", "median")
 
@@ -329,6 +333,7 @@ class _Draft:
         self.s, self.st = s, st
         self.problems: list[str] = []
         self.among: tuple[tuple[str, int], ...] = ()
+        self.value: str | None = None  # a measure asked of the file a ranking puts first
 
     def one(self, values: list, what: str):
         """The single value the parts agree on; two different ones is a problem ("python and markdown files")."""
@@ -412,6 +417,10 @@ class _Draft:
             return "count"
         if self.st.orders:
             clash = asks & {"count", "exists", "all", "grep", "where"}
+            counted = [unit for unit, _index, subject in self.st.units if subject and unit in MEASURED]
+            if clash == {"count"} and counted and not self.st.n:
+                self.value = counted[0]  # "how many lines does the shortest module have": a figure of the one file ranked first
+                return "top"
             if clash:
                 self.problems.append("a ranking and a " + ", ".join(sorted(clash)) + " at once")
             return "top"
@@ -598,6 +607,8 @@ class _Draft:
         if st.asks & {"grep", "where"} and of in (None, "matches"):
             of = "lines"  # "grep X", "where is X used": the lines
         ranking = self.ranking(kind) if ask == "top" else {}
+        if self.value is not None:
+            ranking.update(single=True, n=None, value=self.value)
         group = st.group_each or ask == "top" and of == "dirs"
         if group and ask == "top":
             of = "files"  # directories are ranked by what their files hold

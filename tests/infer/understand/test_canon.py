@@ -106,3 +106,21 @@ def test_an_ordinal_asks_for_that_place_of_the_ranking(tmp_path):
     assert third.success and third.output == {"path": "a.py", "chars": 10}, third.output
     beyond = _answer(tmp_path, "the fifth smallest python file")
     assert beyond.success and beyond.output is None  # three python files: there is no fifth
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("how many lines are in the longest file", 5),           # the file with the most lines: its lines
+    ("How many lines does the shortest module have?", 1),
+    ("How big is the largest module?", 40),                  # its size in bytes
+    ("how many lines does the largest file have", 2),        # ranked by size, asked for lines
+])
+def test_a_figure_of_the_file_a_ranking_puts_first(tmp_path, question, expected):
+    (tmp_path / "a.py").write_text("x\n" * 5)                # 10 bytes, 5 lines
+    (tmp_path / "b.py").write_text("y = 1\n")                # 6 bytes, 1 line
+    (tmp_path / "c.py").write_text("z" * 19 + "\n" + "w" * 19 + "\n")  # 40 bytes, 2 lines
+    result = _answer(tmp_path, question)
+    assert result.success and result.output == expected, (result.output, result.program)
+
+
+def test_a_figure_of_several_ranked_files_is_still_refused():
+    assert parse("how many lines do the 3 largest files have").intent is None
