@@ -31,6 +31,8 @@ class Entry:
     needs: tuple[str, ...] = ()
     unless: tuple[str, ...] = ()
     why: str = ""
+    quotes: bool = False
+    """Whether the pattern reads quoted text too (a name said in quotes: "where is `parse_x` defined")."""
 
 
 #: A ranking said before ("the 3 largest files"): its order is already the one "largest first" asks for.
@@ -52,12 +54,17 @@ TABLE: tuple[Entry, ...] = (
     Entry(r",?\s*\b(smallest|shortest|fewest) first\b", "", needs=(r"\b(smallest|shortest|fewest|least|bottom)\b(?!\s+first\b)",),
           why="a ranking of the smallest already lists the smallest first"),
     Entry(r",?\s*\bin order\b", "", needs=(_RANKED,), why="a ranking is in order"),
+    Entry(r"^\s*where(?: is|'s| are)? (?:the )?(?:(?:function|class|method) )?[`'\"]?([A-Za-z_]\w*)[`'\"]?(?: (?:function|class|method))? (?:defined|declared)\b",
+          r'which files contain "def \1(" or "class \1(" or "class \1:"',
+          why="where a name is defined: the files holding its def or class line, whole (def parse_x( is not def parse_x2()",
+          quotes=True),
     Entry(r"\bhow (big|large|heavy) (is|was)\b", r"how many bytes \2", needs=(r"\b(largest|biggest|smallest|longest|shortest|heaviest|lightest|tiniest)\b",),
           why="how big the largest file is: its size, a number of bytes"),
 )
 
 _COMPILED = tuple(
-    (re.compile(entry.pattern, re.I), entry.becomes, tuple(re.compile(p, re.I) for p in entry.needs), tuple(re.compile(p, re.I) for p in entry.unless))
+    (re.compile(entry.pattern, re.I), entry.becomes, tuple(re.compile(p, re.I) for p in entry.needs), tuple(re.compile(p, re.I) for p in entry.unless),
+     entry.quotes)
     for entry in TABLE
 )
 
@@ -69,12 +76,13 @@ _QUOTED = re.compile(r"""(?<!\w)(["'`]).+?\1(?!\w)""")
 def canonical(question: str) -> str:
     """``question`` with every everyday wording of ``TABLE`` that applies brought to its canonical form; spaces made single.
 
-    What is quoted is left as written; an entry's conditions are read on the whole question.
+    What is quoted is left as written (unless the entry reads quotes); an entry's conditions are read on the whole question.
     """
     text = question
-    for pattern, becomes, needs, unless in _COMPILED:
+    for pattern, becomes, needs, unless, quotes in _COMPILED:
         if all(p.search(text) for p in needs) and not any(p.search(text) for p in unless):
-            text = _outside_quotes(text, lambda piece: pattern.sub(becomes, piece))
+            rewrite = lambda piece: pattern.sub(becomes, piece)  # noqa: E731
+            text = rewrite(text) if quotes else _outside_quotes(text, rewrite)
     return " ".join(text.split())
 
 

@@ -124,3 +124,12 @@ def test_a_figure_of_the_file_a_ranking_puts_first(tmp_path, question, expected)
 
 def test_a_figure_of_several_ranked_files_is_still_refused():
     assert parse("how many lines do the 3 largest files have").intent is None
+
+
+def test_where_a_name_is_defined_is_the_file_with_its_def_or_class_line_whole(tmp_path):
+    (tmp_path / "a.py").write_text("def parse_x2(v):\n    return v\n")     # a longer name that starts the same
+    (tmp_path / "b.py").write_text("x = 1\n\n\ndef parse_x(v):\n    return v\n")
+    (tmp_path / "c.py").write_text("class Parser:\n    pass\n")
+    assert _answer(tmp_path, "Where is `parse_x` defined?").output == ["b.py"]
+    assert _answer(tmp_path, "where's Parser defined?").output == ["c.py"]
+    assert _answer(tmp_path, "where is nothing_here defined").output == []
