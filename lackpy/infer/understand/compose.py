@@ -205,7 +205,7 @@ def build(intent: Intent) -> list[Variant]:
         "definitions": _definitions, "dirs": _dirs,
     }[intent.of]
     if intent.ask == "top":
-        builder = _top
+        builder = _top_line if intent.of == "lines" else _top
     if intent.aggregate:
         builder = _average if intent.aggregate in ("average", "median") else _share
     if intent.group:
@@ -517,6 +517,16 @@ def _grouped(p: _Program):
     else:
         limit = "[:{n}]" if i.n is not None else ""
         yield FIND_READ, body + f'[{{"folder": d, "{key}": totals[d]}} for d in {order}{limit}]'
+
+
+def _top_line(p: _Program):
+    """The longest (or shortest) line of one file or of the files, or its length (None when there is no line)."""
+    i = p.intent
+    lines = "read_file({file}).splitlines()" if i.files.path else f"[line for f in {p.files()} for line in read_file(f).splitlines()]"
+    ranked = f"sorted(lines, key=len{', reverse=True' if i.largest else ''})"
+    place = (i.nth or 1) - 1
+    top = f"top = {ranked}[{place}] if len(lines) > {place} else None\n"
+    yield FIND_READ, f"lines = {lines}\n" + top + ("len(top) if top is not None else None" if i.value else "top")
 
 
 def _top(p: _Program):

@@ -200,6 +200,9 @@ class Intent:
             return f"the text of {self.files.path}"
         if self.ask == "ls":
             return f"the entries of directory {self.files.dir or '.'}"
+        if self.ask == "top" and self.of == "lines":
+            line = f"the {_place(self.nth) + ' ' if self.nth else ''}{'longest' if self.largest else 'shortest'} line in {self.files.describe()}"
+            return f"the length of {line}" if self.value else line
         ranked = (f"{_place(self.nth) if self.nth else 'single' if self.single else self.n or 'all'}", f"with the {'most' if self.largest else 'fewest'} "
                   f"{self.order if self.order != 'matches' else repr(self.word)}")
         parts = {
@@ -417,7 +420,7 @@ class _Draft:
             return "count"
         if self.st.orders:
             clash = asks & {"count", "exists", "all", "grep", "where"}
-            counted = [unit for unit, _index, subject in self.st.units if subject and unit in MEASURED]
+            counted = [unit for unit, _index, many in self.st.units if many and unit in MEASURED]  # "how many lines": said in the plural
             if clash == {"count"} and counted and not self.st.n:
                 self.value = counted[0]  # "how many lines does the shortest module have": a figure of the one file ranked first
                 return "top"
@@ -520,6 +523,19 @@ class _Draft:
             self.problems.append("definitions are understood in Python files only")
         return tuple(found)
 
+    def longest_line(self, files: Files, ranking: dict) -> Intent | None:
+        """"The longest line in X", "how long is the longest line": the one line (or its length), of one file or of the files."""
+        st = self.st
+        plural = any(unit == "lines" and many for unit, _index, many in st.units)
+        if ranking.get("order") != "lines" or plural or st.filters or st.compares or st.aggregate or st.each:
+            self.problems.append("ranking lines: only the longest or the shortest line is understood (or how long it is)")
+        if ranking.get("value") not in (None, "chars"):
+            self.problems.append("a line's figure: how long it is, in characters")
+        if self.problems:
+            return None
+        return Intent("top", "lines", files, order="length", largest=ranking["largest"], single=True, value=ranking.get("value"),
+                      nth=ranking.get("nth"), outside=tuple(dict.fromkeys(st.excludes)))
+
     def grouped(self, ask: str, of: str | None) -> None:
         """"TODOs per folder", "how many functions does each package define": one count per directory."""
         if ask != "count" or of not in (None, "files", "lines", "words", "chars", "bytes", "matches", "definitions"):
@@ -610,6 +626,8 @@ class _Draft:
         if self.value is not None:
             ranking.update(single=True, n=None, value=self.value)
         group = st.group_each or ask == "top" and of == "dirs"
+        if ask == "top" and of == "lines" and not group:
+            return self.longest_line(files, ranking)
         if group and ask == "top":
             of = "files"  # directories are ranked by what their files hold
         if group and st.group_each:
@@ -691,7 +709,9 @@ def parse(intent: str) -> Parsed:
     intent_ = draft.intent()
     if intent_ is None:
         return Parsed(None, understood, (), tuple(dict.fromkeys(draft.problems)))
-    if intent_.of == "definitions" and any(unit == "files" and subject for unit, _index, subject in state.units):
+    files_at = [index for unit, index, _plural in state.units if unit == "files"]
+    definitions_at = [index for unit, index, _plural in state.units if unit == "definitions"]
+    if intent_.of == "definitions" and files_at and definitions_at and min(files_at) < min(definitions_at):
         # "which files define a function called X" asks for files; an answer of definitions would look like one
         return Parsed(None, understood, (), ("files that define a name are not understood yet: ask for the definitions "
                                              "('functions named X'), or for the files holding its code ('files containing def X')",))

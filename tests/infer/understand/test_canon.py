@@ -133,3 +133,17 @@ def test_where_a_name_is_defined_is_the_file_with_its_def_or_class_line_whole(tm
     assert _answer(tmp_path, "Where is `parse_x` defined?").output == ["b.py"]
     assert _answer(tmp_path, "where's Parser defined?").output == ["c.py"]
     assert _answer(tmp_path, "where is nothing_here defined").output == []
+
+
+def test_the_longest_or_shortest_line_of_a_file_or_of_the_files(tmp_path):
+    (tmp_path / "README.md").write_text("# Demo\n\nStatus: draft\n")
+    (tmp_path / "a.py").write_text("x = 1\n    # TODO: a longer line than any\n")
+    assert _answer(tmp_path, "What's the longest line in the README?").output == "Status: draft"
+    assert _answer(tmp_path, "the shortest line in a.py").output == "x = 1"
+    assert _answer(tmp_path, "what is the longest line").output == "    # TODO: a longer line than any"
+    assert parse("the longest lines").intent is None  # how many? refused, not guessed
+    assert parse("What's the longest line in a.py?").intent.describe() == "the longest line in a.py"
+
+
+def test_which_file_defines_a_name_is_refused_in_the_singular_too():
+    assert parse("Which file defines a function called parse_x?").intent is None
