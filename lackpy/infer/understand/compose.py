@@ -390,8 +390,14 @@ def _definitions(p: _Program):
             p.values[f"d{index}"] = pattern.strip("*")
         keep = " and ".join(_name_test(index, pattern) for index, pattern in enumerate(i.def_names))
         listed = f"[name for name in names if {keep}]"
+        if i.distinct:
+            listed = f"sorted(set({listed}))"
         scan = _definition_names(p, kind, lines, files)
         yield (READ if i.files.path else FIND_READ), scan + (listed if i.ask == "list" else f"len({listed})")
+        return
+    if i.distinct:  # each name once
+        yield (READ if i.files.path else FIND_READ), _definition_names(p, kind, lines, files) + (
+            "sorted(set(names))" if i.ask == "list" else "len(set(names))")
         return
     if i.ask == "list":
         yield (READ if i.files.path else FIND_READ), _definition_names(p, kind, lines, files) + "names"

@@ -177,6 +177,7 @@ class Intent:
     single: bool = False  # top: the single first file (a singular question), not a list
     nth: int | None = None  # top, single: the file at this place of the ranking ("the second largest"), not the first
     value: str | None = None  # top, single: this measure of the file ranked there (lines, words, chars, bytes), not the file
+    distinct: bool = False  # definitions, count or list: each name once ("how many distinct function names")
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
     aggregate: str | None = None  # count: "average" or "median" per file, or the "fraction" or "percentage" of the files that qualify
@@ -227,6 +228,8 @@ class Intent:
             text += ", files " + c.describe()
         if self.def_names:
             text += ", named " + " and ".join(self.def_names)
+        if self.distinct:
+            text += ", each name once"
         for d in self.outside:
             text += f", outside {d}"
         if self.ignore_case:
@@ -658,6 +661,8 @@ class _Draft:
         self.check(ask, of, files, filters, word)
         where = self.compares(files, of)
         self.check_aggregate(of, files, filters, where)
+        if st.distinct and (of != "definitions" or ask not in ("count", "list") or st.each or group):
+            self.problems.append("distinct: the names of definitions are counted or listed once each ('how many distinct function names')")
         if self.problems:
             return None
         if def_names and (of != "definitions" or ask not in ("count", "list") or any(not _simple_name(n) for n in def_names)):
@@ -670,7 +675,7 @@ class _Draft:
             return None
         return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names, group=group, among=self.among,
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
-            filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted, **ranking,
+            filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct, distinct=st.distinct, **ranking,
         )
 
 

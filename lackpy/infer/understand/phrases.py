@@ -135,6 +135,7 @@ class State:
     nth: int | None = None  # "the second largest": the place in the ranking asked for
     each: bool = False
     names_wanted: bool = False
+    distinct: bool = False  # "distinct function names": each name once
     sorted_only: bool = False  # ordered by "sorted by ..." alone: every file, in order
     in_bytes: bool = False  # "size in bytes": sizes are bytes, not characters
     compares: list[tuple[str, str, int, str | None, int]] = field(default_factory=list)  # (measure, op, value, word, index): "over 40 lines"
@@ -727,6 +728,7 @@ _UNIT = _rx(
     + "|".join(sorted((re.escape(w) for w in _UNITS if " " not in w), key=len, reverse=True)) + ")"
 )
 _DEFINE_VERB = _rx(r"defined|define|defines|declared|declare|declares")
+_DISTINCT = _rx(r"(?:distinct|different|unique)(?= (?:function |class |method )?(?:names|functions|classes|methods|definitions))")
 
 
 def _parse_units(s: Sentence, st: State) -> None:
@@ -762,6 +764,7 @@ def _parse_units(s: Sentence, st: State) -> None:
         st.note((kind + " " if kind else "") + form)
         return hit.claim("unit")
 
+    s.scan(_DISTINCT, lambda hit: setattr(st, "distinct", True) or st.note("distinct") or hit.claim("distinct"))
     s.scan(_UNIT, unit)
     if any(u == "definitions" for u, _, _ in st.units) or any(o == "definitions" for o, _ in st.orders):
         s.scan(_DEFINE_VERB, lambda hit: hit.claim("unit"))

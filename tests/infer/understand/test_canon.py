@@ -147,3 +147,12 @@ def test_the_longest_or_shortest_line_of_a_file_or_of_the_files(tmp_path):
 
 def test_which_file_defines_a_name_is_refused_in_the_singular_too():
     assert parse("Which file defines a function called parse_x?").intent is None
+
+
+def test_distinct_names_of_definitions_are_counted_and_listed_once_each(tmp_path):
+    (tmp_path / "a.py").write_text("def parse(x):\n    pass\n\ndef render(x):\n    pass\n")
+    (tmp_path / "b.py").write_text("def parse(x):\n    pass\n")
+    assert _answer(tmp_path, "How many distinct function names are there?").output == 2
+    assert _answer(tmp_path, "how many functions are there").output == 3  # without 'distinct', every definition
+    assert _answer(tmp_path, "list the unique function names").output == ["parse", "render"]
+    assert parse("how many distinct files").intent is None  # distinct what? refused, not ignored
