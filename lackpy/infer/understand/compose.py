@@ -395,6 +395,10 @@ def _definitions(p: _Program):
         scan = _definition_names(p, kind, lines, files)
         yield (READ if i.files.path else FIND_READ), scan + (listed if i.ask == "list" else f"len({listed})")
         return
+    if i.def_end:  # the first or last definition of one file, by its name
+        at = "0" if i.def_end == "first" else "-1"
+        yield READ, _definition_names(p, kind, lines, files) + f"names[{at}] if names else None"
+        return
     if i.distinct:  # each name once
         yield (READ if i.files.path else FIND_READ), _definition_names(p, kind, lines, files) + (
             "sorted(set(names))" if i.ask == "list" else "len(set(names))")

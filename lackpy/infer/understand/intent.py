@@ -178,6 +178,7 @@ class Intent:
     nth: int | None = None  # top, single: the file at this place of the ranking ("the second largest"), not the first
     value: str | None = None  # top, single: this measure of the file ranked there (lines, words, chars, bytes), not the file
     distinct: bool = False  # definitions, count or list: each name once ("how many distinct function names")
+    def_end: str | None = None  # definitions of one file, list: the name of its "first" or "last" one
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
     aggregate: str | None = None  # count: "average" or "median" per file, or the "fraction" or "percentage" of the files that qualify
@@ -230,6 +231,8 @@ class Intent:
             text += ", named " + " and ".join(self.def_names)
         if self.distinct:
             text += ", each name once"
+        if self.def_end:
+            text = f"the name of the {self.def_end} of the " + text.removeprefix("the ")
         for d in self.outside:
             text += f", outside {d}"
         if self.ignore_case:
@@ -661,6 +664,8 @@ class _Draft:
         self.check(ask, of, files, filters, word)
         where = self.compares(files, of)
         self.check_aggregate(of, files, filters, where)
+        if st.def_end and (of != "definitions" or ask != "list" or not files.path or def_names or st.distinct):
+            self.problems.append(f"the {st.def_end} definition: of one file, by its name ('the first function in src/app.py')")
         if st.distinct and (of != "definitions" or ask not in ("count", "list") or st.each or group):
             self.problems.append("distinct: the names of definitions are counted or listed once each ('how many distinct function names')")
         if self.problems:
@@ -675,7 +680,8 @@ class _Draft:
             return None
         return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names, group=group, among=self.among,
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
-            filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct, distinct=st.distinct, **ranking,
+            filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end),
+            distinct=st.distinct, def_end=st.def_end, **ranking,
         )
 
 

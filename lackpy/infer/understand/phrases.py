@@ -136,6 +136,7 @@ class State:
     each: bool = False
     names_wanted: bool = False
     distinct: bool = False  # "distinct function names": each name once
+    def_end: str | None = None  # "the first function in X": "first" or "last"
     sorted_only: bool = False  # ordered by "sorted by ..." alone: every file, in order
     in_bytes: bool = False  # "size in bytes": sizes are bytes, not characters
     compares: list[tuple[str, str, int, str | None, int]] = field(default_factory=list)  # (measure, op, value, word, index): "over 40 lines"
@@ -728,6 +729,7 @@ _UNIT = _rx(
     + "|".join(sorted((re.escape(w) for w in _UNITS if " " not in w), key=len, reverse=True)) + ")"
 )
 _DEFINE_VERB = _rx(r"defined|define|defines|declared|declare|declares")
+_DEF_END_AT = _rx(r"(?:the )?(?P<end>first|last|final)(?= (?:function|class|method|definition|def)\b)")
 _DISTINCT = _rx(r"(?:distinct|different|unique)(?= (?:function |class |method )?(?:names|functions|classes|methods|definitions))")
 
 
@@ -765,6 +767,8 @@ def _parse_units(s: Sentence, st: State) -> None:
         return hit.claim("unit")
 
     s.scan(_DISTINCT, lambda hit: setattr(st, "distinct", True) or st.note("distinct") or hit.claim("distinct"))
+    s.scan(_DEF_END_AT, lambda hit: setattr(st, "def_end", "last" if hit.form("end") in ("last", "final") else "first")
+           or st.note(f"the {hit.form('end')}") or hit.claim("position"))
     s.scan(_UNIT, unit)
     if any(u == "definitions" for u, _, _ in st.units) or any(o == "definitions" for o, _ in st.orders):
         s.scan(_DEFINE_VERB, lambda hit: hit.claim("unit"))

@@ -156,3 +156,12 @@ def test_distinct_names_of_definitions_are_counted_and_listed_once_each(tmp_path
     assert _answer(tmp_path, "how many functions are there").output == 3  # without 'distinct', every definition
     assert _answer(tmp_path, "list the unique function names").output == ["parse", "render"]
     assert parse("how many distinct files").intent is None  # distinct what? refused, not ignored
+
+
+def test_the_first_or_last_definition_of_a_file_by_its_name(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n\ndef alpha(x):\n    pass\n\n\ndef beta(x):\n    pass\n")
+    (tmp_path / "empty.py").write_text("x = 1\n")
+    assert _answer(tmp_path, "What's the first function in a.py?").output == "alpha"
+    assert _answer(tmp_path, "what is the last function defined in a.py").output == "beta"
+    assert _answer(tmp_path, "the first function in empty.py").output is None
+    assert parse("the first function in the code base").intent is None  # first by what order? refused
