@@ -395,6 +395,12 @@ def _definitions(p: _Program):
         scan = _definition_names(p, kind, lines, files)
         yield (READ if i.files.path else FIND_READ), scan + (listed if i.ask == "list" else f"len({listed})")
         return
+    if i.name_rank is not None:  # the longest (or shortest) name; every name of that length when several tie
+        best = f"best = {'max' if i.name_rank else 'min'}((len(name) for name in names), default=None)\n"
+        tied = "tied = sorted(set(name for name in names if len(name) == best))\n"
+        yield (READ if i.files.path else FIND_READ), _definition_names(p, kind, lines, files) + best + tied + (
+            "(tied[0] if len(tied) == 1 else tied) if names else None")
+        return
     if i.def_end:  # the first or last definition of one file, by its name
         at = "0" if i.def_end == "first" else "-1"
         yield READ, _definition_names(p, kind, lines, files) + f"names[{at}] if names else None"

@@ -179,6 +179,7 @@ class Intent:
     value: str | None = None  # top, single: this measure of the file ranked there (lines, words, chars, bytes), not the file
     distinct: bool = False  # definitions, count or list: each name once ("how many distinct function names")
     def_end: str | None = None  # definitions of one file, list: the name of its "first" or "last" one
+    name_rank: bool | None = None  # definitions, list: the longest (True) or shortest (False) name; several when they tie
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
     aggregate: str | None = None  # count: "average" or "median" per file, or the "fraction" or "percentage" of the files that qualify
@@ -233,6 +234,8 @@ class Intent:
             text += ", each name once"
         if self.def_end:
             text = f"the name of the {self.def_end} of the " + text.removeprefix("the ")
+        if self.name_rank is not None:
+            text = f"the {'longest' if self.name_rank else 'shortest'} name of the " + text.removeprefix("the ")
         for d in self.outside:
             text += f", outside {d}"
         if self.ignore_case:
@@ -664,6 +667,8 @@ class _Draft:
         self.check(ask, of, files, filters, word)
         where = self.compares(files, of)
         self.check_aggregate(of, files, filters, where)
+        if st.name_rank is not None and (of != "definitions" or ask != "list" or def_names or st.distinct or st.def_end or st.orders):
+            self.problems.append("the longest or shortest name of a definition, and another question at once")
         if st.def_end and (of != "definitions" or ask != "list" or not files.path or def_names or st.distinct):
             self.problems.append(f"the {st.def_end} definition: of one file, by its name ('the first function in src/app.py')")
         if st.distinct and (of != "definitions" or ask not in ("count", "list") or st.each or group):
@@ -680,8 +685,8 @@ class _Draft:
             return None
         return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names, group=group, among=self.among,
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
-            filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end),
-            distinct=st.distinct, def_end=st.def_end, **ranking,
+            filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end) or st.name_rank is not None,
+            distinct=st.distinct, def_end=st.def_end, name_rank=st.name_rank, **ranking,
         )
 
 

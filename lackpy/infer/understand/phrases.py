@@ -137,6 +137,7 @@ class State:
     names_wanted: bool = False
     distinct: bool = False  # "distinct function names": each name once
     def_end: str | None = None  # "the first function in X": "first" or "last"
+    name_rank: bool | None = None  # "the longest function name": True, "the shortest": False
     sorted_only: bool = False  # ordered by "sorted by ..." alone: every file, in order
     in_bytes: bool = False  # "size in bytes": sizes are bytes, not characters
     compares: list[tuple[str, str, int, str | None, int]] = field(default_factory=list)  # (measure, op, value, word, index): "over 40 lines"
@@ -361,6 +362,15 @@ def _parse_order(s: Sentence, st: State) -> None:
         """Did only "sorted by" order the files (no top N, no superlative)? Then all of them are wanted."""
         st.sorted_only = bool(st.orders) and not st.n and not superlatives
 
+    def name_rank(hit: Hit) -> bool:
+        """"the longest function name": a name of a definition, ranked by its length."""
+        st.name_rank = hit.form("sup") == "longest"
+        st.kinds.append({"class": "class", "method": "function"}.get(hit.form("kind") or "", "function"))
+        st.units.append(("definitions", hit.index("sup"), False))
+        st.note(f"the {hit.form('sup')} name")
+        return hit.claim("order")
+
+    s.scan(_NAME_RANK, name_rank)
     s.scan(_TOP_N, top)
     s.scan(_SUPERLATIVE, superlative)
     s.scan(_MOST_FILES, most_files)
@@ -729,6 +739,7 @@ _UNIT = _rx(
     + "|".join(sorted((re.escape(w) for w in _UNITS if " " not in w), key=len, reverse=True)) + ")"
 )
 _DEFINE_VERB = _rx(r"defined|define|defines|declared|declare|declares")
+_NAME_RANK = _rx(r"(?:the )?(?P<sup>longest|shortest) (?P<kind>function|class|method) name(?! \w)")  # "the longest name": of what? not this
 _DEF_END_AT = _rx(r"(?:the )?(?P<end>first|last|final)(?= (?:function|class|method|definition|def)\b)")
 _DISTINCT = _rx(r"(?:distinct|different|unique)(?= (?:function |class |method )?(?:names|functions|classes|methods|definitions))")
 

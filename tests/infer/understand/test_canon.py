@@ -165,3 +165,10 @@ def test_the_first_or_last_definition_of_a_file_by_its_name(tmp_path):
     assert _answer(tmp_path, "what is the last function defined in a.py").output == "beta"
     assert _answer(tmp_path, "the first function in empty.py").output is None
     assert parse("the first function in the code base").intent is None  # first by what order? refused
+
+
+def test_the_longest_or_shortest_name_of_a_definition_and_every_name_that_ties(tmp_path):
+    (tmp_path / "a.py").write_text("def parse_everything(x):\n    pass\n\ndef ab(x):\n    pass\n\ndef cd(x):\n    pass\n")
+    assert _answer(tmp_path, "What's the longest function name?").output == "parse_everything"
+    assert _answer(tmp_path, "the shortest function name").output == ["ab", "cd"]  # a tie: both, not one of them
+    assert parse("the longest name").intent is None  # the name of what? refused
