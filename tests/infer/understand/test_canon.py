@@ -12,6 +12,7 @@ from lackpy.infer.understand.intent import parse
     ("How many modules are there?", "How many python files are there?"),
     ("Which module has the most TODOs?", "Which python file has the most TODOs?"),
     ("Which files are TODO-free?", "Which files are without TODO?"),
+    ("Which package has the most TODO-free modules?", "Which package has the most python files without TODO?"),
     ("List everything under src", "List all files under src"),
     ("What are the 3 largest python files, largest first?", "What are the 3 largest python files?"),
     ("the 2 smallest files, smallest first", "the 2 smallest files"),
