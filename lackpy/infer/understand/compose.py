@@ -97,7 +97,7 @@ class _Program:
         else:
             found = f"find_files({{glob}}{arg})"
         keep = [self.left_out(index, d) for index, d in enumerate(self.intent.outside)]
-        keep += [f"{measure_of(c, index, 'text')} {c.op} {{c{index}}}" for index, c in enumerate(self.intent.where)]
+        keep += [f"{measure_of(c, index, 'text')} {c.op} {{c{index}}}" for index, c in enumerate(self.intent.where) if not c.lines]
         return kept(found, keep)
 
     def left_out(self, index: int, directory: str) -> str:
@@ -206,6 +206,8 @@ def build(intent: Intent) -> list[Variant]:
     }[intent.of]
     if intent.ask == "top":
         builder = _top_line if intent.of == "lines" else _top
+    if any(c.lines for c in intent.where):
+        builder = _long_lines
     if intent.aggregate:
         builder = _average if intent.aggregate in ("average", "median") else _share
     if intent.group:
@@ -533,6 +535,25 @@ def _grouped(p: _Program):
     else:
         limit = "[:{n}]" if i.n is not None else ""
         yield FIND_READ, body + f'[{{"folder": d, "{key}": totals[d]}} for d in {order}{limit}]'
+
+
+def _long_lines(p: _Program):
+    """Lines kept by their length ("is any line longer than 80 characters"), or the files with such a line."""
+    i = p.intent
+    if i.filters or i.aggregate or i.each or i.of not in ("lines", "files") or i.files.path and i.of == "files":
+        return
+    test = " and ".join(f"len(line) {c.op} {{c{index}}}" for index, c in enumerate(i.where) if c.lines)
+    if i.files.path:
+        lines = f"[line for line in read_file({{file}}).splitlines() if {test}]"
+    elif i.of == "lines":
+        lines = f"[line for f in {p.files()} for line in read_file(f).splitlines() if {test}]"
+    else:
+        kept = f"[f for f in {p.files()} if any({test} for line in read_file(f).splitlines())]"
+        yield FIND_READ, {"list": kept, "count": f"len({kept})", "exists": f"len({kept}) > 0"}.get(i.ask, kept)
+        return
+    if i.ask not in ("exists", "count"):
+        return  # which lines: a listing of lines by length is not offered
+    yield (READ if i.files.path else FIND_READ), f"len({lines})" + (" > 0" if i.ask == "exists" else "")
 
 
 def _top_line(p: _Program):

@@ -134,9 +134,13 @@ class Compare:
     value: int
     word: str | None = None
     kind: str | None = None
+    lines: bool = False
+    """A line's measure ("lines longer than 80 characters"): a file is kept when one of its lines passes, a line when it does."""
 
     def describe(self) -> str:
         what = {"matches": repr(self.word), "definitions": DEFINITION_WORDS.get(self.kind or "", "definitions")}.get(self.measure, self.measure)
+        if self.lines:
+            return f"with a line of {OP_WORDS[self.op]} {self.value} {what}"
         return f"with {OP_WORDS[self.op]} {self.value} {what}"
 
 
@@ -520,8 +524,12 @@ class _Draft:
             before = index - 1
             while before >= 0 and self.s.tokens[before].form in ("that", "which", "are", "is", "have", "has", "do", "does"):
                 before -= 1
-            if of != "files" and before not in st.file_nouns:
+            of_lines = before >= 0 and self.s.tokens[before].form in ("line", "lines") and measure == "chars"
+            if of != "files" and before not in st.file_nouns and not (of_lines and of == "lines"):
                 self.problems.append("a comparison keeps files only: say 'files with more than 40 lines'")
+            if of_lines:  # "lines longer than 80 characters": a line's length
+                found.append(Compare(measure, op, value, word, None, lines=True))
+                continue
             kind = None
             if measure in ("function", "class", "any"):
                 measure, kind = "definitions", measure
@@ -664,6 +672,8 @@ class _Draft:
             of, filters, word = "files", [Filter(word)] + filters, None
         if "definitions" in (of, ranking.get("order")) and files.ext is None and not files.path and not files.glob:
             files = replace(files, ext="*.py")
+        if of == "lines" and ask == "list" and st.compares and any(unit == "files" for unit, _index, _many in st.units):
+            of = "files"  # "which modules have lines longer than 30 characters": the modules, kept by a line's length
         self.check(ask, of, files, filters, word)
         where = self.compares(files, of)
         self.check_aggregate(of, files, filters, where)

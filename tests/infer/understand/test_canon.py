@@ -173,3 +173,16 @@ def test_the_longest_or_shortest_name_of_a_definition_and_every_name_that_ties(t
     assert _answer(tmp_path, "What's the longest function name?").output == "parse_everything"
     assert _answer(tmp_path, "the shortest function name").output == ["ab", "cd"]  # a tie: both, not one of them
     assert parse("the longest name").intent is None  # the name of what? refused
+
+
+def test_lines_kept_by_their_length_and_the_files_that_have_such_a_line(tmp_path):
+    (tmp_path / "a.py").write_text("short\n" + "x" * 50 + "\n" + "y" * 90 + "\n")
+    (tmp_path / "b.py").write_text("tiny\n" + "z" * 40 + "\n")
+    (tmp_path / "c.md").write_text("w" * 45 + "\n")
+    assert _answer(tmp_path, "Is any line longer than 80 characters?").output is True
+    assert _answer(tmp_path, "is any line longer than 100 characters").output is False
+    assert _answer(tmp_path, "how many lines are longer than 80 characters").output == 1
+    assert _answer(tmp_path, "how many lines are longer than 42 characters").output == 3
+    assert _answer(tmp_path, "Which modules have lines longer than 45 characters?").output == ["a.py"]
+    assert sorted(_answer(tmp_path, "which files have lines longer than 44 characters").output) == ["a.py", "c.md"]
+    assert parse("list lines longer than 80 characters").intent is None  # which lines, in what form? refused

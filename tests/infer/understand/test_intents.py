@@ -421,7 +421,7 @@ MUST_REFUSE = (
     "what is the longest function?",
     "how many functions contain a TODO",
     "delete all python files",
-    "how many lines are longer than 80 characters",
+    # "how many lines are longer than 80 characters" is answered since a line's length is understood (test_canon.py)
     "which files changed recently",
     "frobnicate the widgets",
     "count TODOs in python files and markdown files",
