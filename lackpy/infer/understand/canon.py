@@ -60,6 +60,10 @@ TABLE: tuple[Entry, ...] = (
           r'which files contain "def \1(" or "class \1(" or "class \1:"',
           why="where a name is defined: the files holding its def or class line, whole (def parse_x( is not def parse_x2()",
           quotes=True),
+    Entry(r"\b(which|what) (files?|modules?|python files?) (?:define|defines|declare|declares) (?:a |the )?function (?:called|named) [`'\"]?([A-Za-z_]\w*)[`'\"]?",
+          r'\1 \2 contain "def \3("', why="the files that define a function: those holding its def line, the name whole", quotes=True),
+    Entry(r"\b(which|what) (files?|modules?|python files?) (?:define|defines|declare|declares) (?:a |the )?class (?:called|named) [`'\"]?([A-Za-z_]\w*)[`'\"]?",
+          r'\1 \2 contain "class \3(" or "class \3:"', why="the files that define a class: those holding its class line", quotes=True),
     Entry(r"\bhow (big|large|heavy) (is|was)\b", r"how many bytes \2", needs=(r"\b(largest|biggest|smallest|longest|shortest|heaviest|lightest|tiniest)\b",),
           why="how big the largest file is: its size, a number of bytes"),
 )

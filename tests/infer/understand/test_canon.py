@@ -78,7 +78,7 @@ def test_two_readmes_are_a_question_of_which_one(tmp_path):
 @pytest.mark.parametrize("question, said", [
     ("Are there any modules without a docstring?", "docstrings are not understood yet"),
     ("Which files contain a function called parse_x?", "to search for the word, quote it"),
-    ("Which files define a function called parse_x?", "files that define a name are not understood yet"),
+    ("Which files define a function?", "files that define a name are not understood yet"),
 ])
 def test_a_question_with_two_readings_is_refused_saying_what_to_ask(question, said):
     parsed = parse(question)
@@ -146,8 +146,13 @@ def test_the_longest_or_shortest_line_of_a_file_or_of_the_files(tmp_path):
     assert parse("What's the longest line in a.py?").intent.describe() == "the longest line in a.py"
 
 
-def test_which_file_defines_a_name_is_refused_in_the_singular_too():
-    assert parse("Which file defines a function called parse_x?").intent is None
+def test_which_files_define_a_named_function_or_class_are_those_holding_its_line(tmp_path):
+    (tmp_path / "a.py").write_text("def parse_x2(v):\n    return v\n")
+    (tmp_path / "b.py").write_text("def parse_x(v):\n    return v\n")
+    (tmp_path / "c.py").write_text("class Parser:\n    pass\n\ndef parse_x(v):\n    return v\n")
+    assert _answer(tmp_path, "Which files define a function called parse_x?").output == ["b.py", "c.py"]
+    assert _answer(tmp_path, "which file defines a class named Parser").output == ["c.py"]
+    assert parse("Which file defines a function?").intent is None  # which function? refused, saying what to ask
 
 
 def test_distinct_names_of_definitions_are_counted_and_listed_once_each(tmp_path):
