@@ -64,6 +64,8 @@ TABLE: tuple[Entry, ...] = (
           r'\1 \2 contain "def \3("', why="the files that define a function: those holding its def line, the name whole", quotes=True),
     Entry(r"\b(which|what) (files?|modules?|python files?) (?:define|defines|declare|declares) (?:a |the )?class (?:called|named) [`'\"]?([A-Za-z_]\w*)[`'\"]?",
           r'\1 \2 contain "class \3(" or "class \3:"', why="the files that define a class: those holding its class line", quotes=True),
+    Entry(r"\bhow long (is|was)\b", r"how many characters \1", needs=(r"\b(longest|shortest) line\b",),
+          why="how long the longest line is: its length, in characters"),
     Entry(r"\bhow (big|large|heavy) (is|was)\b", r"how many bytes \2", needs=(r"\b(largest|biggest|smallest|longest|shortest|heaviest|lightest|tiniest)\b",),
           why="how big the largest file is: its size, a number of bytes"),
 )

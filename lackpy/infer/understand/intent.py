@@ -416,6 +416,8 @@ class _Draft:
             nouns = ["dirs"]  # "which folder has the largest size": the size is what the folders are ranked by
         if st.aggregate in PER_FILE and word is not None and nouns == ["files"]:
             nouns = []  # "on average, how many TODOs does a python file have": the file is what the average is over
+        if nouns == ["chars", "lines"] and "count" in st.asks and any(m == "lines" for m, _l in st.orders):
+            nouns = ["lines"]  # "how many characters is the longest line": the line ranked, its characters the figure asked
         if len(nouns) > 1:
             self.problems.append("more than one thing to count or list: " + ", ".join(nouns))
         of = nouns[0] if nouns else "matches" if word is not None or "matches" in units else None

@@ -191,3 +191,11 @@ def test_lines_kept_by_their_length_and_the_files_that_have_such_a_line(tmp_path
     assert _answer(tmp_path, "Which modules have lines longer than 45 characters?").output == ["a.py"]
     assert sorted(_answer(tmp_path, "which files have lines longer than 44 characters").output) == ["a.py", "c.md"]
     assert parse("list lines longer than 80 characters").intent is None  # which lines, in what form? refused
+
+
+def test_how_long_the_longest_line_is(tmp_path):
+    (tmp_path / "README.md").write_text("# Demo\n\nStatus: draft\n")
+    (tmp_path / "a.py").write_text("x = 1\n" + "y" * 33 + "\n")
+    assert _answer(tmp_path, "How long is the longest line in the code base?").output == 33
+    assert _answer(tmp_path, "how long is the longest line in the README").output == len("Status: draft")
+    assert _answer(tmp_path, "how many characters is the shortest line in a.py").output == 5
