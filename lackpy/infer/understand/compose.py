@@ -210,6 +210,8 @@ def build(intent: Intent) -> list[Variant]:
         builder = _long_lines
     if intent.aggregate:
         builder = _average if intent.aggregate in ("average", "median") else _share
+    if intent.name_length:
+        builder = _name_lengths
     if intent.group:
         builder = _grouped
     variants = []
@@ -535,6 +537,21 @@ def _grouped(p: _Program):
     else:
         limit = "[:{n}]" if i.n is not None else ""
         yield FIND_READ, body + f'[{{"folder": d, "{key}": totals[d]}} for d in {order}{limit}]'
+
+
+def _name_lengths(p: _Program):
+    """The average (or median) length of the names of definitions (None when there are none)."""
+    i = p.intent
+    if i.filters or i.def_names or i.where or i.each or i.group:
+        return
+    kind = i.kind or "function"
+    lines = "read_file({file}).splitlines()" if i.files.path else "read_file(f).splitlines()"
+    sizes = "sizes = sorted(len(name) for name in names)\n"
+    if i.aggregate == "median":
+        figure = "(sizes[len(sizes) // 2] if len(sizes) % 2 else (sizes[len(sizes) // 2 - 1] + sizes[len(sizes) // 2]) / 2) if sizes else None"
+    else:
+        figure = "round(sum(sizes) / len(sizes), 2) if sizes else None"
+    yield (READ if i.files.path else FIND_READ), _definition_names(p, kind, lines, p.files()) + sizes + figure
 
 
 def _long_lines(p: _Program):

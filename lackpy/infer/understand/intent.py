@@ -184,6 +184,7 @@ class Intent:
     distinct: bool = False  # definitions, count or list: each name once ("how many distinct function names")
     def_end: str | None = None  # definitions of one file, list: the name of its "first" or "last" one
     name_rank: bool | None = None  # definitions, list: the longest (True) or shortest (False) name; several when they tie
+    name_length: bool = False  # definitions, count with an average or median: of the lengths of their names
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
     aggregate: str | None = None  # count: "average" or "median" per file, or the "fraction" or "percentage" of the files that qualify
@@ -240,6 +241,8 @@ class Intent:
             text = f"the name of the {self.def_end} of the " + text.removeprefix("the ")
         if self.name_rank is not None:
             text = f"the {'longest' if self.name_rank else 'shortest'} name of the " + text.removeprefix("the ")
+        if self.name_length:
+            text = f"the {self.aggregate} length of the names of the " + what + where
         for d in self.outside:
             text += f", outside {d}"
         if self.ignore_case:
@@ -698,7 +701,7 @@ class _Draft:
         return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names, group=group, among=self.among,
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end) or st.name_rank is not None,
-            distinct=st.distinct, def_end=st.def_end, name_rank=st.name_rank, **ranking,
+            distinct=st.distinct, def_end=st.def_end, name_rank=st.name_rank, name_length=st.name_length, **ranking,
         )
 
 

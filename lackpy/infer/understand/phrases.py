@@ -138,6 +138,7 @@ class State:
     distinct: bool = False  # "distinct function names": each name once
     def_end: str | None = None  # "the first function in X": "first" or "last"
     name_rank: bool | None = None  # "the longest function name": True, "the shortest": False
+    name_length: bool = False  # "the average length of a function name": the aggregate is of the names' lengths
     sorted_only: bool = False  # ordered by "sorted by ..." alone: every file, in order
     in_bytes: bool = False  # "size in bytes": sizes are bytes, not characters
     compares: list[tuple[str, str, int, str | None, int]] = field(default_factory=list)  # (measure, op, value, word, index): "over 40 lines"
@@ -903,6 +904,7 @@ _AGGREGATE = _rx(
     r"(?:the |an? |on )?(?P<avg>average|mean|median)(?: (?:number|count|amount) of)?"
     r"|(?:the |a |what )?(?P<share>fraction|proportion|share|percentage|percent|%)(?: of)?"
 )
+_NAME_LENGTH = _rx(r"(?:the |an? )?(?P<avg>average|mean|median) (?:length|number of characters) of (?:an? |the )?(?P<kind>function|class|method) names?")
 _BLANK = _rx(r"(?P<neg>non-?|not )?(?:empty|blank|whitespace-only)(?= lines?\b)")
 _POSITION = _rx(r"(?:the )?(?P<end>first|last|top|final|opening|bottom)(?: (?P<n>" + NUM + r"))? (?P<u>lines?)(?= (?:of|in|from) )")
 
@@ -933,6 +935,16 @@ def _parse_lines(s: Sentence, st: State) -> None:
         st.note(f"the {st.aggregate}")
         return hit.claim("aggregate")
 
+    def name_length(hit: Hit) -> bool:
+        """"the average length of a function name": the names' lengths, averaged (or their median)."""
+        st.aggregate = "median" if hit.form("avg") == "median" else "average"
+        st.name_length = True
+        st.kinds.append({"class": "class"}.get(hit.form("kind"), "function"))
+        st.units.append(("definitions", hit.index("kind"), True))
+        st.note(f"the {st.aggregate} length of a {hit.form('kind')} name")
+        return hit.claim("aggregate")
+
+    s.scan(_NAME_LENGTH, name_length)
     s.scan(_POSITION, position)
     s.scan(_BLANK, blank)
     s.scan(_AGGREGATE, aggregate)

@@ -199,3 +199,10 @@ def test_how_long_the_longest_line_is(tmp_path):
     assert _answer(tmp_path, "How long is the longest line in the code base?").output == 33
     assert _answer(tmp_path, "how long is the longest line in the README").output == len("Status: draft")
     assert _answer(tmp_path, "how many characters is the shortest line in a.py").output == 5
+
+
+def test_the_average_or_median_length_of_the_names_of_definitions(tmp_path):
+    (tmp_path / "a.py").write_text("def ab(x):\n    pass\n\ndef abcd(x):\n    pass\n\ndef abcdefghi(x):\n    pass\n")
+    assert _answer(tmp_path, "What's the average length of a function name?").output == 5.0  # (2 + 4 + 9) / 3
+    assert _answer(tmp_path, "the median length of function names").output == 4
+    assert parse("the average length of a name").intent is None  # the name of what? refused
