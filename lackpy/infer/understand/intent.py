@@ -545,6 +545,16 @@ class _Draft:
             self.problems.append("definitions are understood in Python files only")
         return tuple(found)
 
+    def check_names(self, ask: str, of: str, files: Files, def_names: tuple[str, ...], group: bool) -> None:
+        """What is asked of the names of definitions (the longest, the first of a file, distinct ones) and what it cannot go with."""
+        st = self.st
+        if st.name_rank is not None and (of != "definitions" or ask != "list" or def_names or st.distinct or st.def_end or st.orders):
+            self.problems.append("the longest or shortest name of a definition, and another question at once")
+        if st.def_end and (of != "definitions" or ask != "list" or not files.path or def_names or st.distinct):
+            self.problems.append(f"the {st.def_end} definition: of one file, by its name ('the first function in src/app.py')")
+        if st.distinct and (of != "definitions" or ask not in ("count", "list") or st.each or group):
+            self.problems.append("distinct: the names of definitions are counted or listed once each ('how many distinct function names')")
+
     def longest_line(self, files: Files, ranking: dict) -> Intent | None:
         """"The longest line in X", "how long is the longest line": the one line (or its length), of one file or of the files."""
         st = self.st
@@ -682,12 +692,7 @@ class _Draft:
         self.check(ask, of, files, filters, word)
         where = self.compares(files, of)
         self.check_aggregate(of, files, filters, where)
-        if st.name_rank is not None and (of != "definitions" or ask != "list" or def_names or st.distinct or st.def_end or st.orders):
-            self.problems.append("the longest or shortest name of a definition, and another question at once")
-        if st.def_end and (of != "definitions" or ask != "list" or not files.path or def_names or st.distinct):
-            self.problems.append(f"the {st.def_end} definition: of one file, by its name ('the first function in src/app.py')")
-        if st.distinct and (of != "definitions" or ask not in ("count", "list") or st.each or group):
-            self.problems.append("distinct: the names of definitions are counted or listed once each ('how many distinct function names')")
+        self.check_names(ask, of, files, def_names, group)
         if self.problems:
             return None
         if def_names and (of != "definitions" or ask not in ("count", "list") or any(not _simple_name(n) for n in def_names)):

@@ -297,6 +297,19 @@ MEASURES = {
 }
 
 
+def _parse_name_rank(s: Sentence, st: State) -> None:
+    """"the longest function name": a name of a definition, ranked by its length (before rankings of files claim the word)."""
+
+    def name_rank(hit: Hit) -> bool:
+        st.name_rank = hit.form("sup") == "longest"
+        st.kinds.append({"class": "class", "method": "function"}.get(hit.form("kind") or "", "function"))
+        st.units.append(("definitions", hit.index("sup"), False))
+        st.note(f"the {hit.form('sup')} name")
+        return hit.claim("order")
+
+    s.scan(_NAME_RANK, name_rank)
+
+
 def _parse_order(s: Sentence, st: State) -> None:
     def top(hit: Hit) -> bool:
         st.n.append(_number(hit.form("n")))
@@ -363,15 +376,6 @@ def _parse_order(s: Sentence, st: State) -> None:
         """Did only "sorted by" order the files (no top N, no superlative)? Then all of them are wanted."""
         st.sorted_only = bool(st.orders) and not st.n and not superlatives
 
-    def name_rank(hit: Hit) -> bool:
-        """"the longest function name": a name of a definition, ranked by its length."""
-        st.name_rank = hit.form("sup") == "longest"
-        st.kinds.append({"class": "class", "method": "function"}.get(hit.form("kind") or "", "function"))
-        st.units.append(("definitions", hit.index("sup"), False))
-        st.note(f"the {hit.form('sup')} name")
-        return hit.claim("order")
-
-    s.scan(_NAME_RANK, name_rank)
     s.scan(_TOP_N, top)
     s.scan(_SUPERLATIVE, superlative)
     s.scan(_MOST_FILES, most_files)
@@ -966,7 +970,7 @@ def _parse_bytes(s: Sentence, st: State) -> None:
     s.scan(_IN_BYTES, in_bytes)
 
 
-PASSES = (_parse_case, _parse_read, _parse_lines, _parse_compare, _parse_order, _parse_ask, _parse_each, _parse_names, _parse_outside,
+PASSES = (_parse_case, _parse_read, _parse_lines, _parse_compare, _parse_name_rank, _parse_order, _parse_ask, _parse_each, _parse_names, _parse_outside,
           _parse_filters, _parse_bytes, _parse_scope, _parse_units, _parse_types, _parse_bare_terms)
 
 #: Words with a meaning of their own to some pass: never a directory's or a search word's name by accident.
