@@ -123,9 +123,9 @@ def merge(a: dict, b: dict) -> dict:
         node["keys"] = keys
         lacking = set(a["keys"]) ^ set(b["keys"])
         node["optional"] = sorted(set(a.get("optional", ())) | set(b.get("optional", ())) | lacking)
-    elif "object" in a.get("types", ()) and "object" in b.get("types", ()):
-        pass  # one of them was cut at the depth: its keys are unknown, so the merged keys are too
-    else:
+    elif not ("object" in a.get("types", ()) and "object" in b.get("types", ())):
+        # Only one side was an object: its keys stand. (Both objects, one cut at the depth: its keys are unknown, so the
+        # merged keys are too, and none are kept.)
         one = a if "keys" in a else b if "keys" in b else None
         if one is not None:
             node["keys"], node["optional"] = one["keys"], list(one.get("optional", ()))

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lackpy.infer.understand.words import QUOTED_PHRASE
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -78,7 +80,7 @@ _COMPILED = tuple(
 
 
 #: A quoted phrase: searched for as written, never rewritten.
-_QUOTED = re.compile(r"""(?<!\w)(["'`]).+?\1(?!\w)""")
+_QUOTED = re.compile(QUOTED_PHRASE)
 
 
 def canonical(question: str) -> str:

@@ -449,11 +449,15 @@ def _average(p: _Program):
     each = measure(i.of, p.lower("text") if i.of == "matches" else "text", i.kind)
     keep = f" if {p.condition(on_files, 'text')}" if on_files else ""
     values = f"values = [{each} for f in {p.files()} for text in [read_file(f)]{keep}]\n"
-    if i.aggregate == "median":
-        middle = "values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2"
-        yield FIND_READ, values + f"values = sorted(values)\nn = len(values)\n({middle}) if values else None"
-        return
-    yield FIND_READ, values + "round(sum(values) / len(values), 2) if values else None"
+    yield FIND_READ, values + _aggregated(i.aggregate, "values")
+
+
+def _aggregated(aggregate: str, values: str) -> str:
+    """The program's last lines: the average (to 2 places) or the median of the list ``values`` names; None when it is empty."""
+    if aggregate == "median":
+        middle = f"{values}[n // 2] if n % 2 else ({values}[n // 2 - 1] + {values}[n // 2]) / 2"
+        return f"{values} = sorted({values})\nn = len({values})\n({middle}) if {values} else None"
+    return f"round(sum({values}) / len({values}), 2) if {values} else None"
 
 
 def _share(p: _Program):
@@ -546,12 +550,8 @@ def _name_lengths(p: _Program):
         return
     kind = i.kind or "function"
     lines = "read_file({file}).splitlines()" if i.files.path else "read_file(f).splitlines()"
-    sizes = "sizes = sorted(len(name) for name in names)\n"
-    if i.aggregate == "median":
-        figure = "(sizes[len(sizes) // 2] if len(sizes) % 2 else (sizes[len(sizes) // 2 - 1] + sizes[len(sizes) // 2]) / 2) if sizes else None"
-    else:
-        figure = "round(sum(sizes) / len(sizes), 2) if sizes else None"
-    yield (READ if i.files.path else FIND_READ), _definition_names(p, kind, lines, p.files()) + sizes + figure
+    sizes = "sizes = [len(name) for name in names]\n"
+    yield (READ if i.files.path else FIND_READ), _definition_names(p, kind, lines, p.files()) + sizes + _aggregated(i.aggregate, "sizes")
 
 
 def _long_lines(p: _Program):

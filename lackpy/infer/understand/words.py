@@ -103,7 +103,9 @@ _CONTRACTIONS = (
     (re.compile(r"\bi'm\b", re.I), "i am"),
     (re.compile(r"(\w)'s(?=\s|$)"), r"\1"),  # possessive or plural apostrophe: README.md's, TODO's
 )
-_PIECE = re.compile(r"""(?<!\w)(["'`])(.+?)\1(?!\w)|(\S+)""")
+#: A quoted phrase: searched for as written (its quote, then its text).
+QUOTED_PHRASE = r"""(?<!\w)(["'`])(.+?)\1(?!\w)"""
+_PIECE = re.compile(QUOTED_PHRASE + r"|(\S+)")
 QUOTED, CLAIMED = "\x01", "\x00"
 _TRAILING = ",;!?"
 
