@@ -212,6 +212,8 @@ def build(intent: Intent) -> list[Variant]:
         builder = _average if intent.aggregate in ("average", "median") else _share
     if intent.name_length:
         builder = _name_lengths
+    if intent.of == "definitions" and any(f.defs for f in intent.filters):
+        builder = _definition_code
     if intent.group:
         builder = _grouped
     variants = []
@@ -437,6 +439,56 @@ def _definitions(p: _Program):
         yield FIND_READ, f"any({keep} for f in {files} for line in read_file(f).splitlines())"
 
 
+def _definition_code(p: _Program):
+    """Definitions kept by what their code holds ("functions containing TODO"): counted, listed by name, looked for, or their share.
+
+    A definition's code is its line and the block beneath it, as Python
+    reads a block: every line down to the next one that is not blank, not a
+    comment and not indented deeper than the definition. A comment between
+    two definitions is the first one's ("a TODO above the next function"
+    belongs to the function it follows), and a nested definition is in its
+    parent's code and has its own. Filters on the files ("in files
+    containing X") keep the files first.
+    """
+    i = p.intent
+    kind = i.kind or "function"
+    name = _NAME_OF[kind] if kind != "any" else f'({_NAME_OF["function"]} if not code.startswith("class ") else {_NAME_OF["class"]})'
+    on_files = [(k, f) for k, f in enumerate(i.filters) if not f.defs]
+    on_code = [(k, f) for k, f in enumerate(i.filters) if f.defs]
+    lines = "read_file({file}).splitlines()" if i.files.path else "text.splitlines()"
+    scan = BLOCKS.format(lines=lines, starts=DEFINITION_STARTS[kind], name=name)
+    if not i.files.path:
+        keep = f"    if not ({p.condition(on_files, 'text')}):\n        continue\n" if on_files else ""
+        scan = f"for f in {p.files()}:\n    text = read_file(f)\n{keep}" + indent(scan, "    ")
+    kept = f"[d[0] for d in defs if {p.condition(on_code, CODE)}]"
+    last = {"count": f"len({kept})", "list": kept, "exists": f"len({kept}) > 0"}.get(i.ask)
+    if i.aggregate == "percentage":
+        last = f"round(100 * len({kept}) / len(defs), 2) if defs else None"
+    elif i.aggregate == "fraction":
+        last = f"round(len({kept}) / len(defs), 4) if defs else None"
+    if last is not None:
+        yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + last
+
+
+#: A program's loop over ``lines`` that leaves in ``defs`` a (name, indentation, lines) for each definition, its block's lines included.
+BLOCKS = """\
+inside = []
+for line in {lines}:
+    code = line.strip()
+    depth = len(line) - len(line.lstrip())
+    if code and not code.startswith("#"):
+        inside = [d for d in inside if d[1] < depth]
+    if code.startswith({starts}):
+        d = ({name}, depth, [])
+        inside.append(d)
+        defs.append(d)
+    for d in inside:
+        d[2].append(line)
+"""
+#: The code of definition ``d`` of ``BLOCKS``, one text.
+CODE = '"\\n".join(d[2])'
+
+
 def _dirs(p: _Program):
     found = p.files(kind="dir")
     yield ("find_files",), {"count": f"len({found})", "list": found, "exists": f"len({found}) > 0"}[p.intent.ask]
@@ -497,12 +549,13 @@ def _name_test(index: int, pattern: str) -> str:
     return f"name == {{d{index}}}"
 
 
+#: The name of a definition of a kind, from its stripped line ``code``.
+_NAME_OF = {"function": 'code.split("def ", 1)[1].split("(")[0].strip()', "class": 'code[6:].split("(")[0].split(":")[0].strip()'}
+
+
 def _definition_names(p: _Program, kind: str, lines: str, files: str) -> str:
     """A program prefix that leaves the names of the ``kind`` definitions (function, class or any) in ``names``."""
-    found = {
-        "function": 'names.append(code.split("def ", 1)[1].split("(")[0].strip())',
-        "class": 'names.append(code[6:].split("(")[0].split(":")[0].strip())',
-    }
+    found = {kind: f"names.append({name})" for kind, name in _NAME_OF.items()}
     if kind == "any":
         test = (f'if code.startswith({DEFINITION_STARTS["function"]}):\n    {found["function"]}\n'
                 f'elif code.startswith("class "):\n    {found["class"]}\n')

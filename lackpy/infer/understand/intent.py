@@ -113,6 +113,7 @@ class Filter:
     lines: bool = False
     alternatives: tuple[str, ...] = ()  # other words, any of which will do in place of ``word`` ("TODO or FIXME")
     blank: bool = False  # keeps blank lines (or, ``negated``, the others) instead of lines with a word
+    defs: bool = False  # keeps definitions whose code (their line and the block beneath it) contains ``word``, not files
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -122,7 +123,8 @@ class Filter:
         """``containing 'TODO' or 'FIXME'``, ``not containing 'x'``, ``empty``."""
         if self.blank:
             return "not empty" if self.negated else "empty"
-        return f"{'not ' if self.negated else ''}containing {' or '.join(map(repr, self.words))}"
+        said = f"{'not ' if self.negated else ''}containing {' or '.join(map(repr, self.words))}"
+        return said + " in their code" if self.defs else said
 
 
 @dataclass(frozen=True)
@@ -483,14 +485,15 @@ class _Draft:
             before = index - 1
             while before >= 0 and self.s.tokens[before].form in ("that", "which", "who", "do", "does", "not", "to", "and", "but"):
                 before -= 1
-            on_files = before in self.st.file_nouns or of == "files" or path is not None and of != "lines"
+            on_files = before in self.st.file_nouns or of == "files" or path is not None and of not in ("lines", "definitions")
             if of == "lines" and before == index - 1 and self.s.tokens[index].form in MAIN_VERBS:
                 on_files = False  # "how many lines in python files mention X": no "that", so the lines mention it
             alternatives = tuple(self.st.alternatives.get(position, ()))
             blank = position in self.st.blanks
             if blank and of != "lines":
                 self.problems.append("empty what? only lines are empty")
-            found.append(Filter(word, negated, lines=of == "lines" and (blank or not on_files), alternatives=alternatives, blank=blank))
+            found.append(Filter(word, negated, lines=of == "lines" and (blank or not on_files), alternatives=alternatives, blank=blank,
+                                defs=of == "definitions" and not on_files))
         return found
 
     def check(self, ask: str, of: str, files: Files, filters: list[Filter], word: str | None) -> None:
@@ -499,8 +502,10 @@ class _Draft:
         line_filters = [f for f in filters if f.lines]
         if of in ("definitions", "dirs", "words", "chars", "bytes") and line_filters:
             problems.append(f"{of} containing a word: only files and lines can be filtered by a word")
-        if of == "definitions" and filters and ask != "top":
-            problems.append("definitions filtered by a word: only files and lines can be filtered")
+        if of == "definitions" and filters and ask not in ("top", "count", "list", "exists"):
+            problems.append("definitions filtered by a word: count or list them, or ask whether there are any")
+        if of == "definitions" and any(f.defs for f in filters) and (st.each or st.name_rank is not None or st.def_end or st.distinct or st.compares):
+            problems.append("definitions containing a word, and another question about them at once")
         if of == "dirs" and (filters or files.ext or files.path or files.names):
             problems.append("directories filtered by content or type: ask for files instead")
         if of == "lines" and ask == "list" and not line_filters:
@@ -583,6 +588,8 @@ class _Draft:
             self.problems.append(f"the {aggregate} of one file ({files.path}): ask about files")
         elif aggregate in PER_FILE and (of not in ("lines", "words", "chars", "bytes", "matches", "definitions") or any(f.lines for f in filters)):
             self.problems.append(f"the {aggregate} of what? lines, words, characters, bytes, definitions or a word's matches per file")
+        elif aggregate not in PER_FILE and of == "definitions" and filters and all(f.defs for f in filters) and not where:
+            return  # the share of the definitions whose code contains a word
         elif aggregate not in PER_FILE and (of != "files" or not (filters or where)):
             self.problems.append(f"the {aggregate} of which files? say which: files containing a word, or over a size")
         elif aggregate not in PER_FILE:

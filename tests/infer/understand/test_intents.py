@@ -419,7 +419,7 @@ MUST_REFUSE = (
     "how many cats are there",
     "which files import os and sys",
     "what is the longest function?",
-    "how many functions contain a TODO",
+    # "how many functions contain a TODO" is answered since a definition's code is understood (test_code_parts.py)
     "delete all python files",
     # "how many lines are longer than 80 characters" is answered since a line's length is understood (test_canon.py)
     "which files changed recently",
