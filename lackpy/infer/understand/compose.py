@@ -654,7 +654,7 @@ def _top(p: _Program):
         reverse = ", reverse=True" if i.largest else ""
         pick = f'ranked = sorted(sizes, key=lambda s: s["{key}"]{reverse})\nranked[{i.nth - 1}] if len(ranked) >= {i.nth} else None'
     elif i.single:
-        pick = f'{"max" if i.largest else "min"}(sizes, key=lambda s: s["{key}"])'
+        pick = f'{"max" if i.largest else "min"}(sizes, key=lambda s: s["{key}"], default=None)'
     else:
         reverse = ", reverse=True" if i.largest else ""
         pick = f'sorted(sizes, key=lambda s: s["{key}"]{reverse})' + ("[:{n}]" if i.n is not None else "")

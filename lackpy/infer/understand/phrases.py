@@ -274,7 +274,7 @@ _SUPERLATIVE = _rx(
     r"(?! (?:number|count|amount) of )"  # "the largest number of lines" ranks by lines (``_MOST``), not by size
 )
 _MOST = _rx(
-    r"(?:the )?(?P<dir>most|fewest|least|(?:highest|largest|greatest|biggest|maximum|max) (?:number|count|amount) of"
+    r"(?:the )?(?:(?P<ord>" + "|".join(ORDINALS) + r") )?(?P<dir>most|fewest|least|(?:highest|largest|greatest|biggest|maximum|max) (?:number|count|amount) of"
     r"|(?:lowest|smallest|minimum|min) (?:number|count|amount) of)(?: (?:occurrences|mentions|instances) of)? "
     + INTRO + r"(?P<what>" + W + ")" + DESCRIPTOR
 )
@@ -347,6 +347,8 @@ def _parse_order(s: Sentence, st: State) -> None:
 
     def most(hit: Hit) -> bool:
         largest = not any(w in hit.form("dir") for w in ("fewest", "least", "lowest", "smallest", "minimum", "min"))
+        if hit.has("ord"):  # "the 2nd most lines": that place of the ranking
+            st.nth = ORDINALS[hit.form("ord")]
         return ranked_by(hit, largest, "most" if largest else "fewest")
 
     def most_files(hit: Hit) -> bool:

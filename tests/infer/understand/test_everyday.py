@@ -72,8 +72,10 @@ def _one(kind: str, got: Any, want: Any) -> bool:
         return _paths([got] if isinstance(got, dict) else got) == {want}
     if kind == "list of paths":
         rows = _rows(got)
-        in_order = [row if isinstance(row, str) else row.get("path") if isinstance(row, dict) else None for row in rows]
-        return in_order == list(want) if list(want) != sorted(want) else _paths(got) == set(want)
+        in_order = [row if isinstance(row, str) else row.get("path", row.get("folder")) if isinstance(row, dict) else None for row in rows]
+        return in_order == list(want) if list(want) != sorted(want) else set(in_order) == set(want) and len(in_order) == len(want)
+    if kind == "text" and isinstance(got, list) and len(got) > 1:  # lines, one string each
+        return all(isinstance(line, str) for line in got) and got == str(want).splitlines()
     if kind in ("name", "text"):
         first = got[0] if isinstance(got, list) and len(got) == 1 else got
         return isinstance(first, str) and first.strip() == str(want).strip()

@@ -4,6 +4,20 @@ Their author never read the parser, its tests or its README paragraph, and
 recorded every answer (computed by plain Python over the benchmark fixture)
 and the second reading of a few before any was asked. They are judged as
 the first everyday set is (``test_everyday.judged``).
+
+First run (2026-11-29, the tier as it stood at ff89606, before anyone
+working on it had read the set): 21 right, 12 refused, 3 wrong. Two of the
+three wrong were the judge's: "Top 3 packages by number of TODOs" answered
+rows naming each folder (``{"folder": "src/pkg1", "matches": 60}``), and
+"Show me the first 3 lines of X" the three lines as a list, both right as a
+reader reads them; the judge now reads folder rows and a list of lines. The
+third was the parser's: "the 2nd most lines" read "2nd" as a word the
+files contain and failed at run time on an empty ranking. Read fairly, the
+first run was 23 right, 12 refused, 1 wrong: short of the issue's 4 in 5.
+
+Since, and no longer blind: with a definition's code ("what percentage of
+the functions have a TODO in them"), an ordinal before "most", and the two
+judge fixes: 25 right, 11 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -16,7 +30,7 @@ from .test_intents import fixture_root, kits, oracle  # noqa: F401  (the shared 
 from .test_unseen_harder import Unseen, _tally, _verdict
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 0, 36
+NOW_RIGHT, NOW_WRONG = 25, 0
 
 
 @pytest.fixture(scope="module")
