@@ -40,6 +40,8 @@ class Entry:
 #: A ranking said before ("the 3 largest files"): its order is already the one "largest first" asks for.
 _RANKED = r"\b(largest|biggest|smallest|longest|shortest|most|fewest|least|top|bottom)\b(?!\s+first\b)"
 _IMPORTS = r"\bimport(s|ed|ing)?\b"
+#: The whole of what is being asked about, said as a whole.
+_CODE_BASE = r"(?:the |this |our |my |your )(?:code ?base|repo|repository|project|source tree)"
 #: A word searched for ("files containing module", "how many times does module appear"): the word, never its meaning.
 _SEARCHED = r"\b(contain|contains|containing|mention|mentions|mentioning|say|says|saying|word|words|does|do|match|matching|appear|appears)\s+(the\s+)?"
 
@@ -66,6 +68,26 @@ TABLE: tuple[Entry, ...] = (
           r'\1 \2 contain "def \3("', why="the files that define a function: those holding its def line, the name whole", quotes=True),
     Entry(r"\b(which|what) (files?|modules?|python files?) (?:define|defines|declare|declares) (?:a |the )?class (?:called|named) [`'\"]?([A-Za-z_]\w*)[`'\"]?",
           r'\1 \2 contain "class \3(" or "class \3:"', why="the files that define a class: those holding its class line", quotes=True),
+    Entry(r"\b(?:does|do) " + _CODE_BASE + r" (?:have|contain|hold|define)\b(?=\s*\??\s*$)", "are there",
+          why="'how many python files does the code base have' asks how many there are"),
+    Entry(r"\b(?:does|do) " + _CODE_BASE + r"\b", "do the files", why="'how many times does the code base mention X': its files do"),
+    Entry(r"\bhow many times (?:does|do) (.+?) (?:mention|contain|say|use|include)s? ((?:\"[^\"]+\"|'[^']+'|`[^`]+`|[^\s?]+))\s*(\??)\s*$",
+          r"how many times is \2 mentioned in \1\3", why="how many times a file mentions a word: the word's occurrences in it", quotes=True),
+    Entry(r"\b(?:(?:in|across|throughout|within|of|from) )?" + _CODE_BASE + r"\b(?:'s)?", "",
+          unless=(r"\b(contain|contains|containing|mention|mentions|mentioning|say|says|saying|word|words|match|matching) " + _CODE_BASE,),
+          why="the code base is every file: the question is about all of them"),
+    Entry(r"\b(?:roughly|approximately|approx\.?|about|around) (?=how\b|what\b|\d)", "", why="roughly how many: the figure itself, exact"),
+    Entry(r"\bput together\b|\badded up\b|\bcombined\b", "", needs=(r"\b(how many|total|count|number)\b",), why="a total is already all of them"),
+    Entry(r"\b(how many (?:lines|words|characters|bytes)) (?:long|big|large)\b", r"\1", why="'how many lines long is a module': its lines"),
+    Entry(r"\b(?:don't|do not|doesn't|does not) (?:have|contain|define|hold) any (functions|classes|methods|definitions)(?: in (?:them|it))?",
+          r"with exactly 0 \1", needs=(r"\b(files?|python files?)\b",), why="files that have no functions: their count of functions is 0"),
+    Entry(r"\b(?:have|has|with|define|defines|contain|contains) no (functions|classes|methods|definitions)\b", r"with exactly 0 \1",
+          needs=(r"\b(files?|python files?)\b",), why="files with no functions: their count of functions is 0"),
+    Entry(r"\b(which|what) (?:files?|python files?) (?:that )?(?:define|defines|declare|declares|contain|contains|have|has) (?:a|any|at least one) "
+          r"(function|class|method)(?:es|s)?\b(?! (?:called|named)\b)", r"\1 python files with at least 1 \2",
+          why="the files that define a class: those with at least one class line, whatever its name"),
+    Entry(r"\bhow long (is|was)\b", r"how many characters \1", needs=(r"\b(longest|shortest) (?:(?:function|class|method) )?name\b",),
+          why="how long the longest name is: its length, in characters"),
     Entry(r"\bhow long (is|was)\b", r"how many characters \1", needs=(r"\b(longest|shortest) line\b",),
           why="how long the longest line is: its length, in characters"),
     Entry(r"\bhow (big|large|heavy) (is|was)\b", r"how many bytes \2", needs=(r"\b(largest|biggest|smallest|longest|shortest|heaviest|lightest|tiniest)\b",),

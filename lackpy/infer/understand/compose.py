@@ -399,13 +399,13 @@ def _definitions(p: _Program):
         if i.distinct:
             listed = f"sorted(set({listed}))"
         scan = _definition_names(p, kind, lines, files)
-        yield (READ if i.files.path else FIND_READ), scan + (listed if i.ask == "list" else f"len({listed})")
+        yield (READ if i.files.path else FIND_READ), scan + {"list": listed, "exists": f"len({listed}) > 0"}.get(i.ask, f"len({listed})")
         return
     if i.name_rank is not None:  # the longest (or shortest) name; every name of that length when several tie
         best = f"best = {'max' if i.name_rank else 'min'}((len(name) for name in names), default=None)\n"
         tied = "tied = sorted(set(name for name in names if len(name) == best))\n"
-        yield (READ if i.files.path else FIND_READ), _definition_names(p, kind, lines, files) + best + tied + (
-            "(tied[0] if len(tied) == 1 else tied) if names else None")
+        answer = "best" if i.value == "chars" else "(tied[0] if len(tied) == 1 else tied) if names else None"  # its length, or the name(s)
+        yield (READ if i.files.path else FIND_READ), _definition_names(p, kind, lines, files) + best + tied + answer
         return
     if i.def_end:  # the first or last definition of one file, by its name
         at = "0" if i.def_end == "first" else "-1"

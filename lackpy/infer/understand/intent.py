@@ -243,6 +243,7 @@ class Intent:
             text = f"the name of the {self.def_end} of the " + text.removeprefix("the ")
         if self.name_rank is not None:
             text = f"the {'longest' if self.name_rank else 'shortest'} name of the " + text.removeprefix("the ")
+            text = "the length of " + text if self.value else text
         if self.name_length:
             text = f"the {self.aggregate} length of the names of the " + what + where
         for d in self.outside:
@@ -421,6 +422,8 @@ class _Draft:
             nouns = ["dirs"]  # "which folder has the largest size": the size is what the folders are ranked by
         if st.aggregate in PER_FILE and word is not None and nouns == ["files"]:
             nouns = []  # "on average, how many TODOs does a python file have": the file is what the average is over
+        if sorted(nouns) == ["chars", "definitions"] and "count" in st.asks and st.name_rank is not None:
+            nouns, self.value = ["definitions"], "chars"  # "how many characters is the longest function name": its length
         if nouns == ["chars", "lines"] and "count" in st.asks and any(m == "lines" for m, _l in st.orders):
             nouns = ["lines"]  # "how many characters is the longest line": the line ranked, its characters the figure asked
         if len(nouns) > 1:
@@ -656,14 +659,16 @@ class _Draft:
                 self.problems.append("reading a file or listing a directory, and another question at once")
                 return None
             return Intent("read", "text", files) if files.path else Intent("ls", "entries", files)
-        ask = self.ask(of, word, files)
+        ask = "list" if st.name_rank is not None and self.value == "chars" else self.ask(of, word, files)
         if ask is None:
             return None
         if st.asks & {"grep", "where"} and of in (None, "matches"):
             of = "lines"  # "grep X", "where is X used": the lines
         ranking = self.ranking(kind) if ask == "top" else {}
-        if self.value is not None:
+        if self.value is not None and ask == "top":
             ranking.update(single=True, n=None, value=self.value)
+        elif self.value is not None:
+            ranking["value"] = self.value  # the length of the longest name
         group = st.group_each or ask == "top" and of == "dirs"
         if ask == "top" and of == "lines" and not group:
             return self.longest_line(files, ranking)
@@ -698,12 +703,14 @@ class _Draft:
             of = "files"  # "which modules have lines longer than 30 characters": the modules, kept by a line's length
         self.check(ask, of, files, filters, word)
         where = self.compares(files, of)
+        if any(c.measure == "definitions" for c in where) and files.ext is None and not files.path and not files.glob:
+            files = replace(files, ext="*.py")  # "files with no classes": definitions are in the Python files
         self.check_aggregate(of, files, filters, where)
         self.check_names(ask, of, files, def_names, group)
         if self.problems:
             return None
-        if def_names and (of != "definitions" or ask not in ("count", "list") or any(not _simple_name(n) for n in def_names)):
-            self.problems.append("names of definitions are understood in counts and lists, as 'with X in their name', 'starting with X' or 'ending with X'")
+        if def_names and (of != "definitions" or ask not in ("count", "list", "exists") or any(not _simple_name(n) for n in def_names)):
+            self.problems.append("names of definitions are understood in counts, lists and yes/no questions, as 'with X in their name', 'starting with X' or 'ending with X'")
             return None
         if group and st.packages and files.ext is None and not files.glob:
             files = replace(files, ext="*.py")  # a package is a directory of Python files

@@ -17,7 +17,10 @@ first run was 23 right, 12 refused, 1 wrong: short of the issue's 4 in 5.
 
 Since, and no longer blind: with a definition's code ("what percentage of
 the functions have a TODO in them"), an ordinal before "most", and the two
-judge fixes: 25 right, 11 refused, 0 wrong.
+judge fixes: 25 right, 11 refused, 0 wrong; with the code base said
+as a whole, "roughly", "put together", "how many lines long", files with no
+functions (or with a class), the length of the longest name and whether a
+name is defined: 32 right, 4 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from .test_intents import fixture_root, kits, oracle  # noqa: F401  (the shared 
 from .test_unseen_harder import Unseen, _tally, _verdict
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 25, 0
+NOW_RIGHT, NOW_WRONG = 32, 0
 
 
 @pytest.fixture(scope="module")
