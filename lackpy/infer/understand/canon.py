@@ -40,6 +40,9 @@ class Entry:
 #: A ranking said before ("the 3 largest files"): its order is already the one "largest first" asks for.
 _RANKED = r"\b(largest|biggest|smallest|longest|shortest|most|fewest|least|top|bottom)\b(?!\s+first\b)"
 _IMPORTS = r"\bimport(s|ed|ing)?\b"
+#: Modules that are imported ("which modules does it import", "imported modules"), not the code base's own: never its files.
+_IMPORTED_MODULES = (r"\bmodules?\b(?! (?:that |which )?(?:do not |does not |never )?import)(?=.*" + _IMPORTS + r")"
+                     r"|" + _IMPORTS + r" (?:\w+ )?modules?\b")
 #: The whole of what is being asked about, said as a whole.
 _CODE_BASE = r"(?:the |this |our |my |your )(?:code ?base|repo|repository|project|source tree)"
 #: A word searched for ("files containing module", "how many times does module appear"): the word, never its meaning.
@@ -47,8 +50,15 @@ _SEARCHED = r"\b(contain|contains|containing|mention|mentions|mentioning|say|say
 
 #: Every everyday wording the canonical form knows, in the order they apply.
 TABLE: tuple[Entry, ...] = (
-    Entry(r"\bmodules\b", "python files", unless=(_IMPORTS, _SEARCHED + r"modules\b"), why="a code base's modules are its Python files"),
-    Entry(r"\bmodule\b", "python file", unless=(_IMPORTS, r"\bdocstring\b", _SEARCHED + r"module\b", r"\bmodule\s+(appear|occur)"),
+    Entry(r"\b(?:distinct |unique |different )?modules (?:are|were|get|is) imported\b", "imported modules",
+          why="the modules that are imported: what the code imports, each once"),
+    Entry(r"\b(?:distinct |unique |different )?modules (?:does|do) (?:the code|it|the files|the python files|the modules|we|our code"
+          r"|the code ?base|the repo|the project) (?:import|use|depend on)\b", "imported modules", why="the modules the code imports"),
+    Entry(r"\b(?:distinct |unique |different )?modules (?:does|do) ([\w./-]+\.py) import\b", r"imported modules in \1",
+          why="the modules one file imports"),
+    Entry(r"\b(?:distinct|unique|different) (?=imported modules\b)", "", why="the imported modules are counted once each already"),
+    Entry(r"\bmodules\b", "python files", unless=(_IMPORTED_MODULES, _SEARCHED + r"modules\b"), why="a code base's modules are its Python files"),
+    Entry(r"\bmodule\b", "python file", unless=(_IMPORTED_MODULES, r"\bmodule docstring\b", _SEARCHED + r"module\b", r"\bmodule\s+(appear|occur)"),
           why="one of them"),
     Entry(r"\bsource files\b", "python files", needs=(r"\.py\b|\bpython\b|\bmodules?\b",), why="where the code is Python"),
     Entry(r"\b([A-Za-z_][\w]*)-free ((?:python |markdown |text )?(?:files?|modules?))\b", r"\2 without \1",

@@ -28,6 +28,7 @@ from dataclasses import replace
 from textwrap import indent
 
 from lackpy.infer.understand.intent import Compare, Filter, Intent
+from lackpy.infer.understand.parts import DOCSTRING, IMPORTED, has_docstring, imports_name
 
 #: How many matching lines a grep that must see every hit asks for before the tool stops.
 GREP_MAX_HITS = 100_000
@@ -85,7 +86,7 @@ class _Program:
     @property
     def restricted(self) -> bool:
         """Whether files or lines are kept by more than a glob and one word: then grep, which takes a glob and one pattern, cannot serve."""
-        return bool(self.intent.where or self.intent.outside or any(f.alternatives or f.blank for f in self.intent.filters))
+        return bool(self.intent.where or self.intent.outside or any(f.alternatives or f.blank or f.docstring or f.imports for f in self.intent.filters))
 
     def files(self, kind: str | None = "text") -> str:
         """The expression listing the files (``kind="text"``: the ones read_file can read), less those a condition leaves out."""
@@ -119,9 +120,13 @@ class _Program:
         """Filter ``index`` on ``subject``: its word in it (or not), or any of its words (``TODO or FIXME``)."""
         if f.blank:
             return f"{'' if f.negated else 'not '}{subject}.strip()"
+        if f.docstring:
+            return has_docstring(subject, f.negated)
+        keys = [f"w{index}"] + [f"w{index}x{other}" for other in range(1, len(f.alternatives) + 1)]
+        if f.imports:
+            return imports_name(keys, subject, f.negated)
         if not f.alternatives:
             return f"{{w{index}}} {'not in' if f.negated else 'in'} {subject}"
-        keys = [f"w{index}"] + [f"w{index}x{other}" for other in range(1, len(f.alternatives) + 1)]
         return "(" + " or ".join(f"{{{key}}} in {subject}" for key in keys) + ")"
 
     def grep(self, index: int | None = None, regex: str | None = None, max_hits: int | None = GREP_MAX_HITS) -> str:
@@ -202,7 +207,7 @@ def build(intent: Intent) -> list[Variant]:
         "read": _read, "ls": _ls,
     }.get(intent.ask) or {
         "files": _files, "lines": _lines, "matches": _matches, "words": _sizes, "chars": _sizes, "bytes": _sizes,
-        "definitions": _definitions, "dirs": _dirs,
+        "definitions": _definitions, "dirs": _dirs, "imports": _imports,
     }[intent.of]
     if intent.ask == "top":
         builder = _top_line if intent.of == "lines" else _top
@@ -230,6 +235,9 @@ def build(intent: Intent) -> list[Variant]:
 
 
 def _read(p: _Program):
+    if p.intent.of == "docstring":
+        yield READ, DOCSTRING
+        return
     if p.intent.position is None:
         yield READ, "read_file({file})"
         return
@@ -487,6 +495,16 @@ for line in {lines}:
 """
 #: The code of definition ``d`` of ``BLOCKS``, one text.
 CODE = '"\\n".join(d[2])'
+
+
+def _imports(p: _Program):
+    """The modules the files import, each once (sorted), how many, or whether there are any."""
+    i = p.intent
+    _on_lines, on_files = _line_filters(p)
+    keep = f" if {p.condition(on_files, 'text')}" if on_files else ""
+    source = "[read_file({file})]" if i.files.path else f"[read_file(f) for f in {p.files()}]"
+    found = f"names = sorted(set(name for text in {source}{keep} for name in {IMPORTED.replace('TEXT', 'text')}))\n"
+    yield (READ if i.files.path else FIND_READ), found + {"list": "names", "count": "len(names)", "exists": "len(names) > 0"}[i.ask]
 
 
 def _dirs(p: _Program):

@@ -40,7 +40,8 @@ from functools import lru_cache
 
 from lackpy.errors import InferenceError
 from lackpy.infer.understand.canon import canonical
-from lackpy.infer.understand.phrases import Sentence, State, read
+from lackpy.infer.understand.parts import parse_parts
+from lackpy.infer.understand.phrases import PASSES, Sentence, State, read
 from lackpy.infer.understand.words import FILLER, KINDS, NOT_SUPPORTED, tokenize
 
 # -- the structure --------------------------------------------------------------------
@@ -114,6 +115,8 @@ class Filter:
     alternatives: tuple[str, ...] = ()  # other words, any of which will do in place of ``word`` ("TODO or FIXME")
     blank: bool = False  # keeps blank lines (or, ``negated``, the others) instead of lines with a word
     defs: bool = False  # keeps definitions whose code (their line and the block beneath it) contains ``word``, not files
+    docstring: bool = False  # keeps files that open with a docstring (or, ``negated``, the others) instead of files with a word
+    imports: bool = False  # keeps files that import the module ``word`` (or, ``negated``, the others)
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -123,6 +126,10 @@ class Filter:
         """``containing 'TODO' or 'FIXME'``, ``not containing 'x'``, ``empty``."""
         if self.blank:
             return "not empty" if self.negated else "empty"
+        if self.docstring:
+            return "without a docstring" if self.negated else "with a docstring"
+        if self.imports:
+            return f"{'not ' if self.negated else ''}importing {self.word}"
         said = f"{'not ' if self.negated else ''}containing {' or '.join(map(repr, self.words))}"
         return said + " in their code" if self.defs else said
 
@@ -199,7 +206,7 @@ class Intent:
         """The intent in plain words, for messages."""
         what = {
             "files": self.files.describe(), "lines": "lines", "words": "words", "chars": "characters", "bytes": "bytes",
-            "dirs": "directories", "matches": f"occurrences of {self.word!r}",
+            "dirs": "directories", "matches": f"occurrences of {self.word!r}", "imports": "modules imported",
             "definitions": {"function": "function definitions", "class": "class definitions"}.get(self.kind or "", "definitions"),
         }.get(self.of, self.of)
         where = "" if self.of == "files" else f" in {self.files.describe()}"
@@ -207,7 +214,7 @@ class Intent:
             end, n = self.position
             return f"the {end} {f'{n} lines' if n else 'line'} of {self.files.path}"
         if self.ask == "read":
-            return f"the text of {self.files.path}"
+            return f"the {'docstring' if self.of == 'docstring' else 'text'} of {self.files.path}"
         if self.ask == "ls":
             return f"the entries of directory {self.files.dir or '.'}"
         if self.ask == "top" and self.of == "lines":
@@ -321,7 +328,7 @@ def _concept_searched(s: Sentence, st: State) -> str | None:
     for word, _negated, _index in st.filters:
         quoted = any(token.quoted and token.raw.lower() == str(word).lower() for token in s.tokens)
         if isinstance(word, str) and word.lower() in CONCEPTS and not quoted:
-            about = ("docstrings are not understood yet" if word.lower().startswith("docstring")
+            about = ("docstrings are asked about as 'modules without a docstring' or 'the docstring of src/app.py'" if word.lower().startswith("docstring")
                      else "definitions are asked about by name or number ('functions named parse*', 'files with more than 10 functions')")
             return f"'{word}' names a part of code as well as a word: {about}; to search for the word, quote it: files containing \"{word}\""
     return None
@@ -493,6 +500,12 @@ class _Draft:
                 on_files = False  # "how many lines in python files mention X": no "that", so the lines mention it
             alternatives = tuple(self.st.alternatives.get(position, ()))
             blank = position in self.st.blanks
+            if position in self.st.docstrings or position in self.st.imports:  # said of files, always
+                found.append(Filter(word or "docstring", negated, alternatives=alternatives, docstring=position in self.st.docstrings,
+                                    imports=position in self.st.imports))
+                if not on_files and of != "files":
+                    self.problems.append("a docstring or an import is said of files: 'modules without a docstring', 'modules that import os'")
+                continue
             if blank and of != "lines":
                 self.problems.append("empty what? only lines are empty")
             found.append(Filter(word, negated, lines=of == "lines" and (blank or not on_files), alternatives=alternatives, blank=blank,
@@ -503,6 +516,8 @@ class _Draft:
         """Combinations the programs cannot serve."""
         st, problems = self.st, self.problems
         line_filters = [f for f in filters if f.lines]
+        if of == "imports" and (ask not in ("count", "list", "exists") or line_filters or st.each or st.group_each or st.aggregate or st.distinct):
+            problems.append("the imported modules are listed, counted or looked for: 'which modules does the code import', 'how many modules are imported'")
         if of in ("definitions", "dirs", "words", "chars", "bytes") and line_filters:
             problems.append(f"{of} containing a word: only files and lines can be filtered by a word")
         if of == "definitions" and filters and ask not in ("top", "count", "list", "exists"):
@@ -640,6 +655,15 @@ class _Draft:
             self.problems.append("lines by position, and another question at once")
         return None if self.problems else Intent("read", "text", files, position=st.position)
 
+    def part(self, files: Files, of: str | None, word: str | None) -> Intent | None:
+        """"the docstring of src/app.py": a part of one file."""
+        st = self.st
+        if not files.path or files.ext or files.names or files.glob:
+            self.problems.append(f"the {st.part} of which file? name one ('the {st.part} of src/app.py')")
+        if of not in (None, "files") or st.filters or word or st.orders or st.compares or st.excludes or st.each or st.asks & {"count", "exists", "all"}:
+            self.problems.append(f"the {st.part} of a file, and another question at once")
+        return None if self.problems else Intent("read", st.part, files)
+
     def intent(self) -> Intent | None:
         st = self.st
         def_names = self.definition_names()
@@ -649,6 +673,8 @@ class _Draft:
         the_file = of == "files" and files.path and [(u, p) for u, _i, p in st.units] == [("files", False)]  # "show me the file X"
         if st.position is not None:
             return self.positioned(files, of, word)
+        if st.part is not None:
+            return self.part(files, of, word)
         if st.aggregate in PER_FILE:
             st.each = False  # "per file" is what an average (or a median) is taken over
         plain = (of is None or the_file) and not (
@@ -697,14 +723,15 @@ class _Draft:
             of, filters, word = "lines", [Filter(word, lines=True)] + filters, None
         if ask == "exists" and of == "matches":
             of, filters, word = "files", [Filter(word)] + filters, None
-        if "definitions" in (of, ranking.get("order")) and files.ext is None and not files.path and not files.glob:
+        if ("definitions" in (of, ranking.get("order")) or of == "imports") and files.ext is None and not files.path and not files.glob:
             files = replace(files, ext="*.py")
         if of == "lines" and ask == "list" and st.compares and any(unit == "files" for unit, _index, _many in st.units):
             of = "files"  # "which modules have lines longer than 30 characters": the modules, kept by a line's length
         self.check(ask, of, files, filters, word)
         where = self.compares(files, of)
-        if any(c.measure == "definitions" for c in where) and files.ext is None and not files.path and not files.glob:
-            files = replace(files, ext="*.py")  # "files with no classes": definitions are in the Python files
+        code_parts = any(f.docstring or f.imports for f in filters)
+        if (code_parts or any(c.measure == "definitions" for c in where)) and files.ext is None and not files.path and not files.glob:
+            files = replace(files, ext="*.py")  # "files with no classes", "files with a docstring": parts of Python files
         self.check_aggregate(of, files, filters, where)
         self.check_names(ask, of, files, def_names, group)
         if self.problems:
@@ -746,7 +773,7 @@ def parse(intent: str) -> Parsed:
     tokens = tokenize(canonical(intent))  # everyday wordings first brought to the one the passes read
     if not tokens:
         return Parsed(None)
-    sentence, state = read(tokens)
+    sentence, state = read(tokens, (parse_parts, *PASSES))
     unknown = _leftovers(sentence, state)
     concept = _concept_searched(sentence, state)
     if concept is not None:  # two fair readings, and one of them is not understood: refused, saying both

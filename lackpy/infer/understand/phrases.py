@@ -87,7 +87,7 @@ class Hit:
         return True
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
+def rx(pattern: str) -> re.Pattern[str]:
     """A phrase pattern over the words, aligned to whole words (words are separated by one space)."""
     return re.compile(r"(?<![^ ])(?:" + pattern + r")(?![^ ])")
 
@@ -145,6 +145,9 @@ class State:
     excludes: list[str] = field(default_factory=list)  # directories left out: "outside src/pkg1"
     alternatives: dict[int, list[str]] = field(default_factory=dict)  # filter position -> other words, any of which will do ("X or Y")
     blanks: set[int] = field(default_factory=set)  # filter positions that keep blank lines (not a word): "empty lines"
+    docstrings: set[int] = field(default_factory=set)  # filter positions that keep files with a docstring (or, negated, without)
+    imports: set[int] = field(default_factory=set)  # filter positions whose word is a module the files import
+    part: str | None = None  # "docstring": the part of one file asked for ("the docstring of X")
     position: tuple[str, int | None] | None = None  # ("first" or "last", how many; None: one line): "the last line of X"
     aggregate: str | None = None  # "average" or "median" (per file), "fraction" or "percentage" (of the files)
     named_at: dict[int, int] = field(default_factory=dict)  # position in ``names`` -> token index of its "name" phrase
@@ -164,13 +167,13 @@ def _number(form: str) -> int:
 # -- passes ---------------------------------------------------------------------------------------
 # Each pass is (pattern, handler); handlers read the match, record meaning in the state, and claim.
 
-_CASE_ON = _rx(
+_CASE_ON = rx(
     r"(?:while |when |but |and )?(?:ignoring|ignore|disregarding|regardless of|irrespective of|without regard to) (?:the )?(?:letter )?case"
     r"|case-?insensitive(?:ly)?|case insensitive(?:ly)?|in any case|in either case|(?:in )?(?:upper or lower|lower or upper) ?case"
     r"|no matter (?:the|what) case"
 )
-_CASE_OFF = _rx(r"case-?sensitive(?:ly)?|case sensitive(?:ly)?|(?:with|matching|respecting) (?:the )?(?:exact )?case|exact case")
-_NUMBERED = _rx(r"(?:with|showing|and show|including|plus|and) (?:the )?line numbers|numbered")
+_CASE_OFF = rx(r"case-?sensitive(?:ly)?|case sensitive(?:ly)?|(?:with|matching|respecting) (?:the )?(?:exact )?case|exact case")
+_NUMBERED = rx(r"(?:with|showing|and show|including|plus|and) (?:the )?line numbers|numbered")
 
 
 def _parse_case(s: Sentence, st: State) -> None:
@@ -188,13 +191,13 @@ def _parse_case(s: Sentence, st: State) -> None:
     s.scan(_NUMBERED, lambda hit: hit.claim("numbers"))
 
 
-_READ = _rx(
+_READ = rx(
     r"(?:(?P<verb>read|cat|open|view|dump|ls|list)"
     r"|(?:(?:show|print|display|give|get|list)(?: me)? )?(?:the )?(?:contents?|text|content|entries) of"
     r"|what (?:is|are) (?:the (?:contents?|files?|entries) )?(?:in|inside))"
     r"(?: (?:the )?(?:file |(?:" + DIR_NOUN + r") )?(?P<x>" + W + r")(?: (?:" + DIR_NOUN + r"|file))?)?$"
 )
-_SAYS = _rx(r"what does (?:the )?(?P<x>" + W + r")(?: file)? (?:say|contain)")
+_SAYS = rx(r"what does (?:the )?(?P<x>" + W + r")(?: file)? (?:say|contain)")
 
 
 def _parse_read(s: Sentence, st: State) -> None:
@@ -233,13 +236,13 @@ def _parse_read(s: Sentence, st: State) -> None:
     s.scan(_READ, read)
 
 
-_COUNT = _rx(
+_COUNT = rx(
     r"how many|how much|how often|(?:what is |what are )?(?:the )?(?:total )?(?:number|count|amount|tally|sum) of"
     r"|(?:the )?total number|(?:the )?totals?|sum(?: up)?|count(?:ing)?(?: up)?|counts|tally(?: up)?|add up"
 )
-_YES_NO = _rx(r"^(?:(?:please|so|and|also|now|ok|okay|hey|quick question) )*(?P<aux>is there|are there|is|are|does|do|did|has|have|any)(?: (?P<q>all(?: of)?(?: the)?|every|each))?")
-_LIST = _rx(r"list|show|find|get|give|display|print|enumerate|locate|fetch|output|which|what|tell")
-_WHERE = _rx(r"where (?:is|are|do|does)")
+_YES_NO = rx(r"^(?:(?:please|so|and|also|now|ok|okay|hey|quick question) )*(?P<aux>is there|are there|is|are|does|do|did|has|have|any)(?: (?P<q>all(?: of)?(?: the)?|every|each))?")
+_LIST = rx(r"list|show|find|get|give|display|print|enumerate|locate|fetch|output|which|what|tell")
+_WHERE = rx(r"where (?:is|are|do|does)")
 
 
 def _parse_ask(s: Sentence, st: State) -> None:
@@ -267,24 +270,24 @@ def _parse_ask(s: Sentence, st: State) -> None:
 
 #: Places in a ranking said as words ("the second largest file").
 ORDINALS = {"second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5}
-_TOP_N = _rx(r"(?:the )?(?:top|first) (?P<n>" + NUM + ")")
-_SUPERLATIVE = _rx(
+_TOP_N = rx(r"(?:the )?(?:top|first) (?P<n>" + NUM + ")")
+_SUPERLATIVE = rx(
     r"(?:the )?(?:(?P<n>" + NUM + r") )?(?:(?P<ord>" + "|".join(ORDINALS) + r") )?"
     r"(?P<sup>largest|biggest|longest|smallest|shortest|tiniest|heaviest|lightest)(?: (?P<n2>" + NUM + "))?"
     r"(?! (?:number|count|amount) of )"  # "the largest number of lines" ranks by lines (``_MOST``), not by size
 )
-_MOST = _rx(
+_MOST = rx(
     r"(?:the )?(?:(?P<ord>" + "|".join(ORDINALS) + r") )?(?P<dir>most|fewest|least|(?:highest|largest|greatest|biggest|maximum|max) (?:number|count|amount) of"
     r"|(?:lowest|smallest|minimum|min) (?:number|count|amount) of)(?: (?:occurrences|mentions|instances) of)? "
     + INTRO + r"(?P<what>" + W + ")" + DESCRIPTOR
 )
-_BY = _rx(
+_BY = rx(
     r"(?:(?:sorted|ordered|ranked|sort|order|rank) )?by (?:the )?(?:number of |count of )?(?P<m>size|length|lines?|line count|words?|word count"
     r"|characters|chars|functions|definitions|defs|classes|lines of code)(?: (?P<dir>ascending|descending|(?:smallest|largest|biggest|fewest|most) first))?"
 )
-_N_BEFORE = _rx(r"(?P<n>" + NUM + r")(?= (?:(?:" + TYPE + r") )?(?:" + FILE_NOUN + r"|packages|" + DIR_NOUN + r"))")
-_MOST_FILES = _rx(r"(?:the )?(?P<dir>most|fewest|least) (?:(?P<type>" + TYPE + r") )?(?:" + FILE_NOUN + r")")
-_BY_COUNT = _rx(r"by (?:the )?(?:number|count) of " + INTRO + r"(?P<what>" + W + ")" + DESCRIPTOR)
+_N_BEFORE = rx(r"(?P<n>" + NUM + r")(?= (?:(?:" + TYPE + r") )?(?:" + FILE_NOUN + r"|packages|" + DIR_NOUN + r"))")
+_MOST_FILES = rx(r"(?:the )?(?P<dir>most|fewest|least) (?:(?P<type>" + TYPE + r") )?(?:" + FILE_NOUN + r")")
+_BY_COUNT = rx(r"by (?:the )?(?:number|count) of " + INTRO + r"(?P<what>" + W + ")" + DESCRIPTOR)
 SUPERLATIVES = {
     "largest": ("chars", True), "biggest": ("chars", True), "heaviest": ("chars", True),
     "smallest": ("chars", False), "tiniest": ("chars", False), "lightest": ("chars", False),
@@ -390,13 +393,13 @@ def _parse_order(s: Sentence, st: State) -> None:
         s.scan(_N_BEFORE, lambda hit: st.n.append(_number(hit.form("n"))) or hit.claim("n"))
 
 
-_EACH = _rx(
+_EACH = rx(
     r"(?:(?:in|for|of|from|does|do|has|have) )?(?:each|every single) (?:(?P<type>" + TYPE + r") )?(?:file|one|module|document)"
     r"|(?:per|by) (?:(?P<type2>" + TYPE + r") )?file|file by file|per-file|for each"
 )
 
 
-_EACH_DIR = _rx(
+_EACH_DIR = rx(
     r"(?:(?:in|for|of|from|does|do|has|have) )?(?:each|every|per|by) (?:package|folder|directory|dir|subdirectory|subfolder)"
 )
 
@@ -421,23 +424,23 @@ def _parse_each(s: Sentence, st: State) -> None:
     s.scan(_EACH, each)
 
 
-_NAMED = _rx(r"(?:that are |which are )?(?:named|called) (?P<p>" + W + ")")
-_NAME_START = _rx(r"(?:whose |with |that have |having )?(?:file ?)?names? (?:that )?(?:starts?|starting|begins?|beginning) with (?P<p>" + W + ")")
-_NAME_END = _rx(r"(?:whose |with |that have |having )?(?:file ?)?names? (?:that )?(?:ends?|ending) (?:with|in) (?P<p>" + W + ")")
-_NAME_HAS = _rx(
+_NAMED = rx(r"(?:that are |which are )?(?:named|called) (?P<p>" + W + ")")
+_NAME_START = rx(r"(?:whose |with |that have |having )?(?:file ?)?names? (?:that )?(?:starts?|starting|begins?|beginning) with (?P<p>" + W + ")")
+_NAME_END = rx(r"(?:whose |with |that have |having )?(?:file ?)?names? (?:that )?(?:ends?|ending) (?:with|in) (?P<p>" + W + ")")
+_NAME_HAS = rx(
     r"(?:whose |with |that have |having )?(?:file ?)?names? (?:that )?(?:contains?|containing|including|includes) (?P<p>" + W + ")"
     r"|(?:with|have|has|having|that have|which have) (?P<p2>" + W + r") in (?:the|their|its) (?:file ?)?names?"
 )
 #: Right after a noun for definitions, "starting with X" can only be said of their names ("functions that start with parse");
 #: after a noun for files it could be their text, so there "name" must be said.
 _AFTER_DEFINITION = "|".join(f"(?<={noun} )" for noun in ("functions", "function", "defs", "classes", "class", "methods", "definitions"))
-_DEF_START = _rx(r"(?:" + _AFTER_DEFINITION + r")(?:that |which )?(?:starts?|starting|begins?|beginning) with (?P<p>" + W + ")")
-_DEF_END = _rx(r"(?:" + _AFTER_DEFINITION + r")(?:that |which )?(?:ends?|ending) (?:with|in) (?P<p>" + W + ")")
-_GLOB_LIKE = _rx(r"(?:that |which )?(?:match(?:es|ing)?|like) (?P<p>" + W + ")")
-_EXTENSION = _rx(
+_DEF_START = rx(r"(?:" + _AFTER_DEFINITION + r")(?:that |which )?(?:starts?|starting|begins?|beginning) with (?P<p>" + W + ")")
+_DEF_END = rx(r"(?:" + _AFTER_DEFINITION + r")(?:that |which )?(?:ends?|ending) (?:with|in) (?P<p>" + W + ")")
+_GLOB_LIKE = rx(r"(?:that |which )?(?:match(?:es|ing)?|like) (?P<p>" + W + ")")
+_EXTENSION = rx(
     r"(?:(?:that |which )?(?:end|ends|ending) (?:with|in)|with (?:the )?(?:extension|suffix)|with (?:the |an? )?) (?P<e>\*?\.[a-z0-9]+)(?: (?:extension|suffix))?"
 )
-_TEST = _rx(r"tests?(?= (?:(?:" + TYPE + r") )?(?:" + FILE_NOUN + r"))")
+_TEST = rx(r"tests?(?= (?:(?:" + TYPE + r") )?(?:" + FILE_NOUN + r"))")
 
 
 def _parse_names(s: Sentence, st: State) -> None:
@@ -488,25 +491,25 @@ def _parse_names(s: Sentence, st: State) -> None:
 
 _AND = r"(?:(?:and|but) )?"
 _REL = r"(?:(?:that|which|who|to) )?"
-_NEG_CUE = _rx(
+_NEG_CUE = rx(
     _AND + _REL + r"(?:(?:do|does|did) not (?:contain|mention|include|reference|use|match|have|say)|not (?:containing|mentioning|including|referencing|using|matching|having|with)"
     r"|(?:(?:contains?|containing|mentions?|mentioning|includes?|including|with|having|has|have) )?neither"
     r"|without(?: any)?|with no|(?:have|has|having) no|lacking|lacks?|missing|free of|(?<=and |but )not"
     r"|except (?:for )?(?:those|ones|files) (?:with|containing|mentioning)) " + INTRO + "(?P<t>" + W + ")" + DESCRIPTOR
 )
-_CUE = _rx(
+_CUE = rx(
     _AND + _REL + r"(?P<cue>contains?|containing|mentions?|mentioning|includes?|including|references?|referencing|matching|match(?:es)?"
     r"|says?|saying|(?P<weak>with|having|has|have|using|uses?)) " + INTRO + "(?P<t>" + W + ")" + DESCRIPTOR
 )
-_CONJ = _rx(r"(?P<conj>and|or|nor)(?: also)? " + INTRO + "(?P<t>" + W + ")" + DESCRIPTOR)
-_GREP = _rx(r"(?P<cue>grep|search|look|hunt|scan)(?: for| through)? " + INTRO + "(?P<t>" + W + ")" + DESCRIPTOR)
-_OCCURRENCES = _rx(r"(?P<unit>occurrences?|instances?|mentions?|appearances?|uses|usages?|hits|matches) of " + INTRO + "(?P<t>" + W + ")")
-_PASSIVE = _rx(
+_CONJ = rx(r"(?P<conj>and|or|nor)(?: also)? " + INTRO + "(?P<t>" + W + ")" + DESCRIPTOR)
+_GREP = rx(r"(?P<cue>grep|search|look|hunt|scan)(?: for| through)? " + INTRO + "(?P<t>" + W + ")" + DESCRIPTOR)
+_OCCURRENCES = rx(r"(?P<unit>occurrences?|instances?|mentions?|appearances?|uses|usages?|hits|matches) of " + INTRO + "(?P<t>" + W + ")")
+_PASSIVE = rx(
     r"(?:(?:the )?(?:word|string|text|phrase|keyword|term|token|marker) )?(?P<t>" + W + r") (?:is |are |does |do )?"
     r"(?:mentioned|used|referenced|written|found|present|appears?|occurs?|shows? up|comes? up)"
 )
-_INTRO_TERM = _rx(r"(?:the )?(?:word|string|text|phrase|keyword|term|token|marker) (?P<t>" + W + ")")
-_BARE = _rx(r"(?P<t>" + W + ")" + DESCRIPTOR)
+_INTRO_TERM = rx(r"(?:the )?(?:word|string|text|phrase|keyword|term|token|marker) (?P<t>" + W + ")")
+_BARE = rx(r"(?P<t>" + W + ")" + DESCRIPTOR)
 
 
 def _take_term(s: Sentence, hit: Hit, strong: bool) -> tuple[str, list[int]] | None:
@@ -588,7 +591,7 @@ def _parse_filters(s: Sentence, st: State) -> None:
 
 
 _SCOPE_PREP = r"in|under|inside|within|below|beneath|from|across|throughout|among"
-_SCOPE = _rx(
+_SCOPE = rx(
     r"(?P<prep>" + _SCOPE_PREP + r"|of|for|on) " + DET + r"(?:"
     r"(?P<here>" + HERE + r")"
     r"|(?P<test>tests? )?(?:(?P<type>" + TYPE + r") )?(?P<noun>" + FILE_NOUN + r"|code|source code)"
@@ -596,10 +599,10 @@ _SCOPE = _rx(
     r"|(?P<path>" + W + r")(?: (?P<pathnoun>" + DIR_NOUN + r"|file))?"
     r")"
 )
-_DIR_NAMED = _rx(r"(?:the )?(?P<dir>" + W + r") (?:" + DIR_NOUN + r"|package)")
-_SUBJECT_DIR = _rx(r"(?:does|do) (?P<dir>" + W + r")(?= (?:have|contain|define|hold|include)s?)")
-_PATH = _rx(r"(?P<path>" + W + r")(?: (?P<noun>file|" + DIR_NOUN + "))?")
-_HERE_ALONE = _rx(r"(?:the |this )?(?:current|working|top-level|root) (?:directory|folder|dir)")
+_DIR_NAMED = rx(r"(?:the )?(?P<dir>" + W + r") (?:" + DIR_NOUN + r"|package)")
+_SUBJECT_DIR = rx(r"(?:does|do) (?P<dir>" + W + r")(?= (?:have|contain|define|hold|include)s?)")
+_PATH = rx(r"(?P<path>" + W + r")(?: (?P<noun>file|" + DIR_NOUN + "))?")
+_HERE_ALONE = rx(r"(?:the |this )?(?:current|working|top-level|root) (?:directory|folder|dir)")
 
 
 def _place(st: State, raw: str, as_dir: bool = False) -> bool:
@@ -741,14 +744,14 @@ _UNITS = {
                               "hits", "appearances", "usages")},
     "names": "names", "code": "code", "source code": "code", "lines of code": "lines+code",
 }
-_UNIT = _rx(
+_UNIT = rx(
     r"(?:(?P<type>" + TYPE + r") )?(?P<u>lines of code|source code|function definitions?|function defs|class definitions?|class defs|"
     + "|".join(sorted((re.escape(w) for w in _UNITS if " " not in w), key=len, reverse=True)) + ")"
 )
-_DEFINE_VERB = _rx(r"defined|define|defines|declared|declare|declares")
-_NAME_RANK = _rx(r"(?:the )?(?P<sup>longest|shortest) (?P<kind>function|class|method) name(?! \w)")  # "the longest name": of what? not this
-_DEF_END_AT = _rx(r"(?:the )?(?P<end>first|last|final)(?= (?:function|class|method|definition|def)\b)")
-_DISTINCT = _rx(r"(?:distinct|different|unique)(?= (?:function |class |method )?(?:names|functions|classes|methods|definitions))")
+_DEFINE_VERB = rx(r"defined|define|defines|declared|declare|declares")
+_NAME_RANK = rx(r"(?:the )?(?P<sup>longest|shortest) (?P<kind>function|class|method) name(?! \w)")  # "the longest name": of what? not this
+_DEF_END_AT = rx(r"(?:the )?(?P<end>first|last|final)(?= (?:function|class|method|definition|def)\b)")
+_DISTINCT = rx(r"(?:distinct|different|unique)(?= (?:function |class |method )?(?:names|functions|classes|methods|definitions))")
 
 
 def _parse_units(s: Sentence, st: State) -> None:
@@ -842,7 +845,7 @@ _COMPARE_UNITS = {
     **{w: ("class", 1) for w in ("class", "classes")},
     **{w: ("any", 1) for w in ("definition", "definitions")},
 }
-_COMPARE = _rx(
+_COMPARE = rx(
     r"(?:(?:with|having|that have|which have|that has|which has|that are|which are|that is|of"
     r"|(?P<defines>(?:that |which )?(?:defines?|defining|declares?|declaring))"
     r"|(?:that |which )?(?:contains?|containing|mentions?|mentioning)) )?"
@@ -885,7 +888,7 @@ def _parse_compare(s: Sentence, st: State) -> None:
     s.scan(_COMPARE, compare)
 
 
-_OUTSIDE = _rx(
+_OUTSIDE = rx(
     r"(?:that are |which are )?(?:outside(?: of)?|excluding|except(?: for| in| under)?|not in|not under|apart from|other than(?: in)?|but not in) "
     r"(?:the )?(?:(?:" + DIR_NOUN + r") )?(?P<x>" + W + r")(?: (?:" + DIR_NOUN + r"))?"
 )
@@ -906,13 +909,13 @@ def _parse_outside(s: Sentence, st: State) -> None:
     s.scan(_OUTSIDE, outside)
 
 
-_AGGREGATE = _rx(
+_AGGREGATE = rx(
     r"(?:the |an? |on )?(?P<avg>average|mean|median)(?: (?:number|count|amount) of)?"
     r"|(?:the |a |what )?(?P<share>fraction|proportion|share|percentage|percent|%)(?: of)?"
 )
-_NAME_LENGTH = _rx(r"(?:the |an? )?(?P<avg>average|mean|median) (?:length|number of characters) of (?:an? |the )?(?P<kind>function|class|method) names?")
-_BLANK = _rx(r"(?P<neg>non-?|not )?(?:empty|blank|whitespace-only)(?= lines?\b)")
-_POSITION = _rx(r"(?:the )?(?P<end>first|last|top|final|opening|bottom)(?: (?P<n>" + NUM + r"))? (?P<u>lines?)(?= (?:of|in|from) )")
+_NAME_LENGTH = rx(r"(?:the |an? )?(?P<avg>average|mean|median) (?:length|number of characters) of (?:an? |the )?(?P<kind>function|class|method) names?")
+_BLANK = rx(r"(?P<neg>non-?|not )?(?:empty|blank|whitespace-only)(?= lines?\b)")
+_POSITION = rx(r"(?:the )?(?P<end>first|last|top|final|opening|bottom)(?: (?P<n>" + NUM + r"))? (?P<u>lines?)(?= (?:of|in|from) )")
 
 
 def _parse_lines(s: Sentence, st: State) -> None:
@@ -956,7 +959,7 @@ def _parse_lines(s: Sentence, st: State) -> None:
     s.scan(_AGGREGATE, aggregate)
 
 
-_IN_BYTES = _rx(r"(?:(?:in|as|measured in|counted in) )?(?:the number of )?bytes")
+_IN_BYTES = rx(r"(?:(?:in|as|measured in|counted in) )?(?:the number of )?bytes")
 
 
 def _parse_bytes(s: Sentence, st: State) -> None:
@@ -992,12 +995,12 @@ NUMBERISH = frozenset(NUMBER_WORDS)
 KEYWORD_TERMS = CODE_STARTS - {"from"}
 
 
-def read(tokens: list[Token]) -> tuple["Sentence", "State"]:
+def read(tokens: list[Token], passes: tuple[Callable[[Sentence, State], None], ...] = PASSES) -> tuple["Sentence", "State"]:
     """Run every pass over ``tokens``: the sentence (who claimed each word) and what the claims mean."""
     sentence, state = Sentence(tokens), State()
-    for step in PASSES:
+    for step in passes:
         step(sentence, state)
     return sentence, state
 
 
-__all__ = ["LEXICON", "PASSES", "STRUCTURE", "Sentence", "State", "read"]
+__all__ = ["LEXICON", "PASSES", "STRUCTURE", "W", "Hit", "Sentence", "State", "read", "rx"]

@@ -78,3 +78,71 @@ def test_files_kept_first_then_their_definitions(tmp_path):
 def test_definitions_containing_a_word_with_another_question_about_them_is_refused():
     assert parse("the longest name of the functions containing TODO").intent is None
     assert parse("how many functions containing TODO per file").intent is None
+
+
+DOCSTRINGS = {
+    "one.py": '"""One line."""\n\nx = 1\n',
+    "many.py": '#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n\n"""Summary.\n\n    Indented body\n      deeper\n    """\nimport os\n',
+    "raw.py": "r'''Raw and single-quoted.'''\n",
+    "short.py": "'short'\n",
+    "none.py": "import os\n'''not a docstring: not the first statement'''\n",
+    "fstring.py": 'f"""{1} is not a docstring"""\n',
+    "empty.py": "",
+}
+
+
+def test_a_modules_docstring_is_the_one_python_reads(tmp_path):
+    import ast
+
+    for name, text in DOCSTRINGS.items():
+        (tmp_path / name).write_text(text)
+    for name, text in DOCSTRINGS.items():
+        truth = ast.get_docstring(ast.parse(text))
+        assert _answer(tmp_path, f"What's the docstring of {name}?").output == truth, name
+    has = sorted(name for name, text in DOCSTRINGS.items() if ast.get_docstring(ast.parse(text)) is not None)
+    assert _answer(tmp_path, "which modules have a docstring").output == has
+    assert _answer(tmp_path, "Are there any modules without a docstring?").output is True
+    assert _answer(tmp_path, "how many python files have no docstring").output == len(DOCSTRINGS) - len(has)
+
+
+IMPORTS = {
+    "a.py": "import os, sys as system\nfrom json import loads\nimport os.path\n",
+    "b.py": "from . import sibling\nfrom collections.abc import Mapping\n# import commented_out\n",
+    "c.py": "x = 'import nothing'\n",
+}
+
+
+def test_the_modules_the_code_imports_are_the_ones_python_reads(tmp_path):
+    import ast
+
+    for name, text in IMPORTS.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "notes.md").write_text("import markdown\n")  # not code: never counted
+    truth = set()
+    for text in IMPORTS.values():
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Import):
+                truth |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                truth.add("." * node.level + (node.module or ""))
+    assert _answer(tmp_path, "which modules does the code import").output == sorted(truth)
+    assert _answer(tmp_path, "How many distinct modules are imported across the code base?").output == len(truth)
+    assert _answer(tmp_path, "which modules import os?").output == ["a.py"]
+    assert _answer(tmp_path, "Do any of the files import collections?").output is True  # collections.abc is beneath it
+    assert _answer(tmp_path, "which python files don't import json").output == ["b.py", "c.py"]
+    assert _answer(tmp_path, "how many modules import markdown").output == 0
+
+
+def test_a_part_of_code_said_of_something_else_is_refused():
+    assert parse("the docstring of python files").intent is None  # of which file?
+    assert parse("lines without a docstring").intent is None
+    assert parse("the average number of imports per file").intent is None
+    assert parse('files containing "docstring"').intent.filters[0].word == "docstring"  # quoted: the word
+
+
+def test_two_modules_imported_both_either_or_neither(tmp_path):
+    for name, text in IMPORTS.items():
+        (tmp_path / name).write_text(text)
+    assert _answer(tmp_path, "which files import os and json").output == ["a.py"]
+    assert _answer(tmp_path, "which files import json or collections").output == ["a.py", "b.py"]
+    assert _answer(tmp_path, "which python files do not import os or collections").output == ["c.py"]

@@ -20,7 +20,8 @@ the functions have a TODO in them"), an ordinal before "most", and the two
 judge fixes: 25 right, 11 refused, 0 wrong; with the code base said
 as a whole, "roughly", "put together", "how many lines long", files with no
 functions (or with a class), the length of the longest name and whether a
-name is defined: 32 right, 4 refused, 0 wrong.
+name is defined: 32 right, 4 refused, 0 wrong; with docstrings and imports
+(``lackpy.infer.understand.parts``): 33 right, 3 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from .test_intents import fixture_root, kits, oracle  # noqa: F401  (the shared 
 from .test_unseen_harder import Unseen, _tally, _verdict
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 32, 0
+NOW_RIGHT, NOW_WRONG = 33, 0
 
 
 @pytest.fixture(scope="module")

@@ -417,7 +417,7 @@ MUST_REFUSE = (
     "what is the weather today?",
     "compose a haiku about autumn",
     "how many cats are there",
-    "which files import os and sys",
+    # "which files import os and sys" is answered since imports are understood (test_code_parts.py)
     "what is the longest function?",
     # "how many functions contain a TODO" is answered since a definition's code is understood (test_code_parts.py)
     "delete all python files",

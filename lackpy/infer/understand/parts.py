@@ -1,0 +1,114 @@
+"""The parts of Python code a question names besides definitions: a module's docstring and what it imports.
+
+"What's the docstring of src/app.py", "modules without a docstring",
+"which modules import os", "how many distinct modules are imported": each is
+read here, in a pass that runs before the filters so that "docstring" and
+"import" are understood as parts of code and never searched for as words
+(quoted, they still are: ``files containing "docstring"``).
+
+The programs read these parts from the text as Python lays it out, with the
+tools of the kit and no parser: a module's docstring is the string that
+opens it (after blank and comment lines), and a module imports the names on
+its ``import`` and ``from ... import`` lines. A docstring is cleaned as
+``inspect.cleandoc`` cleans one; escapes in it are shown as written.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lackpy.infer.understand.phrases import W, Hit, Sentence, State, rx
+
+_DOC = r"(?:module |file )?doc-?strings?"
+_DOC_FILTER = rx(
+    r"(?:(?:that|which) )?(?:(?P<neg>without|with no|lacking|missing|(?:do|does) not have|(?:have|has|having) no|not having)"
+    r"|with|having|have|has) (?:an? |any |the )?" + _DOC
+)
+_DOC_READ = rx(r"(?:the )?" + _DOC)
+_IMPORTS_FILTER = rx(r"(?:(?:that|which) )?(?P<neg>(?:do|does) not |never )?(?:import|imports|importing) (?P<m>" + W + ")"
+                     r"(?: (?P<conj>and|or|nor) (?P<m2>" + W + "))?")
+_IMPORTS_NOUN = rx(r"(?:the )?(?:imported (?:modules|packages|libraries)|imports|import statements|dependencies)")
+#: A module's name as an import line gives it: dotted identifiers.
+MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def parse_parts(s: Sentence, st: State) -> None:
+    """Docstrings (had or not, or read) and imports (a module imported, or the modules imported)."""
+
+    def doc_filter(hit: Hit) -> bool:
+        st.docstrings.add(len(st.filters))
+        st.filters.append(("", hit.has("neg"), hit.index(0)))
+        st.note(("without" if hit.has("neg") else "with") + " a docstring")
+        return hit.claim("filter")
+
+    def doc_read(hit: Hit) -> bool:
+        st.part = "docstring"
+        st.note("the docstring")
+        return hit.claim("part")
+
+    def imports(hit: Hit) -> bool:
+        """"import os", "import os and sys" (both), "import os or sys" (either), "do not import os or sys" (neither)."""
+        names = [hit.token(group).raw for group in ("m", "m2") if hit.has(group)]
+        if not all(MODULE_NAME.fullmatch(name) for name in names):
+            return False
+        negated = hit.has("neg")
+        either = hit.has("conj") and hit.form("conj") == "or" and not negated
+        st.imports.add(len(st.filters))
+        st.filters.append((names[0], negated, hit.index(0)))
+        if either:
+            st.alternatives[len(st.filters) - 1] = names[1:]
+        for name in [] if either else names[1:]:
+            st.imports.add(len(st.filters))
+            st.filters.append((name, negated, hit.index("m2")))
+        st.note(f"{'not ' if negated else ''}importing {(' or ' if either else ' and ').join(names)}")
+        return hit.claim("filter")
+
+    def imported(hit: Hit) -> bool:
+        st.units.append(("imports", hit.index(0), True))
+        st.note("the imported modules")
+        return hit.claim("unit")
+
+    s.scan(_DOC_FILTER, doc_filter)
+    s.scan(_DOC_READ, doc_read)
+    s.scan(_IMPORTS_NOUN, imported)
+    s.scan(_IMPORTS_FILTER, imports)
+
+
+# -- how a program reads them (program text; ``TEXT`` is the expression of a file's text) ------------------
+
+#: The first line of a text that is neither blank nor a comment, stripped ("" when there is none).
+_OPENING = '([code for code in [line.strip() for line in TEXT.splitlines()] if code and not code.startswith("#")] + [""])[0]'
+#: Whether a text opens with a string: its docstring (a prefix r or u allowed; b and f strings are not docstrings).
+HAS_DOCSTRING = f'{_OPENING}.lstrip("rRuU")[:1] in ("\'", \'"\')'
+#: The names a text imports: each module of an ``import`` line (without ``as``), and the module of a ``from ... import`` line.
+IMPORTED = (
+    '[name.split(" as ")[0].strip() for code in [line.strip() for line in TEXT.splitlines()] if code.startswith("import ")'
+    ' for name in code[7:].split("#")[0].split(",")]'
+    ' + [code[5:].split(" import ")[0].strip() for code in [line.strip() for line in TEXT.splitlines()]'
+    ' if code.startswith("from ") and " import " in code]'
+)
+#: A program that leaves one file's docstring, cleaned as ``inspect.cleandoc`` cleans it, as its value (None when it has none).
+DOCSTRING = """\
+lines = read_file({file}).splitlines()
+at = ([k for k, line in enumerate(lines) if line.strip() and not line.strip().startswith("#")] + [len(lines)])[0]
+start = "\\n".join(lines[at:]).lstrip("rRuU")
+quote = ([q for q in ('\"\"\"', "\'\'\'", '"', "'") if start.startswith(q)] + [None])[0]
+doc = start[len(quote):].split(quote, 1)[0].expandtabs().splitlines() if quote else None
+if doc:
+    margin = min([len(line) - len(line.lstrip()) for line in doc[1:] if line.strip()], default=0)
+    doc = [doc[0].strip()] + [line[margin:] for line in doc[1:]]
+"\\n".join(doc).strip() if doc is not None else None"""
+
+
+def imports_name(keys: list[str], subject: str, negated: bool) -> str:
+    """Whether ``subject`` (a text) imports any module of the filter's ``keys``, or one beneath it (``import os.path`` imports os)."""
+    one = " or ".join(f"name == {{{key}}} or name.startswith({{{key}}} + \".\")" for key in keys)
+    test = f"any({one} for name in {IMPORTED.replace('TEXT', subject)})"
+    return f"not {test}" if negated else test
+
+
+def has_docstring(subject: str, negated: bool) -> str:
+    return f"{'not ' if negated else ''}{HAS_DOCSTRING.replace('TEXT', subject)}"
+
+
+__all__ = ["DOCSTRING", "IMPORTED", "MODULE_NAME", "has_docstring", "imports_name", "parse_parts"]
