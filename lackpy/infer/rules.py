@@ -30,6 +30,7 @@ from lackpy.infer.base import Proposal, Request, Tier
 from lackpy.infer.fill import render
 from lackpy.infer.understand.compose import Variant, build
 from lackpy.infer.understand.intent import FILLER, Intent, NotUnderstood, Parsed, parse, tokenize as words
+from lackpy.infer.stems import with_paths
 from lackpy.infer.understand.words import BARE_FILES, normalize_intent
 
 #: Intents the tier serves, shown when no tier could serve and offered as the closest ones.
@@ -188,6 +189,20 @@ def closest(intent: str, parsed: Parsed, limit: int = 3) -> tuple[str, ...]:
     return tuple(dict.fromkeys(candidates))[:limit] or EXAMPLES[:limit]
 
 
+def _with_stems(question: str, parsed: Parsed, root: Path) -> Parsed:
+    """``parsed``, or the question with its files named by their stems ("in mod100") when only that is understood."""
+    missing = parsed.intent is not None and parsed.intent.files.dir and not has_dir(root, parsed.intent.files.dir)
+    if parsed.intent is not None and not missing:
+        return parsed
+    asked, several = with_paths(question, root)
+    for stem, paths in several.items():  # a stem of several files, where one of them would be understood: which one?
+        if understand(re.sub(rf"\b{re.escape(stem)}\b", paths[0], asked)).intent is None:
+            continue
+        raise NotUnderstood(f"{stem} is the name of {len(paths)} files ({', '.join(paths[:5])}{', ...' if len(paths) > 5 else ''}): name the one you mean")
+    renamed = understand(asked) if asked != question else parsed
+    return renamed if renamed.intent is not None else parsed
+
+
 def _content(text: str) -> set[str]:
     """The words of ``text`` that carry meaning, singular: what an intent and an example can share."""
     found = {w.lower() for w in re.findall(r"[A-Za-z]\w+", text)} - FILLER - {"how", "many", "are", "there", "does", "which"}
@@ -201,7 +216,8 @@ class RulesTier(Tier):
     model = False
 
     def propose(self, request: Request) -> Proposal | None:
-        parsed = understand(request.intent)
+        root = Path(request.kit.context.root) if request.kit.context is not None else request.workspace  # where the tools look
+        parsed = _with_stems(request.intent, understand(request.intent), root)
         if parsed.intent is None:
             if not parsed.relevant:
                 return None
@@ -209,7 +225,6 @@ class RulesTier(Tier):
         aliases: dict[str, list[str]] = {}  # tool name -> the names programs may call it by
         for alias, tool in request.kit.aliases().items():
             aliases.setdefault(tool, []).append(alias)
-        root = Path(request.kit.context.root) if request.kit.context is not None else request.workspace  # where the tools look
         intent = named_file(anchored(parsed.intent, root), root)
         where = intent.files.dir
         for where in filter(None, (intent.files.dir, *intent.outside)):
