@@ -119,7 +119,7 @@ class _Program:
     def one_of(index: int, f: Filter, subject: str) -> str:
         """Filter ``index`` on ``subject``: its word in it (or not), or any of its words (``TODO or FIXME``)."""
         if f.blank:
-            return f"{'' if f.negated else 'not '}{subject}.strip()"
+            return f"{subject}.strip() {'!=' if f.negated else '=='} \"\""
         if f.docstring:
             return has_docstring(subject, f.negated)
         keys = [f"w{index}"] + [f"w{index}x{other}" for other in range(1, len(f.alternatives) + 1)]
@@ -219,6 +219,8 @@ def build(intent: Intent) -> list[Variant]:
         builder = _name_lengths
     if intent.of == "definitions" and any(f.defs for f in intent.filters):
         builder = _definition_code
+    if intent.of == "lines" and intent.aggregate in ("fraction", "percentage"):
+        builder = _line_share
     if intent.group:
         builder = _grouped
     variants = []
@@ -545,6 +547,16 @@ def _share(p: _Program):
     among = f" if {' and '.join(base)}" if base else ""
     ratio = "100 * sum(counted) / len(counted), 2" if i.aggregate == "percentage" else "sum(counted) / len(counted), 4"
     yield FIND_READ, (f"counted = [{' and '.join(counted)} for f in {everything} for text in [read_file(f)]{among}]\n"
+                      f"round({ratio}) if counted else None")
+
+
+def _line_share(p: _Program):
+    """The fraction (or percentage) of the lines that pass the line filters, of every line of the files (None when there are none)."""
+    i = p.intent
+    on_lines, on_files = _line_filters(p)
+    keep = f" if {p.condition(on_files, 'text')}" if on_files else ""
+    ratio = "100 * sum(counted) / len(counted), 2" if i.aggregate == "percentage" else "sum(counted) / len(counted), 4"
+    yield FIND_READ, (f"counted = [{p.condition(on_lines, 'line')} for f in {p.files()} for text in [read_file(f)]{keep} for line in text.splitlines()]\n"
                       f"round({ratio}) if counted else None")
 
 

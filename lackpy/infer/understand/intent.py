@@ -608,6 +608,8 @@ class _Draft:
             self.problems.append(f"the {aggregate} of what? lines, words, characters, bytes, definitions or a word's matches per file")
         elif aggregate not in PER_FILE and of == "definitions" and filters and all(f.defs for f in filters) and not where:
             return  # the share of the definitions whose code contains a word
+        elif aggregate not in PER_FILE and of == "lines" and any(f.lines for f in filters) and not where:
+            return  # the share of the lines that are empty, or contain a word
         elif aggregate not in PER_FILE and (of != "files" or not (filters or where)):
             self.problems.append(f"the {aggregate} of which files? say which: files containing a word, or over a size")
         elif aggregate not in PER_FILE:

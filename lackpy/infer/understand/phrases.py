@@ -915,6 +915,7 @@ _AGGREGATE = rx(
 )
 _NAME_LENGTH = rx(r"(?:the |an? )?(?P<avg>average|mean|median) (?:length|number of characters) of (?:an? |the )?(?P<kind>function|class|method) names?")
 _BLANK = rx(r"(?P<neg>non-?|not )?(?:empty|blank|whitespace-only)(?= lines?\b)")
+_BLANK_SAID = rx(r"(?:that |which )?(?:are|is) (?P<neg>non-?|not )?(?:empty|blank|whitespace-only)")  # "lines that are blank"
 _POSITION = rx(r"(?:the )?(?P<end>first|last|top|final|opening|bottom)(?: (?P<n>" + NUM + r"))? (?P<u>lines?)(?= (?:of|in|from) )")
 
 
@@ -956,6 +957,7 @@ def _parse_lines(s: Sentence, st: State) -> None:
     s.scan(_NAME_LENGTH, name_length)
     s.scan(_POSITION, position)
     s.scan(_BLANK, blank)
+    s.scan(_BLANK_SAID, blank)
     s.scan(_AGGREGATE, aggregate)
 
 

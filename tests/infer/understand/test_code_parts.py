@@ -146,3 +146,12 @@ def test_two_modules_imported_both_either_or_neither(tmp_path):
     assert _answer(tmp_path, "which files import os and json").output == ["a.py"]
     assert _answer(tmp_path, "which files import json or collections").output == ["a.py", "b.py"]
     assert _answer(tmp_path, "which python files do not import os or collections").output == ["c.py"]
+
+
+def test_the_share_of_the_lines_that_are_blank_or_hold_a_word(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n\n# TODO\n\n")  # 4 lines: 2 blank, 1 TODO
+    (tmp_path / "b.md").write_text("TODO\ntext\n")  # 2 lines: 1 TODO
+    assert _answer(tmp_path, "What percentage of the lines in the Python files are blank?").output == 50.0
+    assert _answer(tmp_path, "what fraction of lines contain TODO").output == round(2 / 6, 4)
+    assert _answer(tmp_path, "what percentage of lines are not empty").output == round(100 * 4 / 6, 2)
+    assert _answer(tmp_path, "how many lines are blank").output == 2

@@ -23,7 +23,9 @@ functions (or with a class), the length of the longest name and whether a
 name is defined: 32 right, 4 refused, 0 wrong; with docstrings and imports
 (``lackpy.infer.understand.parts``): 33 right, 3 refused, 0 wrong; with a
 file named by its stem ("in mod100", "mod42's docstring", ``lackpy.infer.stems``):
-35 right, 1 refused, 0 wrong.
+35 right, 1 refused, 0 wrong; with the share of the lines that are blank:
+36 right. None of these figures is blind any more; a third blind set
+measures the work (``test_third``).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from .test_intents import fixture_root, kits, oracle  # noqa: F401  (the shared 
 from .test_unseen_harder import Unseen, _tally, _verdict
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 35, 0
+NOW_RIGHT, NOW_WRONG = 36, 0
 
 
 @pytest.fixture(scope="module")
