@@ -93,6 +93,10 @@ TABLE: tuple[Entry, ...] = (
           r"with exactly 0 \1", needs=(r"\b(files?|python files?)\b",), why="files that have no functions: their count of functions is 0"),
     Entry(r"\b(?:have|has|with|define|defines|contain|contains) no (functions|classes|methods|definitions)\b", r"with exactly 0 \1",
           needs=(r"\b(files?|python files?)\b",), why="files with no functions: their count of functions is 0"),
+    Entry(r"\b(?:takes?|taking|accepts?|accepting|with|having|(?:has|have)) no (arguments|parameters|args|params)\b", r"with exactly 0 \1",
+          why="a function that takes no arguments takes 0 of them"),
+    Entry(r"\b(?:takes?|taking|accepts?|accepting|with|having|(?:has|have)) (?:a single|only one|just one) (argument|parameter|arg|param)\b",
+          r"with exactly 1 \1", why="a single argument is exactly one"),
     Entry(r"\b(which|what) (?:files?|python files?) (?:that )?(?:define|defines|declare|declares|contain|contains|have|has) (?:a|any|at least one) "
           r"(function|class|method)(?:es|s)?\b(?! (?:called|named)\b)", r"\1 python files with at least 1 \2",
           why="the files that define a class: those with at least one class line, whatever its name"),

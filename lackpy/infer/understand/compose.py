@@ -98,7 +98,8 @@ class _Program:
         else:
             found = f"find_files({{glob}}{arg})"
         keep = [self.left_out(index, d) for index, d in enumerate(self.intent.outside)]
-        keep += [f"{measure_of(c, index, 'text')} {c.op} {{c{index}}}" for index, c in enumerate(self.intent.where) if not c.lines]
+        keep += [f"{measure_of(c, index, 'text')} {c.op} {{c{index}}}" for index, c in enumerate(self.intent.where)
+                 if not c.lines and c.measure != "params"]
         return kept(found, keep)
 
     def left_out(self, index: int, directory: str) -> str:
@@ -217,7 +218,7 @@ def build(intent: Intent) -> list[Variant]:
         builder = _average if intent.aggregate in ("average", "median") else _share
     if intent.name_length:
         builder = _name_lengths
-    if intent.of == "definitions" and any(f.defs for f in intent.filters):
+    if intent.of == "definitions" and (any(f.defs for f in intent.filters) or any(c.measure == "params" for c in intent.where)):
         builder = _definition_code
     if intent.of == "lines" and intent.aggregate in ("fraction", "percentage"):
         builder = _line_share
@@ -470,7 +471,11 @@ def _definition_code(p: _Program):
     if not i.files.path:
         keep = f"    if not ({p.condition(on_files, 'text')}):\n        continue\n" if on_files else ""
         scan = f"for f in {p.files()}:\n    text = read_file(f)\n{keep}" + indent(scan, "    ")
-    kept = f"[d[0] for d in defs if {p.condition(on_code, CODE)}]"
+    tests = [p.condition(on_code, CODE)] if on_code else []
+    takes = [f"d[3] {c.op} {{c{index}}}" for index, c in enumerate(i.where) if c.measure == "params"]
+    if takes:
+        scan += ARGUMENTS
+    kept = f"[d[0] for d in defs if {' and '.join(tests + takes)}]"
     last = {"count": f"len({kept})", "list": kept, "exists": f"len({kept}) > 0"}.get(i.ask)
     if i.aggregate == "percentage":
         last = f"round(100 * len({kept}) / len(defs), 2) if defs else None"
@@ -494,6 +499,39 @@ for line in {lines}:
         defs.append(d)
     for d in inside:
         d[2].append(line)
+"""
+#: A program's loop that gives each definition of ``BLOCKS`` its number of arguments as ``d[3]``: the names between the
+#: parentheses of its signature at depth 0 (outside brackets and strings), without ``*`` and ``/`` markers and without a
+#: first ``self`` or ``cls``; ``*args`` and ``**kwargs`` are arguments. A class's bases are not arguments.
+ARGUMENTS = """\
+counted = []
+for d in defs:
+    signature = "\\n".join(d[2]).split("(", 1)[1] if "(" in d[2][0] and not d[2][0].strip().startswith("class ") else ")"
+    depth = 0
+    quote = None
+    names = []
+    current = ""
+    for ch in signature:
+        if quote is not None:
+            quote = None if ch == quote else quote
+        elif ch in "\\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if ch == "," and depth == 0 and quote is None:
+            names.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    names = [n for n in names + [current.strip()] if n and n not in ("*", "/")]
+    if names and names[0].split(":")[0].strip() in ("self", "cls"):
+        names = names[1:]
+    counted.append((d[0], d[1], d[2], len(names)))
+defs = counted
 """
 #: The code of definition ``d`` of ``BLOCKS``, one text.
 CODE = '"\\n".join(d[2])'

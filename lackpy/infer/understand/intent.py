@@ -147,6 +147,8 @@ class Compare:
     """A line's measure ("lines longer than 80 characters"): a file is kept when one of its lines passes, a line when it does."""
 
     def describe(self) -> str:
+        if self.measure == "params":  # a definition's: "functions with more than 2 arguments"
+            return f"taking {OP_WORDS[self.op]} {self.value} arguments"
         what = {"matches": repr(self.word), "definitions": DEFINITION_WORDS.get(self.kind or "", "definitions")}.get(self.measure, self.measure)
         if self.lines:
             return f"with a line of {OP_WORDS[self.op]} {self.value} {what}"
@@ -522,7 +524,8 @@ class _Draft:
             problems.append(f"{of} containing a word: only files and lines can be filtered by a word")
         if of == "definitions" and filters and ask not in ("top", "count", "list", "exists"):
             problems.append("definitions filtered by a word: count or list them, or ask whether there are any")
-        if of == "definitions" and any(f.defs for f in filters) and (st.each or st.name_rank is not None or st.def_end or st.distinct or st.compares):
+        if of == "definitions" and any(f.defs for f in filters) and (st.each or st.name_rank is not None or st.def_end or st.distinct
+                                                                       or any(c[0] != "params" for c in st.compares)):
             problems.append("definitions containing a word, and another question about them at once")
         if of == "dirs" and (filters or files.ext or files.path or files.names):
             problems.append("directories filtered by content or type: ask for files instead")
@@ -553,6 +556,11 @@ class _Draft:
             while before >= 0 and self.s.tokens[before].form in ("that", "which", "are", "is", "have", "has", "do", "does"):
                 before -= 1
             of_lines = before >= 0 and self.s.tokens[before].form in ("line", "lines") and measure == "chars"
+            if measure == "params":  # the arguments a definition takes: said of definitions, never of files
+                if of != "definitions":
+                    self.problems.append("arguments are a function's: 'functions with more than 2 arguments'")
+                found.append(Compare(measure, op, value))
+                continue
             if of != "files" and before not in st.file_nouns and not (of_lines and of == "lines"):
                 self.problems.append("a comparison keeps files only: say 'files with more than 40 lines'")
             if of_lines:  # "lines longer than 80 characters": a line's length
@@ -575,6 +583,9 @@ class _Draft:
             self.problems.append("the longest or shortest name of a definition, and another question at once")
         if st.def_end and (of != "definitions" or ask != "list" or not files.path or def_names or st.distinct):
             self.problems.append(f"the {st.def_end} definition: of one file, by its name ('the first function in src/app.py')")
+        if any(c[0] == "params" for c in st.compares) and (st.name_rank is not None or st.def_end or st.distinct or st.each or group or def_names
+                                                            or ask not in ("count", "list", "exists")):
+            self.problems.append("definitions by their arguments are counted, listed or looked for, with no other question about them")
         if st.distinct and (of != "definitions" or ask not in ("count", "list") or st.each or group):
             self.problems.append("distinct: the names of definitions are counted or listed once each ('how many distinct function names')")
 
@@ -606,8 +617,9 @@ class _Draft:
             self.problems.append(f"the {aggregate} of one file ({files.path}): ask about files")
         elif aggregate in PER_FILE and (of not in ("lines", "words", "chars", "bytes", "matches", "definitions") or any(f.lines for f in filters)):
             self.problems.append(f"the {aggregate} of what? lines, words, characters, bytes, definitions or a word's matches per file")
-        elif aggregate not in PER_FILE and of == "definitions" and filters and all(f.defs for f in filters) and not where:
-            return  # the share of the definitions whose code contains a word
+        elif (aggregate not in PER_FILE and of == "definitions" and (filters or where) and all(f.defs for f in filters)
+              and all(c.measure == "params" for c in where)):
+            return  # the share of the definitions whose code contains a word, or that take so many arguments
         elif aggregate not in PER_FILE and of == "lines" and any(f.lines for f in filters) and not where:
             return  # the share of the lines that are empty, or contain a word
         elif aggregate not in PER_FILE and (of != "files" or not (filters or where)):

@@ -844,11 +844,13 @@ _COMPARE_UNITS = {
     **{w: ("function", 1) for w in ("function", "functions", "defs", "function definitions")},
     **{w: ("class", 1) for w in ("class", "classes")},
     **{w: ("any", 1) for w in ("definition", "definitions")},
+    **{w: ("params", 1) for w in ("argument", "arguments", "arg", "args", "parameter", "parameters", "param", "params")},
 }
 _COMPARE = rx(
     r"(?:(?:with|having|that have|which have|that has|which has|that are|which are|that is|of"
     r"|(?P<defines>(?:that |which )?(?:defines?|defining|declares?|declaring))"
-    r"|(?:that |which )?(?:contains?|containing|mentions?|mentioning)) )?"
+    r"|(?:that |which )?(?:contains?|containing|mentions?|mentioning)"
+    r"|(?P<takes>(?:that |which )?(?:takes?|taking|accepts?|accepting))) )?"
     r"(?P<op>" + "|".join(sorted(map(re.escape, _OPS), key=len, reverse=True)) + r") "
     r"(?P<n>\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")(?: ?(?P<unit>" + "|".join(sorted(map(re.escape, _COMPARE_UNITS), key=len, reverse=True))
     + r"))?(?: (?P<t>" + W + r")" + DESCRIPTOR + ")?"
@@ -881,6 +883,8 @@ def _parse_compare(s: Sentence, st: State) -> None:
             return False  # "over 2.5 lines"
         if hit.has("defines") and measure not in ("function", "class", "any"):
             return False  # "define" is said of definitions: "files that define at least 11 functions"
+        if hit.has("takes") and measure != "params":
+            return False  # "take" is said of a function's arguments
         st.compares.append((measure, op, int(value * factor), word, hit.index(0)))
         st.note(f"{hit.form('op')} {number} {hit.form('unit') if hit.has('unit') else word or 'lines'}")
         return hit.claim("compare", *span)

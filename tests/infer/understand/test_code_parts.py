@@ -155,3 +155,63 @@ def test_the_share_of_the_lines_that_are_blank_or_hold_a_word(tmp_path):
     assert _answer(tmp_path, "what fraction of lines contain TODO").output == round(2 / 6, 4)
     assert _answer(tmp_path, "what percentage of lines are not empty").output == round(100 * 4 / 6, 2)
     assert _answer(tmp_path, "how many lines are blank").output == 2
+
+
+SIGNATURES = '''\
+def none():
+    pass
+
+
+def one(x):
+    pass
+
+
+def defaults(a, sep=",", pair=(1, 2), *, key: "dict[str, int]" = None):
+    pass
+
+
+def spread(*args, **kwargs):
+    pass
+
+
+def markers(a, /, b, *, c):
+    pass
+
+
+def wrapped(
+    first,
+    second: int = 2,
+):
+    pass
+
+
+class Thing(Base, metaclass=Meta):
+    def method(self, x, y):
+        pass
+
+    @classmethod
+    def build(cls):
+        pass
+'''
+
+
+def _arguments(node) -> int:
+    """What a developer counts: every parameter, less a method's self or cls."""
+    a = node.args
+    names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs] + [p.arg for p in (a.vararg, a.kwarg) if p]
+    return len(names) - (1 if names[:1] in (["self"], ["cls"]) else 0)
+
+
+def test_definitions_by_the_arguments_they_take(tmp_path):
+    import ast
+
+    (tmp_path / "sig.py").write_text(SIGNATURES)
+    taken = {node.name: _arguments(node) for node in ast.walk(ast.parse(SIGNATURES)) if isinstance(node, ast.FunctionDef)}
+    order = list(taken)  # the order of ast.walk is not the file's: compare as sets where order is not asked
+    assert set(_answer(tmp_path, "which functions take more than one argument").output) == {n for n in order if taken[n] > 1}
+    assert set(_answer(tmp_path, "which functions take no arguments").output) == {n for n in order if taken[n] == 0}
+    assert _answer(tmp_path, "how many functions have at least 3 parameters").output == sum(1 for n in order if taken[n] >= 3)
+    assert _answer(tmp_path, "Do any of the functions take more than four arguments?").output is (max(taken.values()) > 4)
+    assert _answer(tmp_path, "what percentage of functions take exactly 2 arguments").output == round(
+        100 * sum(1 for n in order if taken[n] == 2) / len(order), 2)
+    assert parse("python files with more than 2 arguments").intent is None  # arguments are a function's
