@@ -28,7 +28,7 @@ from dataclasses import replace
 from textwrap import indent
 
 from lackpy.infer.understand.intent import Compare, Filter, Intent
-from lackpy.infer.understand.parts import DOCSTRING, IMPORTED, has_docstring, imports_name
+from lackpy.infer.understand.parts import DOCSTRING, IMPORTED, STATEMENT, has_docstring, imports_name
 
 #: How many matching lines a grep that must see every hit asks for before the tool stops.
 GREP_MAX_HITS = 100_000
@@ -543,6 +543,10 @@ def _imports(p: _Program):
     _on_lines, on_files = _line_filters(p)
     keep = f" if {p.condition(on_files, 'text')}" if on_files else ""
     source = "[read_file({file})]" if i.files.path else f"[read_file(f) for f in {p.files()}]"
+    if not i.distinct:  # the import statements: the lines that begin one
+        lines = f"[code for text in {source}{keep} for code in [line.strip() for line in text.splitlines()] if {STATEMENT}]"
+        yield (READ if i.files.path else FIND_READ), {"count": f"len({lines})", "exists": f"len({lines}) > 0"}[i.ask]
+        return
     found = f"names = sorted(set(name for text in {source}{keep} for name in {IMPORTED.replace('TEXT', 'text')}))\n"
     yield (READ if i.files.path else FIND_READ), found + {"list": "names", "count": "len(names)", "exists": "len(names) > 0"}[i.ask]
 

@@ -161,7 +161,27 @@ DEFINITION_WORDS = {"function": "functions", "class": "classes", "any": "definit
 
 @dataclass(frozen=True)
 class Intent:
-    """What a question asks, as the program builder needs it.
+    """What a question asks, as the program builder needs it: the semantic frame the passes fill and ``compose`` reads.
+
+    Every question, however it was said, comes to one frame:
+
+    - **what is returned**: ``ask`` (a count, a list, a yes/no, a ranking,
+      a text), with ``value`` (a figure of the thing ranked first),
+      ``aggregate`` (an average, a median or a share) and ``names``;
+    - **what is counted or named**: ``of`` (files, lines, matches of
+      ``word``, definitions of ``kind``, imports, a docstring, ...);
+    - **its filters**: ``files`` (type, folder, names, one path),
+      ``filters`` (a word, a blank line, a docstring, an import; of a file,
+      a line or a definition's code), ``where`` (a measure against a
+      number: of a file, a line, or a definition's arguments), ``outside``,
+      ``def_names``;
+    - **grouping**: ``each`` (per file) and ``group`` (per directory);
+    - **order and limit**: ``order``, ``largest``, ``n``, ``nth``,
+      ``single``, ``name_rank``, ``def_end``, ``position``.
+
+    A new way of saying a thing is a line of ``canon.TABLE`` that leaves
+    this frame as it is; a new thing to ask is a field here and a builder
+    in ``compose``.
 
     ``ask``: ``count`` (with ``each``: one count per file), ``list``,
     ``exists`` (is there any), ``all`` (does every file), ``top`` (ranked by
@@ -208,7 +228,7 @@ class Intent:
         """The intent in plain words, for messages."""
         what = {
             "files": self.files.describe(), "lines": "lines", "words": "words", "chars": "characters", "bytes": "bytes",
-            "dirs": "directories", "matches": f"occurrences of {self.word!r}", "imports": "modules imported",
+            "dirs": "directories", "matches": f"occurrences of {self.word!r}", "imports": "modules imported" if self.distinct else "import statements",
             "definitions": {"function": "function definitions", "class": "class definitions"}.get(self.kind or "", "definitions"),
         }.get(self.of, self.of)
         where = "" if self.of == "files" else f" in {self.files.describe()}"
@@ -246,7 +266,7 @@ class Intent:
             text += ", files " + c.describe()
         if self.def_names:
             text += ", named " + " and ".join(self.def_names)
-        if self.distinct:
+        if self.distinct and self.of != "imports":
             text += ", each name once"
         if self.def_end:
             text = f"the name of the {self.def_end} of the " + text.removeprefix("the ")
@@ -520,6 +540,12 @@ class _Draft:
         line_filters = [f for f in filters if f.lines]
         if of == "imports" and (ask not in ("count", "list", "exists") or line_filters or st.each or st.group_each or st.aggregate or st.distinct):
             problems.append("the imported modules are listed, counted or looked for: 'which modules does the code import', 'how many modules are imported'")
+        elif of == "imports" and ask == "count" and st.imports_said == "imports":  # two fair readings: both offered
+            problems.append("'imports' can be the modules imported, each once ('how many modules are imported'), or the import statements "
+                            "('how many import statements are there'): ask one of the two")
+        elif of == "imports" and ask == "list" and st.imports_said == "statements":
+            problems.append("the import statements are counted ('how many import statements are there'); to list what they import, "
+                            "ask 'which modules does the code import'")
         if of in ("definitions", "dirs", "words", "chars", "bytes") and line_filters:
             problems.append(f"{of} containing a word: only files and lines can be filtered by a word")
         if of == "definitions" and filters and ask not in ("top", "count", "list", "exists"):
@@ -761,7 +787,7 @@ class _Draft:
         return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names, group=group, among=self.among,
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end) or st.name_rank is not None,
-            distinct=st.distinct, def_end=st.def_end, name_rank=st.name_rank, name_length=st.name_length, **ranking,
+            distinct=st.distinct or of == "imports" and st.imports_said != "statements", def_end=st.def_end, name_rank=st.name_rank, name_length=st.name_length, **ranking,
         )
 
 

@@ -27,7 +27,7 @@ _DOC_FILTER = rx(
 _DOC_READ = rx(r"(?:the )?" + _DOC)
 _IMPORTS_FILTER = rx(r"(?:(?:that|which) )?(?P<neg>(?:do|does) not |never )?(?:import|imports|importing) (?P<m>" + W + ")"
                      r"(?: (?P<conj>and|or|nor) (?P<m2>" + W + "))?")
-_IMPORTS_NOUN = rx(r"(?:the )?(?:imported (?:modules|packages|libraries)|imports|import statements|dependencies)")
+_IMPORTS_NOUN = rx(r"(?:the )?(?:(?P<modules>imported (?:modules|packages|libraries)|dependencies)|(?P<statements>import (?:statements|lines))|imports)")
 #: A module's name as an import line gives it: dotted identifiers.
 MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
@@ -64,8 +64,10 @@ def parse_parts(s: Sentence, st: State) -> None:
         return hit.claim("filter")
 
     def imported(hit: Hit) -> bool:
+        """The modules imported (each once), the import statements, or "imports", which can be either."""
+        st.imports_said = "modules" if hit.has("modules") else "statements" if hit.has("statements") else "imports"
         st.units.append(("imports", hit.index(0), True))
-        st.note("the imported modules")
+        st.note("the import statements" if st.imports_said == "statements" else "the imported modules")
         return hit.claim("unit")
 
     s.scan(_DOC_FILTER, doc_filter)
@@ -87,6 +89,8 @@ IMPORTED = (
     ' + [code[5:].split(" import ")[0].strip() for code in [line.strip() for line in TEXT.splitlines()]'
     ' if code.startswith("from ") and " import " in code]'
 )
+#: Whether a stripped line ``code`` begins an import statement.
+STATEMENT = 'code.startswith("import ") or code.startswith("from ") and " import " in code'
 #: A program that leaves one file's docstring, cleaned as ``inspect.cleandoc`` cleans it, as its value (None when it has none).
 DOCSTRING = """\
 lines = read_file({file}).splitlines()
@@ -111,4 +115,4 @@ def has_docstring(subject: str, negated: bool) -> str:
     return f"{'not ' if negated else ''}{HAS_DOCSTRING.replace('TEXT', subject)}"
 
 
-__all__ = ["DOCSTRING", "IMPORTED", "MODULE_NAME", "has_docstring", "imports_name", "parse_parts"]
+__all__ = ["DOCSTRING", "IMPORTED", "MODULE_NAME", "STATEMENT", "has_docstring", "imports_name", "parse_parts"]

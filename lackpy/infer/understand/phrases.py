@@ -148,6 +148,7 @@ class State:
     docstrings: set[int] = field(default_factory=set)  # filter positions that keep files with a docstring (or, negated, without)
     imports: set[int] = field(default_factory=set)  # filter positions whose word is a module the files import
     part: str | None = None  # "docstring": the part of one file asked for ("the docstring of X")
+    imports_said: str | None = None  # "modules" (imported, each once), "statements" (import lines) or "imports" (either)
     position: tuple[str, int | None] | None = None  # ("first" or "last", how many; None: one line): "the last line of X"
     aggregate: str | None = None  # "average" or "median" (per file), "fraction" or "percentage" (of the files)
     named_at: dict[int, int] = field(default_factory=dict)  # position in ``names`` -> token index of its "name" phrase

@@ -215,3 +215,14 @@ def test_definitions_by_the_arguments_they_take(tmp_path):
     assert _answer(tmp_path, "what percentage of functions take exactly 2 arguments").output == round(
         100 * sum(1 for n in order if taken[n] == 2) / len(order), 2)
     assert parse("python files with more than 2 arguments").intent is None  # arguments are a function's
+
+
+def test_imports_said_alone_have_two_readings_and_both_are_offered(tmp_path):
+    for name, text in IMPORTS.items():
+        (tmp_path / name).write_text(text)
+    refused = parse("how many imports are there")
+    assert refused.intent is None
+    assert "'how many modules are imported'" in refused.problems[0] and "'how many import statements are there'" in refused.problems[0]
+    assert _answer(tmp_path, "how many import statements are there").output == 5  # a.py's three lines, b.py's two
+    assert _answer(tmp_path, "how many modules are imported").output == 6
+    assert _answer(tmp_path, "list the imports").output == sorted(["os", "sys", "json", "os.path", ".", "collections.abc"])
