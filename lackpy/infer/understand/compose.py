@@ -27,6 +27,7 @@ import re
 from dataclasses import replace
 from textwrap import indent
 
+from lackpy.infer.understand.common import commonest
 from lackpy.infer.understand.intent import Compare, Filter, Intent
 from lackpy.infer.understand.parts import DOCSTRING, IMPORTED, STATEMENT, has_docstring, imports_name
 
@@ -412,6 +413,10 @@ def _definitions(p: _Program):
         scan = _definition_names(p, kind, lines, files)
         yield (READ if i.files.path else FIND_READ), scan + {"list": listed, "exists": f"len({listed}) > 0"}.get(i.ask, f"len({listed})")
         return
+    if i.common:  # the commonest name (or first word), by definitions or by files
+        scan = _definition_names(p, kind, lines, files, where=True)
+        yield (READ if i.files.path else FIND_READ), scan + commonest(i.first_word, i.common == "files")
+        return
     if i.name_rank is not None:  # the longest (or shortest) name; every name of that length when several tie
         best = f"best = {'max' if i.name_rank else 'min'}((len(name) for name in names), default=None)\n"
         tied = "tied = sorted(set(name for name in names if len(name) == best))\n"
@@ -625,9 +630,13 @@ def _name_test(index: int, pattern: str) -> str:
 _NAME_OF = {"function": 'code.split("def ", 1)[1].split("(")[0].strip()', "class": 'code[6:].split("(")[0].split(":")[0].strip()'}
 
 
-def _definition_names(p: _Program, kind: str, lines: str, files: str) -> str:
-    """A program prefix that leaves the names of the ``kind`` definitions (function, class or any) in ``names``."""
-    found = {kind: f"names.append({name})" for kind, name in _NAME_OF.items()}
+def _definition_names(p: _Program, kind: str, lines: str, files: str, where: bool = False) -> str:
+    """A program prefix that leaves the names of the ``kind`` definitions (function, class or any) in ``names``.
+
+    With ``where``, it leaves (file, name) pairs in ``found`` instead.
+    """
+    collect = ("found", "({file}, {name})" if p.intent.files.path else "(f, {name})") if where else ("names", "{name}")
+    found = {kind: f"{collect[0]}.append({collect[1].replace('{name}', name)})" for kind, name in _NAME_OF.items()}
     if kind == "any":
         test = (f'if code.startswith({DEFINITION_STARTS["function"]}):\n    {found["function"]}\n'
                 f'elif code.startswith("class "):\n    {found["class"]}\n')
@@ -636,7 +645,7 @@ def _definition_names(p: _Program, kind: str, lines: str, files: str) -> str:
     scan = f"for line in {lines}:\n    code = line.strip()\n" + indent(test, "    ")
     if not p.intent.files.path:
         scan = f"for f in {files}:\n" + indent(scan, "    ")
-    return "names = []\n" + scan
+    return f"{collect[0]} = []\n" + scan
 
 
 def _grouped(p: _Program):

@@ -40,6 +40,7 @@ from functools import lru_cache
 
 from lackpy.errors import InferenceError
 from lackpy.infer.understand.canon import canonical
+from lackpy.infer.understand.common import parse_common
 from lackpy.infer.understand.parts import parse_parts
 from lackpy.infer.understand.phrases import PASSES, Sentence, State, read
 from lackpy.infer.understand.words import FILLER, KINDS, NOT_SUPPORTED, tokenize
@@ -216,6 +217,8 @@ class Intent:
     def_end: str | None = None  # definitions of one file, list: the name of its "first" or "last" one
     name_rank: bool | None = None  # definitions, list: the longest (True) or shortest (False) name; several when they tie
     name_length: bool = False  # definitions, count with an average or median: of the lengths of their names
+    common: str | None = None  # definitions, list: the commonest name, by its "definitions" or by the "files" that define it
+    first_word: bool = False  # with ``common``: the commonest first word of the names
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
     aggregate: str | None = None  # count: "average" or "median" per file, or the "fraction" or "percentage" of the files that qualify
@@ -273,6 +276,9 @@ class Intent:
         if self.name_rank is not None:
             text = f"the {'longest' if self.name_rank else 'shortest'} name of the " + text.removeprefix("the ")
             text = "the length of " + text if self.value else text
+        if self.common:
+            said = "first word of the names" if self.first_word else "name"
+            text = f"the most common {said} of the " + text.removeprefix("the ") + (", by the files that define it" if self.common == "files" else "")
         if self.name_length:
             text = f"the {self.aggregate} length of the names of the " + what + where
         for d in self.outside:
@@ -612,6 +618,9 @@ class _Draft:
         if any(c[0] == "params" for c in st.compares) and (st.name_rank is not None or st.def_end or st.distinct or st.each or group or def_names
                                                             or ask not in ("count", "list", "exists")):
             self.problems.append("definitions by their arguments are counted, listed or looked for, with no other question about them")
+        if st.common and (of != "definitions" or ask != "list" or def_names or st.distinct or st.def_end or st.name_rank is not None
+                          or st.orders or st.each or group or st.filters or st.compares):
+            self.problems.append("the most common name of a definition, and another question at once")
         if st.distinct and (of != "definitions" or ask not in ("count", "list") or st.each or group):
             self.problems.append("distinct: the names of definitions are counted or listed once each ('how many distinct function names')")
 
@@ -787,7 +796,7 @@ class _Draft:
         return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names, group=group, among=self.among,
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end) or st.name_rank is not None,
-            distinct=st.distinct or of == "imports" and st.imports_said != "statements", def_end=st.def_end, name_rank=st.name_rank, name_length=st.name_length, **ranking,
+            distinct=st.distinct or of == "imports" and st.imports_said != "statements", def_end=st.def_end, common=st.common, first_word=st.first_word, name_rank=st.name_rank, name_length=st.name_length, **ranking,
         )
 
 
@@ -813,7 +822,7 @@ def parse(intent: str) -> Parsed:
     tokens = tokenize(canonical(intent))  # everyday wordings first brought to the one the passes read
     if not tokens:
         return Parsed(None)
-    sentence, state = read(tokens, (parse_parts, *PASSES))
+    sentence, state = read(tokens, (parse_parts, parse_common, *PASSES))
     unknown = _leftovers(sentence, state)
     concept = _concept_searched(sentence, state)
     if concept is not None:  # two fair readings, and one of them is not understood: refused, saying both

@@ -148,6 +148,8 @@ class State:
     docstrings: set[int] = field(default_factory=set)  # filter positions that keep files with a docstring (or, negated, without)
     imports: set[int] = field(default_factory=set)  # filter positions whose word is a module the files import
     part: str | None = None  # "docstring": the part of one file asked for ("the docstring of X")
+    common: str | None = None  # the commonest names, by their "definitions" or by the "files" that define them
+    first_word: bool = False  # with ``common``: the commonest first word of the names
     imports_said: str | None = None  # "modules" (imported, each once), "statements" (import lines) or "imports" (either)
     position: tuple[str, int | None] | None = None  # ("first" or "last", how many; None: one line): "the last line of X"
     aggregate: str | None = None  # "average" or "median" (per file), "fraction" or "percentage" (of the files)

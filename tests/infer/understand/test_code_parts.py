@@ -226,3 +226,13 @@ def test_imports_said_alone_have_two_readings_and_both_are_offered(tmp_path):
     assert _answer(tmp_path, "how many import statements are there").output == 5  # a.py's three lines, b.py's two
     assert _answer(tmp_path, "how many modules are imported").output == 6
     assert _answer(tmp_path, "list the imports").output == sorted(["os", "sys", "json", "os.path", ".", "collections.abc"])
+
+
+def test_the_most_common_name_by_definitions_or_by_files_and_its_first_word(tmp_path):
+    (tmp_path / "a.py").write_text("def load(x):\n    pass\n\ndef load(x):\n    pass\n\ndef save_all(x):\n    pass\n")
+    (tmp_path / "b.py").write_text("def save(x):\n    pass\n\ndef save_one(x):\n    pass\n")
+    (tmp_path / "c.py").write_text("def save(x):\n    pass\n\ndef _load_it(x):\n    pass\n")
+    assert _answer(tmp_path, "what is the most common function name").output == ["load", "save"]  # two each: a tie, both
+    assert _answer(tmp_path, "Which function names show up in the most modules?").output == "save"  # b.py and c.py
+    assert _answer(tmp_path, "the commonest first word of function names").output == "save"  # save, save_all, save_one, save
+    assert parse("the most common function name containing TODO").intent is None
