@@ -57,6 +57,7 @@ TABLE: tuple[Entry, ...] = (
     Entry(r"\b(?:distinct |unique |different )?modules (?:does|do) ([\w./-]+\.py) import\b", r"imported modules in \1",
           why="the modules one file imports"),
     Entry(r"\b(?:distinct|unique|different) (?=imported modules\b)", "", why="the imported modules are counted once each already"),
+    Entry(r"\b(import|imports|importing) from\b", r"\1", why="a module that imports from X imports X"),
     Entry(r"\bmodules\b", "python files", unless=(_IMPORTED_MODULES, _SEARCHED + r"modules\b"), why="a code base's modules are its Python files"),
     Entry(r"\bmodule\b", "python file", unless=(_IMPORTED_MODULES, r"\bmodule docstring\b", _SEARCHED + r"module\b", r"\bmodule\s+(appear|occur)"),
           why="one of them"),

@@ -684,7 +684,7 @@ def _scope_place(st: State, hit: Hit) -> bool:
     """A place after a preposition ("in src", "under docs/ folder", "in app.py file")."""
     token = hit.token("path")
     noun = hit.form("pathnoun") or ""
-    if token.quoted or token.form in LEXICON:
+    if token.quoted or token.form in LEXICON and token.form not in PLACE_WORDS:
         return False
     is_dir = bool(noun) and noun != "file"
     if not is_path(token.raw) and not type_of(token.form):
@@ -907,7 +907,7 @@ def _parse_outside(s: Sentence, st: State) -> None:
     def outside(hit: Hit) -> bool:
         token = hit.token("x")
         raw = token.raw.rstrip("/")
-        if token.quoted or token.form in LEXICON or not DIR_PATH.fullmatch(raw) or is_file(raw) or MAGIC.search(raw):
+        if token.quoted or token.form in LEXICON and token.form not in PLACE_WORDS or not DIR_PATH.fullmatch(raw) or is_file(raw) or MAGIC.search(raw):
             return False
         st.excludes.append(raw.removeprefix("./"))
         st.note(f"outside {raw}")
@@ -994,6 +994,8 @@ LEXICON = frozenset(
           "with contain contains containing mention mentions mentioning include includes including named called match matching "
           "where grep search read cat open ls contents what which list show find lines files word words test tests".split())
 )
+#: Words of the lexicon that are also the name of a folder when they stand where one would ("in tests", "outside tests").
+PLACE_WORDS = frozenset({"test", "tests"})
 #: Words that cannot be searched for without quotes: they are the sentence's own structure.
 STRUCTURE = frozenset(
     "the a an any some all every each of in under inside within below from to for with without and or but not no that which "

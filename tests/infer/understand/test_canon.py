@@ -233,3 +233,16 @@ def test_the_length_of_the_longest_name_and_whether_a_name_is_defined(tmp_path):
     assert _answer(tmp_path, "how many characters is the shortest function name").output == 2
     assert _answer(tmp_path, "Is there a function called main anywhere?").output is False
     assert _answer(tmp_path, "is there a function named ab").output is True
+
+
+@pytest.mark.parametrize("asked, meant", [
+    ("python files in tests", "python files under tests/"),
+    ("count TODO outside tests", "count TODO outside tests/"),
+    ("which modules import from json", "which python files import json"),
+])
+def test_a_tests_folder_and_an_import_from(asked, meant):
+    assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked
+
+
+def test_test_files_are_still_files_named_for_tests():
+    assert parse("how many test files are there").intent.files.names == ("test_*", "*_test.*")
