@@ -28,7 +28,7 @@ def parse_common(s: Sentence, st: State) -> None:
     def common(hit: Hit) -> bool:
         st.common = "files" if hit.has("files") else "definitions"
         st.first_word = hit.has("first")
-        st.kinds.append({"class": "class"}.get(hit.form("kind"), "function"))
+        st.kinds.append({"class": "class", "method": "method"}.get(hit.form("kind"), "function"))
         st.units.append(("definitions", hit.index("kind"), True))
         st.names_wanted = True
         said = "first word of the names" if st.first_word else "name"

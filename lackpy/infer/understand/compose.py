@@ -219,7 +219,8 @@ def build(intent: Intent) -> list[Variant]:
         builder = _average if intent.aggregate in ("average", "median") else _share
     if intent.name_length:
         builder = _name_lengths
-    if intent.of == "definitions" and (any(f.defs for f in intent.filters) or any(c.measure == "params" for c in intent.where)):
+    if intent.of == "definitions" and (any(f.defs for f in intent.filters) or any(c.measure == "params" for c in intent.where)
+                                       or intent.kind == "method"):
         builder = _definition_code
     if intent.of == "lines" and intent.aggregate in ("fraction", "percentage"):
         builder = _line_share
@@ -468,19 +469,27 @@ def _definition_code(p: _Program):
     """
     i = p.intent
     kind = i.kind or "function"
-    name = _NAME_OF[kind] if kind != "any" else f'({_NAME_OF["function"]} if not code.startswith("class ") else {_NAME_OF["class"]})'
+    any_name = f'({_NAME_OF["function"]} if not code.startswith("class ") else {_NAME_OF["class"]})'
+    name = any_name if kind in ("any", "method") else _NAME_OF[kind]
     on_files = [(k, f) for k, f in enumerate(i.filters) if not f.defs]
     on_code = [(k, f) for k, f in enumerate(i.filters) if f.defs]
     lines = "read_file({file}).splitlines()" if i.files.path else "text.splitlines()"
-    scan = BLOCKS.format(lines=lines, starts=DEFINITION_STARTS[kind], name=name)
+    scan = BLOCKS.format(lines=lines, starts=DEFINITION_STARTS["any" if kind == "method" else kind], name=name)
+    if kind == "method":  # every definition is found, each knowing whether it is a class and whether a class holds it
+        scan = scan.replace(", depth, [])", ', depth, [], code.startswith("class "), len(inside) > 0 and inside[-1][3])')
     if not i.files.path:
         keep = f"    if not ({p.condition(on_files, 'text')}):\n        continue\n" if on_files else ""
         scan = f"for f in {p.files()}:\n    text = read_file(f)\n{keep}" + indent(scan, "    ")
+    if kind == "method":
+        scan += "defs = [d[:3] for d in defs if d[4] and not d[3]]\n"
     tests = [p.condition(on_code, CODE)] if on_code else []
+    for index, pattern in enumerate(i.def_names):
+        p.values[f"d{index}"] = pattern.strip("*")
+        tests.append(_name_test(index, pattern, "d[0]"))
     takes = [f"d[3] {c.op} {{c{index}}}" for index, c in enumerate(i.where) if c.measure == "params"]
     if takes:
         scan += ARGUMENTS
-    kept = f"[d[0] for d in defs if {' and '.join(tests + takes)}]"
+    kept = f"[d[0] for d in defs if {' and '.join(tests + takes)}]" if tests + takes else "[d[0] for d in defs]"
     last = {"count": f"len({kept})", "list": kept, "exists": f"len({kept}) > 0"}.get(i.ask)
     if i.aggregate == "percentage":
         last = f"round(100 * len({kept}) / len(defs), 2) if defs else None"
@@ -615,15 +624,15 @@ def _share_condition(p: _Program, role: str, index: int) -> str:
     return f"{measure_of(c, index, 'text')} {c.op} {{c{index}}}"
 
 
-def _name_test(index: int, pattern: str) -> str:
+def _name_test(index: int, pattern: str, name: str = "name") -> str:
     """``name`` against pattern ``index``: X, X* (starts), *X (ends) or *X* (contains)."""
     if pattern.startswith("*") and pattern.endswith("*"):
-        return f"{{d{index}}} in name"
+        return f"{{d{index}}} in {name}"
     if pattern.endswith("*"):
-        return f"name.startswith({{d{index}}})"
+        return f"{name}.startswith({{d{index}}})"
     if pattern.startswith("*"):
-        return f"name.endswith({{d{index}}})"
-    return f"name == {{d{index}}}"
+        return f"{name}.endswith({{d{index}}})"
+    return f"{name} == {{d{index}}}"
 
 
 #: The name of a definition of a kind, from its stripped line ``code``.

@@ -157,7 +157,7 @@ class Compare:
 
 
 OP_WORDS = {">": "more than", ">=": "at least", "<": "fewer than", "<=": "at most", "==": "exactly"}
-DEFINITION_WORDS = {"function": "functions", "class": "classes", "any": "definitions"}
+DEFINITION_WORDS = {"function": "functions", "class": "classes", "method": "methods", "any": "definitions"}
 
 
 @dataclass(frozen=True)
@@ -232,7 +232,8 @@ class Intent:
         what = {
             "files": self.files.describe(), "lines": "lines", "words": "words", "chars": "characters", "bytes": "bytes",
             "dirs": "directories", "matches": f"occurrences of {self.word!r}", "imports": "modules imported" if self.distinct else "import statements",
-            "definitions": {"function": "function definitions", "class": "class definitions"}.get(self.kind or "", "definitions"),
+            "definitions": {"function": "function definitions", "class": "class definitions", "method": "methods (functions in a class)"}.get(
+                self.kind or "", "definitions"),
         }.get(self.of, self.of)
         where = "" if self.of == "files" else f" in {self.files.describe()}"
         if self.ask == "read" and self.position:
@@ -266,7 +267,7 @@ class Intent:
         for f in self.filters:
             text += ", " + f.describe() + (" (line by line)" if f.lines and not f.blank else "")
         for c in self.where:
-            text += ", files " + c.describe()
+            text += (", " if c.measure == "params" else ", files ") + c.describe()
         if self.def_names:
             text += ", named " + " and ".join(self.def_names)
         if self.distinct and self.of != "imports":
@@ -615,6 +616,11 @@ class _Draft:
             self.problems.append("the longest or shortest name of a definition, and another question at once")
         if st.def_end and (of != "definitions" or ask != "list" or not files.path or def_names or st.distinct):
             self.problems.append(f"the {st.def_end} definition: of one file, by its name ('the first function in src/app.py')")
+        if "method" in st.kinds and len(set(st.kinds)) == 1 and (
+                ask not in ("count", "list", "exists") or of != "definitions" or group or st.each or st.orders or st.name_rank is not None
+                or st.def_end or st.distinct or st.common or st.name_length or st.aggregate in ("average", "median")):
+            self.problems.append("methods (functions in a class) are counted, listed or looked for: 'how many methods are there', "
+                                 "'methods with more than 2 arguments'")
         if any(c[0] == "params" for c in st.compares) and (st.name_rank is not None or st.def_end or st.distinct or st.each or group or def_names
                                                             or ask not in ("count", "list", "exists")):
             self.problems.append("definitions by their arguments are counted, listed or looked for, with no other question about them")

@@ -308,7 +308,7 @@ def _parse_name_rank(s: Sentence, st: State) -> None:
 
     def name_rank(hit: Hit) -> bool:
         st.name_rank = hit.form("sup") == "longest"
-        st.kinds.append({"class": "class", "method": "function"}.get(hit.form("kind") or "", "function"))
+        st.kinds.append({"class": "class", "method": "method"}.get(hit.form("kind") or "", "function"))
         st.units.append(("definitions", hit.index("sup"), False))
         st.note(f"the {hit.form('sup')} name")
         return hit.claim("order")
@@ -741,6 +741,7 @@ _UNITS = {
     **{w: "function" for w in ("function", "functions", "defs", "function definitions", "function defs", "function definition")},
     **{w: "class" for w in ("classes", "class definitions", "class definition", "class defs")},
     **{w: "any" for w in ("definition", "definitions")},
+    **{w: "method" for w in ("method", "methods")},
     **{w: "dirs" for w in ("package", "packages", "directory", "directories", "dir", "dirs", "folder", "folders", "subdirectory", "subdirectories",
                            "subdir", "subdirs", "subfolder", "subfolders", "sub-directories")},
     **{w: "matches" for w in ("occurrence", "occurrences", "match", "matches", "instance", "instances", "times", "mentions",
@@ -772,7 +773,7 @@ def _parse_units(s: Sentence, st: State) -> None:
                 return False  # "modules", "scripts": of which language?
             st.units.append(("files", index, plural))
             st.file_nouns.add(index)
-        elif meaning in ("function", "class", "any"):
+        elif meaning in ("function", "class", "any", "method"):
             st.kinds.append(meaning)
             st.units.append(("definitions", index, plural))
         elif meaning == "names":
@@ -956,7 +957,7 @@ def _parse_lines(s: Sentence, st: State) -> None:
         """"the average length of a function name": the names' lengths, averaged (or their median)."""
         st.aggregate = "median" if hit.form("avg") == "median" else "average"
         st.name_length = True
-        st.kinds.append({"class": "class"}.get(hit.form("kind"), "function"))
+        st.kinds.append({"class": "class", "method": "method"}.get(hit.form("kind"), "function"))
         st.units.append(("definitions", hit.index("kind"), True))
         st.note(f"the {st.aggregate} length of a {hit.form('kind')} name")
         return hit.claim("aggregate")

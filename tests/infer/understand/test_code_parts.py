@@ -236,3 +236,14 @@ def test_the_most_common_name_by_definitions_or_by_files_and_its_first_word(tmp_
     assert _answer(tmp_path, "Which function names show up in the most modules?").output == "save"  # b.py and c.py
     assert _answer(tmp_path, "the commonest first word of function names").output == "save"  # save, save_all, save_one, save
     assert parse("the most common function name containing TODO").intent is None
+
+
+def test_methods_are_the_functions_a_class_holds(tmp_path):
+    (tmp_path / "sig.py").write_text(SIGNATURES)
+    (tmp_path / "nested.py").write_text("def outer(x):\n    def inner(y):\n        pass\n    class Local:\n        def m(self):\n            pass\n")
+    assert _answer(tmp_path, "how many methods are there").output == 3  # method, build, m; never inner
+    assert set(_answer(tmp_path, "which methods take more than 1 argument").output) == {"method"}  # self is not counted
+    assert _answer(tmp_path, "list the methods named b*").output == ["build"]
+    assert _answer(tmp_path, "Are there any methods containing classmethod?").output is False  # a decorator is above its method
+    assert parse("the longest method name").intent is None
+    assert parse("which file has the most methods").intent is None

@@ -425,7 +425,7 @@ MUST_REFUSE = (
     "which files changed recently",
     "frobnicate the widgets",
     "count TODOs in python files and markdown files",
-    "how many methods are there",
+    # "how many methods are there" is answered since methods are understood (test_code_parts.py)
     "who wrote src/pkg1/mod1.py",
     "what is the meaning of life",
     "show me the money",
