@@ -265,9 +265,15 @@ def _place(nth: int) -> str:
 class NotUnderstood(InferenceError):
     """The rules tier understood part of an intent, or none it can serve, and proposes nothing.
 
-    The message says what was understood, what was not, and the closest
-    intents it can serve; it becomes the tier's line in the attempt log.
+    The message says what was understood, what was not, and the questions
+    it does understand that are nearest the one asked; it becomes the
+    tier's line in the attempt log.
     """
+
+
+def offered(questions: tuple[str, ...]) -> str:
+    """The questions a refusal offers instead, each in double quotes exactly as it can be pasted back."""
+    return "questions I do understand that are near it: " + "; ".join(f'"{q}"' for q in questions)
 
 
 @dataclass(frozen=True)
@@ -285,7 +291,7 @@ class Parsed:
         return bool(self.understood)
 
     def explain(self, closest: tuple[str, ...] = ()) -> str:
-        """One line for the attempt log."""
+        """One line for the attempt log: what was understood, what was not and why, and ``closest``, the questions to ask instead."""
         parts = []
         if self.understood:
             parts.append("understood " + ", ".join(self.understood))
@@ -296,7 +302,7 @@ class Parsed:
         if any(w.isalpha() and w.lower() not in NOT_SUPPORTED and w.lower() not in FILLER for w in self.unknown):
             parts.append('a word to search for can be quoted: count "word"')
         if closest:
-            parts.append("closest intents I can serve: " + "; ".join(repr(c) for c in closest))
+            parts.append(offered(closest))
         return "not sure what is asked: " + "; ".join(parts)
 
 
@@ -754,4 +760,4 @@ def parse(intent: str) -> Parsed:
     return Parsed(intent_, (intent_.describe(),))
 
 
-__all__ = ["Files", "Filter", "Intent", "KINDS", "NotUnderstood", "Parsed", "parse", "tokenize"]
+__all__ = ["Files", "Filter", "Intent", "KINDS", "NotUnderstood", "Parsed", "offered", "parse", "tokenize"]
