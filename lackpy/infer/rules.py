@@ -8,8 +8,9 @@ run, calling each tool by the kit's name for it.
 
 When the intent is about files but some part of it is not understood, the
 tier proposes nothing and raises ``NotUnderstood``: the attempt log then says
-what was understood, what was not, and the closest intents the tier can
-serve. An intent with nothing about files in it ("compose a haiku") is
+what was understood, what was not, and up to three questions the tier does
+understand that are nearest the one asked (``lackpy.infer.understand.nearest``),
+with the user's own file, directory or word in them, ready to paste back. An intent with nothing about files in it ("compose a haiku") is
 simply not a match. A wrong answer served with confidence is the failure
 this tier avoids; a refusal lets the next tier (a model, if configured) try.
 """
@@ -29,11 +30,12 @@ from lackpy.errors import InferenceError
 from lackpy.infer.base import Proposal, Request, Tier
 from lackpy.infer.fill import render
 from lackpy.infer.understand.compose import Variant, build
-from lackpy.infer.understand.intent import FILLER, Intent, NotUnderstood, Parsed, parse, tokenize as words
 from lackpy.infer.stems import with_paths
+from lackpy.infer.understand.intent import Intent, NotUnderstood, Parsed, offered, parse
+from lackpy.infer.understand.nearest import nearest
 from lackpy.infer.understand.words import BARE_FILES, normalize_intent
 
-#: Intents the tier serves, shown when no tier could serve and offered as the closest ones.
+#: Intents the tier serves, shown when no tier could serve (a refusal offers the nearest questions of ``nearest.CATALOGUE``).
 EXAMPLES = (
     "count TODOs",
     "how many python files are there",
@@ -171,22 +173,8 @@ def name_of(intent: Intent) -> str:
 
 
 def closest(intent: str, parsed: Parsed, limit: int = 3) -> tuple[str, ...]:
-    """Intents near ``intent`` that this tier serves: a word not understood searched for, then examples."""
-    tokens = words(normalize(intent))
-    shown = [f'"{t.raw}"' if t.quoted else t.raw for t in tokens]
-    candidates = []
-    for unknown in parsed.unknown[:1]:
-        quoted = " ".join(f'"{w}"' if w == unknown else w for w in shown)
-        if parse(quoted).intent is not None:
-            candidates.append(quoted)
-    if len(parsed.unknown) == 1:
-        without = " ".join(w for w in shown if w != parsed.unknown[0])
-        if parse(without).intent is not None:
-            candidates.append(without)
-    wanted = _content(intent)
-    ranked = sorted(EXAMPLES, key=lambda example: -len(_content(example) & wanted))
-    candidates += [example for example in ranked if _content(example) & wanted]
-    return tuple(dict.fromkeys(candidates))[:limit] or EXAMPLES[:limit]
+    """Up to ``limit`` questions this tier serves that are nearest ``intent`` (its word not understood searched for first), or examples."""
+    return nearest(normalize(intent), parsed, limit) or EXAMPLES[:limit]
 
 
 def _with_stems(question: str, parsed: Parsed, root: Path) -> Parsed:
@@ -201,12 +189,6 @@ def _with_stems(question: str, parsed: Parsed, root: Path) -> Parsed:
         raise NotUnderstood(f"{stem} is the name of {len(paths)} files ({', '.join(paths[:5])}{', ...' if len(paths) > 5 else ''}): name the one you mean")
     renamed = understand(asked) if asked != question else parsed
     return renamed if renamed.intent is not None else parsed
-
-
-def _content(text: str) -> set[str]:
-    """The words of ``text`` that carry meaning, singular: what an intent and an example can share."""
-    found = {w.lower() for w in re.findall(r"[A-Za-z]\w+", text)} - FILLER - {"how", "many", "are", "there", "does", "which"}
-    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in found}
 
 
 class RulesTier(Tier):
@@ -233,8 +215,7 @@ class RulesTier(Tier):
         variants = build(intent)
         if not variants:
             raise NotUnderstood(
-                f"understood {parsed.intent.describe()}, but I have no program for that combination; "
-                "closest intents I can serve: " + "; ".join(repr(c) for c in closest(request.intent, parsed))
+                f"understood {parsed.intent.describe()}, but I have no program for that combination; " + offered(closest(request.intent, parsed))
             )
         for tools, body, values in variants:
             if all(tool in aliases for tool in tools) and not (_names(body) - set(tools)) & request.kit.names:

@@ -264,9 +264,13 @@ def test_a_refusal_says_what_was_understood_what_was_not_and_what_is_close(root,
         RulesTier(workspace=root).propose(Request("how many cats are there", kit("readonly"), workspace=root))
     message = str(info.value)
     assert "understood a count" in message and "did not understand 'cats'" in message
-    assert "closest intents I can serve: 'how many \"cats\" are there'" in message
+    assert "questions I do understand that are near it: \"how many 'cats' are there\"; " in message
     with pytest.raises(NotUnderstood, match="one search word at a time"):
         RulesTier(workspace=root).propose(Request("count TODO or FIXME", kit("readonly"), workspace=root))
+    with pytest.raises(NotUnderstood) as info:  # understood, but no program for it: the questions near it all the same
+        RulesTier(workspace=root).propose(Request("grep TODO in files without FIXME", kit("readonly"), workspace=root))
+    said = str(info.value).split("but I have no program for that combination; questions I do understand that are near it: ")[1]
+    assert set(said.split("; ")) == {'"which files do not contain TODO"', '"which files contain TODO or FIXME"', '"which files contain TODO"'}
     with pytest.raises(NotUnderstood, match="only files can be ranked"):
         RulesTier(workspace=root).propose(Request("what is the longest function", kit("readonly"), workspace=root))
 

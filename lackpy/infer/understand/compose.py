@@ -490,6 +490,8 @@ def _definition_code(p: _Program):
     if takes:
         scan += ARGUMENTS
     kept = f"[d[0] for d in defs if {' and '.join(tests + takes)}]" if tests + takes else "[d[0] for d in defs]"
+    if i.distinct:  # each name once
+        kept = f"sorted(set({kept}))"
     last = {"count": f"len({kept})", "list": kept, "exists": f"len({kept}) > 0"}.get(i.ask)
     if i.aggregate == "percentage":
         last = f"round(100 * len({kept}) / len(defs), 2) if defs else None"

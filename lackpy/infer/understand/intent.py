@@ -304,9 +304,15 @@ def _place(nth: int) -> str:
 class NotUnderstood(InferenceError):
     """The rules tier understood part of an intent, or none it can serve, and proposes nothing.
 
-    The message says what was understood, what was not, and the closest
-    intents it can serve; it becomes the tier's line in the attempt log.
+    The message says what was understood, what was not, and the questions
+    it does understand that are nearest the one asked; it becomes the
+    tier's line in the attempt log.
     """
+
+
+def offered(questions: tuple[str, ...]) -> str:
+    """The questions a refusal offers instead, each in double quotes exactly as it can be pasted back."""
+    return "questions I do understand that are near it: " + "; ".join(f'"{q}"' for q in questions)
 
 
 @dataclass(frozen=True)
@@ -324,7 +330,7 @@ class Parsed:
         return bool(self.understood)
 
     def explain(self, closest: tuple[str, ...] = ()) -> str:
-        """One line for the attempt log."""
+        """One line for the attempt log: what was understood, what was not and why, and ``closest``, the questions to ask instead."""
         parts = []
         if self.understood:
             parts.append("understood " + ", ".join(self.understood))
@@ -335,7 +341,7 @@ class Parsed:
         if any(w.isalpha() and w.lower() not in NOT_SUPPORTED and w.lower() not in FILLER for w in self.unknown):
             parts.append('a word to search for can be quoted: count "word"')
         if closest:
-            parts.append("closest intents I can serve: " + "; ".join(repr(c) for c in closest))
+            parts.append(offered(closest))
         return "not sure what is asked: " + "; ".join(parts)
 
 
@@ -440,6 +446,10 @@ class _Draft:
         st = self.st
         units = [u for u, _i, _p in st.units]
         kinds = list(dict.fromkeys(st.kinds))
+        if set(kinds) == {"method", "class"}:  # "the methods of the classes": the classes are where the methods are
+            if kinds[0] != "method":
+                self.problems.append("classes by their methods are not understood yet: ask about the methods ('how many methods are there')")
+            kinds = ["method"]
         kind = (kinds[0] if len(kinds) == 1 else "any") if kinds else None
         terms = list(dict.fromkeys([w for w, _how in st.terms] + st.order_terms))
         if len(terms) > 1:
@@ -564,6 +574,8 @@ class _Draft:
             problems.append("directories filtered by content or type: ask for files instead")
         if of == "lines" and ask == "list" and not line_filters:
             problems.append("which lines? say lines containing a word, or read the file")
+        if of == "definitions" and word is not None and ask != "top":
+            problems.append(f"definitions and the word {word!r}: definitions containing it? say \"functions containing {word}\"")
         if of == "files" and word is not None and ask != "top":
             problems.append(f"files and the word {word!r}: files containing it? say \"files containing {word}\"")
         if st.each and (of in ("files", "dirs") or ask not in ("count", "all") or files.path):
@@ -616,9 +628,9 @@ class _Draft:
             self.problems.append("the longest or shortest name of a definition, and another question at once")
         if st.def_end and (of != "definitions" or ask != "list" or not files.path or def_names or st.distinct):
             self.problems.append(f"the {st.def_end} definition: of one file, by its name ('the first function in src/app.py')")
-        if "method" in st.kinds and len(set(st.kinds)) == 1 and (
+        if "method" in st.kinds and set(st.kinds) <= {"method", "class"} and (
                 ask not in ("count", "list", "exists") or of != "definitions" or group or st.each or st.orders or st.name_rank is not None
-                or st.def_end or st.distinct or st.common or st.name_length or st.aggregate in ("average", "median")):
+                or st.def_end or st.common or st.name_length or st.aggregate in ("average", "median")):
             self.problems.append("methods (functions in a class) are counted, listed or looked for: 'how many methods are there', "
                                  "'methods with more than 2 arguments'")
         if any(c[0] == "params" for c in st.compares) and (st.name_rank is not None or st.def_end or st.distinct or st.each or group or def_names
@@ -850,4 +862,4 @@ def parse(intent: str) -> Parsed:
     return Parsed(intent_, (intent_.describe(),))
 
 
-__all__ = ["Files", "Filter", "Intent", "KINDS", "NotUnderstood", "Parsed", "parse", "tokenize"]
+__all__ = ["Files", "Filter", "Intent", "KINDS", "NotUnderstood", "Parsed", "offered", "parse", "tokenize"]

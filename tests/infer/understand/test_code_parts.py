@@ -247,3 +247,12 @@ def test_methods_are_the_functions_a_class_holds(tmp_path):
     assert _answer(tmp_path, "Are there any methods containing classmethod?").output is False  # a decorator is above its method
     assert parse("the longest method name").intent is None
     assert parse("which file has the most methods").intent is None
+
+
+def test_methods_said_with_their_classes(tmp_path):
+    (tmp_path / "m.py").write_text("class A:\n    def get(self):\n        pass\n\n    def put(self, x):\n        pass\n\n\n"
+                                   "class B:\n    def get(self):\n        pass\n")
+    assert _answer(tmp_path, "How many different method names are there across the classes?").output == 2
+    assert _answer(tmp_path, "how many methods do the classes have").output == 3
+    assert parse("which classes have methods").intent is None  # classes by their methods: refused, not answered with methods
+    assert parse("Which class has methods").intent is None
