@@ -29,7 +29,7 @@ from textwrap import indent
 
 from lackpy.infer.understand.common import commonest
 from lackpy.infer.understand.intent import Compare, Filter, Intent
-from lackpy.infer.understand.parts import DOCSTRING, IMPORTED, STATEMENT, has_docstring, imports_name
+from lackpy.infer.understand.parts import DOCSTRING, STATEMENT, has_docstring, imported, imports_name
 
 #: How many matching lines a grep that must see every hit asks for before the tool stops.
 GREP_MAX_HITS = 100_000
@@ -115,10 +115,11 @@ class _Program:
     def condition(self, filters: list[tuple[int, Filter]], text: str) -> str:
         """``{w0} in text and {w1} not in text``: the filters on one text (a file's or a line's)."""
         subject = self.lower(text)
-        return " and ".join(self.one_of(i, f, subject) for i, f in filters)
+        path = "{file}" if self.intent.files.path else "f"  # the file the text is of
+        return " and ".join(self.one_of(i, f, subject, path) for i, f in filters)
 
     @staticmethod
-    def one_of(index: int, f: Filter, subject: str) -> str:
+    def one_of(index: int, f: Filter, subject: str, path: str = "f") -> str:
         """Filter ``index`` on ``subject``: its word in it (or not), or any of its words (``TODO or FIXME``)."""
         if f.blank:
             return f"{subject}.strip() {'!=' if f.negated else '=='} \"\""
@@ -126,7 +127,7 @@ class _Program:
             return has_docstring(subject, f.negated)
         keys = [f"w{index}"] + [f"w{index}x{other}" for other in range(1, len(f.alternatives) + 1)]
         if f.imports:
-            return imports_name(keys, subject, f.negated)
+            return imports_name(keys, subject, path, f.negated)
         if not f.alternatives:
             return f"{{w{index}}} {'not in' if f.negated else 'in'} {subject}"
         return "(" + " or ".join(f"{{{key}}} in {subject}" for key in keys) + ")"
@@ -558,12 +559,12 @@ def _imports(p: _Program):
     i = p.intent
     _on_lines, on_files = _line_filters(p)
     keep = f" if {p.condition(on_files, 'text')}" if on_files else ""
-    source = "[read_file({file})]" if i.files.path else f"[read_file(f) for f in {p.files()}]"
+    source = "for f in [{file}] for text in [read_file(f)]" if i.files.path else f"for f in {p.files()} for text in [read_file(f)]"
     if not i.distinct:  # the import statements: the lines that begin one
-        lines = f"[code for text in {source}{keep} for code in [line.strip() for line in text.splitlines()] if {STATEMENT}]"
+        lines = f"[code {source}{keep} for code in [line.strip() for line in text.splitlines()] if {STATEMENT}]"
         yield (READ if i.files.path else FIND_READ), {"count": f"len({lines})", "exists": f"len({lines}) > 0"}[i.ask]
         return
-    found = f"names = sorted(set(name for text in {source}{keep} for name in {IMPORTED.replace('TEXT', 'text')}))\n"
+    found = f"names = sorted(set(name {source}{keep} for name in {imported('text', 'f')}))\n"
     yield (READ if i.files.path else FIND_READ), found + {"list": "names", "count": "len(names)", "exists": "len(names) > 0"}[i.ask]
 
 

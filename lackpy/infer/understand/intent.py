@@ -600,7 +600,9 @@ class _Draft:
             before = index - 1
             while before >= 0 and self.s.tokens[before].form in ("that", "which", "are", "is", "have", "has", "do", "does"):
                 before -= 1
-            of_lines = before >= 0 and self.s.tokens[before].form in ("line", "lines") and measure == "chars"
+            of_lines = before >= 0 and measure == "chars" and (
+                self.s.tokens[before].form in ("line", "lines")
+                or of == "lines" and self.s.roles[before] == "scope")  # "lines in python files are longer than 100 characters"
             if measure == "params":  # the arguments a definition takes: said of definitions, never of files
                 if of != "definitions":
                     self.problems.append("arguments are a function's: 'functions with more than 2 arguments'")

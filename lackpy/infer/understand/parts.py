@@ -82,12 +82,25 @@ def parse_parts(s: Sentence, st: State) -> None:
 _OPENING = '([code for code in [line.strip() for line in TEXT.splitlines()] if code and not code.startswith("#")] + [""])[0]'
 #: Whether a text opens with a string: its docstring (a prefix r or u allowed; b and f strings are not docstrings).
 HAS_DOCSTRING = f'{_OPENING}.lstrip("rRuU")[:1] in ("\'", \'"\')'
-#: The names a text imports: each module of an ``import`` line (without ``as``), and the module of a ``from ... import`` line.
+#: The stripped lines of a text.
+_CODE = "code in [line.strip() for line in TEXT.splitlines()]"
+#: The module of a ``from`` line, made absolute from the package of the file at ``PATH`` when it is relative (``from .user``);
+#: as written when the file has no package to be relative to.
+_FROM = (
+    '((".".join(PATH.split("/")[:len(PATH.split("/")) - dots] + ([mod.lstrip(".")] if mod.lstrip(".") else [])) or mod) if dots else mod)'
+)
+_FROM_LINES = (f'for {_CODE} if code.startswith("from ") and " import " in code'
+               ' for mod in [code[5:].split(" import ")[0].strip()] for dots in [len(mod) - len(mod.lstrip("."))]')
+#: The modules a text (of the file at ``PATH``) imports: each module of an ``import`` line (without ``as``), and the module
+#: of a ``from ... import`` line, relative ones made absolute.
 IMPORTED = (
-    '[name.split(" as ")[0].strip() for code in [line.strip() for line in TEXT.splitlines()] if code.startswith("import ")'
-    ' for name in code[7:].split("#")[0].split(",")]'
-    ' + [code[5:].split(" import ")[0].strip() for code in [line.strip() for line in TEXT.splitlines()]'
-    ' if code.startswith("from ") and " import " in code]'
+    f'[name.split(" as ")[0].strip() for {_CODE} if code.startswith("import ") for name in code[7:].split("#")[0].split(",")]'
+    f' + [{_FROM} {_FROM_LINES}]'
+)
+#: ``IMPORTED`` and, for each name a ``from`` line imports, module.name: ``from shop.models import user`` imports shop.models.user.
+IMPORTED_NAMES = (
+    IMPORTED + f' + [{_FROM} + "." + name.split(" as ")[0].strip(" ()") {_FROM_LINES}'
+    ' for name in code.split(" import ", 1)[1].split("#")[0].split(",") if name.strip(" ()")]'
 )
 #: Whether a stripped line ``code`` begins an import statement.
 STATEMENT = 'code.startswith("import ") or code.startswith("from ") and " import " in code'
@@ -104,10 +117,16 @@ if doc:
 "\\n".join(doc).strip() if doc is not None else None"""
 
 
-def imports_name(keys: list[str], subject: str, negated: bool) -> str:
-    """Whether ``subject`` (a text) imports any module of the filter's ``keys``, or one beneath it (``import os.path`` imports os)."""
+def imported(text: str, path: str) -> str:
+    """The expression of the modules ``text`` (the text of the file at ``path``) imports."""
+    return IMPORTED.replace("TEXT", text).replace("PATH", path)
+
+
+def imports_name(keys: list[str], subject: str, path: str, negated: bool) -> str:
+    """Whether ``subject`` (the text of the file at ``path``) imports any module of the filter's ``keys``, or one beneath it
+    (``import os.path`` imports os), or a module a ``from`` line names (``from shop.models import user``)."""
     one = " or ".join(f"name == {{{key}}} or name.startswith({{{key}}} + \".\")" for key in keys)
-    test = f"any({one} for name in {IMPORTED.replace('TEXT', subject)})"
+    test = f"any({one} for name in {IMPORTED_NAMES.replace('TEXT', subject).replace('PATH', path)})"
     return f"not {test}" if negated else test
 
 
@@ -115,4 +134,4 @@ def has_docstring(subject: str, negated: bool) -> str:
     return f"{'not ' if negated else ''}{HAS_DOCSTRING.replace('TEXT', subject)}"
 
 
-__all__ = ["DOCSTRING", "IMPORTED", "MODULE_NAME", "STATEMENT", "has_docstring", "imports_name", "parse_parts"]
+__all__ = ["DOCSTRING", "MODULE_NAME", "STATEMENT", "has_docstring", "imported", "imports_name", "parse_parts"]

@@ -256,3 +256,15 @@ def test_methods_said_with_their_classes(tmp_path):
     assert _answer(tmp_path, "how many methods do the classes have").output == 3
     assert parse("which classes have methods").intent is None  # classes by their methods: refused, not answered with methods
     assert parse("Which class has methods").intent is None
+
+
+def test_a_relative_import_is_made_absolute_from_the_package_of_its_file(tmp_path):
+    (tmp_path / "shop" / "models").mkdir(parents=True)
+    (tmp_path / "shop" / "models" / "user.py").write_text("class User:\n    pass\n")
+    (tmp_path / "shop" / "models" / "cart.py").write_text("from .user import User\n")
+    (tmp_path / "shop" / "models" / "__init__.py").write_text("from . import user\n")
+    (tmp_path / "shop" / "api.py").write_text("from shop.models.user import User\nfrom .models import cart\n")
+    (tmp_path / "shop" / "other.py").write_text("from shop.models import cart\n")
+    assert _answer(tmp_path, "Which modules import shop.models.user?").output == [
+        "shop/api.py", "shop/models/__init__.py", "shop/models/cart.py"]
+    assert _answer(tmp_path, "which modules does shop/api.py import").output == ["shop.models", "shop.models.user"]

@@ -17,6 +17,10 @@ classes read as asking about both); "lines in the Python code longer than
 100 characters" counted every line of the code; "which modules import
 shop.models.user" missed the modules that import it relatively
 (``from .user import User``).
+
+Since, and no longer blind: with methods said with their classes, lines in
+files kept by their own length, and relative imports made absolute from the
+package of their file: 24 right, 12 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .third_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 22, 2
+NOW_RIGHT, NOW_WRONG = 24, 0
 
 
 @pytest.fixture(scope="module")
