@@ -180,6 +180,11 @@ def _without_dunder_literals(body: str, values: dict[str, str | int]) -> tuple[s
     return "\n".join(prelude + [body]), values
 
 
+def _loop(files: str) -> str:
+    """The head of a statement loop over ``files``: the language loops over a call or a name, so a list is named first."""
+    return f"files = {files}\nfor f in files:" if files.startswith("[") else f"for f in {files}:"
+
+
 def kept(files: str, conditions: list[str]) -> str:
     """``files`` less those failing ``conditions``; conditions on ``text`` see each file's text, read once."""
     if not conditions:
@@ -331,7 +336,7 @@ def _lines(p: _Program):
             measure = "len(text.splitlines())"
         if i.ask != "count" or i.each:
             return
-        yield FIND_READ, f"total = 0\nfor f in {files}:\n    text = read_file(f)\n    if {keep_file}:\n        total += {measure}\ntotal"
+        yield FIND_READ, f"total = 0\n{_loop(files)}\n    text = read_file(f)\n    if {keep_file}:\n        total += {measure}\ntotal"
         return
     if not on_lines:
         if i.each:
@@ -377,7 +382,7 @@ def _each_file(p: _Program, measure: str, body_of_total: str):
         if i.each:
             return
         keep = p.condition(on_files, "text")
-        yield FIND_READ, f"total = 0\nfor f in {files}:\n    text = read_file(f)\n    if {keep}:\n        total += {measure.replace('TEXT', 'text')}\ntotal"
+        yield FIND_READ, f"total = 0\n{_loop(files)}\n    text = read_file(f)\n    if {keep}:\n        total += {measure.replace('TEXT', 'text')}\ntotal"
         return
     one = measure.replace("TEXT", "read_file(f)")
     if i.each:
@@ -480,7 +485,7 @@ def _definition_code(p: _Program):
         scan = scan.replace(", depth, [])", ', depth, [], code.startswith("class "), len(inside) > 0 and inside[-1][3])')
     if not i.files.path:
         keep = f"    if not ({p.condition(on_files, 'text')}):\n        continue\n" if on_files else ""
-        scan = f"for f in {p.files()}:\n    text = read_file(f)\n{keep}" + indent(scan, "    ")
+        scan = f"{_loop(p.files())}\n    text = read_file(f)\n{keep}" + indent(scan, "    ")
     if kind == "method":
         scan += "defs = [d[:3] for d in defs if d[4] and not d[3]]\n"
     tests = [p.condition(on_code, CODE)] if on_code else []
@@ -656,7 +661,7 @@ def _definition_names(p: _Program, kind: str, lines: str, files: str, where: boo
         test = f"if code.startswith({DEFINITION_STARTS[kind]}):\n    {found[kind]}\n"
     scan = f"for line in {lines}:\n    code = line.strip()\n" + indent(test, "    ")
     if not p.intent.files.path:
-        scan = f"for f in {files}:\n" + indent(scan, "    ")
+        scan = f"{_loop(files)}\n" + indent(scan, "    ")
     return f"{collect[0]} = []\n" + scan
 
 
@@ -739,7 +744,7 @@ def _top(p: _Program):
     _on_lines, on_files = _line_filters(p)
     if on_files:
         keep = p.condition(on_files, "text")
-        rows = (f"sizes = []\nfor f in {files}:\n    text = read_file(f)\n    if {keep}:\n"
+        rows = (f"sizes = []\n{_loop(files)}\n    text = read_file(f)\n    if {keep}:\n"
                 f'        sizes.append({{"path": f, "{key}": {size.replace("TEXT", "text")}}})\n')
     else:
         rows = f'sizes = [{{"path": f, "{key}": {size.replace("TEXT", "read_file(f)")}}} for f in {files}]\n'

@@ -437,7 +437,7 @@ class _Draft:
             self.problems.append(f"a glob ({glob}) and other files at once")
         if path and ext and not fnmatchcase(path.rsplit("/", 1)[-1], ext):
             self.problems.append(f"{path} is not a {ext} file")
-        if st.vague and not ext:
+        if st.vague and not ext and not st.packages:  # "the package with the most lines of code": packages hold Python
             self.problems.append("which files are code? name a type, e.g. python files")
         return Files(dir=directory, ext=ext, names=names, path=path, glob=glob)
 
@@ -617,7 +617,7 @@ class _Draft:
             if measure in ("function", "class", "any"):
                 measure, kind = "definitions", measure
             found.append(Compare(measure, op, value, word, kind))
-        if (found or st.excludes) and files.path:
+        if (any(c.measure != "params" for c in found) or st.excludes) and files.path:
             self.problems.append(f"one file ({files.path}) kept or left out by a condition: ask about files")
         if any(c.measure == "definitions" for c in found) and files.ext not in (None, "*.py"):
             self.problems.append("definitions are understood in Python files only")

@@ -753,7 +753,7 @@ _UNIT = rx(
     + "|".join(sorted((re.escape(w) for w in _UNITS if " " not in w), key=len, reverse=True)) + ")"
 )
 _DEFINE_VERB = rx(r"defined|define|defines|declared|declare|declares")
-_NAME_RANK = rx(r"(?:the )?(?P<sup>longest|shortest) (?P<kind>function|class|method) name(?! \w)")  # "the longest name": of what? not this
+_NAME_RANK = rx(r"(?:the )?(?P<sup>longest|shortest) (?P<kind>function|class|method) name(?! (?!in |under |outside |across |of |among |within )\w)")
 _DEF_END_AT = rx(r"(?:the )?(?P<end>first|last|final)(?= (?:function|class|method|definition|def)\b)")
 _DISTINCT = rx(r"(?:distinct|different|unique)(?= (?:function |class |method )?(?:names|functions|classes|methods|definitions))")
 

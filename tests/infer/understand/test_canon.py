@@ -246,3 +246,12 @@ def test_a_tests_folder_and_an_import_from(asked, meant):
 
 def test_test_files_are_still_files_named_for_tests():
     assert parse("how many test files are there").intent.files.names == ("test_*", "*_test.*")
+
+
+def test_definitions_of_files_kept_by_a_condition_are_looped_over_by_name(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def test_a_very_long_name(x):\n    pass\n")
+    (tmp_path / "a.py").write_text("def short(x):\n    pass\n")
+    assert _answer(tmp_path, "What's the longest function name outside the tests?").output == "short"
+    assert _answer(tmp_path, "How many test functions are there in total?").output == 1
+    assert _answer(tmp_path, "Do the tests have any FIXMEs?").output is False

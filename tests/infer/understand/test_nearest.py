@@ -90,7 +90,7 @@ def test_imports_get_questions_about_imports():
     "Who wrote src/pkg4/mod84.py?",
     "What stdlib modules get imported in the utils package?",
     "count the cats in python files",
-    "Which subpackage of shop has the most lines of code?",
+    "Which test file has the second most tests in it?",
     "which lines of src/pkg4/mod84.py are comments",
     "who wrote src/pkg1/mod1.py",
 ])

@@ -20,7 +20,11 @@ shop.models.user" missed the modules that import it relatively
 
 Since, and no longer blind: with methods said with their classes, lines in
 files kept by their own length, and relative imports made absolute from the
-package of their file: 24 right, 12 refused, 0 wrong.
+package of their file: 24 right, 12 refused, 0 wrong; with "the tests"
+(the folder), test functions (named test_*), "don't take any arguments",
+subpackages of a package, and a loop over files kept by a condition named
+first (the language loops over a call or a name): 30 right, 6 refused, 0
+wrong.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .third_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 24, 0
+NOW_RIGHT, NOW_WRONG = 30, 0
 
 
 @pytest.fixture(scope="module")
