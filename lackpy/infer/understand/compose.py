@@ -478,7 +478,8 @@ def _definition_code(p: _Program):
     any_name = f'({_NAME_OF["function"]} if not code.startswith("class ") else {_NAME_OF["class"]})'
     name = any_name if kind in ("any", "method") else _NAME_OF[kind]
     on_files = [(k, f) for k, f in enumerate(i.filters) if not f.defs]
-    on_code = [(k, f) for k, f in enumerate(i.filters) if f.defs]
+    on_code = [(k, f) for k, f in enumerate(i.filters) if f.defs and not f.docstring]
+    documented = [f for f in i.filters if f.defs and f.docstring]
     lines = "read_file({file}).splitlines()" if i.files.path else "text.splitlines()"
     scan = BLOCKS.format(lines=lines, starts=DEFINITION_STARTS["any" if kind == "method" else kind], name=name)
     if kind == "method":  # every definition is found, each knowing whether it is a class and whether a class holds it
@@ -489,6 +490,7 @@ def _definition_code(p: _Program):
     if kind == "method":
         scan += "defs = [d[:3] for d in defs if d[4] and not d[3]]\n"
     tests = [p.condition(on_code, CODE)] if on_code else []
+    tests += [("not " if f.negated else "") + DEF_DOCSTRING for f in documented]
     for index, pattern in enumerate(i.def_names):
         p.values[f"d{index}"] = pattern.strip("*")
         tests.append(_name_test(index, pattern, "d[0]"))
@@ -508,19 +510,23 @@ def _definition_code(p: _Program):
 
 
 #: A program's loop over ``lines`` that leaves in ``defs`` a (name, indentation, lines) for each definition, its block's lines included.
+#: A line inside open brackets (a signature or a call over several lines) continues the one before, whatever its indentation.
 BLOCKS = """\
 inside = []
+open_brackets = 0
 for line in {lines}:
     code = line.strip()
     depth = len(line) - len(line.lstrip())
-    if code and not code.startswith("#"):
+    if code and not code.startswith("#") and open_brackets <= 0:
         inside = [d for d in inside if d[1] < depth]
-    if code.startswith({starts}):
+    if code.startswith({starts}) and open_brackets <= 0:
         d = ({name}, depth, [])
         inside.append(d)
         defs.append(d)
     for d in inside:
         d[2].append(line)
+    said = code.split("#")[0]
+    open_brackets += said.count("(") + said.count("[") + said.count("{{") - said.count(")") - said.count("]") - said.count("}}")
 """
 #: A program's loop that gives each definition of ``BLOCKS`` its number of arguments as ``d[3]``: the names between the
 #: parentheses of its signature at depth 0 (outside brackets and strings), without ``*`` and ``/`` markers and without a
@@ -555,6 +561,12 @@ for d in defs:
     counted.append((d[0], d[1], d[2], len(names)))
 defs = counted
 """
+#: Whether definition ``d`` of ``BLOCKS`` has a docstring: the first line of its body (after the line that ends its
+#: signature with ":"; blank and comment lines aside) opens a string.
+DEF_DOCSTRING = (
+    '([line.strip() for line in d[2][([k for k, line in enumerate(d[2]) if line.split("#")[0].rstrip().endswith(":")] + [len(d[2])])[0] + 1:]'
+    ' if line.strip() and not line.strip().startswith("#")] + [""])[0].lstrip("rRuU")[:1] in ("\'", \'"\')'
+)
 #: The code of definition ``d`` of ``BLOCKS``, one text.
 CODE = '"\\n".join(d[2])'
 

@@ -539,11 +539,14 @@ class _Draft:
                 on_files = False  # "how many lines in python files mention X": no "that", so the lines mention it
             alternatives = tuple(self.st.alternatives.get(position, ()))
             blank = position in self.st.blanks
-            if position in self.st.docstrings or position in self.st.imports:  # said of files, always
-                found.append(Filter(word or "docstring", negated, alternatives=alternatives, docstring=position in self.st.docstrings,
-                                    imports=position in self.st.imports))
-                if not on_files and of != "files":
-                    self.problems.append("a docstring or an import is said of files: 'modules without a docstring', 'modules that import os'")
+            if position in self.st.docstrings or position in self.st.imports:  # of files; a docstring of definitions too
+                docstring = position in self.st.docstrings
+                of_defs = docstring and of == "definitions" and not on_files  # "functions without a docstring"
+                found.append(Filter(word or "docstring", negated, alternatives=alternatives, docstring=docstring,
+                                    imports=position in self.st.imports, defs=of_defs))
+                if not on_files and of != "files" and not of_defs:
+                    self.problems.append("a docstring is said of files or definitions, an import of files: "
+                                         "'modules without a docstring', 'functions with a docstring', 'modules that import os'")
                 continue
             if blank and of != "lines":
                 self.problems.append("empty what? only lines are empty")

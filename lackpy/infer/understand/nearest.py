@@ -479,6 +479,8 @@ def itself(question: str, parsed: Parsed) -> str | None:
         return None
     quoted = None if first.lower() in LEXICON else _in_quotes(first)  # "the 'most' methods" searches for a word of the grammar
     candidates = [" ".join(shown[:at] + [quoted] + shown[at + 1:])] if quoted else []
+    if candidates and not _searches(serves(candidates[0]), first):
+        candidates = []  # quoted, the word must be what is searched for, in files or lines, not a part of another question
     if len(parsed.unknown) == 1:  # the word left out with its article, its "of", and what is left dangling at the end
         start = at - 1 if at and tokens[at - 1].form in ("the", "a", "an", "any", "some") else at
         end = at + 2 if start < at and at + 1 < len(tokens) and tokens[at + 1].form == "of" else at + 1
@@ -487,6 +489,13 @@ def itself(question: str, parsed: Parsed) -> str | None:
             kept.pop()
         candidates.append(" ".join(w for _t, w in kept))
     return next((c for c in candidates if c.strip() and serves(c) is not None and '"' not in c), None)
+
+
+def _searches(intent: Intent | None, word: str) -> bool:
+    """Whether ``intent`` searches files or lines for ``word``."""
+    if intent is None or intent.of not in ("files", "lines", "matches"):
+        return False
+    return intent.word == word or any(f.word == word and not (f.imports or f.docstring or f.defs) for f in intent.filters)
 
 
 def nearest(question: str, parsed: Parsed, limit: int = 3) -> tuple[str, ...]:

@@ -599,7 +599,7 @@ _SCOPE = rx(
     r"(?P<here>" + HERE + r")"
     r"|(?P<test>tests? )?(?:(?P<type>" + TYPE + r") )?(?P<noun>" + FILE_NOUN + r"|code|source code)"
     r"|(?P<type2>" + TYPE + r")(?: (?P<noun2>" + FILE_NOUN + r"|code))?"
-    r"|(?P<path>" + W + r")(?: (?P<pathnoun>" + DIR_NOUN + r"|file))?"
+    r"|(?P<path>" + W + r")(?: (?P<pathnoun>" + DIR_NOUN + r"|package|file))?"
     r")"
 )
 _DIR_NAMED = rx(r"(?:the )?(?P<dir>" + W + r") (?:" + DIR_NOUN + r"|package)")

@@ -268,3 +268,46 @@ def test_a_relative_import_is_made_absolute_from_the_package_of_its_file(tmp_pat
     assert _answer(tmp_path, "Which modules import shop.models.user?").output == [
         "shop/api.py", "shop/models/__init__.py", "shop/models/cart.py"]
     assert _answer(tmp_path, "which modules does shop/api.py import").output == ["shop.models", "shop.models.user"]
+
+
+DOCUMENTED = '''\
+def plain(x):
+    return x
+
+
+def documented(x):
+    """Says what it does."""
+    return x
+
+
+def wrapped(
+    first,
+    second,
+):
+    # a comment first
+    r\'\'\'Raw, after a comment.\'\'\'
+
+
+def one_liner(): return 1
+
+
+class Thing:
+    """A thing."""
+
+    def method(self):
+        return 1
+'''
+
+
+def test_definitions_with_or_without_a_docstring_as_python_reads_them(tmp_path):
+    import ast
+
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "d.py").write_text(DOCUMENTED)
+    nodes = [n for n in ast.walk(ast.parse(DOCUMENTED)) if isinstance(n, ast.FunctionDef)]
+    documented = {n.name for n in nodes if ast.get_docstring(n) is not None}
+    assert set(_answer(tmp_path, "which functions have a docstring").output) == documented
+    assert set(_answer(tmp_path, "which functions have no docstring").output) == {n.name for n in nodes} - documented
+    assert _answer(tmp_path, "Roughly what fraction of the functions in the shop package have a docstring?").output == round(
+        len(documented) / len(nodes), 4)
+    assert _answer(tmp_path, "are there any classes without a docstring").output is False
