@@ -40,6 +40,8 @@ class Entry:
 #: A ranking said before ("the 3 largest files"): its order is already the one "largest first" asks for.
 _RANKED = r"\b(largest|biggest|smallest|longest|shortest|most|fewest|least|top|bottom)\b(?!\s+first\b)"
 _IMPORTS = r"\bimport(s|ed|ing)?\b"
+#: An order said already ("sorted by size, largest first"): "largest first" then says its direction, as the grammar reads it.
+_SORTED = r"\b(?:sorted|ordered|ranked|sort|order|rank)\b|\bby (?:size|length|lines)\b"
 #: Modules that are imported ("which modules does it import", "imported modules"), not the code base's own: never its files.
 _IMPORTED_MODULES = (r"\bmodules?\b(?! (?:that |which )?(?:do not |does not |never )?import)(?=.*" + _IMPORTS + r")"
                      r"|" + _IMPORTS + r" (?:\w+ )?modules?\b")
@@ -66,8 +68,11 @@ TABLE: tuple[Entry, ...] = (
     Entry(r"\b(?:sub-?packages?|packages?) (?:of|in|under|inside) ([\w./-]+)", r"package under \1",
           why="a subpackage of shop is a package under shop"),
     Entry(r"\b([\w.-]+)'s sub-?packages\b", r"packages under \1", why="shop's subpackages are the packages under it"),
+    Entry(r"\b(?:the |our |its )?test ?suite\b", "tests", why="the test suite is the tests folder"),
+    Entry(r"\b(functions|methods|classes) ((?:in|under|inside|within) [\w./-]+) (?:that |which )?(start|begin|end)s? with ([`'\"]?\w+[`'\"]?)",
+          r"\1 that \3 with \4 \2", why="'functions in X start with get_': the names, then where"),
     Entry(r"\bmodules\b", "python files", unless=(_IMPORTED_MODULES, _SEARCHED + r"modules\b"), why="a code base's modules are its Python files"),
-    Entry(r"\bmodule\b", "python file", unless=(_IMPORTED_MODULES, r"\bmodule docstring\b", _SEARCHED + r"module\b", r"\bmodule\s+(appear|occur)"),
+    Entry(r"\bmodule\b(?!-level)", "python file", unless=(_IMPORTED_MODULES, r"\bmodule docstring\b", _SEARCHED + r"module\b", r"\bmodule\s+(appear|occur)"),
           why="one of them"),
     Entry(r"\bsource files\b", "python files", needs=(r"\.py\b|\bpython\b|\bmodules?\b",), why="where the code is Python"),
     Entry(r"\b([A-Za-z_][\w]*)-free ((?:python |markdown |text )?(?:files?|modules?))\b", r"\2 without \1",
@@ -78,6 +83,12 @@ TABLE: tuple[Entry, ...] = (
           why="a ranking of the largest already lists the largest first"),
     Entry(r",?\s*\b(smallest|shortest|fewest) first\b", "", needs=(r"\b(smallest|shortest|fewest|least|bottom)\b(?!\s+first\b)",),
           why="a ranking of the smallest already lists the smallest first"),
+    Entry(r",?\s*\b(?:largest|biggest) first\b", " sorted by size descending", unless=(_RANKED, _SORTED),
+          why="'largest first' with no ranking said before: every file, sorted by size"),
+    Entry(r",?\s*\bsmallest first\b", " sorted by size ascending", unless=(_RANKED, _SORTED), why="'smallest first': every file, by size"),
+    Entry(r",?\s*\blongest first\b", " sorted by length descending", unless=(_RANKED, _SORTED), why="'longest first': sorted by lines"),
+    Entry(r",?\s*\bshortest first\b", " sorted by length ascending", unless=(_RANKED, _SORTED), why="'shortest first': sorted by lines"),
+    Entry(r"\b(?:module|top|file)-level (functions?|defs?)\b", r"top-level \1", why="module-level functions are those at the top of a file"),
     Entry(r",?\s*\bin order\b", "", needs=(_RANKED,), why="a ranking is in order"),
     Entry(r"^\s*where(?: is|'s| are)? (?:the )?(?:(?:function|class|method) )?[`'\"]?([A-Za-z_]\w*)[`'\"]?(?: (?:function|class|method))? (?:defined|declared)\b",
           r'which files contain "def \1(" or "class \1(" or "class \1:"',

@@ -226,7 +226,7 @@ def build(intent: Intent) -> list[Variant]:
     if intent.name_length:
         builder = _name_lengths
     if intent.of == "definitions" and (any(f.defs for f in intent.filters) or any(c.measure == "params" for c in intent.where)
-                                       or intent.kind == "method"):
+                                       or intent.kind in ("method", "toplevel")):
         builder = _definition_code
     if intent.of == "lines" and intent.aggregate in ("fraction", "percentage"):
         builder = _line_share
@@ -476,19 +476,21 @@ def _definition_code(p: _Program):
     i = p.intent
     kind = i.kind or "function"
     any_name = f'({_NAME_OF["function"]} if not code.startswith("class ") else {_NAME_OF["class"]})'
-    name = any_name if kind in ("any", "method") else _NAME_OF[kind]
+    name = any_name if kind in ("any", "method", "toplevel") else _NAME_OF[kind]
     on_files = [(k, f) for k, f in enumerate(i.filters) if not f.defs]
     on_code = [(k, f) for k, f in enumerate(i.filters) if f.defs and not f.docstring]
     documented = [f for f in i.filters if f.defs and f.docstring]
     lines = "read_file({file}).splitlines()" if i.files.path else "text.splitlines()"
-    scan = BLOCKS.format(lines=lines, starts=DEFINITION_STARTS["any" if kind == "method" else kind], name=name)
-    if kind == "method":  # every definition is found, each knowing whether it is a class and whether a class holds it
+    scan = BLOCKS.format(lines=lines, starts=DEFINITION_STARTS["any" if kind in ("method", "toplevel") else kind], name=name)
+    if kind in ("method", "toplevel"):  # every definition is found, each knowing whether it is a class and whether a class holds it
         scan = scan.replace(", depth, [])", ', depth, [], code.startswith("class "), len(inside) > 0 and inside[-1][3])')
     if not i.files.path:
         keep = f"    if not ({p.condition(on_files, 'text')}):\n        continue\n" if on_files else ""
         scan = f"{_loop(p.files())}\n    text = read_file(f)\n{keep}" + indent(scan, "    ")
     if kind == "method":
         scan += "defs = [d[:3] for d in defs if d[4] and not d[3]]\n"
+    elif kind == "toplevel":
+        scan += "defs = [d[:3] for d in defs if d[1] == 0 and not d[3]]\n"
     tests = [p.condition(on_code, CODE)] if on_code else []
     tests += [("not " if f.negated else "") + DEF_DOCSTRING for f in documented]
     for index, pattern in enumerate(i.def_names):

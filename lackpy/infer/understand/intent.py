@@ -157,7 +157,7 @@ class Compare:
 
 
 OP_WORDS = {">": "more than", ">=": "at least", "<": "fewer than", "<=": "at most", "==": "exactly"}
-DEFINITION_WORDS = {"function": "functions", "class": "classes", "method": "methods", "any": "definitions"}
+DEFINITION_WORDS = {"function": "functions", "class": "classes", "method": "methods", "toplevel": "top-level functions", "any": "definitions"}
 
 
 @dataclass(frozen=True)
@@ -232,7 +232,8 @@ class Intent:
         what = {
             "files": self.files.describe(), "lines": "lines", "words": "words", "chars": "characters", "bytes": "bytes",
             "dirs": "directories", "matches": f"occurrences of {self.word!r}", "imports": "modules imported" if self.distinct else "import statements",
-            "definitions": {"function": "function definitions", "class": "class definitions", "method": "methods (functions in a class)"}.get(
+            "definitions": {"function": "function definitions", "class": "class definitions", "method": "methods (functions in a class)",
+             "toplevel": "top-level functions"}.get(
                 self.kind or "", "definitions"),
         }.get(self.of, self.of)
         where = "" if self.of == "files" else f" in {self.files.describe()}"
@@ -605,7 +606,7 @@ class _Draft:
                 before -= 1
             of_lines = before >= 0 and measure == "chars" and (
                 self.s.tokens[before].form in ("line", "lines")
-                or of == "lines" and self.s.roles[before] == "scope")  # "lines in python files are longer than 100 characters"
+                or of == "lines" and self.s.roles[before] in ("scope", "outside"))  # "lines in python files are longer than 100 characters"
             if measure == "params":  # the arguments a definition takes: said of definitions, never of files
                 if of != "definitions":
                     self.problems.append("arguments are a function's: 'functions with more than 2 arguments'")
@@ -633,11 +634,11 @@ class _Draft:
             self.problems.append("the longest or shortest name of a definition, and another question at once")
         if st.def_end and (of != "definitions" or ask != "list" or not files.path or def_names or st.distinct):
             self.problems.append(f"the {st.def_end} definition: of one file, by its name ('the first function in src/app.py')")
-        if "method" in st.kinds and set(st.kinds) <= {"method", "class"} and (
+        if set(st.kinds) & {"method", "toplevel"} and set(st.kinds) <= {"method", "class", "toplevel"} and (
                 ask not in ("count", "list", "exists") or of != "definitions" or group or st.each or st.orders or st.name_rank is not None
                 or st.def_end or st.common or st.name_length or st.aggregate in ("average", "median")):
-            self.problems.append("methods (functions in a class) are counted, listed or looked for: 'how many methods are there', "
-                                 "'methods with more than 2 arguments'")
+            self.problems.append("methods and top-level functions are counted, listed or looked for: 'how many methods are there', "
+                                 "'top-level functions with more than 2 arguments'")
         if any(c[0] == "params" for c in st.compares) and (st.name_rank is not None or st.def_end or st.distinct or st.each or group or def_names
                                                             or ask not in ("count", "list", "exists")):
             self.problems.append("definitions by their arguments are counted, listed or looked for, with no other question about them")

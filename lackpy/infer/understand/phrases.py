@@ -742,6 +742,7 @@ _UNITS = {
     **{w: "class" for w in ("classes", "class definitions", "class definition", "class defs")},
     **{w: "any" for w in ("definition", "definitions")},
     **{w: "method" for w in ("method", "methods")},
+    **{w: "toplevel" for w in ("top-level function", "top-level functions", "top-level def", "top-level defs")},
     **{w: "dirs" for w in ("package", "packages", "directory", "directories", "dir", "dirs", "folder", "folders", "subdirectory", "subdirectories",
                            "subdir", "subdirs", "subfolder", "subfolders", "sub-directories")},
     **{w: "matches" for w in ("occurrence", "occurrences", "match", "matches", "instance", "instances", "times", "mentions",
@@ -749,7 +750,7 @@ _UNITS = {
     "names": "names", "code": "code", "source code": "code", "lines of code": "lines+code",
 }
 _UNIT = rx(
-    r"(?:(?P<type>" + TYPE + r") )?(?P<u>lines of code|source code|function definitions?|function defs|class definitions?|class defs|"
+    r"(?:(?P<type>" + TYPE + r") )?(?P<u>lines of code|source code|function definitions?|function defs|class definitions?|class defs|top-level (?:functions?|defs?)|"
     + "|".join(sorted((re.escape(w) for w in _UNITS if " " not in w), key=len, reverse=True)) + ")"
 )
 _DEFINE_VERB = rx(r"defined|define|defines|declared|declare|declares")
@@ -773,7 +774,7 @@ def _parse_units(s: Sentence, st: State) -> None:
                 return False  # "modules", "scripts": of which language?
             st.units.append(("files", index, plural))
             st.file_nouns.add(index)
-        elif meaning in ("function", "class", "any", "method"):
+        elif meaning in ("function", "class", "any", "method", "toplevel"):
             st.kinds.append(meaning)
             st.units.append(("definitions", index, plural))
         elif meaning == "names":

@@ -255,3 +255,13 @@ def test_definitions_of_files_kept_by_a_condition_are_looped_over_by_name(tmp_pa
     assert _answer(tmp_path, "What's the longest function name outside the tests?").output == "short"
     assert _answer(tmp_path, "How many test functions are there in total?").output == 1
     assert _answer(tmp_path, "Do the tests have any FIXMEs?").output is False
+
+
+@pytest.mark.parametrize("asked, meant", [
+    ("List the markdown files in the docs folder, largest first.", "markdown files in docs sorted by size descending"),
+    ("list python files, shortest first", "python files sorted by length ascending"),
+    ("How many test functions are in the test suite?", "how many functions named test_* are in tests"),
+    ("How many functions in src/a.py start with get_?", "how many functions starting with get_ in src/a.py"),
+])
+def test_an_order_said_last_and_names_said_after_a_place(asked, meant):
+    assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked

@@ -311,3 +311,12 @@ def test_definitions_with_or_without_a_docstring_as_python_reads_them(tmp_path):
     assert _answer(tmp_path, "Roughly what fraction of the functions in the shop package have a docstring?").output == round(
         len(documented) / len(nodes), 4)
     assert _answer(tmp_path, "are there any classes without a docstring").output is False
+
+
+def test_top_level_functions_are_those_at_the_top_of_a_file(tmp_path):
+    (tmp_path / "sig.py").write_text(SIGNATURES)
+    (tmp_path / "nested.py").write_text("def outer(x):\n    def inner(y):\n        pass\n")
+    top = ["none", "one", "defaults", "spread", "markers", "wrapped"]
+    assert _answer(tmp_path, "how many module-level functions are there").output == len(top) + 1  # and outer
+    assert _answer(tmp_path, "Does any top-level function take more than four arguments?").output is False
+    assert _answer(tmp_path, "which top-level functions in sig.py take more than 2 arguments").output == ["defaults", "markers"]

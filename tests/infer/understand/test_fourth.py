@@ -9,6 +9,11 @@ asked; judged as the other everyday sets are (``test_everyday.judged``).
 First run (2026-11-29, the tier at b68607c, before anyone working on it had
 read the set): 25 right, 11 refused, 0 wrong. None wrong meets the issue's
 1 in 30; 25 of 36 (69%) is short of its 4 in 5.
+
+Since, and no longer blind: with "largest first" said alone as an order,
+lines outside a folder kept by their own length, module-level (top-level)
+functions, names said after a place ("functions in X start with get_") and
+the test suite: 30 right, 6 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .fourth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 25, 0
+NOW_RIGHT, NOW_WRONG = 30, 0
 
 
 @pytest.fixture(scope="module")
