@@ -215,7 +215,7 @@ def build(intent: Intent) -> list[Variant]:
         "read": _read, "ls": _ls,
     }.get(intent.ask) or {
         "files": _files, "lines": _lines, "matches": _matches, "words": _sizes, "chars": _sizes, "bytes": _sizes,
-        "definitions": _definitions, "dirs": _dirs, "imports": _imports,
+        "definitions": _definitions, "dirs": _dirs, "imports": _imports, "params": _definition_code,
     }[intent.of]
     if intent.ask == "top":
         builder = _top_line if intent.of == "lines" else _top
@@ -226,7 +226,7 @@ def build(intent: Intent) -> list[Variant]:
     if intent.name_length:
         builder = _name_lengths
     if intent.of == "definitions" and (any(f.defs for f in intent.filters) or any(c.measure == "params" for c in intent.where)
-                                       or intent.kind in ("method", "toplevel")):
+                                       or intent.kind in ("method", "toplevel") or intent.class_rank is not None) or intent.of == "params":
         builder = _definition_code
     if intent.of == "lines" and intent.aggregate in ("fraction", "percentage"):
         builder = _line_share
@@ -476,21 +476,38 @@ def _definition_code(p: _Program):
     i = p.intent
     kind = i.kind or "function"
     any_name = f'({_NAME_OF["function"]} if not code.startswith("class ") else {_NAME_OF["class"]})'
-    name = any_name if kind in ("any", "method", "toplevel") else _NAME_OF[kind]
+    name = any_name if kind in ("any", "method", "toplevel") or i.class_rank is not None else _NAME_OF[kind]
     on_files = [(k, f) for k, f in enumerate(i.filters) if not f.defs]
     on_code = [(k, f) for k, f in enumerate(i.filters) if f.defs and not f.docstring]
     documented = [f for f in i.filters if f.defs and f.docstring]
     lines = "read_file({file}).splitlines()" if i.files.path else "text.splitlines()"
-    scan = BLOCKS.format(lines=lines, starts=DEFINITION_STARTS["any" if kind in ("method", "toplevel") else kind], name=name)
-    if kind in ("method", "toplevel"):  # every definition is found, each knowing whether it is a class and whether a class holds it
-        scan = scan.replace(", depth, [])", ', depth, [], code.startswith("class "), len(inside) > 0 and inside[-1][3])')
+    every = kind in ("method", "toplevel") or i.class_rank is not None  # every definition is scanned, and then the ones asked kept
+    scan = BLOCKS.format(lines=lines, starts=DEFINITION_STARTS["any" if every else kind], name=name)
+    if every:  # each definition knows whether it is a class, and the class holding it
+        scan = scan.replace(", depth, [])", ', depth, [], code.startswith("class "), inside[-1][0] if len(inside) > 0 and inside[-1][3] else None)')
     if not i.files.path:
         keep = f"    if not ({p.condition(on_files, 'text')}):\n        continue\n" if on_files else ""
         scan = f"{_loop(p.files())}\n    text = read_file(f)\n{keep}" + indent(scan, "    ")
+    if i.class_rank is not None:  # the class (by file and name) with the most methods; every one that ties
+        yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + CLASS_RANK.format(best="max" if i.class_rank else "min")
+        return
     if kind == "method":
-        scan += "defs = [d[:3] for d in defs if d[4] and not d[3]]\n"
+        if i.owner:
+            p.values["owner"] = i.owner
+        scan += f"defs = [d[:3] for d in defs if d[4] is not None and not d[3]{' and d[4] == {owner}' if i.owner else ''}]\n"
     elif kind == "toplevel":
         scan += "defs = [d[:3] for d in defs if d[1] == 0 and not d[3]]\n"
+    if i.of == "params":  # a function's parameters, or their number averaged over the definitions
+        scan += ARGUMENTS
+        if i.def_names:
+            p.values["d0"] = i.def_names[0]
+            found = "found = [d[4] for d in defs if d[0] == {d0}]\n"
+            last = "(found[0] if len(found) == 1 else found) if found else None" if i.ask == "list" else \
+                "(len(found[0]) if len(found) == 1 else [len(names) for names in found]) if found else None"
+            yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + found + last
+        else:
+            yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + "values = [d[3] for d in defs]\n" + _aggregated(i.aggregate, "values")
+        return
     tests = [p.condition(on_code, CODE)] if on_code else []
     tests += [("not " if f.negated else "") + DEF_DOCSTRING for f in documented]
     for index, pattern in enumerate(i.def_names):
@@ -530,7 +547,7 @@ for line in {lines}:
     said = code.split("#")[0]
     open_brackets += said.count("(") + said.count("[") + said.count("{{") - said.count(")") - said.count("]") - said.count("}}")
 """
-#: A program's loop that gives each definition of ``BLOCKS`` its number of arguments as ``d[3]``: the names between the
+#: A program's loop that gives each definition of ``BLOCKS`` its number of arguments as ``d[3]`` and their names as ``d[4]``: the names between the
 #: parentheses of its signature at depth 0 (outside brackets and strings), without ``*`` and ``/`` markers and without a
 #: first ``self`` or ``cls``; ``*args`` and ``**kwargs`` are arguments. A class's bases are not arguments.
 ARGUMENTS = """\
@@ -557,12 +574,23 @@ for d in defs:
             current = ""
         else:
             current += ch
-    names = [n for n in names + [current.strip()] if n and n not in ("*", "/")]
-    if names and names[0].split(":")[0].strip() in ("self", "cls"):
+    names = [n.split(":")[0].split("=")[0].strip().lstrip("*") for n in names + [current.strip()] if n.strip() and n.strip() not in ("*", "/")]
+    if names and names[0] in ("self", "cls"):
         names = names[1:]
-    counted.append((d[0], d[1], d[2], len(names)))
+    counted.append((d[0], d[1], d[2], len(names), names))
 defs = counted
 """
+#: The program's last lines: the class with the most (``max``) or fewest (``min``) methods; every one that ties, sorted.
+CLASS_RANK = """\
+counts = {{}}
+for d in defs:
+    if d[3]:
+        counts[d[0]] = counts.get(d[0], 0)
+    elif d[4] is not None:
+        counts[d[4]] = counts.get(d[4], 0) + 1
+best = {best}(counts.values(), default=0)
+tied = sorted(name for name in counts if counts[name] == best)
+(tied[0] if len(tied) == 1 else tied) if counts else None"""
 #: Whether definition ``d`` of ``BLOCKS`` has a docstring: the first line of its body (after the line that ends its
 #: signature with ":"; blank and comment lines aside) opens a string.
 DEF_DOCSTRING = (

@@ -41,6 +41,7 @@ from functools import lru_cache
 from lackpy.errors import InferenceError
 from lackpy.infer.understand.canon import canonical
 from lackpy.infer.understand.common import parse_common
+from lackpy.infer.understand.members import parse_members
 from lackpy.infer.understand.parts import parse_parts
 from lackpy.infer.understand.phrases import PASSES, Sentence, State, read
 from lackpy.infer.understand.words import FILLER, KINDS, NOT_SUPPORTED, tokenize
@@ -218,6 +219,8 @@ class Intent:
     name_rank: bool | None = None  # definitions, list: the longest (True) or shortest (False) name; several when they tie
     name_length: bool = False  # definitions, count with an average or median: of the lengths of their names
     common: str | None = None  # definitions, list: the commonest name, by its "definitions" or by the "files" that define it
+    owner: str | None = None  # methods: of the class of this name
+    class_rank: bool | None = None  # classes, list: the one with the most (True) or fewest (False) methods
     first_word: bool = False  # with ``common``: the commonest first word of the names
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
@@ -231,7 +234,7 @@ class Intent:
         """The intent in plain words, for messages."""
         what = {
             "files": self.files.describe(), "lines": "lines", "words": "words", "chars": "characters", "bytes": "bytes",
-            "dirs": "directories", "matches": f"occurrences of {self.word!r}", "imports": "modules imported" if self.distinct else "import statements",
+            "dirs": "directories", "matches": f"occurrences of {self.word!r}", "imports": "modules imported" if self.distinct else "import statements", "params": "parameters",
             "definitions": {"function": "function definitions", "class": "class definitions", "method": "methods (functions in a class)",
              "toplevel": "top-level functions"}.get(
                 self.kind or "", "definitions"),
@@ -278,6 +281,12 @@ class Intent:
         if self.name_rank is not None:
             text = f"the {'longest' if self.name_rank else 'shortest'} name of the " + text.removeprefix("the ")
             text = "the length of " + text if self.value else text
+        if self.owner:
+            text += f", of class {self.owner}"
+        if self.class_rank is not None:
+            text = f"the class with the {'most' if self.class_rank else 'fewest'} methods in {self.files.describe()}"
+        if self.of == "params":
+            text = (f"the parameters of {self.def_names[0]}" if self.def_names else f"the {self.aggregate} number of parameters of the definitions") + where
         if self.common:
             said = "first word of the names" if self.first_word else "name"
             text = f"the most common {said} of the " + text.removeprefix("the ") + (", by the files that define it" if self.common == "files" else "")
@@ -469,6 +478,8 @@ class _Draft:
             nouns = ["dirs"]  # "which folder has the largest size": the size is what the folders are ranked by
         if st.aggregate in PER_FILE and word is not None and nouns == ["files"]:
             nouns = []  # "on average, how many TODOs does a python file have": the file is what the average is over
+        if "params" in nouns and set(nouns) <= {"params", "definitions"}:
+            nouns = ["params"]  # "how many parameters do the functions take": the parameters of the definitions
         if sorted(nouns) == ["chars", "definitions"] and "count" in st.asks and st.name_rank is not None:
             nouns, self.value = ["definitions"], "chars"  # "how many characters is the longest function name": its length
         if nouns == ["chars", "lines"] and "count" in st.asks and any(m == "lines" for m, _l in st.orders):
@@ -639,6 +650,11 @@ class _Draft:
                 or st.def_end or st.common or st.name_length or st.aggregate in ("average", "median")):
             self.problems.append("methods and top-level functions are counted, listed or looked for: 'how many methods are there', "
                                  "'top-level functions with more than 2 arguments'")
+        if st.owner and (of != "definitions" or "method" not in st.kinds):
+            self.problems.append(f"the class {st.owner}: its methods are asked about ('how many methods does the {st.owner} class have')")
+        if of == "params" and (ask != "count" or st.aggregate not in PER_FILE or st.filters or st.compares or group or st.each):
+            self.problems.append("parameters are asked of one function ('what arguments does parse take'), or averaged "
+                                 "('on average, how many parameters do the functions take')")
         if any(c[0] == "params" for c in st.compares) and (st.name_rank is not None or st.def_end or st.distinct or st.each or group or def_names
                                                             or ask not in ("count", "list", "exists")):
             self.problems.append("definitions by their arguments are counted, listed or looked for, with no other question about them")
@@ -672,9 +688,9 @@ class _Draft:
         aggregate = self.st.aggregate
         if aggregate is None:
             return
-        if files.path:
+        if files.path and of != "params":
             self.problems.append(f"the {aggregate} of one file ({files.path}): ask about files")
-        elif aggregate in PER_FILE and (of not in ("lines", "words", "chars", "bytes", "matches", "definitions") or any(f.lines for f in filters)):
+        elif aggregate in PER_FILE and (of not in ("lines", "words", "chars", "bytes", "matches", "definitions", "params") or any(f.lines for f in filters)):
             self.problems.append(f"the {aggregate} of what? lines, words, characters, bytes, definitions or a word's matches per file")
         elif (aggregate not in PER_FILE and of == "definitions" and (filters or where) and all(f.defs for f in filters)
               and all(c.measure == "params" for c in where)):
@@ -728,6 +744,20 @@ class _Draft:
             self.problems.append("lines by position, and another question at once")
         return None if self.problems else Intent("read", "text", files, position=st.position)
 
+    def member(self, files: Files, of: str | None, word: str | None) -> Intent | None:
+        """"what arguments does f take" (a function's parameters), "which class has the most methods" (classes by their methods)."""
+        st = self.st
+        if files.ext not in (None, "*.py") or files.names or files.glob:
+            self.problems.append("definitions are understood in Python files only")
+        if st.filters or word or st.orders or st.compares or st.each or st.group_each or st.aggregate or st.owner:
+            self.problems.append("a function's parameters, or the class with the most methods, and another question at once")
+        if self.problems:
+            return None
+        files = files if files.ext or files.path else replace(files, ext="*.py")
+        if st.params_of is not None:
+            return Intent("count" if "count" in st.asks else "list", "params", files, def_names=(st.params_of,), outside=tuple(st.excludes))
+        return Intent("list", "definitions", files, kind="class", names=True, class_rank=st.class_rank, outside=tuple(st.excludes))
+
     def part(self, files: Files, of: str | None, word: str | None) -> Intent | None:
         """"the docstring of src/app.py": a part of one file."""
         st = self.st
@@ -748,6 +778,8 @@ class _Draft:
             return self.positioned(files, of, word)
         if st.part is not None:
             return self.part(files, of, word)
+        if st.params_of is not None or st.class_rank is not None:
+            return self.member(files, of, word)
         if st.aggregate in PER_FILE:
             st.each = False  # "per file" is what an average (or a median) is taken over
         plain = (of is None or the_file) and not (
@@ -796,7 +828,7 @@ class _Draft:
             of, filters, word = "lines", [Filter(word, lines=True)] + filters, None
         if ask == "exists" and of == "matches":
             of, filters, word = "files", [Filter(word)] + filters, None
-        if ("definitions" in (of, ranking.get("order")) or of == "imports") and files.ext is None and not files.path and not files.glob:
+        if ("definitions" in (of, ranking.get("order")) or of in ("imports", "params")) and files.ext is None and not files.path and not files.glob:
             files = replace(files, ext="*.py")
         if of == "lines" and ask == "list" and st.compares and any(unit == "files" for unit, _index, _many in st.units):
             of = "files"  # "which modules have lines longer than 30 characters": the modules, kept by a line's length
@@ -820,7 +852,8 @@ class _Draft:
         return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names, group=group, among=self.among,
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end) or st.name_rank is not None,
-            distinct=st.distinct or of == "imports" and st.imports_said != "statements", def_end=st.def_end, common=st.common, first_word=st.first_word, name_rank=st.name_rank, name_length=st.name_length, **ranking,
+            distinct=st.distinct or of == "imports" and st.imports_said != "statements", def_end=st.def_end, common=st.common, first_word=st.first_word,
+            owner=st.owner, name_rank=st.name_rank, name_length=st.name_length, **ranking,
         )
 
 
@@ -846,7 +879,7 @@ def parse(intent: str) -> Parsed:
     tokens = tokenize(canonical(intent))  # everyday wordings first brought to the one the passes read
     if not tokens:
         return Parsed(None)
-    sentence, state = read(tokens, (parse_parts, parse_common, *PASSES))
+    sentence, state = read(tokens, (parse_parts, parse_common, parse_members, *PASSES))
     unknown = _leftovers(sentence, state)
     concept = _concept_searched(sentence, state)
     if concept is not None:  # two fair readings, and one of them is not understood: refused, saying both

@@ -148,6 +148,9 @@ class State:
     docstrings: set[int] = field(default_factory=set)  # filter positions that keep files with a docstring (or, negated, without)
     imports: set[int] = field(default_factory=set)  # filter positions whose word is a module the files import
     part: str | None = None  # "docstring": the part of one file asked for ("the docstring of X")
+    owner: str | None = None  # the class whose methods are asked about ("the Inventory class")
+    class_rank: bool | None = None  # the class with the most (True) or fewest (False) methods
+    params_of: str | None = None  # the function whose parameters are asked for
     common: str | None = None  # the commonest names, by their "definitions" or by the "files" that define them
     first_word: bool = False  # with ``common``: the commonest first word of the names
     imports_said: str | None = None  # "modules" (imported, each once), "statements" (import lines) or "imports" (either)

@@ -320,3 +320,41 @@ def test_top_level_functions_are_those_at_the_top_of_a_file(tmp_path):
     assert _answer(tmp_path, "how many module-level functions are there").output == len(top) + 1  # and outer
     assert _answer(tmp_path, "Does any top-level function take more than four arguments?").output is False
     assert _answer(tmp_path, "which top-level functions in sig.py take more than 2 arguments").output == ["defaults", "markers"]
+
+
+MEMBERS = '''\
+class Inventory:
+    def add(self, item):
+        pass
+
+    def remove(self, item, count=1):
+        pass
+
+
+class User:
+    def name(self):
+        pass
+
+
+class Empty:
+    pass
+
+
+def split_evenly(total, parts, *, rounding="down"):
+    pass
+'''
+
+
+def test_the_methods_of_a_named_class_and_the_class_with_the_most(tmp_path):
+    (tmp_path / "m.py").write_text(MEMBERS)
+    assert _answer(tmp_path, "How many methods does the Inventory class have?").output == 2
+    assert _answer(tmp_path, "list the methods of class User").output == ["name"]
+    assert _answer(tmp_path, "Which class has the most methods?").output == "Inventory"
+    assert _answer(tmp_path, "which class has the fewest methods").output == "Empty"
+
+
+def test_the_parameters_of_a_function_and_their_average(tmp_path):
+    (tmp_path / "m.py").write_text(MEMBERS)
+    assert _answer(tmp_path, "What arguments does split_evenly take?").output == ["total", "parts", "rounding"]
+    assert _answer(tmp_path, "how many parameters does remove take").output == 2  # self is not one
+    assert _answer(tmp_path, "On average, how many parameters do the functions in m.py take?").output == round((1 + 2 + 0 + 3) / 4, 2)

@@ -13,7 +13,9 @@ read the set): 25 right, 11 refused, 0 wrong. None wrong meets the issue's
 Since, and no longer blind: with "largest first" said alone as an order,
 lines outside a folder kept by their own length, module-level (top-level)
 functions, names said after a place ("functions in X start with get_") and
-the test suite: 30 right, 6 refused, 0 wrong.
+the test suite: 30 right, 6 refused, 0 wrong; with the methods of a named
+class, the class with the most methods, and the parameters of a function
+(and their average): 34 right, 2 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .fourth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 30, 0
+NOW_RIGHT, NOW_WRONG = 34, 0
 
 
 @pytest.fixture(scope="module")
