@@ -272,7 +272,7 @@ def test_a_refusal_says_what_was_understood_what_was_not_and_what_is_close(root,
     said = str(info.value).split("but I have no program for that combination; questions I do understand that are near it: ")[1]
     assert set(said.split("; ")) == {'"which files do not contain TODO"', '"which files contain TODO or FIXME"', '"which files contain TODO"'}
     with pytest.raises(NotUnderstood, match="only files can be ranked"):
-        RulesTier(workspace=root).propose(Request("what is the longest function", kit("readonly"), workspace=root))
+        RulesTier(workspace=root).propose(Request("what is the longest word", kit("readonly"), workspace=root))
 
 
 def test_needs_names_the_smallest_tool_set():

@@ -226,7 +226,8 @@ def build(intent: Intent) -> list[Variant]:
     if intent.name_length:
         builder = _name_lengths
     if intent.of == "definitions" and (any(f.defs for f in intent.filters) or any(c.measure == "params" for c in intent.where)
-                                       or intent.kind in ("method", "toplevel") or intent.class_rank is not None) or intent.of == "params":
+                                       or intent.kind in ("method", "toplevel") or intent.class_rank is not None
+                                       or intent.ask == "top") or intent.of == "params":
         builder = _definition_code
     if intent.of == "lines" and intent.aggregate in ("fraction", "percentage"):
         builder = _line_share
@@ -497,6 +498,9 @@ def _definition_code(p: _Program):
         scan += f"defs = [d[:3] for d in defs if d[4] is not None and not d[3]{' and d[4] == {owner}' if i.owner else ''}]\n"
     elif kind == "toplevel":
         scan += "defs = [d[:3] for d in defs if d[1] == 0 and not d[3]]\n"
+    if i.ask == "top":  # definitions ranked by their lines, trailing blank and comment lines aside
+        yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + _longest(i)
+        return
     if i.of == "params":  # a function's parameters, or their number averaged over the definitions
         scan += ARGUMENTS
         if i.def_names:
@@ -580,6 +584,18 @@ for d in defs:
     counted.append((d[0], d[1], d[2], len(names), names))
 defs = counted
 """
+def _longest(i: Intent) -> str:
+    """The program's last lines: the definition at the place asked of a ranking by lines (its name), or the top ``n`` names."""
+    sizes = ("sizes = []\nfor d in defs:\n    kept = [line for line in d[2]]\n"
+             "    for line in reversed(d[2]):\n        if line.strip() and not line.strip().startswith(\"#\"):\n            break\n"
+             "        kept = kept[:-1]\n    sizes.append((d[0], len(kept)))\n")
+    ranked = f"ranked = sorted(sizes, key=lambda s: s[1]{', reverse=True' if i.largest else ''})\n"
+    if i.single:
+        place = (i.nth or 1) - 1
+        return sizes + ranked + f"ranked[{place}][0] if len(ranked) > {place} else None"
+    return sizes + ranked + f"[s[0] for s in ranked[:{i.n or 10}]]"
+
+
 #: The program's last lines: the class with the most (``max``) or fewest (``min``) methods; every one that ties, sorted.
 CLASS_RANK = """\
 counts = {{}}
@@ -792,7 +808,7 @@ def _top(p: _Program):
         rows = f'sizes = [{{"path": f, "{key}": {size.replace("TEXT", "read_file(f)")}}} for f in {files}]\n'
     if i.single and i.nth:  # "the second largest": that place of the ranking (None when there are fewer files)
         reverse = ", reverse=True" if i.largest else ""
-        pick = f'ranked = sorted(sizes, key=lambda s: s["{key}"]{reverse})\nranked[{i.nth - 1}] if len(ranked) >= {i.nth} else None'
+        pick = f'ranked = sorted(sizes, key=lambda s: s["{key}"]{reverse})\nplace = ranked[{i.nth - 1}] if len(ranked) >= {i.nth} else None\nplace'
     elif i.single:
         pick = f'{"max" if i.largest else "min"}(sizes, key=lambda s: s["{key}"], default=None)'
     else:
@@ -800,7 +816,8 @@ def _top(p: _Program):
         pick = f'sorted(sizes, key=lambda s: s["{key}"]{reverse})' + ("[:{n}]" if i.n is not None else "")
     if i.value:  # a measure of the file ranked there, not the file: "how many lines does the shortest file have"
         figure = measure(i.value, 'read_file(top["path"])', None)
-        pick = f"top = {pick}\n{figure} if top else None"
+        head, _, last = pick.rpartition("\n")  # the ranking's lines, then the expression of the file ranked there
+        pick = f"{head}\ntop = {last}\n{figure} if top else None".lstrip("\n")
     yield FIND_READ, rows + pick
 
 

@@ -744,6 +744,19 @@ class _Draft:
             self.problems.append("lines by position, and another question at once")
         return None if self.problems else Intent("read", "text", files, position=st.position)
 
+    def longest_definition(self, files: Files, kind: str | None, ranking: dict) -> Intent | None:
+        """"the longest function": definitions ranked by their lines (the definition's line and its block)."""
+        st = self.st
+        if st.filters or st.compares or st.each or st.aggregate or st.names or st.name_rank is not None or st.def_end or st.distinct or st.common:
+            self.problems.append("the longest definition, and another question at once")
+        if files.ext not in (None, "*.py") or files.glob:
+            self.problems.append("definitions are understood in Python files only")
+        if self.problems:
+            return None
+        files = files if files.ext or files.path else replace(files, ext="*.py")
+        ranking = {**ranking, "kind": kind or "function"}
+        return Intent("top", "definitions", files, names=True, outside=tuple(dict.fromkeys(st.excludes)), **ranking)
+
     def member(self, files: Files, of: str | None, word: str | None) -> Intent | None:
         """"what arguments does f take" (a function's parameters), "which class has the most methods" (classes by their methods)."""
         st = self.st
@@ -809,6 +822,8 @@ class _Draft:
             self.grouped(ask, of)
         if ranking.get("order") == "files" and not group:
             self.problems.append("ranked by the number of files: only directories hold files")
+        if ask == "top" and of == "definitions" and ranking.get("order") == "lines" and not group and self.value is None:
+            return self.longest_definition(files, kind, ranking)
         if ask == "top":
             self.check(ask, of, files, [], word)
             of, kind = "files", ranking.pop("kind")

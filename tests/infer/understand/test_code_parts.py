@@ -358,3 +358,18 @@ def test_the_parameters_of_a_function_and_their_average(tmp_path):
     assert _answer(tmp_path, "What arguments does split_evenly take?").output == ["total", "parts", "rounding"]
     assert _answer(tmp_path, "how many parameters does remove take").output == 2  # self is not one
     assert _answer(tmp_path, "On average, how many parameters do the functions in m.py take?").output == round((1 + 2 + 0 + 3) / 4, 2)
+
+
+def test_definitions_ranked_by_their_lines(tmp_path):
+    (tmp_path / "m.py").write_text(MEMBERS + "\n\ndef long_one(x):\n    a = 1\n    b = 2\n    return a + b\n\n# a trailing comment\n")
+    assert _answer(tmp_path, "What's the longest function in the project?").output == "long_one"  # 4 lines; its comment aside
+    assert _answer(tmp_path, "the 2 shortest functions").output[:1] == ["add"]  # 2 lines each: the first of a tie first
+
+
+def test_empty_files_and_either_marker_in_a_folder(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "__init__.py").write_text("")
+    (tmp_path / "tests" / "test_a.py").write_text("# FIXME later\n")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    assert _answer(tmp_path, "Which modules are completely empty?").output == ["tests/__init__.py"]
+    assert _answer(tmp_path, "Are there any TODOs or FIXMEs left in the tests?").output is True

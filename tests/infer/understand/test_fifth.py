@@ -11,6 +11,11 @@ read the set): 18 right, 17 refused, 1 wrong. Its author asked more as one
 talks than the others did ("Where are the FIXMEs? Which files have one?",
 "relative imports count too", "Dotted names please"). The wrong answer was
 a failure at run time: "Which module is the 3rd longest, counting lines?".
+
+Since, and no longer blind: with a figure of the file at an ordinal place
+and "counting lines", "completely", "TODOs left", empty files, "any TODOs or
+FIXMEs", and definitions ranked by their lines ("the longest function"): 22
+right, 14 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .fifth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 18, 1
+NOW_RIGHT, NOW_WRONG = 22, 0
 
 
 @pytest.fixture(scope="module")

@@ -418,7 +418,7 @@ MUST_REFUSE = (
     "compose a haiku about autumn",
     "how many cats are there",
     # "which files import os and sys" is answered since imports are understood (test_code_parts.py)
-    "what is the longest function?",
+    # "what is the longest function?" is answered since definitions are ranked by their lines (test_code_parts.py)
     # "how many functions contain a TODO" is answered since a definition's code is understood (test_code_parts.py)
     "delete all python files",
     # "how many lines are longer than 80 characters" is answered since a line's length is understood (test_canon.py)
