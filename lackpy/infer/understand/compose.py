@@ -227,7 +227,7 @@ def build(intent: Intent) -> list[Variant]:
         builder = _name_lengths
     if intent.of == "definitions" and (any(f.defs for f in intent.filters) or any(c.measure == "params" for c in intent.where)
                                        or intent.kind in ("method", "toplevel") or intent.class_rank is not None
-                                       or intent.ask == "top") or intent.of == "params":
+                                       or intent.ask == "top" or intent.base) or intent.of == "params":
         builder = _definition_code
     if intent.of == "lines" and intent.aggregate in ("fraction", "percentage"):
         builder = _line_share
@@ -518,6 +518,10 @@ def _definition_code(p: _Program):
         p.values[f"d{index}"] = pattern.strip("*")
         tests.append(_name_test(index, pattern, "d[0]"))
     takes = [f"d[3] {c.op} {{c{index}}}" for index, c in enumerate(i.where) if c.measure == "params"]
+    if i.base:  # a class naming the base among its own: "class Missing(ApiError):", "class X(errors.ApiError, Mixin):"
+        p.values["base"] = i.base
+        tests.append('{base} in [b.strip().split(".")[-1] for b in (d[2][0].split("(", 1)[1].split(")")[0].split(",") '
+                     'if "(" in d[2][0].split(":")[0] else [])]')
     if takes:
         scan += ARGUMENTS
     kept = f"[d[0] for d in defs if {' and '.join(tests + takes)}]" if tests + takes else "[d[0] for d in defs]"

@@ -221,6 +221,7 @@ class Intent:
     common: str | None = None  # definitions, list: the commonest name, by its "definitions" or by the "files" that define it
     owner: str | None = None  # methods: of the class of this name
     class_rank: bool | None = None  # classes, list: the one with the most (True) or fewest (False) methods
+    base: str | None = None  # classes: those that name this class among their bases
     first_word: bool = False  # with ``common``: the commonest first word of the names
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
@@ -266,7 +267,8 @@ class Intent:
         if self.of == "files" and self.files.path and self.ask in ("exists", "all"):
             text = f"whether {self.files.path}"
             for index, f in enumerate(self.filters):
-                text += f"{' and' if index else ''} {'does not contain' if f.negated else 'contains'} {f.word!r}"
+                said = f"is {f.describe()}" if f.docstring or f.imports else f"{'does not contain' if f.negated else 'contains'} {f.word!r}"
+                text += f"{' and' if index else ''} {said}"
             return text
         for f in self.filters:
             text += ", " + f.describe() + (" (line by line)" if f.lines and not f.blank else "")
@@ -283,6 +285,8 @@ class Intent:
             text = "the length of " + text if self.value else text
         if self.owner:
             text += f", of class {self.owner}"
+        if self.base:
+            text += f", inheriting from {self.base}"
         if self.class_rank is not None:
             text = f"the class with the {'most' if self.class_rank else 'fewest'} methods in {self.files.describe()}"
         if self.of == "params":
@@ -505,6 +509,10 @@ class _Draft:
             if clash == {"count"} and counted and not self.st.n:
                 self.value = counted[0]  # "how many lines does the shortest module have": a figure of the one file ranked first
                 return "top"
+            words = {w for w, _how in self.st.terms} | set(self.st.order_terms)
+            if clash == {"count"} and not counted and len(words) == 1 and self.st.order_terms and not self.st.n:
+                self.value = "matches"  # "how many TODOs does the file with the most TODOs have": its count of the word
+                return "top"
             if clash:
                 self.problems.append("a ranking and a " + ", ".join(sorted(clash)) + " at once")
             return "top"
@@ -650,6 +658,9 @@ class _Draft:
                 or st.def_end or st.common or st.name_length or st.aggregate in ("average", "median")):
             self.problems.append("methods and top-level functions are counted, listed or looked for: 'how many methods are there', "
                                  "'top-level functions with more than 2 arguments'")
+        if st.base and (of != "definitions" or ask not in ("count", "list", "exists") or st.each or group or st.orders or st.name_rank is not None
+                        or st.def_end or st.common):
+            self.problems.append(f"the subclasses of {st.base} are counted, listed or looked for")
         if st.owner and (of != "definitions" or "method" not in st.kinds):
             self.problems.append(f"the class {st.owner}: its methods are asked about ('how many methods does the {st.owner} class have')")
         if of == "params" and (ask != "count" or st.aggregate not in PER_FILE or st.filters or st.compares or group or st.each):
@@ -868,7 +879,7 @@ class _Draft:
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end) or st.name_rank is not None,
             distinct=st.distinct or of == "imports" and st.imports_said != "statements", def_end=st.def_end, common=st.common, first_word=st.first_word,
-            owner=st.owner, name_rank=st.name_rank, name_length=st.name_length, **ranking,
+            owner=st.owner, base=st.base, name_rank=st.name_rank, name_length=st.name_length, **ranking,
         )
 
 

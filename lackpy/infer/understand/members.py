@@ -1,9 +1,11 @@
-"""What a definition holds: the methods of a named class, the classes ranked by their methods, and the parameters a function takes.
+"""What a definition holds: the methods of a named class, the classes ranked by their methods, the classes that inherit from
+a named one, and the parameters a function takes.
 
 "How many methods does the Inventory class have?", "list the methods of
 class User", "which class has the most methods", "what arguments does
 split_evenly take", "on average, how many parameters do the functions in
-src/app.py take". A class is named as code names it ("the Inventory class",
+src/app.py take", "which exceptions subclass ApiError" (the classes that
+name it among their bases: its direct subclasses). A class is named as code names it ("the Inventory class",
 "class Inventory", "methods of Inventory"); a function by its name. The
 parameters are those of ``compose.ARGUMENTS``: every name of the signature,
 ``*args`` and ``**kwargs`` too, without a method's ``self`` or ``cls``.
@@ -25,6 +27,10 @@ _PARAMS_OF = rx(
     r"|(?:the )?" + _PARAMS + r" (?:of|for|to) (?:the )?(?:function |method )?(?P<f2>" + W + r"))"
 )
 _HOW_MANY_PARAMS = rx(r"how many " + _PARAMS + r" (?:does|do) (?:the )?(?:function |method )?(?P<f>" + W + r") (?:take|accept|have|need|expect)")
+_SUBCLASSES = rx(
+    r"(?:(?P<noun>classes|exceptions|errors|subclasses) (?:that |which )?(?:(?:inherit|derive|descend)s? from|(?:subclass|extend)(?:es|s)?) (?P<b1>" + W + r")"
+    r"|(?:the )?(?:sub-?classes|children|child classes) of (?P<b2>" + W + r"))"
+)
 _PARAMS_NOUN = rx(r"(?P<p>" + _PARAMS + r")")
 _TAKE = rx(r"takes?|accepts?|needs?|expects?|take in")
 
@@ -71,6 +77,17 @@ def parse_members(s: Sentence, st: State) -> None:
         st.note("parameters")
         return hit.claim("unit")
 
+    def subclasses(hit: Hit) -> bool:
+        token = hit.token("b1" if hit.has("b1") else "b2")
+        if token.quoted or not re.fullmatch(r"[A-Za-z_][\w.]*", token.raw):
+            return False
+        st.base = token.raw.rsplit(".", 1)[-1]
+        st.kinds.append("class")
+        st.units.append(("definitions", hit.index(0), True))
+        st.note(f"the classes that inherit from {st.base}")
+        return hit.claim("unit")
+
+    s.scan(_SUBCLASSES, subclasses)
     s.scan(_CLASS_RANK, class_rank)
     s.scan(_HOW_MANY_PARAMS, lambda hit: params_of(hit, count=True))
     s.scan(_PARAMS_OF, params_of)

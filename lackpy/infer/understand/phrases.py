@@ -151,6 +151,7 @@ class State:
     owner: str | None = None  # the class whose methods are asked about ("the Inventory class")
     class_rank: bool | None = None  # the class with the most (True) or fewest (False) methods
     params_of: str | None = None  # the function whose parameters are asked for
+    base: str | None = None  # the class whose subclasses are asked for
     common: str | None = None  # the commonest names, by their "definitions" or by the "files" that define them
     first_word: bool = False  # with ``common``: the commonest first word of the names
     imports_said: str | None = None  # "modules" (imported, each once), "statements" (import lines) or "imports" (either)

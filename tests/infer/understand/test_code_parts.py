@@ -373,3 +373,11 @@ def test_empty_files_and_either_marker_in_a_folder(tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")
     assert _answer(tmp_path, "Which modules are completely empty?").output == ["tests/__init__.py"]
     assert _answer(tmp_path, "Are there any TODOs or FIXMEs left in the tests?").output is True
+
+
+def test_the_classes_that_inherit_from_a_named_one(tmp_path):
+    (tmp_path / "e.py").write_text("class ApiError(Exception):\n    pass\n\n\nclass Missing(ApiError):\n    pass\n\n\n"
+                                   "class Denied(errors.ApiError, Mixin):\n    pass\n\n\nclass Other:\n    x = ApiError\n")
+    assert _answer(tmp_path, "Which exceptions subclass ApiError?").output == ["Missing", "Denied"]
+    assert _answer(tmp_path, "how many classes inherit from Exception").output == 1
+    assert _answer(tmp_path, "are there any subclasses of Other").output is False

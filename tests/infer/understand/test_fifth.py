@@ -15,7 +15,9 @@ a failure at run time: "Which module is the 3rd longest, counting lines?".
 Since, and no longer blind: with a figure of the file at an ordinal place
 and "counting lines", "completely", "TODOs left", empty files, "any TODOs or
 FIXMEs", and definitions ranked by their lines ("the longest function"): 22
-right, 14 refused, 0 wrong.
+right, 14 refused, 0 wrong; with "N lines long", "starts with a docstring",
+"the most TODOs any file has", the pages of the docs, and the classes that
+inherit from a named one: 28 right, 8 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .fifth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 22, 0
+NOW_RIGHT, NOW_WRONG = 28, 0
 
 
 @pytest.fixture(scope="module")

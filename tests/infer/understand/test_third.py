@@ -26,7 +26,8 @@ subpackages of a package, and a loop over files kept by a condition named
 first (the language loops over a call or a name): 30 right, 6 refused, 0
 wrong; with definitions with or without a docstring, and "in the shop
 package": 31 right, 5 refused, 0 wrong; with the class with the most
-methods: 32 right, 4 refused, 0 wrong.
+methods: 32 right, 4 refused, 0 wrong; with "the most TODOs any single
+file has": 33 right, 3 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .third_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 32, 0
+NOW_RIGHT, NOW_WRONG = 33, 0
 
 
 @pytest.fixture(scope="module")
