@@ -87,7 +87,8 @@ class _Program:
     @property
     def restricted(self) -> bool:
         """Whether files or lines are kept by more than a glob and one word: then grep, which takes a glob and one pattern, cannot serve."""
-        return bool(self.intent.where or self.intent.outside or any(f.alternatives or f.blank or f.docstring or f.imports for f in self.intent.filters))
+        return bool(self.intent.where or self.intent.outside
+                    or any(f.alternatives or f.blank or f.docstring or f.imports or f.start or f.place for f in self.intent.filters))
 
     def files(self, kind: str | None = "text") -> str:
         """The expression listing the files (``kind="text"``: the ones read_file can read), less those a condition leaves out."""
@@ -123,6 +124,11 @@ class _Program:
         """Filter ``index`` on ``subject``: its word in it (or not), or any of its words (``TODO or FIXME``)."""
         if f.blank:
             return f"{subject}.strip() {'!=' if f.negated else '=='} \"\""
+        if f.start:
+            return f"{'not ' if f.negated else ''}{subject}.lstrip().startswith({{w{index}}})"
+        if f.place:  # the file the line is of is under the folder: a path from the top, or a folder of that name anywhere
+            test = f"{path}.startswith({{w{index}}} + \"/\")" if "/" in f.word else f"(\"/\" + {path}).find(\"/\" + {{w{index}}} + \"/\") >= 0"
+            return f"not {test}" if f.negated else test
         if f.docstring:
             return has_docstring(subject, f.negated)
         keys = [f"w{index}"] + [f"w{index}x{other}" for other in range(1, len(f.alternatives) + 1)]

@@ -119,6 +119,8 @@ class Filter:
     defs: bool = False  # keeps definitions whose code (their line and the block beneath it) contains ``word``, not files
     docstring: bool = False  # keeps files that open with a docstring (or, ``negated``, the others) instead of files with a word
     imports: bool = False  # keeps files that import the module ``word`` (or, ``negated``, the others)
+    start: bool = False  # keeps lines that begin (indentation aside) with ``word``
+    place: bool = False  # keeps lines of the files under the folder ``word`` (counted among all lines, for a share)
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -130,6 +132,10 @@ class Filter:
             return "not empty" if self.negated else "empty"
         if self.docstring:
             return "without a docstring" if self.negated else "with a docstring"
+        if self.start:
+            return f"starting with {self.word!r}"
+        if self.place:
+            return f"in files under {self.word}"
         if self.imports:
             return f"{'not ' if self.negated else ''}importing {self.word}"
         said = f"{'not ' if self.negated else ''}containing {' or '.join(map(repr, self.words))}"
@@ -559,6 +565,11 @@ class _Draft:
                 on_files = False  # "how many lines in python files mention X": no "that", so the lines mention it
             alternatives = tuple(self.st.alternatives.get(position, ()))
             blank = position in self.st.blanks
+            if position in self.st.starts or position in self.st.places:  # said of lines only
+                found.append(Filter(word, negated, lines=True, start=position in self.st.starts, place=position in self.st.places))
+                if of != "lines":
+                    self.problems.append("'starting with' and 'are in a folder' are said of lines here: 'lines starting with #'")
+                continue
             if position in self.st.docstrings or position in self.st.imports:  # of files; a docstring of definitions too
                 docstring = position in self.st.docstrings
                 of_defs = docstring and of == "definitions" and not on_files  # "functions without a docstring"

@@ -19,6 +19,9 @@ import re
 
 from lackpy.infer.understand.phrases import W, Hit, Sentence, State, rx
 
+_STARTS = rx(r"(?<=lines )(?:(?:in|of|from|under) (?:the )?" + W + r" )*(?P<cue>(?:that |which )?(?:start|starts|starting|begin|begins|beginning) with) "
+             r"(?P<t>" + W + ")")
+_PLACED = rx(r"(?<=lines )(?P<cue>(?:that |which )?(?:are|live|sit|lie) (?:in|under|inside|within)) (?:the )?(?P<d>" + W + r")(?: (?:folder|directory|dir))?")
 _DOC = r"(?:module |file )?doc-?strings?"
 _DOC_FILTER = rx(
     r"(?:(?:that|which) )?(?:(?P<neg>without|with no|lacking|missing|(?:do|does) not have|(?:have|has|having) no|not having)"
@@ -70,6 +73,28 @@ def parse_parts(s: Sentence, st: State) -> None:
         st.note("the import statements" if st.imports_said == "statements" else "the imported modules")
         return hit.claim("unit")
 
+    def starts(hit: Hit) -> bool:
+        """"lines starting with #": lines whose text, indentation aside, begins with the word."""
+        token = hit.token("t")
+        st.starts.add(len(st.filters))
+        st.filters.append((token.raw, False, hit.index("cue")))
+        st.note(f"lines starting with {token.raw!r}")
+        return hit.claim("filter", *hit.span("cue"), *hit.span("t"))
+
+    def placed(hit: Hit) -> bool:
+        """"what percentage of the lines are in tests": the lines of the files under a folder, counted among all."""
+        token = hit.token("d")
+        if token.quoted or not re.fullmatch(r"[\w.-]+(?:/[\w.-]+)*/?", token.raw) or not st.aggregate_share:
+            return False
+        st.places.add(len(st.filters))
+        st.filters.append((token.raw.rstrip("/"), False, hit.index("cue")))
+        st.note(f"lines in {token.raw}")
+        return hit.claim("filter", *range(hit.index("cue"), hit.span(0)[-1] + 1))
+
+    s.scan(_STARTS, starts)
+    if re.search(r"\b(?:percentage|percent|fraction|share|proportion)\b", " ".join(t.form for t in s.tokens)):
+        st.aggregate_share = True
+        s.scan(_PLACED, placed)
     s.scan(_DOC_FILTER, doc_filter)
     s.scan(_DOC_READ, doc_read)
     s.scan(_IMPORTS_NOUN, imported)

@@ -148,6 +148,9 @@ class State:
     docstrings: set[int] = field(default_factory=set)  # filter positions that keep files with a docstring (or, negated, without)
     imports: set[int] = field(default_factory=set)  # filter positions whose word is a module the files import
     part: str | None = None  # "docstring": the part of one file asked for ("the docstring of X")
+    starts: set[int] = field(default_factory=set)  # filter positions that keep lines starting with the word
+    places: set[int] = field(default_factory=set)  # filter positions whose word is the folder the lines' files are in (a share)
+    aggregate_share: bool = False  # a share was said: "what percentage of the lines are in tests"
     owner: str | None = None  # the class whose methods are asked about ("the Inventory class")
     class_rank: bool | None = None  # the class with the most (True) or fewest (False) methods
     params_of: str | None = None  # the function whose parameters are asked for

@@ -381,3 +381,14 @@ def test_the_classes_that_inherit_from_a_named_one(tmp_path):
     assert _answer(tmp_path, "Which exceptions subclass ApiError?").output == ["Missing", "Denied"]
     assert _answer(tmp_path, "how many classes inherit from Exception").output == 1
     assert _answer(tmp_path, "are there any subclasses of Other").output is False
+
+
+def test_lines_starting_with_a_word_and_the_share_of_lines_in_a_folder(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def test_a():\n    pass\n")  # 2 lines
+    (tmp_path / "a.py").write_text("# one\n    # two\nx = 1  # not a start\n")  # 3 lines, 2 start with #
+    (tmp_path / "README.md").write_text("# Title\n\n## Part\ntext\n")
+    assert _answer(tmp_path, 'how many lines in README.md start with "#"').output == 2
+    assert _answer(tmp_path, "how many lines starting with # are in a.py").output == 2
+    assert _answer(tmp_path, "Roughly what percentage of all the Python lines are in tests?").output == 40.0
+    assert _answer(tmp_path, "What fraction of the Python lines live in the tests folder?").output == 0.4

@@ -17,7 +17,8 @@ and "counting lines", "completely", "TODOs left", empty files, "any TODOs or
 FIXMEs", and definitions ranked by their lines ("the longest function"): 22
 right, 14 refused, 0 wrong; with "N lines long", "starts with a docstring",
 "the most TODOs any file has", the pages of the docs, and the classes that
-inherit from a named one: 28 right, 8 refused, 0 wrong.
+inherit from a named one: 28 right, 8 refused, 0 wrong; with the share of
+the lines in a folder: 29 right, 7 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .fifth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 28, 0
+NOW_RIGHT, NOW_WRONG = 29, 0
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,8 @@ lines outside a folder kept by their own length, module-level (top-level)
 functions, names said after a place ("functions in X start with get_") and
 the test suite: 30 right, 6 refused, 0 wrong; with the methods of a named
 class, the class with the most methods, and the parameters of a function
-(and their average): 34 right, 2 refused, 0 wrong.
+(and their average): 34 right, 2 refused, 0 wrong; with the share of the
+lines in a folder: 35 right, 1 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .fourth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 34, 0
+NOW_RIGHT, NOW_WRONG = 35, 0
 
 
 @pytest.fixture(scope="module")
