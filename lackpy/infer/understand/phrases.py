@@ -746,7 +746,7 @@ _UNITS = {
     **{w: "chars" for w in ("character", "characters", "char", "chars", "size", "sizes", "letters")},
     **{w: "bytes" for w in ("byte", "bytes")},
     **{w: "function" for w in ("function", "functions", "defs", "function definitions", "function defs", "function definition")},
-    **{w: "class" for w in ("classes", "class definitions", "class definition", "class defs")},
+    **{w: "class" for w in ("class", "classes", "class definitions", "class definition", "class defs")},
     **{w: "any" for w in ("definition", "definitions")},
     **{w: "method" for w in ("method", "methods")},
     **{w: "toplevel" for w in ("top-level function", "top-level functions", "top-level def", "top-level defs")},

@@ -265,3 +265,18 @@ def test_definitions_of_files_kept_by_a_condition_are_looped_over_by_name(tmp_pa
 ])
 def test_an_order_said_last_and_names_said_after_a_place(asked, meant):
     assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked
+
+
+@pytest.mark.parametrize("asked, meant", [
+    ("List every class in src", "list the classes in src"),
+    ("What's the median number of lines per test file?", "median number of lines per file in test files"),
+    ("Which file mentions FIXME the most?", "which file has the most FIXME"),
+    ("Which functions call print?", 'which functions contain "print("'),
+    ("How big is the docs folder in bytes?", "how many bytes are in docs"),
+])
+def test_a_class_said_in_the_singular_and_more_everyday_orders(asked, meant):
+    assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked
+
+
+def test_a_searched_class_is_still_the_word():
+    assert parse("how many times does class appear").intent.word == "class"
