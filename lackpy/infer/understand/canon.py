@@ -101,6 +101,8 @@ TABLE: tuple[Entry, ...] = (
     Entry(r"\bhow (?:big|large|heavy) (?:is|are) (?:the )?([\w./-]+)(?: (?:folder|directory|dir))?(?:,? in bytes)?(?=\s*\??\s*$)",
           r"how many bytes are in \1", unless=(r"\b(largest|biggest|smallest|longest|shortest)\b",),
           why="how big a file or a folder is: its size, in bytes"),
+    Entry(r"\bwhat (?:modules |packages )?(?:does|do) ([\w./-]+\.py) import\b", r"which imported modules in \1",
+          why="what a file imports: the modules it imports"),
     Entry(r"\bmodules\b", "python files", unless=(_IMPORTED_MODULES, _SEARCHED + r"modules\b"), why="a code base's modules are its Python files"),
     Entry(r"\bmodule\b(?!-level)", "python file", unless=(_IMPORTED_MODULES, r"\bmodule docstring\b", _SEARCHED + r"module\b", r"\bmodule\s+(appear|occur)"),
           why="one of them"),

@@ -40,7 +40,7 @@ DEFINITION_REGEX = {"function": r'r"^\s*(async )?def "', "class": r'r"^\s*class 
 #: A text's size in bytes, as the file holds it (UTF-8).
 BYTES = 'len(TEXT.encode("utf-8"))'
 #: The key a ranking row names its measure by.
-MEASURE_KEYS = {"chars": "chars", "bytes": "bytes", "lines": "lines", "words": "words", "matches": "matches"}
+MEASURE_KEYS = {"chars": "chars", "bytes": "bytes", "lines": "lines", "words": "words", "matches": "matches", "width": "longest line"}
 DEFINITION_KEYS = {"function": "functions", "class": "classes", "any": "definitions"}
 
 Variant = tuple[tuple[str, ...], str, dict[str, str | int]]
@@ -206,7 +206,8 @@ def measure(what: str, text: str, kind: str | None = None, word: str = "{word}")
         return f"{text}.count({word})"
     if what == "definitions":
         return f"len([code for code in {text}.splitlines() if code.strip().startswith({DEFINITION_STARTS[kind or 'function']})])"
-    return {"lines": "len(TEXT.splitlines())", "words": "len(TEXT.split())", "chars": "len(TEXT)", "bytes": BYTES}[what].replace("TEXT", text)
+    return {"lines": "len(TEXT.splitlines())", "words": "len(TEXT.split())", "chars": "len(TEXT)", "bytes": BYTES,
+            "width": "max([len(line) for line in TEXT.splitlines()] + [0])"}[what].replace("TEXT", text)
 
 
 def measure_of(c: Compare, index: int, text: str) -> str:
@@ -275,6 +276,12 @@ def _ls(p: _Program):
 def _files(p: _Program):
     i = p.intent
     filters = list(enumerate(i.filters))
+    if i.ask == "all" and i.where and not i.files.path:  # "are all the modules under 500 lines": every file passes the comparison
+        everything = _Program(replace(i, where=())).files()
+        tests = [f"{measure_of(c, index, 'text')} {c.op} {{c{index}}}" for index, c in enumerate(i.where)]
+        tests += [p.condition(filters, "text")] if filters else []
+        yield FIND_READ, f"all({' and '.join(tests)} for f in {everything} for text in [read_file(f)])"
+        return
     if not filters:
         found = p.files(kind=None)
         yield ("find_files",), {"count": f"len({found})", "list": found, "exists": f"len({found}) > 0"}[i.ask]

@@ -257,8 +257,9 @@ class Intent:
         if self.ask == "top" and self.of == "lines":
             line = f"the {_place(self.nth) + ' ' if self.nth else ''}{'longest' if self.largest else 'shortest'} line in {self.files.describe()}"
             return f"the length of {line}" if self.value else line
-        ranked = (f"{_place(self.nth) if self.nth else 'single' if self.single else self.n or 'all'}", f"with the {'most' if self.largest else 'fewest'} "
-                  f"{self.order if self.order != 'matches' else repr(self.word)}")
+        ranked = (f"{_place(self.nth) if self.nth else 'single' if self.single else self.n or 'all'}",
+                  f"with the {'longest' if self.largest else 'shortest'} line" if self.order == "width" else
+                  f"with the {'most' if self.largest else 'fewest'} {self.order if self.order != 'matches' else repr(self.word)}")
         parts = {
             "count": (f"the {self.aggregate} {'per file of the ' + what if self.aggregate in PER_FILE else 'of the ' + what}{where}"
                       if self.aggregate else f"the number of {what}{where}" + (", per file" if self.each else "")),
@@ -618,7 +619,7 @@ class _Draft:
             problems.append("per file with a filter")
         if st.case is not None and not (filters or word):
             problems.append("ignoring case in what? name the word")
-        if ask == "all" and (of == "matches" or not filters):
+        if ask == "all" and (of == "matches" or not (filters or st.compares)):
             problems.append("does every file what? say containing a word")
         if ask == "top" and line_filters:
             problems.append("ranking files by lines containing a word")

@@ -286,6 +286,7 @@ _SUPERLATIVE = rx(
     r"(?P<sup>largest|biggest|longest|smallest|shortest|tiniest|heaviest|lightest)(?: (?P<n2>" + NUM + "))?"
     r"(?! (?:number|count|amount) of )"  # "the largest number of lines" ranks by lines (``_MOST``), not by size
 )
+_WIDEST = rx(r"(?:has|with|having|contains|containing|holds) the (?P<dir>longest|widest|shortest) line\b")
 _MOST = rx(
     r"(?:the )?(?:(?P<ord>" + "|".join(ORDINALS) + r") )?(?P<dir>most|fewest|least|(?:highest|largest|greatest|biggest|maximum|max) (?:number|count|amount) of"
     r"|(?:lowest|smallest|minimum|min) (?:number|count|amount) of)(?: (?:occurrences|mentions|instances) of)? "
@@ -391,6 +392,13 @@ def _parse_order(s: Sentence, st: State) -> None:
         """Did only "sorted by" order the files (no top N, no superlative)? Then all of them are wanted."""
         st.sorted_only = bool(st.orders) and not st.n and not superlatives
 
+    def widest(hit: Hit) -> bool:
+        """"which file has the longest line": files ranked by the length of their longest line."""
+        st.orders.append(("width", hit.form("dir") != "shortest"))
+        st.note(f"ranked by the {hit.form('dir')} line")
+        return hit.claim("order")
+
+    s.scan(_WIDEST, widest)
     s.scan(_TOP_N, top)
     s.scan(_SUPERLATIVE, superlative)
     s.scan(_MOST_FILES, most_files)
@@ -628,7 +636,7 @@ def _place(st: State, raw: str, as_dir: bool = False) -> bool:
     elif is_file(raw) and not as_dir:
         st.paths.append(raw)
     elif as_dir or "/" in raw or raw in (".", "./"):
-        if not DIR_PATH.fullmatch(raw) or lower in _UNITS:  # "in lines", "in bytes": a unit, not a directory
+        if not DIR_PATH.fullmatch(raw) or lower in _UNITS or lower in _SIZE_UNITS:  # "in lines", "in kilobytes": a unit, not a directory
             return False
         st.dirs.append(raw.rstrip("/") or raw)
     else:
@@ -1003,6 +1011,8 @@ LEXICON = frozenset(
           "with contain contains containing mention mentions mentioning include includes including named called match matching "
           "where grep search read cat open ls contents what which list show find lines files word words test tests".split())
 )
+#: Units of size that are never a folder's name ("the total size in kilobytes" is refused, not read as a folder kilobytes).
+_SIZE_UNITS = frozenset({"kb", "kib", "kilobytes", "kilobyte", "mb", "mib", "megabytes", "megabyte", "gb", "gigabytes"})
 #: Words of the lexicon that are also the name of a folder when they stand where one would ("in tests", "outside tests").
 PLACE_WORDS = frozenset({"test", "tests"})
 #: Words that cannot be searched for without quotes: they are the sentence's own structure.

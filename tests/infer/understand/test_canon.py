@@ -280,3 +280,13 @@ def test_a_class_said_in_the_singular_and_more_everyday_orders(asked, meant):
 
 def test_a_searched_class_is_still_the_word():
     assert parse("how many times does class appear").intent.word == "class"
+
+
+def test_the_file_with_the_longest_line_and_whether_every_file_passes_a_comparison(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n" * 30)  # the most lines, short ones
+    (tmp_path / "b.py").write_text("y = '" + "z" * 90 + "'\n")  # one line, the longest
+    assert _answer(tmp_path, "Which file has the longest line?").output["path"] == "b.py"
+    assert _answer(tmp_path, "Are all the modules under 500 lines?").output is True
+    assert _answer(tmp_path, "are all python files under 10 lines").output is False
+    assert _answer(tmp_path, "What does b.py import?").output == []
+    assert parse("What's the total size of the Python files in kilobytes?").intent is None  # never a folder named kilobytes
