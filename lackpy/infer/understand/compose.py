@@ -754,9 +754,14 @@ def _grouped(p: _Program):
     each = "1" if what == "files" else measure(what, p.lower("text") if what == "matches" else "text", i.kind)
     add = f"({each} if {' and '.join(keep)} else 0)" if keep else each
     reads = "    text = read_file(f)\n" if "text" in add else ""
-    body = (f"totals = {{}}\nfor f in {everything}:\n{reads}"
+    body = (f"totals = {{}}\n{_loop(everything)}\n{reads}"
             f'    folder = f.rsplit("/", 1)[0] if "/" in f else "."\n'
             f"    totals[folder] = totals.get(folder, 0) + {add}\n")
+    scope = (i.files.dir or "").removeprefix("./").strip("/")
+    if i.ask == "top" and scope and scope != ".":  # "which package inside shop": the folders in it, not shop itself
+        p.values["scope"] = scope
+        body += ("inner = {d: totals[d] for d in totals if d != {scope} and not d.endswith(\"/\" + {scope})}\n"
+                 "totals = inner if inner else totals\n")
     if i.ask == "count":
         yield FIND_READ, body + "totals"
         return
