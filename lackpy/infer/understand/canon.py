@@ -60,7 +60,7 @@ TABLE: tuple[Entry, ...] = (
           why="the modules one file imports"),
     Entry(r"\b(?:distinct|unique|different) (?=imported modules\b)", "", why="the imported modules are counted once each already"),
     Entry(r"\b(import|imports|importing) from\b", r"\1", why="a module that imports from X imports X"),
-    Entry(r"\b(?:do|does) the tests (have|contain|mention|include)\b", r"do files in tests \1",
+    Entry(r"\b(?:do|does) (any of )?the tests (have|contain|mention|include|import|use)\b", r"do \1files in tests \2",
           why="the tests, said as a whole, are the files of the tests folder"),
     Entry(r"\btest (functions|methods)\b", r"\1 named test_*", why="test functions are those pytest collects: named test_..."),
     Entry(r"\b(?:don't|do not|doesn't|does not) (?:take|accept|have) any (arguments|parameters|args|params)\b", r"take no \1",

@@ -222,7 +222,7 @@ def build(intent: Intent) -> list[Variant]:
         "read": _read, "ls": _ls,
     }.get(intent.ask) or {
         "files": _files, "lines": _lines, "matches": _matches, "words": _sizes, "chars": _sizes, "bytes": _sizes,
-        "definitions": _definitions, "dirs": _dirs, "imports": _imports, "params": _definition_code,
+        "definitions": _definitions, "dirs": _dirs, "imports": _imports, "params": _definition_code, "bases": _definition_code,
     }[intent.of]
     if intent.ask == "top":
         builder = _top_line if intent.of == "lines" else _top
@@ -234,7 +234,7 @@ def build(intent: Intent) -> list[Variant]:
         builder = _name_lengths
     if intent.of == "definitions" and (any(f.defs for f in intent.filters) or any(c.measure == "params" for c in intent.where)
                                        or intent.kind in ("method", "toplevel") or intent.class_rank is not None
-                                       or intent.ask == "top" or intent.base) or intent.of == "params":
+                                       or intent.ask == "top" or intent.base) or intent.of in ("params", "bases"):
         builder = _definition_code
     if intent.of == "lines" and intent.aggregate in ("fraction", "percentage"):
         builder = _line_share
@@ -444,9 +444,10 @@ def _definitions(p: _Program):
         answer = "best" if i.value == "chars" else "(tied[0] if len(tied) == 1 else tied) if names else None"  # its length, or the name(s)
         yield (READ if i.files.path else FIND_READ), _definition_names(p, kind, lines, files) + best + tied + answer
         return
-    if i.def_end:  # the first or last definition of one file, by its name
-        at = "0" if i.def_end == "first" else "-1"
-        yield READ, _definition_names(p, kind, lines, files) + f"names[{at}] if names else None"
+    if i.def_end:  # the first, last or nth definition of one file, by its name
+        at = {"first": "0", "last": "-1"}.get(i.def_end) or str(int(i.def_end) - 1)
+        enough = "names" if at in ("0", "-1") else f"len(names) > {at}"
+        yield READ, _definition_names(p, kind, lines, files) + f"names[{at}] if {enough} else None"
         return
     if i.distinct:  # each name once
         yield (READ if i.files.path else FIND_READ), _definition_names(p, kind, lines, files) + (
@@ -490,12 +491,13 @@ def _definition_code(p: _Program):
     i = p.intent
     kind = i.kind or "function"
     any_name = f'({_NAME_OF["function"]} if not code.startswith("class ") else {_NAME_OF["class"]})'
-    name = any_name if kind in ("any", "method", "toplevel") or i.class_rank is not None else _NAME_OF[kind]
     on_files = [(k, f) for k, f in enumerate(i.filters) if not f.defs]
     on_code = [(k, f) for k, f in enumerate(i.filters) if f.defs and not f.docstring]
     documented = [f for f in i.filters if f.defs and f.docstring]
     lines = "read_file({file}).splitlines()" if i.files.path else "text.splitlines()"
-    every = kind in ("method", "toplevel") or i.class_rank is not None  # every definition is scanned, and then the ones asked kept
+    every = kind in ("method", "toplevel") or i.class_rank is not None or i.of == "params" and i.owner is not None
+    every = every or i.of == "bases"  # every definition is scanned, and then the ones asked kept
+    name = any_name if kind == "any" or every else _NAME_OF[kind]
     scan = BLOCKS.format(lines=lines, starts=DEFINITION_STARTS["any" if every else kind], name=name)
     if every:  # each definition knows whether it is a class, and the class holding it
         scan = scan.replace(", depth, [])", ', depth, [], code.startswith("class "), inside[-1][0] if len(inside) > 0 and inside[-1][3] else None)')
@@ -514,6 +516,15 @@ def _definition_code(p: _Program):
     if i.ask == "top":  # definitions ranked by their lines, trailing blank and comment lines aside
         yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + _longest(i)
         return
+    if i.of == "bases":  # the bases a class line names: "class Missing(errors.ApiError, Mixin):" -> ["errors.ApiError", "Mixin"]
+        p.values["d0"] = i.def_names[0]
+        found = ('found = [[b.strip() for b in d[2][0].split("(", 1)[1].split(")")[0].split(",") if b.strip() and "=" not in b] '
+                 'if "(" in d[2][0].split(":")[0] else [] for d in defs if d[3] and d[0] == {d0}]\n')
+        yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + found + "(found[0] if len(found) == 1 else found) if found else None"
+        return
+    if i.of == "params" and i.owner:  # "Cart.add": the method of that class
+        p.values["owner"] = i.owner
+        scan += "defs = [d[:3] for d in defs if d[4] == {owner} and not d[3]]\n"
     if i.of == "params":  # a function's parameters, or their number averaged over the definitions
         scan += ARGUMENTS
         if i.def_names:

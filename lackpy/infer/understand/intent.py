@@ -286,7 +286,8 @@ class Intent:
         if self.distinct and self.of != "imports":
             text += ", each name once"
         if self.def_end:
-            text = f"the name of the {self.def_end} of the " + text.removeprefix("the ")
+            place = self.def_end if self.def_end in ("first", "last") else _place(int(self.def_end))
+            text = f"the name of the {place} of the " + text.removeprefix("the ")
         if self.name_rank is not None:
             text = f"the {'longest' if self.name_rank else 'shortest'} name of the " + text.removeprefix("the ")
             text = "the length of " + text if self.value else text
@@ -297,7 +298,10 @@ class Intent:
         if self.class_rank is not None:
             text = f"the class with the {'most' if self.class_rank else 'fewest'} methods in {self.files.describe()}"
         if self.of == "params":
-            text = (f"the parameters of {self.def_names[0]}" if self.def_names else f"the {self.aggregate} number of parameters of the definitions") + where
+            text = (f"the parameters of {self.owner + '.' if self.owner else ''}{self.def_names[0]}" if self.def_names
+                    else f"the {self.aggregate} number of parameters of the definitions") + where
+        if self.of == "bases":
+            text = f"the classes {self.def_names[0]} inherits from" + where
         if self.common:
             said = "first word of the names" if self.first_word else "name"
             text = f"the most common {said} of the " + text.removeprefix("the ") + (", by the files that define it" if self.common == "files" else "")
@@ -664,7 +668,7 @@ class _Draft:
         if st.name_rank is not None and (of != "definitions" or ask != "list" or def_names or st.distinct or st.def_end or st.orders):
             self.problems.append("the longest or shortest name of a definition, and another question at once")
         if st.def_end and (of != "definitions" or ask != "list" or not files.path or def_names or st.distinct):
-            self.problems.append(f"the {st.def_end} definition: of one file, by its name ('the first function in src/app.py')")
+            self.problems.append("the first, last or nth definition: of one file, by its name ('the first function in src/app.py')")
         if set(st.kinds) & {"method", "toplevel"} and set(st.kinds) <= {"method", "class", "toplevel"} and (
                 ask not in ("count", "list", "exists") or of != "definitions" or group or st.each or st.orders or st.name_rank is not None
                 or st.def_end or st.common or st.name_length or st.aggregate in ("average", "median")):
@@ -785,13 +789,16 @@ class _Draft:
         st = self.st
         if files.ext not in (None, "*.py") or files.names or files.glob:
             self.problems.append("definitions are understood in Python files only")
-        if st.filters or word or st.orders or st.compares or st.each or st.group_each or st.aggregate or st.owner:
-            self.problems.append("a function's parameters, or the class with the most methods, and another question at once")
+        if st.filters or word or st.orders or st.compares or st.each or st.group_each or st.aggregate or st.owner and st.params_of is None:
+            self.problems.append("a function's parameters, a class's bases, or the class with the most methods, and another question at once")
         if self.problems:
             return None
         files = files if files.ext or files.path else replace(files, ext="*.py")
         if st.params_of is not None:
-            return Intent("count" if "count" in st.asks else "list", "params", files, def_names=(st.params_of,), outside=tuple(st.excludes))
+            return Intent("count" if "count" in st.asks else "list", "params", files, def_names=(st.params_of,), outside=tuple(st.excludes),
+                          owner=st.owner)
+        if st.bases_of is not None:
+            return Intent("list", "bases", files, def_names=(st.bases_of,), outside=tuple(st.excludes))
         return Intent("list", "definitions", files, kind="class", names=True, class_rank=st.class_rank, outside=tuple(st.excludes))
 
     def part(self, files: Files, of: str | None, word: str | None) -> Intent | None:
@@ -814,7 +821,7 @@ class _Draft:
             return self.positioned(files, of, word)
         if st.part is not None:
             return self.part(files, of, word)
-        if st.params_of is not None or st.class_rank is not None:
+        if st.params_of is not None or st.class_rank is not None or st.bases_of is not None:
             return self.member(files, of, word)
         if st.aggregate in PER_FILE:
             st.each = False  # "per file" is what an average (or a median) is taken over

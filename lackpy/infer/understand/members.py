@@ -27,6 +27,10 @@ _PARAMS_OF = rx(
     r"|(?:the )?" + _PARAMS + r" (?:of|for|to) (?:the )?(?:function |method )?(?P<f2>" + W + r"))"
 )
 _HOW_MANY_PARAMS = rx(r"how many " + _PARAMS + r" (?:does|do) (?:the )?(?:function |method )?(?P<f>" + W + r") (?:take|accept|have|need|expect)")
+_BASES = rx(
+    r"(?:what|which) (?:class |classes )?(?:does|do) (?:the )?(?:class )?(?P<c1>" + W + r")(?: class)? (?:inherit|derive|extend|subclass)(?:s)?(?: from)?"
+    r"|(?:the )?(?:base|parent|super) ?class(?:es)? of (?:the )?(?:class )?(?P<c2>" + W + r")"
+)
 _SUBCLASSES = rx(
     r"(?:(?P<noun>classes|exceptions|errors|subclasses) (?:that |which )?(?:(?:inherit|derive|descend)s? from|(?:subclass|extend)(?:es|s)?) (?P<b1>" + W + r")"
     r"|(?:the )?(?:sub-?classes|children|child classes) of (?P<b2>" + W + r"))"
@@ -65,9 +69,11 @@ def parse_members(s: Sentence, st: State) -> None:
 
     def params_of(hit: Hit, count: bool = False) -> bool:
         token = hit.token(next(g for g in ("f", "f1", "f2") if hit.has(g)))
-        if token.quoted or not _NAME.fullmatch(token.raw):
+        owner, _, name = token.raw.rpartition(".")  # "Cart.add": the method add of the class Cart
+        if token.quoted or not _NAME.fullmatch(name) or owner and not _NAME.fullmatch(owner):
             return False
-        st.params_of = token.raw
+        st.params_of = name
+        st.owner = owner or None
         st.asks.add("count" if count else "list")
         st.note(f"the parameters of {token.raw}")
         return hit.claim("unit")
@@ -75,6 +81,16 @@ def parse_members(s: Sentence, st: State) -> None:
     def params(hit: Hit) -> bool:
         st.units.append(("params", hit.index(0), True))
         st.note("parameters")
+        return hit.claim("unit")
+
+    def bases(hit: Hit) -> bool:
+        """"what does HttpProvider inherit from", "the base classes of User": the bases its class line names."""
+        token = hit.token("c1" if hit.has("c1") else "c2")
+        if token.quoted or not _NAME.fullmatch(token.raw) or token.form in LEXICON:
+            return False
+        st.bases_of = token.raw
+        st.asks.add("list")
+        st.note(f"the bases of {token.raw}")
         return hit.claim("unit")
 
     def subclasses(hit: Hit) -> bool:
@@ -87,6 +103,7 @@ def parse_members(s: Sentence, st: State) -> None:
         st.note(f"the classes that inherit from {st.base}")
         return hit.claim("unit")
 
+    s.scan(_BASES, bases)
     s.scan(_SUBCLASSES, subclasses)
     s.scan(_CLASS_RANK, class_rank)
     s.scan(_HOW_MANY_PARAMS, lambda hit: params_of(hit, count=True))

@@ -155,6 +155,7 @@ class State:
     class_rank: bool | None = None  # the class with the most (True) or fewest (False) methods
     params_of: str | None = None  # the function whose parameters are asked for
     base: str | None = None  # the class whose subclasses are asked for
+    bases_of: str | None = None  # the class whose bases are asked for
     common: str | None = None  # the commonest names, by their "definitions" or by the "files" that define them
     first_word: bool = False  # with ``common``: the commonest first word of the names
     imports_said: str | None = None  # "modules" (imported, each once), "statements" (import lines) or "imports" (either)
@@ -293,8 +294,8 @@ _MOST = rx(
     + INTRO + r"(?P<what>" + W + ")" + DESCRIPTOR
 )
 _BY = rx(
-    r"(?:(?:sorted|ordered|ranked|sort|order|rank) )?by (?:the )?(?:number of |count of )?(?P<m>size|length|lines?|line count|words?|word count"
-    r"|characters|chars|functions|definitions|defs|classes|lines of code)(?: (?P<dir>ascending|descending|(?:smallest|largest|biggest|fewest|most) first))?"
+    r"(?:(?:sorted|ordered|ranked|sort|order|rank) )?by (?:the )?(?:number of |count of )?(?P<m>size|length|line count|lines of code|lines?|word count|words?"
+    r"|characters|chars|functions|definitions|defs|classes)(?: (?P<dir>ascending|descending|(?:smallest|largest|biggest|fewest|most) first))?"
 )
 _N_BEFORE = rx(r"(?P<n>" + NUM + r")(?= (?:(?:" + TYPE + r") )?(?:" + FILE_NOUN + r"|packages|" + DIR_NOUN + r"))")
 _MOST_FILES = rx(r"(?:the )?(?P<dir>most|fewest|least) (?:(?P<type>" + TYPE + r") )?(?:" + FILE_NOUN + r")")
@@ -385,6 +386,10 @@ def _parse_order(s: Sentence, st: State) -> None:
             st.kinds.append(measure)
             measure = "definitions"
         direction = hit.form("dir") or ""
+        said = [o for o in st.orders if o[0] is not None]
+        if said and not direction:  # "the second biggest by line count": the superlative says which end, "by" what is measured
+            st.orders = [(measure, said[0][1]) if o is said[0] else o for o in st.orders]
+            return hit.claim("order")
         st.orders.append((measure, not any(w in direction for w in ("ascending", "smallest", "fewest"))))
         return hit.claim("order")
 
@@ -770,7 +775,7 @@ _UNIT = rx(
 )
 _DEFINE_VERB = rx(r"defined|define|defines|declared|declare|declares")
 _NAME_RANK = rx(r"(?:the )?(?P<sup>longest|shortest) (?P<kind>function|class|method) name(?! (?!in |under |outside |across |of |among |within )\w)")
-_DEF_END_AT = rx(r"(?:the )?(?P<end>first|last|final)(?= (?:function|class|method|definition|def)\b)")
+_DEF_END_AT = rx(r"(?:the )?(?P<end>first|last|final|" + "|".join(ORDINALS) + r")(?= (?:function|class|method|definition|def)\b)")
 _DISTINCT = rx(r"(?:distinct|different|unique)(?= (?:function |class |method )?(?:names|functions|classes|methods|definitions))")
 
 
@@ -808,7 +813,8 @@ def _parse_units(s: Sentence, st: State) -> None:
         return hit.claim("unit")
 
     s.scan(_DISTINCT, lambda hit: setattr(st, "distinct", True) or st.note("distinct") or hit.claim("distinct"))
-    s.scan(_DEF_END_AT, lambda hit: setattr(st, "def_end", "last" if hit.form("end") in ("last", "final") else "first")
+    s.scan(_DEF_END_AT, lambda hit: setattr(st, "def_end", "last" if hit.form("end") in ("last", "final") else
+                                            str(ORDINALS[hit.form("end")]) if hit.form("end") in ORDINALS else "first")
            or st.note(f"the {hit.form('end')}") or hit.claim("position"))
     s.scan(_UNIT, unit)
     if any(u == "definitions" for u, _, _ in st.units) or any(o == "definitions" for o, _ in st.orders):

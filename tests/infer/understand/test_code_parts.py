@@ -392,3 +392,13 @@ def test_lines_starting_with_a_word_and_the_share_of_lines_in_a_folder(tmp_path)
     assert _answer(tmp_path, "how many lines starting with # are in a.py").output == 2
     assert _answer(tmp_path, "Roughly what percentage of all the Python lines are in tests?").output == 40.0
     assert _answer(tmp_path, "What fraction of the Python lines live in the tests folder?").output == 0.4
+
+
+def test_a_method_by_its_class_a_class_by_its_bases_and_the_nth_definition(tmp_path):
+    (tmp_path / "m.py").write_text(MEMBERS + "\n\nclass Cart:\n    def add(self, sku, quantity=1):\n        pass\n\n\n"
+                                   "class Missing(errors.ApiError, Mixin, metaclass=Meta):\n    pass\n")
+    assert _answer(tmp_path, "What parameters does Cart.add take?").output == ["sku", "quantity"]
+    assert _answer(tmp_path, "What parameters does Inventory.add take?").output == ["item"]
+    assert _answer(tmp_path, "what does Missing inherit from?").output == ["errors.ApiError", "Mixin"]
+    assert _answer(tmp_path, "what are the base classes of User").output == []
+    assert _answer(tmp_path, "What's the 3rd function defined in m.py?").output == "name"  # every def in order: add, remove, name

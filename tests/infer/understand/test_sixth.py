@@ -12,7 +12,10 @@ package inside shop is the smallest, in bytes?" named shop itself (the
 folder of shop's own modules) where the packages inside it were asked.
 
 Since, and no longer blind: a ranking of the folders inside a folder leaves
-that folder out: 24 right, 12 refused, 0 wrong.
+that folder out: 24 right, 12 refused, 0 wrong; with a superlative measured
+"by line count", the nth definition of a file, the tests importing, a
+method's parameters by Class.method, and a class's bases: 29 right, 7
+refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .sixth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 24, 0
+NOW_RIGHT, NOW_WRONG = 29, 0
 
 
 @pytest.fixture(scope="module")
