@@ -24,7 +24,7 @@ _STARTS = rx(r"(?<=lines )(?:(?:in|of|from|under) (?:the )?" + W + r" )*(?P<cue>
 _PLACED = rx(r"(?<=lines )(?P<cue>(?:that |which )?(?:are|live|sit|lie) (?:in|under|inside|within)) (?:the )?(?P<d>" + W + r")(?: (?:folder|directory|dir))?")
 _DOC = r"(?:module |file )?doc-?strings?"
 _DOC_FILTER = rx(
-    r"(?:(?:that|which) )?(?:(?P<neg>without|with no|lacking|missing|(?:do|does) not have|(?:have|has|having) no|not having)"
+    r"(?:(?:that|which) )?(?:(?P<neg>without|with no|lacking|lacks?|missing|(?:do|does) not have|(?:have|has|having) no|not having)"
     r"|with|having|have|has) (?:an? |any |the )?" + _DOC
 )
 _DOC_READ = rx(r"(?:the )?" + _DOC)

@@ -252,7 +252,7 @@ _COUNT = rx(
     r"|(?:the )?total number|(?:the )?totals?|sum(?: up)?|count(?:ing)?(?: up)?|counts|tally(?: up)?|add up"
 )
 _YES_NO = rx(r"^(?:(?:please|so|and|also|now|ok|okay|hey|quick question) )*(?P<aux>is there|are there|is|are|does|do|did|has|have|any)(?: (?P<q>all(?: of)?(?: the)?|every|each))?")
-_LIST = rx(r"list|show|find|get|give|display|print|enumerate|locate|fetch|output|which|what|tell")
+_LIST = rx(r"(?<!with )(?<!named )(?<!called )(?<!like )(?:list|show|find|get|give|display|print|enumerate|locate|fetch|output|which|what|tell)")
 _WHERE = rx(r"where (?:is|are|do|does)")
 
 
@@ -471,8 +471,8 @@ def _parse_names(s: Sentence, st: State) -> None:
         def handle(hit: Hit) -> bool:
             g = group if hit.has(group) else "p2"
             token = hit.token(g)
-            if token.form in LEXICON and not token.quoted:
-                return False
+            if token.form in STRUCTURE and not token.quoted or token.form in LEXICON and not re.fullmatch(r"\w+", token.raw):
+                return False  # "named the", "starting with *": not a name; "starting with get": a name, though a word of the grammar
             st.named_at[len(st.names)] = hit.index(0)
             st.names.append((wrap(token.raw),))
             st.note(f"files named {wrap(token.raw)}")
@@ -617,7 +617,7 @@ _SCOPE_PREP = r"in|under|inside|within|below|beneath|from|across|throughout|amon
 _SCOPE = rx(
     r"(?P<prep>" + _SCOPE_PREP + r"|of|for|on) " + DET + r"(?:"
     r"(?P<here>" + HERE + r")"
-    r"|(?P<test>tests? )?(?:(?P<type>" + TYPE + r") )?(?P<noun>" + FILE_NOUN + r"|code|source code)"
+    r"|(?P<test>tests? )?(?:(?P<type>" + TYPE + r") )?(?P<noun>" + FILE_NOUN + r"|code|source code)(?! (?:" + DIR_NOUN + r"))"
     r"|(?P<type2>" + TYPE + r")(?: (?P<noun2>" + FILE_NOUN + r"|code))?"
     r"|(?P<path>" + W + r")(?: (?P<pathnoun>" + DIR_NOUN + r"|package|file))?"
     r")"
@@ -628,7 +628,7 @@ _PATH = rx(r"(?P<path>" + W + r")(?: (?P<noun>file|" + DIR_NOUN + "))?")
 _HERE_ALONE = rx(r"(?:the |this )?(?:current|working|top-level|root) (?:directory|folder|dir)")
 
 
-def _place(st: State, raw: str, as_dir: bool = False) -> bool:
+def _place(st: State, raw: str, as_dir: bool = False, folder: bool = False) -> bool:
     """Record a path-like word as one file, a glob, a type or a directory; False when it is none of these."""
     lower = raw.lower()
     if type_of(lower) and "/" not in raw:
@@ -641,7 +641,7 @@ def _place(st: State, raw: str, as_dir: bool = False) -> bool:
     elif is_file(raw) and not as_dir:
         st.paths.append(raw)
     elif as_dir or "/" in raw or raw in (".", "./"):
-        if not DIR_PATH.fullmatch(raw) or lower in _UNITS or lower in _SIZE_UNITS:  # "in lines", "in kilobytes": a unit, not a directory
+        if not DIR_PATH.fullmatch(raw) or (lower in _UNITS or lower in _SIZE_UNITS) and not folder:  # "in lines": a unit, not a directory
             return False
         st.dirs.append(raw.rstrip("/") or raw)
     else:
@@ -704,14 +704,15 @@ def _scope_place(st: State, hit: Hit) -> bool:
     """A place after a preposition ("in src", "under docs/ folder", "in app.py file")."""
     token = hit.token("path")
     noun = hit.form("pathnoun") or ""
-    if token.quoted or token.form in LEXICON and token.form not in PLACE_WORDS:
+    folder = noun not in ("", "file")  # "the scripts folder": a folder's name, whatever the word
+    if token.quoted or token.form in LEXICON and token.form not in PLACE_WORDS and not folder:
         return False
     is_dir = bool(noun) and noun != "file"
     if not is_path(token.raw) and not type_of(token.form):
         if hit.form("prep") not in _SCOPE_PREP.split("|") and not noun or noun == "file" or not DIR_PATH.fullmatch(token.raw):
             return False
         is_dir = True
-    if not _place(st, token.raw, as_dir=is_dir):
+    if not _place(st, token.raw, as_dir=is_dir, folder=folder):
         return False
     if noun == "file":
         st.file_nouns.add(hit.index("pathnoun"))

@@ -290,3 +290,22 @@ def test_the_file_with_the_longest_line_and_whether_every_file_passes_a_comparis
     assert _answer(tmp_path, "are all python files under 10 lines").output is False
     assert _answer(tmp_path, "What does b.py import?").output == []
     assert parse("What's the total size of the Python files in kilobytes?").intent is None  # never a folder named kilobytes
+
+
+@pytest.mark.parametrize("asked, meant", [
+    ("Where's the Cart class?", 'which files contain "def Cart(" or "class Cart(" or "class Cart:"'),
+    ("Which file defines Cart?", 'which file contains "def Cart(" or "class Cart(" or "class Cart:"'),
+    ("How many function names start with get?", "how many functions start with get"),
+    ("What's the average module size in lines?", "average number of lines per python file"),
+    ("Which modules lack a docstring?", "python files without a docstring"),
+    ("What does the first line of README.md say?", "what is the first line of README.md"),
+    ("List the files in the scripts folder.", "list files under scripts/"),
+])
+def test_where_a_class_is_and_other_everyday_wordings(asked, meant):
+    assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked
+
+
+def test_a_word_of_the_grammar_can_be_a_name_and_where_alone_is_still_a_search():
+    assert parse("how many functions start with fetch").intent.def_names == ("fetch*",)
+    assert parse("where is TODO").intent.filters[0].word == "TODO"
+    assert parse("which files define functions").intent is None  # which functions? refused
