@@ -30,7 +30,7 @@ from lackpy.errors import InferenceError
 from lackpy.infer.base import Proposal, Request, Tier
 from lackpy.infer.fill import render
 from lackpy.infer.understand.compose import Variant, build
-from lackpy.infer.stems import with_paths
+from lackpy.infer.stems import files_named, with_paths
 from lackpy.infer.understand.intent import Intent, NotUnderstood, Parsed, offered, parse
 from lackpy.infer.understand.nearest import nearest
 from lackpy.infer.understand.words import BARE_FILES, normalize_intent
@@ -177,6 +177,17 @@ def closest(intent: str, parsed: Parsed, limit: int = 3) -> tuple[str, ...]:
     return nearest(normalize(intent), parsed, limit) or EXAMPLES[:limit]
 
 
+def _located(intent: Intent, root: Path) -> Intent:
+    """``intent`` with a file named without its folder ("routes.py") made the one file of that name, when it is not at the top."""
+    path = intent.files.path
+    if not path or "/" in path or (Path(root) / path).exists():
+        return intent
+    found = files_named(Path(root), path)
+    if len(found) > 1:
+        raise NotUnderstood(f"{path} is the name of {len(found)} files ({', '.join(found[:5])}{', ...' if len(found) > 5 else ''}): name the one you mean")
+    return replace(intent, files=replace(intent.files, path=found[0])) if found else intent
+
+
 def _with_stems(question: str, parsed: Parsed, root: Path) -> Parsed:
     """``parsed``, or the question with its files named by their stems ("in mod100") when only that is understood."""
     missing = parsed.intent is not None and parsed.intent.files.dir and not has_dir(root, parsed.intent.files.dir)
@@ -208,6 +219,7 @@ class RulesTier(Tier):
         for alias, tool in request.kit.aliases().items():
             aliases.setdefault(tool, []).append(alias)
         intent = named_file(anchored(parsed.intent, root), root)
+        intent = _located(intent, root)
         where = intent.files.dir
         for where in filter(None, (intent.files.dir, *intent.outside)):
             if where not in (".", "./") and not has_dir(root, where):

@@ -1,4 +1,4 @@
-"""A file named by its stem: "the last function in mod100", "mod42's docstring".
+"""A file named by its stem or its name alone: "the last function in mod100", "mod42's docstring", "the longest function in routes.py".
 
 People name a module the way they import it, without its folder or its
 extension. The parser cannot know which words are files; the workspace
@@ -7,7 +7,9 @@ workspace does not have), each word that stands where a file would ("in X",
 "of X", "from X", "X's") and is the stem of exactly one file of the
 workspace is tried as that file's path, and the question is taken in that
 form only if it is then understood. Two files of that stem are a question of
-which one, answered by the person, never guessed.
+which one, answered by the person, never guessed. A file named with its
+extension but no folder ("routes.py") that is not at the top of the
+workspace is, in the same way, the one file of that name beneath it.
 
 The walk skips hidden directories, follows no links and stops after
 ``MAX_DIRS_SEEN`` directories.
@@ -37,16 +39,25 @@ def stems(question: str) -> list[str]:
 
 def files_of_stem(root: Path, stem: str) -> list[str]:
     """The workspace paths (relative, sorted) of the files whose name is ``stem`` plus an extension; [] when ``stem`` is a directory's name."""
+    return _found(root, lambda name: "." in name and name.split(".", 1)[0] == stem, stem)
+
+
+def files_named(root: Path, name: str) -> list[str]:
+    """The workspace paths (relative, sorted) of the files named exactly ``name`` ("routes.py" for shop/api/routes.py)."""
+    return _found(root, lambda found: found == name, None)
+
+
+def _found(root: Path, matches, directory: str | None) -> list[str]:
+    """The files whose name ``matches``, walking hidden folders never; [] when a folder is named ``directory``."""
     found: list[str] = []
     for seen, (here, dirs, files) in enumerate(os.walk(root, followlinks=False)):
         if seen >= MAX_DIRS_SEEN:
             break
-        if stem in dirs:
+        if directory is not None and directory in dirs:
             return []  # a directory of that name: the question means it, as said
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in files:
-            if "." in name and name.split(".", 1)[0] == stem and not name.startswith("."):
-                found.append(os.path.relpath(os.path.join(here, name), root).replace(os.sep, "/"))
+        found += [os.path.relpath(os.path.join(here, name), root).replace(os.sep, "/")
+                  for name in files if matches(name) and not name.startswith(".")]
     return sorted(found)
 
 
@@ -62,4 +73,4 @@ def with_paths(question: str, root: Path) -> tuple[str, dict[str, list[str]]]:
     return question, several
 
 
-__all__ = ["MAX_DIRS_SEEN", "files_of_stem", "stems", "with_paths"]
+__all__ = ["MAX_DIRS_SEEN", "files_named", "files_of_stem", "stems", "with_paths"]

@@ -20,6 +20,7 @@ from lackpy.infer.understand.phrases import LEXICON, W, Hit, Sentence, State, rx
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _PARAMS = r"(?:arguments|parameters|params|args|argument|parameter|param|arg)"
 _OF_CLASS = rx(r"(?:(?:of|in|on|for) )?(?:the )?(?:class (?P<c1>" + W + r")|(?P<c2>" + W + r") class)(?= |$)")
+_HAS_METHODS = rx(r"(?<=methods )(?:does|do) (?:the )?(?P<c>" + W + r")(?= (?:class )?(?:have|define|contain|hold|has))")
 _METHODS_OF = rx(r"(?<=methods )(?:of|in|on) (?:the )?(?P<c>" + W + r")")
 _CLASS_RANK = rx(r"(?:which|what) class (?:has|defines|holds|contains) the (?P<dir>most|fewest|least) methods")
 _PARAMS_OF = rx(
@@ -112,6 +113,7 @@ def parse_members(s: Sentence, st: State) -> None:
         s.scan(_PARAMS_NOUN, params)
         if any(u == "params" for u, _i, _p in st.units):
             s.scan(_TAKE, lambda hit: hit.claim("unit"))
+    s.scan(_HAS_METHODS, methods_of)  # "how many methods does Money have"
     s.scan(_METHODS_OF, methods_of)
     s.scan(_OF_CLASS, of_class)
 

@@ -619,7 +619,7 @@ _SCOPE = rx(
     r"(?P<here>" + HERE + r")"
     r"|(?P<test>tests? )?(?:(?P<type>" + TYPE + r") )?(?P<noun>" + FILE_NOUN + r"|code|source code)(?! (?:" + DIR_NOUN + r"))"
     r"|(?P<type2>" + TYPE + r")(?: (?P<noun2>" + FILE_NOUN + r"|code))?"
-    r"|(?P<path>" + W + r")(?: (?P<pathnoun>" + DIR_NOUN + r"|package|file))?"
+    r"|(?P<path>" + W + r")(?: (?P<pathnoun>" + DIR_NOUN + r"|package|files?))?"
     r")"
 )
 _DIR_NAMED = rx(r"(?:the )?(?P<dir>" + W + r") (?:" + DIR_NOUN + r"|package)")
@@ -704,11 +704,14 @@ def _scope_place(st: State, hit: Hit) -> bool:
     """A place after a preposition ("in src", "under docs/ folder", "in app.py file")."""
     token = hit.token("path")
     noun = hit.form("pathnoun") or ""
+    if noun == "files" and not MAGIC.search(token.raw):
+        return False  # "in python files" is a kind of file (``_scope_kind``); "in the test_*.py files" names them
+    noun = "file" if noun == "files" else noun
     folder = noun not in ("", "file")  # "the scripts folder": a folder's name, whatever the word
     if token.quoted or token.form in LEXICON and token.form not in PLACE_WORDS and not folder:
         return False
     is_dir = bool(noun) and noun != "file"
-    if not is_path(token.raw) and not type_of(token.form):
+    if not is_path(token.raw) and not type_of(token.form) and not MAGIC.search(token.raw):
         if hit.form("prep") not in _SCOPE_PREP.split("|") and not noun or noun == "file" or not DIR_PATH.fullmatch(token.raw):
             return False
         is_dir = True
@@ -775,7 +778,7 @@ _UNIT = rx(
     + "|".join(sorted((re.escape(w) for w in _UNITS if " " not in w), key=len, reverse=True)) + ")"
 )
 _DEFINE_VERB = rx(r"defined|define|defines|declared|declare|declares")
-_NAME_RANK = rx(r"(?:the )?(?P<sup>longest|shortest) (?P<kind>function|class|method) name(?! (?!in |under |outside |across |of |among |within )\w)")
+_NAME_RANK = rx(r"(?:the )?(?P<sup>longest|shortest) (?P<kind>function|class|method) name(?! (?!(?:in|under|outside|across|of|among|within|anywhere|overall|everywhere)\b)\w)")
 _DEF_END_AT = rx(r"(?:the )?(?P<end>first|last|final|" + "|".join(ORDINALS) + r")(?= (?:function|class|method|definition|def)\b)")
 _DISTINCT = rx(r"(?:distinct|different|unique)(?= (?:function |class |method )?(?:names|functions|classes|methods|definitions))")
 

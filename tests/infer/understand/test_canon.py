@@ -309,3 +309,14 @@ def test_a_word_of_the_grammar_can_be_a_name_and_where_alone_is_still_a_search()
     assert parse("how many functions start with fetch").intent.def_names == ("fetch*",)
     assert parse("where is TODO").intent.filters[0].word == "TODO"
     assert parse("which files define functions").intent is None  # which functions? refused
+
+
+def test_a_file_named_without_its_folder_is_the_one_file_of_that_name(tmp_path):
+    (tmp_path / "shop" / "api").mkdir(parents=True)
+    (tmp_path / "shop" / "api" / "routes.py").write_text("def checkout(x):\n    a = 1\n    return a\n\ndef ok(x):\n    pass\n")
+    (tmp_path / "shop" / "__init__.py").write_text("")
+    (tmp_path / "shop" / "api" / "__init__.py").write_text("")
+    assert _answer(tmp_path, "What's the longest function in routes.py?").output == "checkout"
+    from lackpy.errors import GenerationError
+    with pytest.raises(GenerationError, match="__init__.py is the name of 2 files"):
+        _answer(tmp_path, "how many lines in __init__.py")

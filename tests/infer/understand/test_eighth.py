@@ -11,6 +11,16 @@ First run (2026-11-29, the tier at 2eab941, before anyone working on it had
 read the set): 17 right, 18 refused, 1 wrong. The wrong answer: "What's the
 longest function in routes.py?" read routes.py at the top of the workspace,
 where there is none, and failed at run time.
+
+Since, and no longer blind: with a file named alone being the one file of
+that name, and the wordings it showed ("tests included", "the single
+longest line", "are there any X? Which ones?", "how many methods does Money
+have", "not counting self", "the median length, in lines", "the most code",
+"take up", "second-longest", "functions and methods", "how many tests are
+in X", a glob of files as a place): 30 right, 6 refused, 0 wrong. Dropping
+"the package's" from "the package's Python lines" was tried and answered
+wrong (the share among the package's lines was asked, not among all), so
+that question is refused.
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .eighth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 17, 1
+NOW_RIGHT, NOW_WRONG = 30, 0
 
 
 @pytest.fixture(scope="module")
