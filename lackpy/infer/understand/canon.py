@@ -151,6 +151,9 @@ TABLE: tuple[Entry, ...] = (
           r'\1 \2 contain "def \3("', why="the files that define a function: those holding its def line, the name whole", quotes=True),
     Entry(r"\b(which|what) (files?|modules?|python files?) (?:define|defines|declare|declares) (?:a |the )?class (?:called|named) [`'\"]?([A-Za-z_]\w*)[`'\"]?",
           r'\1 \2 contain "class \3(" or "class \3:"', why="the files that define a class: those holding its class line", quotes=True),
+    Entry(r"\b(?:does|do) (?:the |this |our |my )?(?:repo|repository|project|code ?base|package|it) (?:have|contain|define) "
+          r"(more than|fewer than|less than|at least|at most|over|under) ", r"are there \1 ",
+          why="'does the repo have more than 50 files': are there more than 50"),
     Entry(r"\b(?:does|do) " + _CODE_BASE + r" (?:have|contain|hold|define)\b(?=\s*\??\s*$)", "are there",
           why="'how many python files does the code base have' asks how many there are"),
     Entry(r"\b(?:does|do) " + _CODE_BASE + r"\b", "do the files", why="'how many times does the code base mention X': its files do"),

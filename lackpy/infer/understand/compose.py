@@ -186,6 +186,12 @@ def _without_dunder_literals(body: str, values: dict[str, str | int]) -> tuple[s
     return "\n".join(prelude + [body]), values
 
 
+def _compared(body: str, op: str) -> str:
+    """``body`` with its last line (its value) compared with the ``{limit}`` placeholder by ``op``."""
+    head, _, last = body.rpartition("\n")
+    return (head + "\n" if head else "") + f"({last}) {op} {{limit}}"
+
+
 def _loop(files: str) -> str:
     """The head of a statement loop over ``files``: the language loops over a call or a name, so a list is named first."""
     return f"files = {files}\nfor f in files:" if files.startswith("[") else f"for f in {files}:"
@@ -241,6 +247,11 @@ def build(intent: Intent) -> list[Variant]:
     if intent.group:
         builder = _grouped
     variants = []
+    if intent.threshold is not None:  # a count compared with a number: the program's last line, compared
+        op, value = intent.threshold
+        p.values["limit"] = value
+        counted = builder
+        builder = lambda p: ((tools, _compared(body, op)) for tools, body in counted(p))  # noqa: E731
     for tools, body in builder(p):
         if p.restricted and "grep(" in body:
             continue  # grep takes a glob only; the conditions need the file list
@@ -285,6 +296,11 @@ def _files(p: _Program):
     if not filters:
         found = p.files(kind=None)
         yield ("find_files",), {"count": f"len({found})", "list": found, "exists": f"len({found}) > 0"}[i.ask]
+        return
+    if i.files.path and i.ask in ("exists", "all") and i.where:  # "is routes.py longer than 250 lines"
+        tests = [f"{measure_of(c, index, 'text')} {c.op} {{c{index}}}" for index, c in enumerate(i.where)]
+        tests += [p.condition(filters, "text")] if filters else []
+        yield READ, f"text = read_file({{file}})\n{' and '.join(tests)}"
         return
     if i.files.path and i.ask in ("exists", "all"):
         if len(filters) == 1:
@@ -551,6 +567,9 @@ def _definition_code(p: _Program):
     kept = f"[d[0] for d in defs if {' and '.join(tests + takes)}]" if tests + takes else "[d[0] for d in defs]"
     if i.distinct:  # each name once
         kept = f"sorted(set({kept}))"
+    if i.def_end:  # "the last method of the Order class": that place, in the order they are written
+        at = {"first": "0", "last": "-1"}.get(i.def_end) or str(int(i.def_end) - 1)
+        kept = f"([name for name in {kept}] or [None])[{at}]" if at in ("0", "-1") else f"([name for name in {kept}] + [None] * {at})[{at}]"
     last = {"count": f"len({kept})", "list": kept, "exists": f"len({kept}) > 0"}.get(i.ask)
     if i.aggregate == "percentage":
         last = f"round(100 * len({kept}) / len(defs), 2) if defs else None"

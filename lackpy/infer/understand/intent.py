@@ -226,6 +226,7 @@ class Intent:
     name_length: bool = False  # definitions, count with an average or median: of the lengths of their names
     common: str | None = None  # definitions, list: the commonest name, by its "definitions" or by the "files" that define it
     owner: str | None = None  # methods: of the class of this name
+    threshold: tuple[str, int] | None = None  # count: whether the count is (op, value), a yes or no ("are there more than 50 files")
     class_rank: bool | None = None  # classes, list: the one with the most (True) or fewest (False) methods
     base: str | None = None  # classes: those that name this class among their bases
     first_word: bool = False  # with ``common``: the commonest first word of the names
@@ -276,6 +277,8 @@ class Intent:
             for index, f in enumerate(self.filters):
                 said = f"is {f.describe()}" if f.docstring or f.imports else f"{'does not contain' if f.negated else 'contains'} {f.word!r}"
                 text += f"{' and' if index else ''} {said}"
+            for c in self.where:
+                text += f" is a file {c.describe()}"
             return text
         for f in self.filters:
             text += ", " + f.describe() + (" (line by line)" if f.lines and not f.blank else "")
@@ -302,6 +305,8 @@ class Intent:
                     else f"the {self.aggregate} number of parameters of the definitions") + where
         if self.of == "bases":
             text = f"the classes {self.def_names[0]} inherits from" + where
+        if self.threshold:
+            text = f"whether {text.removeprefix('the ')} is {OP_WORDS[self.threshold[0]]} {self.threshold[1]}"
         if self.common:
             said = "first word of the names" if self.first_word else "name"
             text = f"the most common {said} of the " + text.removeprefix("the ") + (", by the files that define it" if self.common == "files" else "")
@@ -507,6 +512,10 @@ class _Draft:
     def ask(self, of: str | None, word: str | None, files: Files) -> str | None:
         """What is asked: count, list, exists, all or top (read and ls are decided before)."""
         asks = self.st.asks
+        if self.st.threshold is not None:  # "are there more than 50 files": a count, then compared
+            if self.st.orders or self.st.aggregate or self.st.each or self.st.group_each:
+                self.problems.append("more than a number of what? a count: 'are there more than 50 python files'")
+            return "count"
         if self.st.group_each and not self.st.orders and not asks & {"exists", "all"}:
             return "count"  # "TODOs per folder": a figure per directory
         if self.st.aggregate:
@@ -656,7 +665,8 @@ class _Draft:
             if measure in ("function", "class", "any"):
                 measure, kind = "definitions", measure
             found.append(Compare(measure, op, value, word, kind))
-        if (any(c.measure != "params" for c in found) or st.excludes) and files.path:
+        one_file_yes_no = files.path and of == "files" and st.asks & {"exists", "all"} and not st.excludes  # "is routes.py longer than 250 lines"
+        if (any(c.measure != "params" for c in found) or st.excludes) and files.path and not one_file_yes_no:
             self.problems.append(f"one file ({files.path}) kept or left out by a condition: ask about files")
         if any(c.measure == "definitions" for c in found) and files.ext not in (None, "*.py"):
             self.problems.append("definitions are understood in Python files only")
@@ -667,11 +677,11 @@ class _Draft:
         st = self.st
         if st.name_rank is not None and (of != "definitions" or ask != "list" or def_names or st.distinct or st.def_end or st.orders):
             self.problems.append("the longest or shortest name of a definition, and another question at once")
-        if st.def_end and (of != "definitions" or ask != "list" or not files.path or def_names or st.distinct):
+        if st.def_end and (of != "definitions" or ask != "list" or not (files.path or st.owner) or def_names or st.distinct):
             self.problems.append("the first, last or nth definition: of one file, by its name ('the first function in src/app.py')")
         if set(st.kinds) & {"method", "toplevel"} and set(st.kinds) <= {"method", "class", "toplevel"} and (
                 ask not in ("count", "list", "exists") or of != "definitions" or group or st.each or st.orders or st.name_rank is not None
-                or st.def_end or st.common or st.name_length or st.aggregate in ("average", "median")):
+                or st.def_end and not st.owner or st.common or st.name_length or st.aggregate in ("average", "median")):
             self.problems.append("methods and top-level functions are counted, listed or looked for: 'how many methods are there', "
                                  "'top-level functions with more than 2 arguments'")
         if st.base and (of != "definitions" or ask not in ("count", "list", "exists") or st.each or group or st.orders or st.name_rank is not None
@@ -898,7 +908,7 @@ class _Draft:
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end) or st.name_rank is not None,
             distinct=st.distinct or of == "imports" and st.imports_said != "statements", def_end=st.def_end, common=st.common, first_word=st.first_word,
-            owner=st.owner, base=st.base, name_rank=st.name_rank, name_length=st.name_length, **ranking,
+            owner=st.owner, base=st.base, threshold=st.threshold, name_rank=st.name_rank, name_length=st.name_length, **ranking,
         )
 
 

@@ -22,6 +22,8 @@ from lackpy.infer.understand.phrases import W, Hit, Sentence, State, rx
 _STARTS = rx(r"(?<=lines )(?:(?:in|of|from|under) (?:the )?" + W + r" )*(?P<cue>(?:that |which )?(?:start|starts|starting|begin|begins|beginning) with) "
              r"(?P<t>" + W + ")")
 _PLACED = rx(r"(?<=lines )(?P<cue>(?:that |which )?(?:are|live|sit|lie) (?:in|under|inside|within)) (?:the )?(?P<d>" + W + r")(?: (?:folder|directory|dir))?")
+_THRESHOLD = rx(r"(?:(?<=are there )|(?<=is there ))(?P<op>more than|fewer than|less than|at least|at most|over|under) (?P<n>\d+)(?= [a-z])")
+_OPS = {"more than": ">", "over": ">", "fewer than": "<", "less than": "<", "under": "<", "at least": ">=", "at most": "<="}
 _DOC = r"(?:module |file )?doc-?strings?"
 _DOC_FILTER = rx(
     r"(?:(?:that|which) )?(?:(?P<neg>without|with no|lacking|lacks?|missing|(?:do|does) not have|(?:have|has|having) no|not having)"
@@ -91,6 +93,14 @@ def parse_parts(s: Sentence, st: State) -> None:
         st.note(f"lines in {token.raw}")
         return hit.claim("filter", *range(hit.index("cue"), hit.span(0)[-1] + 1))
 
+    def threshold(hit: Hit) -> bool:
+        """"are there more than 50 files": the count of what follows, compared with the number."""
+        st.threshold = (_OPS[hit.form("op")], int(hit.form("n")))
+        st.asks.add("count")
+        st.note(f"{hit.form('op')} {hit.form('n')}")
+        return hit.claim("compare")
+
+    s.scan(_THRESHOLD, threshold)
     s.scan(_STARTS, starts)
     if re.search(r"\b(?:percentage|percent|fraction|share|proportion)\b", " ".join(t.form for t in s.tokens)):
         st.aggregate_share = True

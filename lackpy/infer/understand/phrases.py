@@ -156,6 +156,7 @@ class State:
     params_of: str | None = None  # the function whose parameters are asked for
     base: str | None = None  # the class whose subclasses are asked for
     bases_of: str | None = None  # the class whose bases are asked for
+    threshold: tuple[str, int] | None = None  # "are there more than 50 files": the count compared with a number
     common: str | None = None  # the commonest names, by their "definitions" or by the "files" that define them
     first_word: bool = False  # with ``common``: the commonest first word of the names
     imports_said: str | None = None  # "modules" (imported, each once), "statements" (import lines) or "imports" (either)

@@ -320,3 +320,14 @@ def test_a_file_named_without_its_folder_is_the_one_file_of_that_name(tmp_path):
     from lackpy.errors import GenerationError
     with pytest.raises(GenerationError, match="__init__.py is the name of 2 files"):
         _answer(tmp_path, "how many lines in __init__.py")
+
+
+def test_a_count_against_a_number_one_file_against_a_number_and_the_last_method_of_a_class(tmp_path):
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "routes.py").write_text("class Order:\n    def a(self):\n        pass\n\n    def z(self):\n        pass\n" + "x = 1\n" * 10)
+    (tmp_path / "README.md").write_text("short\n")
+    assert _answer(tmp_path, "Is routes.py longer than 250 lines?").output is False
+    assert _answer(tmp_path, "is shop/routes.py longer than 10 lines").output is True
+    assert _answer(tmp_path, "Does the repo have more than 50 files?").output is False
+    assert _answer(tmp_path, "are there at least 2 files").output is True
+    assert _answer(tmp_path, "What's the last method defined in the Order class?").output == "z"

@@ -20,7 +20,10 @@ have", "not counting self", "the median length, in lines", "the most code",
 in X", a glob of files as a place): 30 right, 6 refused, 0 wrong. Dropping
 "the package's" from "the package's Python lines" was tried and answered
 wrong (the share among the package's lines was asked, not among all), so
-that question is refused.
+that question is refused. With a count against a number ("does the repo
+have more than 50 files"), one file against a number ("is routes.py longer
+than 250 lines") and the last method of a class: 33 right, 3 refused, 0
+wrong.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .eighth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 30, 0
+NOW_RIGHT, NOW_WRONG = 33, 0
 
 
 @pytest.fixture(scope="module")
