@@ -390,7 +390,7 @@ def test_definitions_by_name(root, kit, intent, output):
     assert serve(root, kit("readonly"), intent)[1] == output
 
 
-@pytest.mark.parametrize("intent", ["the first line of python files", "what percentage of files are python files"])
+@pytest.mark.parametrize("intent", ["the first line of python files", "what percentage of files are python files in bytes"])
 def test_new_constructs_refuse_what_they_cannot_serve(root, kit, intent):
     assert proposes_nothing(root, kit("readonly"), intent)
 

@@ -88,7 +88,7 @@ class _Program:
     def restricted(self) -> bool:
         """Whether files or lines are kept by more than a glob and one word: then grep, which takes a glob and one pattern, cannot serve."""
         return bool(self.intent.where or self.intent.outside
-                    or any(f.alternatives or f.blank or f.docstring or f.imports or f.start or f.place for f in self.intent.filters))
+                    or any(f.alternatives or f.blank or f.docstring or f.imports or f.start or f.place or f.suffix for f in self.intent.filters))
 
     def files(self, kind: str | None = "text") -> str:
         """The expression listing the files (``kind="text"``: the ones read_file can read), less those a condition leaves out."""
@@ -124,6 +124,8 @@ class _Program:
         """Filter ``index`` on ``subject``: its word in it (or not), or any of its words (``TODO or FIXME``)."""
         if f.blank:
             return f"{subject}.strip() {'!=' if f.negated else '=='} \"\""
+        if f.suffix:
+            return f"{'not ' if f.negated else ''}{path}.endswith({{w{index}}})"
         if f.start:
             return f"{'not ' if f.negated else ''}{subject}.lstrip().startswith({{w{index}}})"
         if f.place:  # the file the line is of is under the folder: a path from the top, or a folder of that name anywhere

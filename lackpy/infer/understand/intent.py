@@ -121,6 +121,7 @@ class Filter:
     imports: bool = False  # keeps files that import the module ``word`` (or, ``negated``, the others)
     start: bool = False  # keeps lines that begin (indentation aside) with ``word``
     place: bool = False  # keeps lines of the files under the folder ``word`` (counted among all lines, for a share)
+    suffix: bool = False  # keeps files whose name ends with ``word`` (".py"), counted among all files for a share
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -136,6 +137,8 @@ class Filter:
             return f"starting with {self.word!r}"
         if self.place:
             return f"in files under {self.word}"
+        if self.suffix:
+            return f"named *{self.word}"
         if self.imports:
             return f"{'not ' if self.negated else ''}importing {self.word}"
         said = f"{'not ' if self.negated else ''}containing {' or '.join(map(repr, self.words))}"
@@ -579,6 +582,9 @@ class _Draft:
                 on_files = False  # "how many lines in python files mention X": no "that", so the lines mention it
             alternatives = tuple(self.st.alternatives.get(position, ()))
             blank = position in self.st.blanks
+            if position in self.st.types_counted:  # "what share of the files are .py files"
+                found.append(Filter(word, negated, suffix=True))
+                continue
             if position in self.st.starts or position in self.st.places:  # said of lines only
                 found.append(Filter(word, negated, lines=True, start=position in self.st.starts, place=position in self.st.places))
                 if of != "lines":
@@ -725,6 +731,8 @@ class _Draft:
         aggregate = self.st.aggregate
         if aggregate is None:
             return
+        if aggregate not in PER_FILE and self.st.in_bytes:
+            self.problems.append(f"the {aggregate} of the files or lines is of how many there are, not of their bytes")
         if files.path and of != "params":
             self.problems.append(f"the {aggregate} of one file ({files.path}): ask about files")
         elif aggregate in PER_FILE and (of not in ("lines", "words", "chars", "bytes", "matches", "definitions", "params") or any(f.lines for f in filters)):

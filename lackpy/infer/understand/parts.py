@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import re
 
-from lackpy.infer.understand.phrases import W, Hit, Sentence, State, rx
+from lackpy.infer.understand.phrases import TYPE, W, Hit, Sentence, State, rx
+from lackpy.infer.understand.words import type_of
 
 _STARTS = rx(r"(?<=lines )(?:(?:in|of|from|under) (?:the )?" + W + r" )*(?P<cue>(?:that |which )?(?:start|starts|starting|begin|begins|beginning) with) "
              r"(?P<t>" + W + ")")
 _PLACED = rx(r"(?<=lines )(?P<cue>(?:that |which )?(?:are|live|sit|lie) (?:in|under|inside|within)) (?:the )?(?P<d>" + W + r")(?: (?:folder|directory|dir))?")
 _THRESHOLD = rx(r"(?:(?<=are there )|(?<=is there ))(?P<op>more than|fewer than|less than|at least|at most|over|under) (?P<n>\d+)(?= [a-z])")
 _OPS = {"more than": ">", "over": ">", "fewer than": "<", "less than": "<", "under": "<", "at least": ">=", "at most": "<="}
+_OF_TYPE = rx(r"(?<=files )(?P<cue>(?:that |which )?(?:are|is)) (?P<t>" + TYPE + r")(?: files?)?")  # "what share of the files are .py files"
 _DOC = r"(?:module |file )?doc-?strings?"
 _DOC_FILTER = rx(
     r"(?:(?:that|which) )?(?:(?P<neg>without|with no|lacking|lacks?|missing|(?:do|does) not have|(?:have|has|having) no|not having)"
@@ -100,11 +102,22 @@ def parse_parts(s: Sentence, st: State) -> None:
         st.note(f"{hit.form('op')} {hit.form('n')}")
         return hit.claim("compare")
 
+    def of_type(hit: Hit) -> bool:
+        """"what percentage of the files are .py files": the files of a type, counted among all."""
+        glob = type_of(hit.form("t"))
+        if glob is None or not re.fullmatch(r"\*\.\w+", glob) or not st.aggregate_share:
+            return False
+        st.types_counted.add(len(st.filters))
+        st.filters.append((glob[1:], False, hit.index("cue")))
+        st.note(f"{glob} files")
+        return hit.claim("filter")
+
     s.scan(_THRESHOLD, threshold)
     s.scan(_STARTS, starts)
-    if re.search(r"\b(?:percentage|percent|fraction|share|proportion)\b", " ".join(t.form for t in s.tokens)):
+    if re.search(r"\b(?:percentage|percent|fraction|share|proportion)\b|%", " ".join(t.form for t in s.tokens)):
         st.aggregate_share = True
         s.scan(_PLACED, placed)
+        s.scan(_OF_TYPE, of_type)
     s.scan(_DOC_FILTER, doc_filter)
     s.scan(_DOC_READ, doc_read)
     s.scan(_IMPORTS_NOUN, imported)

@@ -331,3 +331,12 @@ def test_a_count_against_a_number_one_file_against_a_number_and_the_last_method_
     assert _answer(tmp_path, "Does the repo have more than 50 files?").output is False
     assert _answer(tmp_path, "are there at least 2 files").output is True
     assert _answer(tmp_path, "What's the last method defined in the Order class?").output == "z"
+
+
+def test_the_share_of_the_files_of_a_type_and_markers_said_in_capitals_only(tmp_path):
+    for name in ("a.py", "b.py", "c.md", "d.json"):
+        (tmp_path / name).write_text("x\n")
+    assert _answer(tmp_path, "What percentage of all the files in the repo are .py files?").output == 50.0
+    assert _answer(tmp_path, "what fraction of the files are markdown files").output == 0.25
+    # "functions or methods" are definitions, never two markers searched for
+    assert parse("Are there any functions or methods whose names start with is_? which ones?").intent.def_names == ("is_*",)

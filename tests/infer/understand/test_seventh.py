@@ -9,6 +9,13 @@ are.
 
 First run (2026-11-29, the tier at b0f5a76, before anyone working on it had
 read the set): 23 right, 13 refused, 0 wrong.
+
+Since, and no longer blind: with "going by line count", the JSON configs,
+"take just a single parameter", "import something from", what a docstring
+says, "functions or methods" (and two markers said only in capitals: "any
+functions or methods" had been read as two words searched for, a latent
+wrong answer this set caught), "'s got", and the share of the files of a
+type: 31 right, 5 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .seventh_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 23, 0
+NOW_RIGHT, NOW_WRONG = 31, 0
 
 
 @pytest.fixture(scope="module")
