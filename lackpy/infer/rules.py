@@ -153,8 +153,8 @@ def has_dir(workspace: Path, name: str) -> bool:
 
 def name_of(intent: Intent) -> str:
     """A short name for the kind of question, for ``detail`` ("rule count-occurrences")."""
-    if intent.ask in ("read", "ls"):
-        return {"read": "read-file", "ls": "list-dir"}[intent.ask]
+    if intent.ask in ("read", "ls", "versus"):
+        return {"read": "read-file", "ls": "list-dir", "versus": "two-files-compared"}[intent.ask]
     if intent.ask == "top":
         order = intent.order or "chars"
         return {("chars", True): "largest-files", ("chars", False): "smallest-files", ("lines", True): "longest-files",
@@ -179,13 +179,20 @@ def closest(intent: str, parsed: Parsed, limit: int = 3) -> tuple[str, ...]:
 
 def _located(intent: Intent, root: Path) -> Intent:
     """``intent`` with a file named without its folder ("routes.py") made the one file of that name, when it is not at the top."""
-    path = intent.files.path
+    path = _one_named(intent.files.path, root)
+    intent = replace(intent, files=replace(intent.files, path=path)) if path != intent.files.path else intent
+    other = _one_named(intent.other, root)
+    return replace(intent, other=other) if other != intent.other else intent
+
+
+def _one_named(path: str | None, root: Path) -> str | None:
+    """``path``, or the one file of that name beneath the workspace when it names none at the top; several are a question."""
     if not path or "/" in path or (Path(root) / path).exists():
-        return intent
+        return path
     found = files_named(Path(root), path)
     if len(found) > 1:
         raise NotUnderstood(f"{path} is the name of {len(found)} files ({', '.join(found[:5])}{', ...' if len(found) > 5 else ''}): name the one you mean")
-    return replace(intent, files=replace(intent.files, path=found[0])) if found else intent
+    return found[0] if found else path
 
 
 def _with_stems(question: str, parsed: Parsed, root: Path) -> Parsed:

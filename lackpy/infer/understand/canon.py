@@ -54,9 +54,9 @@ _SEARCHED = r"\b(contain|contains|containing|mention|mentions|mentioning|say|say
 TABLE: tuple[Entry, ...] = (
     Entry(r"\b(?:distinct |unique |different )?modules (?:are|were|get|is) imported\b", "imported modules",
           why="the modules that are imported: what the code imports, each once"),
-    Entry(r"\b(?:distinct |unique |different )?modules (?:does|do) (?:the code|it|the files|the python files|the modules|we|our code"
+    Entry(r"\b(?:distinct |unique |different )?(?:modules|packages|libraries) (?:does|do) (?:the code|it|the files|the python files|the modules|we|our code"
           r"|the code ?base|the repo|the project) (?:import|use|depend on)\b", "imported modules", why="the modules the code imports"),
-    Entry(r"\b(?:distinct |unique |different )?modules (?:does|do) ([\w./-]+\.py) import\b", r"imported modules in \1",
+    Entry(r"\b(?:distinct |unique |different )?(?:modules|packages|libraries) (?:does|do) ([\w./-]+\.py) import\b", r"imported modules in \1",
           why="the modules one file imports"),
     Entry(r"\b(?:distinct|unique|different) (?=imported modules\b)", "", why="the imported modules are counted once each already"),
     Entry(r"\b(import|imports|importing) from\b", r"\1", why="a module that imports from X imports X"),

@@ -24,6 +24,7 @@ singular question), a yes/no is a bool, definitions are names.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import replace
 from textwrap import indent
 
@@ -227,7 +228,7 @@ def build(intent: Intent) -> list[Variant]:
     """Every program that answers ``intent``, preferred first; [] when none can."""
     p = _Program(intent)
     builder = {
-        "read": _read, "ls": _ls,
+        "read": _read, "ls": _ls, "versus": _versus,
     }.get(intent.ask) or {
         "files": _files, "lines": _lines, "matches": _matches, "words": _sizes, "chars": _sizes, "bytes": _sizes,
         "definitions": _definitions, "dirs": _dirs, "imports": _imports, "params": _definition_code, "bases": _definition_code,
@@ -279,6 +280,13 @@ def _read(p: _Program):
         return
     p.values["n"] = n
     yield READ, "read_file({file}).splitlines()" + ("[:{n}]" if end == "first" else "[-{n}:]")
+
+
+def _versus(p: _Program):
+    """Whether the first file's measure is more (or less) than the second's."""
+    i = p.intent
+    p.values["other"] = i.other
+    yield READ, f"{measure(i.order, 'read_file({file})')} {'>' if i.largest else '<'} {measure(i.order, 'read_file({other})')}"
 
 
 def _ls(p: _Program):
@@ -677,6 +685,15 @@ def _imports(p: _Program):
         yield (READ if i.files.path else FIND_READ), {"count": f"len({lines})", "exists": f"len({lines}) > 0"}[i.ask]
         return
     found = f"names = sorted(set(name {source}{keep} for name in {imported('text', 'f')}))\n"
+    if i.origin:  # the standard library's modules are Python's own list; the project's own are its top folders and modules
+        p.values["stdlib"] = " " + " ".join(sorted(n for n in sys.stdlib_module_names if not n.startswith("_") or n == "__future__")) + " "
+        stdlib = '(" " + name.split(".")[0] + " ") in {stdlib}'
+        if i.origin == "stdlib":
+            found += f"names = [name for name in names if {stdlib}]\n"
+        else:
+            p.values["pyglob"] = "**/*.py"
+            found += ('own = set(path.split("/")[0].split(".")[0] for path in find_files({pyglob}))\n'
+                      f'names = [name for name in names if not name.startswith(".") and not {stdlib} and name.split(".")[0] not in own]\n')
     yield (READ if i.files.path else FIND_READ), found + {"list": "names", "count": "len(names)", "exists": "len(names) > 0"}[i.ask]
 
 

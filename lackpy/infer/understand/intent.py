@@ -43,6 +43,7 @@ from lackpy.infer.understand.canon import canonical
 from lackpy.infer.understand.common import parse_common
 from lackpy.infer.understand.members import parse_members
 from lackpy.infer.understand.parts import parse_parts
+from lackpy.infer.understand.versus import parse_versus
 from lackpy.infer.understand.phrases import PASSES, Sentence, State, read
 from lackpy.infer.understand.words import FILLER, KINDS, NOT_SUPPORTED, tokenize
 
@@ -230,6 +231,8 @@ class Intent:
     common: str | None = None  # definitions, list: the commonest name, by its "definitions" or by the "files" that define it
     owner: str | None = None  # methods: of the class of this name
     threshold: tuple[str, int] | None = None  # count: whether the count is (op, value), a yes or no ("are there more than 50 files")
+    other: str | None = None  # versus: the second file, whose ``order`` measure the first file's is compared with (``largest``: more)
+    origin: str | None = None  # imports: only those of the standard library ("stdlib") or from outside it and the project ("external")
     class_rank: bool | None = None  # classes, list: the one with the most (True) or fewest (False) methods
     base: str | None = None  # classes: those that name this class among their bases
     first_word: bool = False  # with ``common``: the commonest first word of the names
@@ -245,12 +248,15 @@ class Intent:
         """The intent in plain words, for messages."""
         what = {
             "files": self.files.describe(), "lines": "lines", "words": "words", "chars": "characters", "bytes": "bytes",
-            "dirs": "directories", "matches": f"occurrences of {self.word!r}", "imports": "modules imported" if self.distinct else "import statements", "params": "parameters",
+            "dirs": "directories", "matches": f"occurrences of {self.word!r}", "imports": ({"stdlib": "standard library ", "external": "third-party "}.get(self.origin or "", "")
+                        + ("modules imported" if self.distinct else "import statements")), "params": "parameters",
             "definitions": {"function": "function definitions", "class": "class definitions", "method": "methods (functions in a class)",
              "toplevel": "top-level functions"}.get(
                 self.kind or "", "definitions"),
         }.get(self.of, self.of)
         where = "" if self.of == "files" else f" in {self.files.describe()}"
+        if self.ask == "versus":
+            return f"whether {self.files.path} has {'more' if self.largest else 'fewer'} {self.order} than {self.other}"
         if self.ask == "read" and self.position:
             end, n = self.position
             return f"the {end} {f'{n} lines' if n else 'line'} of {self.files.path}"
@@ -609,6 +615,8 @@ class _Draft:
         """Combinations the programs cannot serve."""
         st, problems = self.st, self.problems
         line_filters = [f for f in filters if f.lines]
+        if st.imports_origin and (of != "imports" or st.imports_said == "statements"):
+            problems.append("the standard library or third-party: said of the imported modules ('which standard library modules does src/app.py import')")
         if of == "imports" and (ask not in ("count", "list", "exists") or line_filters or st.each or st.group_each or st.aggregate or st.distinct):
             problems.append("the imported modules are listed, counted or looked for: 'which modules does the code import', 'how many modules are imported'")
         elif of == "imports" and ask == "count" and st.imports_said == "imports":  # two fair readings: both offered
@@ -839,6 +847,12 @@ class _Draft:
             return self.positioned(files, of, word)
         if st.part is not None:
             return self.part(files, of, word)
+        if st.versus is not None:
+            first, second, measure, op = st.versus
+            if st.filters or word or st.orders or st.compares or st.aggregate or st.each or st.group_each or st.excludes:
+                self.problems.append("two files compared, and another question at once")
+                return None
+            return Intent("versus", "files", Files(path=first), other=second, order=measure, largest=op == ">")
         if st.params_of is not None or st.class_rank is not None or st.bases_of is not None:
             return self.member(files, of, word)
         if st.aggregate in PER_FILE:
@@ -916,7 +930,7 @@ class _Draft:
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end) or st.name_rank is not None,
             distinct=st.distinct or of == "imports" and st.imports_said != "statements", def_end=st.def_end, common=st.common, first_word=st.first_word,
-            owner=st.owner, base=st.base, threshold=st.threshold, name_rank=st.name_rank, name_length=st.name_length, **ranking,
+            owner=st.owner, base=st.base, threshold=st.threshold, origin=st.imports_origin, name_rank=st.name_rank, name_length=st.name_length, **ranking,
         )
 
 
@@ -942,7 +956,7 @@ def parse(intent: str) -> Parsed:
     tokens = tokenize(canonical(intent))  # everyday wordings first brought to the one the passes read
     if not tokens:
         return Parsed(None)
-    sentence, state = read(tokens, (parse_parts, parse_common, parse_members, *PASSES))
+    sentence, state = read(tokens, (parse_versus, parse_parts, parse_common, parse_members, *PASSES))
     unknown = _leftovers(sentence, state)
     concept = _concept_searched(sentence, state)
     if concept is not None:  # two fair readings, and one of them is not understood: refused, saying both

@@ -450,7 +450,7 @@ def fill(question: Question, found: dict[str, str]) -> str | None:
         slot, default = match[1], match[2]
         said = found.get(slot) or default or DEFAULTS[slot]
         if slot == "word":
-            said = _quoted(said) or ""
+            said = (_quoted(said) or "") if re.search(r"\w", said) else ""  # a word, never punctuation alone
         elif slot == "name" and not re.fullmatch(r"\w+", said):
             said = ""
         failed = failed or not said
@@ -485,7 +485,7 @@ def itself(question: str, parsed: Parsed) -> str | None:
     candidates = [" ".join(shown[:at] + [quoted] + shown[at + 1:])] if quoted else []
     if candidates and not _searches(serves(candidates[0]), first):
         candidates = []  # quoted, the word must be what is searched for, in files or lines, not a part of another question
-    if len(parsed.unknown) == 1:  # the word left out with its article, its "of", and what is left dangling at the end
+    if len(parsed.unknown) == 1 and first.lower() not in LEXICON:  # the word left out, with its article, its "of" and what dangles
         start = at - 1 if at and tokens[at - 1].form in ("the", "a", "an", "any", "some") else at
         end = at + 2 if start < at and at + 1 < len(tokens) and tokens[at + 1].form == "of" else at + 1
         kept = [(t, w) for t, w in zip(tokens[:start] + tokens[end:], shown[:start] + shown[end:])]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from lackpy.infer.understand.phrases import TYPE, W, Hit, Sentence, State, rx
+from lackpy.infer.understand.phrases import STRUCTURE, TYPE, W, Hit, Sentence, State, rx
 from lackpy.infer.understand.words import type_of
 
 _STARTS = rx(r"(?<=lines )(?:(?:in|of|from|under) (?:the )?" + W + r" )*(?P<cue>(?:that |which )?(?:start|starts|starting|begin|begins|beginning) with) "
@@ -26,6 +26,8 @@ _PLACED = rx(r"(?<=lines )(?P<cue>(?:that |which )?(?:are|live|sit|lie) (?:in|un
 _THRESHOLD = rx(r"(?:(?<=are there )|(?<=is there ))(?P<op>more than|fewer than|less than|at least|at most|over|under) (?P<n>\d+)(?= [a-z])")
 _OPS = {"more than": ">", "over": ">", "fewer than": "<", "less than": "<", "under": "<", "at least": ">=", "at most": "<="}
 _OF_TYPE = rx(r"(?<=files )(?P<cue>(?:that |which )?(?:are|is)) (?P<t>" + TYPE + r")(?: files?)?")  # "what share of the files are .py files"
+_ORIGIN = rx(r"(?P<o>standard library|standard-library|stdlib|std-lib|built-in|builtin|third-party|third party|external|non-stdlib|non-standard)"
+             r"(?= (?:imported |python )?(?:modules|packages|imports|libraries|dependencies|deps))")
 _DOC = r"(?:module |file )?doc-?strings?"
 _DOC_FILTER = rx(
     r"(?:(?:that|which) )?(?:(?P<neg>without|with no|lacking|lacks?|missing|(?:do|does) not have|(?:have|has|having) no|not having)"
@@ -35,6 +37,8 @@ _DOC_READ = rx(r"(?:the )?" + _DOC)
 _IMPORTS_FILTER = rx(r"(?:(?:that|which) )?(?P<neg>(?:do|does) not |never )?(?:import|imports|importing) (?P<m>" + W + ")"
                      r"(?: (?P<conj>and|or|nor) (?P<m2>" + W + "))?")
 _IMPORTS_NOUN = rx(r"(?:the )?(?:(?P<modules>imported (?:modules|packages|libraries)|dependencies)|(?P<statements>import (?:statements|lines))|imports)")
+#: Words after "import" that are the sentence's, never a module's name ("import each other", "import the most").
+NOT_MODULES = STRUCTURE | {"each", "other", "most", "fewest", "anything", "something", "nothing", "everything", "more", "less"}
 #: A module's name as an import line gives it: dotted identifiers.
 MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
@@ -56,8 +60,8 @@ def parse_parts(s: Sentence, st: State) -> None:
     def imports(hit: Hit) -> bool:
         """"import os", "import os and sys" (both), "import os or sys" (either), "do not import os or sys" (neither)."""
         names = [hit.token(group).raw for group in ("m", "m2") if hit.has(group)]
-        if not all(MODULE_NAME.fullmatch(name) for name in names):
-            return False
+        if not all(MODULE_NAME.fullmatch(name) and name.lower() not in NOT_MODULES for name in names):
+            return False  # "import each other", "import the most": not a module's name
         negated = hit.has("neg")
         either = hit.has("conj") and hit.form("conj") == "or" and not negated
         st.imports.add(len(st.filters))
@@ -112,6 +116,14 @@ def parse_parts(s: Sentence, st: State) -> None:
         st.note(f"{glob} files")
         return hit.claim("filter")
 
+    def origin(hit: Hit) -> bool:
+        """"the standard library modules it imports", "third-party imports": the imported modules of one origin."""
+        said = hit.form("o")
+        st.imports_origin = "stdlib" if said.replace("-", " ") in ("standard library", "stdlib", "std lib", "built in", "builtin") else "external"
+        st.note(f"{'standard library' if st.imports_origin == 'stdlib' else 'third-party'} modules")
+        return hit.claim("filter")
+
+    s.scan(_ORIGIN, origin)
     s.scan(_THRESHOLD, threshold)
     s.scan(_STARTS, starts)
     if re.search(r"\b(?:percentage|percent|fraction|share|proportion)\b|%", " ".join(t.form for t in s.tokens)):

@@ -160,6 +160,8 @@ class State:
     threshold: tuple[str, int] | None = None  # "are there more than 50 files": the count compared with a number
     common: str | None = None  # the commonest names, by their "definitions" or by the "files" that define them
     first_word: bool = False  # with ``common``: the commonest first word of the names
+    versus: tuple[str, str, str, str] | None = None  # two files compared: (first, second, measure, op)
+    imports_origin: str | None = None  # "stdlib" or "external": the imported modules of that origin only
     imports_said: str | None = None  # "modules" (imported, each once), "statements" (import lines) or "imports" (either)
     position: tuple[str, int | None] | None = None  # ("first" or "last", how many; None: one line): "the last line of X"
     aggregate: str | None = None  # "average" or "median" (per file), "fraction" or "percentage" (of the files)

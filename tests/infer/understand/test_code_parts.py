@@ -402,3 +402,24 @@ def test_a_method_by_its_class_a_class_by_its_bases_and_the_nth_definition(tmp_p
     assert _answer(tmp_path, "what does Missing inherit from?").output == ["errors.ApiError", "Mixin"]
     assert _answer(tmp_path, "what are the base classes of User").output == []
     assert _answer(tmp_path, "What's the 3rd function defined in m.py?").output == "name"  # every def in order: add, remove, name
+
+
+def test_standard_library_and_third_party_imports(tmp_path):
+    import sys
+
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "a.py").write_text("import os.path\nimport json\nimport requests\nfrom shop import b\nfrom . import c\nfrom yaml import safe_load\n")
+    (tmp_path / "shop" / "b.py").write_text("import collections\n")
+    stdlib = sorted(n for n in ["os.path", "json", "collections"] if n.split(".")[0] in sys.stdlib_module_names)
+    assert _answer(tmp_path, "What standard library modules does shop/a.py import?").output == ["json", "os.path"]
+    assert _answer(tmp_path, "how many stdlib modules are imported").output == len(stdlib)
+    assert _answer(tmp_path, "what third-party packages does the project import").output == ["requests", "yaml"]
+
+
+def test_two_files_compared(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_api.py").write_text("x = 1\n" * 3)
+    (tmp_path / "order.py").write_text("y = 'a long line that is bigger'\n")
+    assert _answer(tmp_path, "Is tests/test_api.py bigger than order.py?").output is False  # 18 bytes against 32
+    assert _answer(tmp_path, "is test_api.py longer than order.py").output is True  # 3 lines against 1
+    assert _answer(tmp_path, "does order.py have fewer lines than tests/test_api.py").output is True

@@ -81,16 +81,15 @@ def test_a_word_that_cannot_be_searched_for_is_left_out_with_what_it_leaves_dang
 
 
 def test_imports_get_questions_about_imports():
-    # the word not understood left out: the imported modules of the package, the nearest question there is
-    assert suggestions("What stdlib modules get imported in the utils package?")[0] == "What imported modules in the utils package"
-    assert "which modules does the code import" in suggestions("Which third-party libraries does the project import?")
+    assert all("import" in s for s in suggestions("Which modules import each other?"))  # never "import each", a module named each
+    assert all("'" not in s for s in suggestions("what are the dependencies of the project, by version"))  # never "contain ','"
 
 
 @pytest.mark.parametrize("question", [
     "Which classes are abstract?",
     "Which functions are decorated with cached?",
     "Who wrote src/pkg4/mod84.py?",
-    "What stdlib modules get imported in the utils package?",
+    "How many endpoints are registered?",
     "count the cats in python files",
     "Which test file has the second most tests in it?",
     "which lines of src/pkg4/mod84.py are comments",
