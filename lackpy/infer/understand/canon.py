@@ -52,6 +52,7 @@ _SEARCHED = r"\b(contain|contains|containing|mention|mentions|mentioning|say|say
 
 #: Every everyday wording the canonical form knows, in the order they apply.
 TABLE: tuple[Entry, ...] = (
+    Entry(r"\bpulls? in\b", "import", needs=(r"\b(?:modules?|packages?|libraries|dependencies)\b",), why="what a file pulls in is what it imports"),
     Entry(r"\b(?:distinct |unique |different )?modules (?:are|were|get|is) imported\b", "imported modules",
           why="the modules that are imported: what the code imports, each once"),
     Entry(r"\b(?:distinct |unique |different )?(?:modules|packages|libraries) (?:does|do) (?:the code|it|the files|the python files|the modules|we|our code"
@@ -134,6 +135,19 @@ TABLE: tuple[Entry, ...] = (
     Entry(r"\bfunctions or methods\b|\bmethods or functions\b", "functions", why="the functions counted include methods"),
     Entry(r"\b(\w+)'s got\b", r"\1 has", why="'which file's got the most TODOs': which file has"),
     Entry(r"\b(\w+)'ve got\b", r"\1 have", why="as said"),
+    Entry(r"\b(?:go|goes|run|runs|are|is) (?:over|past|beyond) (\d+) (characters|chars|columns)\b", r"are longer than \1 characters",
+          why="lines that go over 100 characters are longer than that"),
+    Entry(r"\bwhich (function|class|method) ((?:in|under) (?:the )?[\w./-]+(?: package| folder)? )?has the (longest|shortest) name\b",
+          r"what is the \3 \1 name \2", why="which function has the longest name: the longest function name"),
+    Entry(r"\bon average,? how (?:big|large) is an? ((?:\w+ )?(?:file|module|page|script))\b", r"average number of bytes per \1",
+          why="how big a file is on average: its bytes, averaged"),
+    Entry(r"\b(?:do|does) (?:the )?([\w./-]+) (?:folder|directory|dir|package) take up\b", r"are in \1",
+          why="the bytes a folder takes up: the bytes in it"),
+    Entry(r"\s*\b(?:sitting|placed|that are|which are)? ?directly in (?:it|them)\b", "", needs=(r"\b(?:folders?|directory|directories|packages?)\b",),
+          why="the files in a folder are those directly in it, as counted"),
+    Entry(r"\b(?:error|exception) (classes)(?= (?:that |which )?(?:inherit|derive|subclass|extend|descend))", r"\1",
+          why="the error classes that inherit from X are the classes that do"),
+    Entry(r"\b(inherit|derive|descend)s? (?:straight|directly|immediately) from\b", r"\1 from", why="the direct subclasses are what is counted"),
     Entry(r"\bmodules\b", "python files", unless=(_IMPORTED_MODULES, _SEARCHED + r"modules\b"), why="a code base's modules are its Python files"),
     Entry(r"\bmodule\b(?!-level)", "python file", unless=(_IMPORTED_MODULES, r"\bmodule docstring\b", _SEARCHED + r"module\b", r"\bmodule\s+(appear|occur)"),
           why="one of them"),

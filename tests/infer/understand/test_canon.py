@@ -340,3 +340,20 @@ def test_the_share_of_the_files_of_a_type_and_markers_said_in_capitals_only(tmp_
     assert _answer(tmp_path, "what fraction of the files are markdown files").output == 0.25
     # "functions or methods" are definitions, never two markers searched for
     assert parse("Are there any functions or methods whose names start with is_? which ones?").intent.def_names == ("is_*",)
+
+
+@pytest.mark.parametrize("asked, meant", [
+    ("How many lines in the whole repo go over 100 characters?", "how many lines are longer than 100 characters"),
+    ("Which function in the shop package has the longest name?", "what is the longest function name in shop"),
+    ("What modules does src/a.py pull in?", "which modules does src/a.py import"),
+    ("On average how big is a page in docs/, in bytes?", "average number of bytes per markdown file in docs"),
+    ("How many bytes does the config folder take up altogether?", "how many bytes are in config"),
+    ("Which folder has the most files sitting directly in it?", "which folder has the most files"),
+    ("Which error classes inherit straight from ApiError?", "which classes inherit from ApiError"),
+])
+def test_wordings_the_ninth_set_showed(asked, meant):
+    assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked
+
+
+def test_exception_classes_alone_are_refused_not_read_as_every_class():
+    assert parse("What exception classes does the code base define?").intent is None
