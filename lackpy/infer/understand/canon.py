@@ -43,7 +43,8 @@ _IMPORTS = r"\bimport(s|ed|ing)?\b"
 #: An order said already ("sorted by size, largest first"): "largest first" then says its direction, as the grammar reads it.
 _SORTED = r"\b(?:sorted|ordered|ranked|sort|order|rank)\b|\bby (?:size|length|lines)\b"
 #: Modules that are imported ("which modules does it import", "imported modules"), not the code base's own: never its files.
-_IMPORTED_MODULES = (r"\bmodules?\b(?! (?:that |which )?(?:do not |does not |never )?import)(?=.*" + _IMPORTS + r")"
+_IMPORTED_MODULES = (r"\bmodules?\b(?! (?:that |which )?(?:do not |does not |never )?import)(?!.*\b(?:most|fewest|least) (?:imports|import statements)\b)"
+                     r"(?=.*" + _IMPORTS + r")"
                      r"|" + _IMPORTS + r" (?:\w+ )?modules?\b")
 #: The whole of what is being asked about, said as a whole.
 _CODE_BASE = r"(?:the |this |our |my |your )(?:code ?base|repo|repository|project|source tree)"
@@ -52,6 +53,7 @@ _SEARCHED = r"\b(contain|contains|containing|mention|mentions|mentioning|say|say
 
 #: Every everyday wording the canonical form knows, in the order they apply.
 TABLE: tuple[Entry, ...] = (
+    Entry(r"\bthe (most|fewest) import statements\b", r"the \1 imports", why="files ranked by their import statements"),
     Entry(r"\bpulls? in\b", "import", needs=(r"\b(?:modules?|packages?|libraries|dependencies)\b",), why="what a file pulls in is what it imports"),
     Entry(r"\b(?:distinct |unique |different )?modules (?:are|were|get|is) imported\b", "imported modules",
           why="the modules that are imported: what the code imports, each once"),
@@ -148,6 +150,21 @@ TABLE: tuple[Entry, ...] = (
     Entry(r"\b(?:error|exception) (classes)(?= (?:that |which )?(?:inherit|derive|subclass|extend|descend))", r"\1",
           why="the error classes that inherit from X are the classes that do"),
     Entry(r"\b(inherit|derive|descend)s? (?:straight|directly|immediately) from\b", r"\1 from", why="the direct subclasses are what is counted"),
+    Entry(r"\s*\((?:the )?[#\w]+ ones\)", "", why="'(the ## ones)': said again, already said"),
+    Entry(r"\bsecond-level (?:headings|headers|sections|titles)\b", 'lines starting with "## "', why="a second-level heading is a ## line"),
+    Entry(r"\b(?:top-level|first-level) (?:headings|headers|sections|titles)\b", 'lines starting with "# "', why="a top heading is a # line"),
+    Entry(r"\b(?:section )?(?:headings|headers|sections)\b", 'lines starting with "#"', needs=(r"\b(?:readme|docs?|markdown|\.md|pages?)\b",),
+          unless=(_SEARCHED + r"(?:headings|headers|sections)\b",), why="the headings of a markdown file are its # lines"),
+    Entry(r"\bwhat do (?:the )?(.+?) add up to,? in (bytes|lines|words)\b", r"how many \2 are in \1", why="what files add up to: their total"),
+    Entry(r",?\s*\b(?:all together|altogether|in all|combined)\b", "", needs=(r"\b(?:how many|total|add up|sum)\b",), why="a total is of all of them"),
+    Entry(r"\b(have|has) got\b", r"\1", why="'which files have got FIXMEs': which files have"),
+    Entry(r"\b(?:that |which )?(?:actually )?(?:has|have) (?:something|anything) in (?:it|them)\b", "with more than 0 bytes",
+          why="a file with something in it is not empty"),
+    Entry(r"\bwhich (class|function|method) comes (first|last) in\b", r"what is the \2 \1 in", why="the class that comes first in a file"),
+    Entry(r",?\s*\b(?:every|each|all) files? counted\b", "", why="every file, as said without it"),
+    Entry(r",?\s*\bnot counting (?:sub-?folders|sub-?directories|subdirs|nested folders)\b", "",
+          why="the files of a folder are counted directly in it, never in its subfolders"),
+    Entry(r"[.?!]?\s*\b(?:just|please) (?:paste|show|give|print|quote) (?:it|them|me)\b", "", why="asked to show it: the answer is shown"),
     Entry(r"\bmodules\b", "python files", unless=(_IMPORTED_MODULES, _SEARCHED + r"modules\b"), why="a code base's modules are its Python files"),
     Entry(r"\bmodule\b(?!-level)", "python file", unless=(_IMPORTED_MODULES, r"\bmodule docstring\b", _SEARCHED + r"module\b", r"\bmodule\s+(appear|occur)"),
           why="one of them"),

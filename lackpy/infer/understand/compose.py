@@ -41,7 +41,8 @@ DEFINITION_REGEX = {"function": r'r"^\s*(async )?def "', "class": r'r"^\s*class 
 #: A text's size in bytes, as the file holds it (UTF-8).
 BYTES = 'len(TEXT.encode("utf-8"))'
 #: The key a ranking row names its measure by.
-MEASURE_KEYS = {"chars": "chars", "bytes": "bytes", "lines": "lines", "words": "words", "matches": "matches", "width": "longest line"}
+MEASURE_KEYS = {"chars": "chars", "bytes": "bytes", "lines": "lines", "words": "words", "matches": "matches", "width": "longest line",
+                "imports": "import statements"}
 DEFINITION_KEYS = {"function": "functions", "class": "classes", "any": "definitions"}
 
 Variant = tuple[tuple[str, ...], str, dict[str, str | int]]
@@ -216,7 +217,8 @@ def measure(what: str, text: str, kind: str | None = None, word: str = "{word}")
     if what == "definitions":
         return f"len([code for code in {text}.splitlines() if code.strip().startswith({DEFINITION_STARTS[kind or 'function']})])"
     return {"lines": "len(TEXT.splitlines())", "words": "len(TEXT.split())", "chars": "len(TEXT)", "bytes": BYTES,
-            "width": "max([len(line) for line in TEXT.splitlines()] + [0])"}[what].replace("TEXT", text)
+            "width": "max([len(line) for line in TEXT.splitlines()] + [0])",
+            "imports": f"len([code for code in [line.strip() for line in TEXT.splitlines()] if {STATEMENT}])"}[what].replace("TEXT", text)
 
 
 def measure_of(c: Compare, index: int, text: str) -> str:

@@ -36,7 +36,7 @@ _DOC_FILTER = rx(
 _DOC_READ = rx(r"(?:the )?" + _DOC)
 _IMPORTS_FILTER = rx(r"(?:(?:that|which) )?(?P<neg>(?:do|does) not |never )?(?:import|imports|importing) (?P<m>" + W + ")"
                      r"(?: (?P<conj>and|or|nor) (?P<m2>" + W + "))?")
-_IMPORTS_NOUN = rx(r"(?:the )?(?:(?P<modules>imported (?:modules|packages|libraries)|dependencies)|(?P<statements>import (?:statements|lines))|imports)")
+_IMPORTS_NOUN = rx(r"(?<!most )(?<!fewest )(?:the )?(?:(?P<modules>imported (?:modules|packages|libraries)|dependencies)|(?P<statements>import (?:statements|lines))|imports)")
 #: Words after "import" that are the sentence's, never a module's name ("import each other", "import the most").
 NOT_MODULES = STRUCTURE | {"each", "other", "most", "fewest", "anything", "something", "nothing", "everything", "more", "less"}
 #: A module's name as an import line gives it: dotted identifiers.

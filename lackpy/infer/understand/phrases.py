@@ -311,7 +311,7 @@ SUPERLATIVES = {
 }
 MEASURES = {
     "lines": "lines", "line": "lines", "length": "lines", "line count": "lines", "lines of code": "lines", "loc": "lines",
-    "words": "words", "word": "words", "word count": "words", "characters": "chars", "chars": "chars", "size": "chars",
+    "words": "words", "word": "words", "word count": "words", "characters": "chars", "chars": "chars", "size": "chars", "imports": "imports",
     "functions": "function", "defs": "function", "classes": "class", "definitions": "any",
 }
 

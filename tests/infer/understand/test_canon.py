@@ -357,3 +357,23 @@ def test_wordings_the_ninth_set_showed(asked, meant):
 
 def test_exception_classes_alone_are_refused_not_read_as_every_class():
     assert parse("What exception classes does the code base define?").intent is None
+
+
+@pytest.mark.parametrize("asked, meant", [
+    ("how many second-level headings (the ## ones) are there across all the docs pages?", 'how many lines starting with "## " are in docs markdown files'),
+    ("What do the shell scripts add up to in bytes, all together?", "how many bytes are in shell scripts"),
+    ("Which files have got FIXME comments in them?", "which files contain FIXME"),
+    ("What's the smallest file that actually has something in it?", "the smallest file with more than 0 bytes"),
+    ("Which class comes first in src/a.py?", "what is the first class in src/a.py"),
+    ("Which directory has the most files sitting directly in it, not counting subfolders?", "which directory has the most files"),
+    ("What's the longest line in src/a.py? just paste it", "the longest line in src/a.py"),
+])
+def test_wordings_the_tenth_set_showed(asked, meant):
+    assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked
+
+
+def test_files_ranked_by_their_import_statements(tmp_path):
+    (tmp_path / "a.py").write_text("import os\nimport sys\nfrom json import loads\n")
+    (tmp_path / "b.py").write_text("import os\n")
+    assert _answer(tmp_path, "Which Python file has the most import statements?").output == {"path": "a.py", "import statements": 3}
+    assert _answer(tmp_path, "which module has the fewest imports").output["path"] == "b.py"

@@ -8,6 +8,11 @@ before any question was asked; judged as the other everyday sets are.
 
 First run (2026-11-29, the tier at 03e8381, before anyone working on it had
 read the set): 23 right, 13 refused, 0 wrong.
+
+Since, and no longer blind: with markdown headings (# lines), "add up to",
+"all together", "have got", "has something in it", "comes first", "every
+file counted", "not counting subfolders", "just paste it", and files ranked
+by their import statements: 32 right, 4 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .tenth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 23, 0
+NOW_RIGHT, NOW_WRONG = 32, 0
 
 
 @pytest.fixture(scope="module")
