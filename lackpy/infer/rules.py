@@ -30,8 +30,8 @@ from lackpy.errors import InferenceError
 from lackpy.infer.base import Proposal, Request, Tier
 from lackpy.infer.fill import render
 from lackpy.infer.understand.compose import Variant, build
-from lackpy.infer.stems import files_named, with_paths
-from lackpy.infer.understand.intent import Intent, NotUnderstood, Parsed, offered, parse
+from lackpy.infer.stems import files_named, files_of_stem, with_paths
+from lackpy.infer.understand.intent import Files, Intent, NotUnderstood, Parsed, offered, parse
 from lackpy.infer.understand.nearest import nearest
 from lackpy.infer.understand.words import BARE_FILES, normalize_intent
 
@@ -178,7 +178,15 @@ def closest(intent: str, parsed: Parsed, limit: int = 3) -> tuple[str, ...]:
 
 
 def _located(intent: Intent, root: Path) -> Intent:
-    """``intent`` with a file named without its folder ("routes.py") made the one file of that name, when it is not at the top."""
+    """``intent`` with a file named without its folder ("routes.py") made the one file of that name, when it is not at the top.
+
+    "mod42's docstring" names a module by its stem, as "Catalogue's docstring"
+    names a class: the one file of that stem, when there is one, is meant.
+    """
+    if intent.of == "docstring" and intent.def_names:
+        stem = files_of_stem(Path(root), intent.def_names[0])
+        if len(stem) == 1:
+            return replace(intent, files=Files(path=stem[0]), def_names=())
     path = _one_named(intent.files.path, root)
     intent = replace(intent, files=replace(intent.files, path=path)) if path != intent.files.path else intent
     other = _one_named(intent.other, root)

@@ -270,6 +270,14 @@ def build(intent: Intent) -> list[Variant]:
 
 
 def _read(p: _Program):
+    if p.intent.of == "docstring" and p.intent.def_names:  # a class's or a function's: the body under its signature
+        p.values["d0"] = p.intent.def_names[0]
+        scan = "defs = []\n" + f"{_loop(p.files())}\n    text = read_file(f)\n" + indent(BLOCKS.format(
+            lines="text.splitlines()", starts=DEFINITION_STARTS["any"], name=f'({_NAME_OF["function"]} if not code.startswith("class ") else {_NAME_OF["class"]})'), "    ")
+        body = ('found = [d for d in defs if d[0] == {d0}]\n'
+                'lines = found[0][2][([k for k, line in enumerate(found[0][2]) if line.split("#")[0].rstrip().endswith(":")] + [0])[0] + 1:] if found else []\n')
+        yield FIND_READ, scan + body + DOCSTRING.split("\n", 1)[1]
+        return
     if p.intent.of == "docstring":
         yield READ, DOCSTRING
         return

@@ -261,7 +261,7 @@ class Intent:
             end, n = self.position
             return f"the {end} {f'{n} lines' if n else 'line'} of {self.files.path}"
         if self.ask == "read":
-            return f"the {'docstring' if self.of == 'docstring' else 'text'} of {self.files.path}"
+            return f"the {'docstring' if self.of == 'docstring' else 'text'} of {self.def_names[0] if self.def_names else self.files.path}"
         if self.ask == "ls":
             return f"the entries of directory {self.files.dir or '.'}"
         if self.ask == "top" and self.of == "lines":
@@ -830,11 +830,17 @@ class _Draft:
     def part(self, files: Files, of: str | None, word: str | None) -> Intent | None:
         """"the docstring of src/app.py": a part of one file."""
         st = self.st
-        if not files.path or files.ext or files.names or files.glob:
+        word = st.part_of or word
+        named = word is not None and re.fullmatch(r"[A-Za-z_]\w*", word) and not files.path  # "the docstring of Catalogue": a class's or a function's
+        if named and not (files.ext or files.names or files.glob):
+            files = replace(files, ext="*.py")
+        elif not files.path or files.ext or files.names or files.glob:
             self.problems.append(f"the {st.part} of which file? name one ('the {st.part} of src/app.py')")
-        if of not in (None, "files") or st.filters or word or st.orders or st.compares or st.excludes or st.each or st.asks & {"count", "exists", "all"}:
+        if of not in ((None, "files", "matches", "definitions") if named else (None, "files")) or st.filters or word and not named \
+                or st.orders or st.compares or st.excludes or st.each \
+                or st.asks & {"count", "exists", "all"}:
             self.problems.append(f"the {st.part} of a file, and another question at once")
-        return None if self.problems else Intent("read", st.part, files)
+        return None if self.problems else Intent("read", st.part, files, def_names=(word,) if named else ())
 
     def intent(self) -> Intent | None:
         st = self.st

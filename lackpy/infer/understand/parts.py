@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
-from lackpy.infer.understand.phrases import STRUCTURE, TYPE, W, Hit, Sentence, State, rx
-from lackpy.infer.understand.words import type_of
+from lackpy.infer.understand.phrases import LEXICON, STRUCTURE, TYPE, W, Hit, Sentence, State, rx
+from lackpy.infer.understand.words import is_file, type_of
 
 _STARTS = rx(r"(?<=lines )(?:(?:in|of|from|under) (?:the )?" + W + r" )*(?P<cue>(?:that |which )?(?:start|starts|starting|begin|begins|beginning) with) "
              r"(?P<t>" + W + ")")
@@ -33,7 +33,7 @@ _DOC_FILTER = rx(
     r"(?:(?:that|which) )?(?:(?P<neg>without|with no|lacking|lacks?|missing|(?:do|does) not have|(?:have|has|having) no|not having)"
     r"|with|having|have|has) (?:an? |any |the )?" + _DOC
 )
-_DOC_READ = rx(r"(?:the )?" + _DOC)
+_DOC_READ = rx(r"(?:the )?" + _DOC + r"(?: (?:of|for|on) (?:the )?(?:class |function |method )?(?P<n>" + W + r")(?: class| function| method)?)?")
 _IMPORTS_FILTER = rx(r"(?:(?:that|which) )?(?P<neg>(?:do|does) not |never )?(?:import|imports|importing) (?P<m>" + W + ")"
                      r"(?: (?P<conj>and|or|nor) (?P<m2>" + W + "))?")
 _IMPORTS_NOUN = rx(r"(?<!most )(?<!fewest )(?:the )?(?:(?P<modules>imported (?:modules|packages|libraries)|dependencies)|(?P<statements>import (?:statements|lines))|imports)")
@@ -55,6 +55,11 @@ def parse_parts(s: Sentence, st: State) -> None:
     def doc_read(hit: Hit) -> bool:
         st.part = "docstring"
         st.note("the docstring")
+        if hit.has("n"):
+            token = hit.token("n")
+            if is_file(token.raw) or token.quoted or not re.fullmatch(r"[A-Za-z_]\w*", token.raw) or token.form in LEXICON:
+                return hit.claim("part", *range(hit.index(0), hit.index("n") - 1))  # "of src/app.py": a file, for the scope to read
+            st.part_of = token.raw  # "the docstring of Catalogue": a class's or a function's
         return hit.claim("part")
 
     def imports(hit: Hit) -> bool:
@@ -168,7 +173,7 @@ STATEMENT = 'code.startswith("import ") or code.startswith("from ") and " import
 DOCSTRING = """\
 lines = read_file({file}).splitlines()
 at = ([k for k, line in enumerate(lines) if line.strip() and not line.strip().startswith("#")] + [len(lines)])[0]
-start = "\\n".join(lines[at:]).lstrip("rRuU")
+start = "\\n".join(lines[at:]).lstrip().lstrip("rRuU")
 quote = ([q for q in ('\"\"\"', "\'\'\'", '"', "'") if start.startswith(q)] + [None])[0]
 doc = start[len(quote):].split(quote, 1)[0].expandtabs().splitlines() if quote else None
 if doc:

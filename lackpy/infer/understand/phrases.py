@@ -148,6 +148,7 @@ class State:
     docstrings: set[int] = field(default_factory=set)  # filter positions that keep files with a docstring (or, negated, without)
     imports: set[int] = field(default_factory=set)  # filter positions whose word is a module the files import
     part: str | None = None  # "docstring": the part of one file asked for ("the docstring of X")
+    part_of: str | None = None  # the class or function whose part is asked for ("the docstring of Catalogue")
     starts: set[int] = field(default_factory=set)  # filter positions that keep lines starting with the word
     places: set[int] = field(default_factory=set)  # filter positions whose word is the folder the lines' files are in (a share)
     aggregate_share: bool = False  # a share was said: "what percentage of the lines are in tests"

@@ -423,3 +423,14 @@ def test_two_files_compared(tmp_path):
     assert _answer(tmp_path, "Is tests/test_api.py bigger than order.py?").output is False  # 18 bytes against 32
     assert _answer(tmp_path, "is test_api.py longer than order.py").output is True  # 3 lines against 1
     assert _answer(tmp_path, "does order.py have fewer lines than tests/test_api.py").output is True
+
+
+def test_the_docstring_of_a_class_or_a_function_by_its_name(tmp_path):
+    import ast
+
+    (tmp_path / "d.py").write_text(DOCUMENTED)
+    tree = ast.parse(DOCUMENTED)
+    by_name = {n.name: ast.get_docstring(n) for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    assert _answer(tmp_path, "What does the docstring of Thing say?").output == by_name["Thing"]
+    assert _answer(tmp_path, "what is the docstring of wrapped").output == by_name["wrapped"]
+    assert _answer(tmp_path, "what is the docstring of plain").output is None
