@@ -549,8 +549,8 @@ def _definition_code(p: _Program):
         scan += f"defs = [d[:3] for d in defs if d[4] is not None and not d[3]{' and d[4] == {owner}' if i.owner else ''}]\n"
     elif kind == "toplevel":
         scan += "defs = [d[:3] for d in defs if d[1] == 0 and not d[3]]\n"
-    if i.ask == "top":  # definitions ranked by their lines, trailing blank and comment lines aside
-        yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + _longest(i)
+    if i.ask == "top":  # definitions ranked by their lines (trailing blank and comment lines aside), or by their parameters
+        yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + (ARGUMENTS if i.order == "params" else "") + _longest(i)
         return
     if i.of == "bases":  # the bases a class line names: "class Missing(errors.ApiError, Mixin):" -> ["errors.ApiError", "Mixin"]
         p.values["d0"] = i.def_names[0]
@@ -656,6 +656,8 @@ def _longest(i: Intent) -> str:
     sizes = ("sizes = []\nfor d in defs:\n    kept = [line for line in d[2]]\n"
              "    for line in reversed(d[2]):\n        if line.strip() and not line.strip().startswith(\"#\"):\n            break\n"
              "        kept = kept[:-1]\n    sizes.append((d[0], len(kept)))\n")
+    if i.order == "params":
+        sizes = "sizes = [(d[0], d[3]) for d in defs]\n"
     ranked = f"ranked = sorted(sizes, key=lambda s: s[1]{', reverse=True' if i.largest else ''})\n"
     if i.single:
         place = (i.nth or 1) - 1

@@ -418,7 +418,7 @@ def _leftovers(s: Sentence, st: State) -> list[str]:
         form = token.form
         if form in ("and", "but") and index + 1 in filter_starts:
             continue
-        if form in ("contain", "contains", "containing", "have", "has", "with", "having", "defines", "define") and st.orders:
+        if form in ("contain", "contains", "containing", "have", "has", "with", "having", "defines", "define", "take", "takes", "accepts") and st.orders:
             continue
         if form in FILLER and not token.quoted:
             continue
@@ -890,8 +890,11 @@ class _Draft:
             self.grouped(ask, of)
         if ranking.get("order") == "files" and not group:
             self.problems.append("ranked by the number of files: only directories hold files")
-        if ask == "top" and of == "definitions" and ranking.get("order") == "lines" and not group and self.value is None:
+        if ask == "top" and of == "definitions" and ranking.get("order") in ("lines", "params") and not group and self.value is None:
             return self.longest_definition(files, kind, ranking)
+        if ranking.get("order") == "params":
+            self.problems.append("ranked by parameters: only definitions take them ('which function takes the most parameters')")
+            return None
         if ask == "top":
             self.check(ask, of, files, [], word)
             of, kind = "files", ranking.pop("kind")

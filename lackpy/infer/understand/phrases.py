@@ -299,7 +299,7 @@ _MOST = rx(
     + INTRO + r"(?P<what>" + W + ")" + DESCRIPTOR
 )
 _BY = rx(
-    r"(?:(?:sorted|ordered|ranked|sort|order|rank) )?by (?:the )?(?:number of |count of )?(?P<m>size|length|line count|lines of code|lines?|word count|words?"
+    r"(?:(?:sorted|ordered|ranked|sort|order|rank) )?by (?:the )?(?:number of |count of )?(?P<m>size|length|line count|lines of code|lines?|word count|words?|bytes?"
     r"|characters|chars|functions|definitions|defs|classes)(?: (?P<dir>ascending|descending|(?:smallest|largest|biggest|fewest|most) first))?"
 )
 _N_BEFORE = rx(r"(?P<n>" + NUM + r")(?= (?:(?:" + TYPE + r") )?(?:" + FILE_NOUN + r"|packages|" + DIR_NOUN + r"))")
@@ -313,6 +313,7 @@ SUPERLATIVES = {
 MEASURES = {
     "lines": "lines", "line": "lines", "length": "lines", "line count": "lines", "lines of code": "lines", "loc": "lines",
     "words": "words", "word": "words", "word count": "words", "characters": "chars", "chars": "chars", "size": "chars", "imports": "imports",
+    "parameters": "params", "params": "params", "arguments": "params", "args": "params", "bytes": "bytes", "byte": "bytes",
     "functions": "function", "defs": "function", "classes": "class", "definitions": "any",
 }
 

@@ -377,3 +377,24 @@ def test_files_ranked_by_their_import_statements(tmp_path):
     (tmp_path / "b.py").write_text("import os\n")
     assert _answer(tmp_path, "Which Python file has the most import statements?").output == {"path": "a.py", "import statements": 3}
     assert _answer(tmp_path, "which module has the fewest imports").output["path"] == "b.py"
+
+
+@pytest.mark.parametrize("asked, meant", [
+    ("what's the 3rd longest module under shop/ if you count lines?", "the third longest python file under shop by lines"),
+    ("What's the second biggest file in the repo, size-wise?", "the second biggest file by size"),
+    ("Which test file is the second biggest, byte-wise?", "which test file is the second biggest by bytes"),
+    ("How many lines of Python are in the tests folder, all told?", "how many lines of python are in tests"),
+    ("What does src/cli.py import? Just the module names please", "which modules does src/cli.py import"),
+    ("how many yaml files have we got in config?", "how many yaml files are there in config"),
+    ("Smallest python file that isn't completely empty?", "the smallest python file with more than 0 bytes"),
+    ("whats the first method on the Cart class", "what is the first method of class Cart"),
+    ("any functions that start with serialize? which ones?", "which functions start with serialize"),
+    ("How long are the docs pages on average, in lines?", "average number of lines of the markdown files in docs"),
+    ("how many classes live in shop/models?", "how many classes are in shop/models"),
+])
+def test_wordings_the_eleventh_and_twelfth_sets_showed(asked, meant):
+    assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked
+
+
+def test_count_said_of_the_ranking_is_no_figure():
+    assert parse("what's the 3rd longest module if you count lines?").intent.value is None

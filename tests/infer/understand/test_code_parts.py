@@ -434,3 +434,12 @@ def test_the_docstring_of_a_class_or_a_function_by_its_name(tmp_path):
     assert _answer(tmp_path, "What does the docstring of Thing say?").output == by_name["Thing"]
     assert _answer(tmp_path, "what is the docstring of wrapped").output == by_name["wrapped"]
     assert _answer(tmp_path, "what is the docstring of plain").output is None
+
+
+def test_a_class_asked_about_by_name_and_definitions_ranked_by_their_parameters(tmp_path):
+    (tmp_path / "m.py").write_text(MEMBERS)
+    assert _answer(tmp_path, "Does the Inventory class have a remove method?").output is True
+    assert _answer(tmp_path, "Does the Inventory class have a release method?").output is False
+    assert _answer(tmp_path, "does the Inventory class have a docstring?").output is False
+    assert _answer(tmp_path, "which function takes the most parameters (not counting self)?").output == "split_evenly"
+    assert _answer(tmp_path, "What params does split_evenly() take?").output == ["total", "parts", "rounding"]

@@ -8,6 +8,12 @@ was asked; judged as the other everyday sets are.
 
 First run (2026-11-29, the tier at 501a189, before anyone working on it had
 read the set): 26 right, 10 refused, 0 wrong.
+
+Since, and no longer blind: with "if you count lines", "size-wise", "all
+told", "any X? which ones?", "truncate()", "just the module names please",
+a class's method or docstring asked by name, "have we got", "isn't empty",
+"whats", functions ranked by their parameters, "how long on average", the
+docs pages and "live in": 32 right, 4 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .eleventh_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 26, 0
+NOW_RIGHT, NOW_WRONG = 32, 0
 
 
 @pytest.fixture(scope="module")

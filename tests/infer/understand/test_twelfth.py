@@ -11,6 +11,12 @@ read the set): 23 right, 12 refused, 1 wrong. The wrong
 answer: "what's the 3rd longest module under shop/ if you count lines?"
 read "count lines" as asking for the lines of the module ranked there
 (100) where it only says how the modules are ranked.
+
+Since, and no longer blind: with "if you count lines", "size-wise", "all
+told", "any X? which ones?", "truncate()", "just the module names please",
+a class's method or docstring asked by name, "have we got", "isn't empty",
+"whats", functions ranked by their parameters, "how long on average", the
+docs pages and "live in": 33 right, 3 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .twelfth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 23, 1
+NOW_RIGHT, NOW_WRONG = 33, 0
 
 
 @pytest.fixture(scope="module")
