@@ -58,3 +58,12 @@ def test_a_question_understood_as_said_is_left_as_said(tmp_path):
     (tmp_path / "python.md").write_text("TODO\n")
     (tmp_path / "a.py").write_text("# TODO\n# TODO\n")
     assert _answer(tmp_path, "count TODO in python files").output == 2
+
+
+def test_files_named_after_a_folder_are_the_files_in_it(tmp_path):
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "big.yaml").write_text("a: 1\n" * 50)
+    (tmp_path / "config" / "small.json").write_text("{}\n")
+    (tmp_path / "big_elsewhere.txt").write_text("x" * 5000)
+    assert _answer(tmp_path, "Which config file is the largest?").output["path"] == "config/big.yaml"
+    assert _answer(tmp_path, "Is any config file longer than 40 lines?").output is True
