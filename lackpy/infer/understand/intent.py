@@ -808,7 +808,7 @@ class _Draft:
             return None
         files = files if files.ext or files.path else replace(files, ext="*.py")
         ranking = {**ranking, "kind": kind or "function"}
-        return Intent("top", "definitions", files, names=True, outside=tuple(dict.fromkeys(st.excludes)), **ranking)
+        return Intent("top", "definitions", files, names=True, outside=tuple(dict.fromkeys(st.excludes)), owner=st.owner, **ranking)
 
     def member(self, files: Files, of: str | None, word: str | None) -> Intent | None:
         """"what arguments does f take" (a function's parameters), "which class has the most methods" (classes by their methods)."""
@@ -904,7 +904,7 @@ class _Draft:
             if ask == "count" and files.path:
                 self.problems.append(f"count what in {files.path}? lines, words, characters, or a word's occurrences")
                 return None
-            if not (st.filters or files != Files() or st.each) or ask == "list" and word:
+            if not (st.filters or st.compares or files != Files() or st.each) or ask == "list" and word:
                 self.problems.append("what to count or list?")
                 return None
             of = "files"

@@ -21,7 +21,7 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 _PARAMS = r"(?:arguments|parameters|params|args|argument|parameter|param|arg)"
 _OF_CLASS = rx(r"(?:(?:of|in|on|for) )?(?:the )?(?:class (?P<c1>" + W + r")|(?P<c2>" + W + r") class)(?= |$)")
 _HAS_METHODS = rx(r"(?<=methods )(?:does|do) (?:the )?(?P<c>" + W + r")(?= (?:class )?(?:have|define|contain|hold|has))")
-_METHODS_OF = rx(r"(?<=methods )(?:of|in|on) (?:the )?(?P<c>" + W + r")")
+_METHODS_OF = rx(r"(?:(?<=methods )|(?<=method ))(?:of|in|on) (?:the )?(?P<c>" + W + r")")
 _CLASS_RANK = rx(r"(?:which|what) class (?:has|defines|holds|contains) the (?P<dir>most|fewest|least) methods")
 _PARAMS_OF = rx(
     r"(?:(?:what|which) " + _PARAMS + r" (?:does|do) (?:the )?(?:function |method )?(?P<f1>" + W + r") (?:take|accept|have|need|expect)"
@@ -71,8 +71,8 @@ def parse_members(s: Sentence, st: State) -> None:
     def params_of(hit: Hit, count: bool = False) -> bool:
         token = hit.token(next(g for g in ("f", "f1", "f2") if hit.has(g)))
         owner, _, name = token.raw.rpartition(".")  # "Cart.add": the method add of the class Cart
-        if token.quoted or not _NAME.fullmatch(name) or owner and not _NAME.fullmatch(owner):
-            return False
+        if token.quoted or not _NAME.fullmatch(name) or owner and not _NAME.fullmatch(owner) or token.form in LEXICON:
+            return False  # "the parameters of the functions": every function's, not one named functions
         st.params_of = name
         st.owner = owner or None
         st.asks.add("count" if count else "list")

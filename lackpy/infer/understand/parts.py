@@ -97,8 +97,9 @@ def parse_parts(s: Sentence, st: State) -> None:
     def placed(hit: Hit) -> bool:
         """"what percentage of the lines are in tests": the lines of the files under a folder, counted among all."""
         token = hit.token("d")
-        if token.quoted or not re.fullmatch(r"[\w.-]+(?:/[\w.-]+)*/?", token.raw) or not st.aggregate_share:
-            return False
+        if token.quoted or not re.fullmatch(r"[\w.-]+(?:/[\w.-]+)*/?", token.raw) or not st.aggregate_share \
+                or type_of(token.form) or token.form in LEXICON and token.form not in ("tests", "test"):
+            return False  # "live in Python files": a kind of file, not a folder named Python
         st.places.add(len(st.filters))
         st.filters.append((token.raw.rstrip("/"), False, hit.index("cue")))
         st.note(f"lines in {token.raw}")

@@ -15,7 +15,7 @@ from lackpy.infer.understand.words import is_file
 _SIZE = {"bigger": ("bytes", ">"), "larger": ("bytes", ">"), "heavier": ("bytes", ">"), "smaller": ("bytes", "<"),
          "longer": ("lines", ">"), "shorter": ("lines", "<")}
 _VERSUS = rx(
-    r"(?:is|are) (?:the file )?(?P<a>" + W + r") (?P<adj>bigger|larger|heavier|smaller|longer|shorter) than (?:the file )?(?P<b>" + W + ")"
+    r"(?:is|are) (?:the file |the )?(?P<a>" + W + r")(?: file)? (?P<adj>bigger|larger|heavier|smaller|longer|shorter) than (?:the file |the )?(?P<b>" + W + ")(?: file)?"
     r"|(?:does|do) (?P<a2>" + W + r") (?:have|contain) (?P<more>more|fewer|less) (?P<m>lines|words|bytes|characters) than (?P<b2>" + W + ")"
 )
 

@@ -398,3 +398,28 @@ def test_wordings_the_eleventh_and_twelfth_sets_showed(asked, meant):
 
 def test_count_said_of_the_ranking_is_no_figure():
     assert parse("what's the 3rd longest module if you count lines?").intent.value is None
+
+
+@pytest.mark.parametrize("asked, meant", [
+    ("Which python file is the second longest, going by number of lines?", "the second longest python file by lines"),
+    ("how many markdown files are sitting in the docs folder?", "how many markdown files are in docs"),
+    ("What's the combined size of everything under config/, in bytes?", "the total size of all files under config/ in bytes"),
+    ("What's the very first function in src/a.py?", "what is the first function in src/a.py"),
+    ("In the shop package (not the tests), which function has the longest name?", "the longest function name in shop outside tests"),
+    ("Which file pulls in the requests library?", "which python files import requests"),
+    ("Does anything in the project use the requests library?", "do any python files import requests"),
+    ("Which function has the most lines of code in it?", "which function is the longest"),
+    ("Which class is the longest, in lines?", "which class is the longest"),
+])
+def test_wordings_the_thirteenth_and_fourteenth_sets_showed(asked, meant):
+    assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked
+
+
+def test_lines_that_live_in_a_kind_of_file_are_refused_never_read_as_a_folder():
+    assert parse("Roughly what percentage of all the lines in the repo live in Python files?").intent is None
+
+
+def test_the_method_of_a_named_class_that_takes_the_most_arguments(tmp_path):
+    (tmp_path / "m.py").write_text("class User:\n    def a(self, x):\n        pass\n\n\nclass Other:\n    def b(self, x, y, z):\n        pass\n")
+    assert _answer(tmp_path, "Which method on User takes the most arguments?").output == "a"
+    assert _answer(tmp_path, "Are any of the files bigger than 10 KB?").output is False

@@ -10,6 +10,9 @@ First run (2026-11-29, the tier at b2681d4, before anyone working on it had
 read the set): 23 right, 12 refused, 1 wrong. The wrong answer:
 "Roughly what percentage of all the lines in the repo live in Python
 files?" read "Python" as the name of a folder the lines live in (0.0).
+
+Since, and no longer blind: with a kind of file refused as a
+folder's name, and the wordings it showed: 32 right, 4 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .fourteenth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 23, 1
+NOW_RIGHT, NOW_WRONG = 32, 0
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,8 @@ asked; judged as the other everyday sets are.
 
 First run (2026-11-29, the tier at b2681d4, before anyone working on it had
 read the set): 29 right, 7 refused, 0 wrong (81%: the issue's targets, 4 in 5 right and at most 1 in 30 wrong, met on this set's first run).
+
+Since, and no longer blind: with the wordings it showed: 35 right, 1 refused, 0 wrong.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .thirteenth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 29, 0
+NOW_RIGHT, NOW_WRONG = 35, 0
 
 
 @pytest.fixture(scope="module")
