@@ -528,18 +528,24 @@ def _definition_code(p: _Program):
     kind = i.kind or "function"
     any_name = f'({_NAME_OF["function"]} if not code.startswith("class ") else {_NAME_OF["class"]})'
     on_files = [(k, f) for k, f in enumerate(i.filters) if not f.defs]
-    on_code = [(k, f) for k, f in enumerate(i.filters) if f.defs and not f.docstring]
+    on_code = [(k, f) for k, f in enumerate(i.filters) if f.defs and not f.docstring and not f.decorator]
+    decorated = [(k, f) for k, f in enumerate(i.filters) if f.decorator]
     documented = [f for f in i.filters if f.defs and f.docstring]
     lines = "read_file({file}).splitlines()" if i.files.path else "text.splitlines()"
     every = kind in ("method", "toplevel") or i.class_rank is not None or i.of == "params" and i.owner is not None
     every = every or i.of == "bases"  # every definition is scanned, and then the ones asked kept
     name = any_name if kind == "any" or every else _NAME_OF[kind]
     scan = BLOCKS.format(lines=lines, starts=DEFINITION_STARTS["any" if every else kind], name=name)
+    if decorated:  # each definition keeps the names of the decorators just above it, last in its tuple
+        scan = _with_decorators(scan)
     if every:  # each definition knows whether it is a class, and the class holding it
         scan = scan.replace(", depth, [])", ', depth, [], code.startswith("class "), inside[-1][0] if len(inside) > 0 and inside[-1][3] else None)')
     if not i.files.path:
         keep = f"    if not ({p.condition(on_files, 'text')}):\n        continue\n" if on_files else ""
         scan = f"{_loop(p.files())}\n    text = read_file(f)\n{keep}" + indent(scan, "    ")
+    for k, f in decorated:  # the decorators' names, the last part of a dotted one ("app.route" for route) or whole
+        test = f"any(name == {{w{k}}} or name.endswith(\".\" + {{w{k}}}) for name in d[-1])"
+        scan += f"defs = [d for d in defs if {'not ' if f.negated else ''}{test}]\n"
     if i.class_rank is not None:  # the class (by file and name) with the most methods; every one that ties
         yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + CLASS_RANK.format(best="max" if i.class_rank else "min")
         return
@@ -651,6 +657,19 @@ for d in defs:
     counted.append((d[0], d[1], d[2], len(names), names))
 defs = counted
 """
+def _with_decorators(scan: str) -> str:
+    """``BLOCKS`` (as ``scan``) with each definition's decorators, the ``@`` lines right above it, added last to its tuple."""
+    scan = scan.replace("inside = []\n", "inside = []\npending = []\n", 1)
+    at = re.search(r"^    if code\.startswith\(", scan, re.M).start()  # the branch that finds a definition
+    head, rest = scan[:at], scan[at:]
+    body, _, tail = rest.partition("    for d in inside:\n")
+    body = body.replace("        inside.append(d)\n", "        d = d + (pending,)\n        pending = []\n        inside.append(d)\n", 1)
+    collect = ('    if code.startswith("@") and open_brackets <= 0:\n        pending.append(code[1:].split("(")[0].strip())\n'
+               '    elif code and not code.startswith("#") and not code.startswith(("def ", "async def ", "class ")) and open_brackets <= 0:\n'
+               '        pending = []\n')
+    return head + collect + body + "    for d in inside:\n" + tail
+
+
 def _longest(i: Intent) -> str:
     """The program's last lines: the definition at the place asked of a ranking by lines (its name), or the top ``n`` names."""
     sizes = ("sizes = []\nfor d in defs:\n    kept = [line for line in d[2]]\n"

@@ -122,6 +122,7 @@ class Filter:
     imports: bool = False  # keeps files that import the module ``word`` (or, ``negated``, the others)
     start: bool = False  # keeps lines that begin (indentation aside) with ``word``
     place: bool = False  # keeps lines of the files under the folder ``word`` (counted among all lines, for a share)
+    decorator: bool = False  # keeps definitions decorated with ``word`` ("@route", "@app.route" for route)
     suffix: bool = False  # keeps files whose name ends with ``word`` (".py"), counted among all files for a share
 
     @property
@@ -140,6 +141,8 @@ class Filter:
             return f"in files under {self.word}"
         if self.suffix:
             return f"named *{self.word}"
+        if self.decorator:
+            return f"decorated with @{self.word}"
         if self.imports:
             return f"{'not ' if self.negated else ''}importing {self.word}"
         said = f"{'not ' if self.negated else ''}containing {' or '.join(map(repr, self.words))}"
@@ -416,8 +419,8 @@ def _leftovers(s: Sentence, st: State) -> list[str]:
         if role:
             continue
         form = token.form
-        if form in ("and", "but") and index + 1 in filter_starts:
-            continue
+        if form in ("and", "but") and (index + 1 in filter_starts or index + 1 < len(s.roles) and s.roles[index + 1] == "outside"):
+            continue  # "with X and without Y", "outside src/a and outside src/b"
         if form in ("contain", "contains", "containing", "have", "has", "with", "having", "defines", "define", "take", "takes", "accepts") and st.orders:
             continue
         if form in FILLER and not token.quoted:
@@ -588,6 +591,11 @@ class _Draft:
                 on_files = False  # "how many lines in python files mention X": no "that", so the lines mention it
             alternatives = tuple(self.st.alternatives.get(position, ()))
             blank = position in self.st.blanks
+            if position in self.st.decorators:  # "functions decorated with @route": said of definitions
+                found.append(Filter(word, negated, decorator=True, defs=True))
+                if of != "definitions":
+                    self.problems.append("a decorator is said of definitions: 'functions decorated with @route'")
+                continue
             if position in self.st.types_counted:  # "what share of the files are .py files"
                 found.append(Filter(word, negated, suffix=True))
                 continue

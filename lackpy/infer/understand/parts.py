@@ -28,6 +28,8 @@ _OPS = {"more than": ">", "over": ">", "fewer than": "<", "less than": "<", "und
 _OF_TYPE = rx(r"(?<=files )(?P<cue>(?:that |which )?(?:are|is)) (?P<t>" + TYPE + r")(?: files?)?")  # "what share of the files are .py files"
 _ORIGIN = rx(r"(?P<o>standard library|standard-library|stdlib|std-lib|built-in|builtin|third-party|third party|external|non-stdlib|non-standard)"
              r"(?= (?:imported |python )?(?:modules|packages|imports|libraries|dependencies|deps))")
+_DECORATED = rx(r"(?P<cue>(?:that are |which are |are |get |is |that get )?(?:decorated|registered|wrapped|marked|locked down|protected)) (?:with|by) "
+                r"(?:the )?(?P<d>" + W + r")(?: decorator)?")
 _DOC = r"(?:module |file )?doc-?strings?"
 _DOC_FILTER = rx(
     r"(?:(?:that|which) )?(?:(?P<neg>without|with no|lacking|lacks?|missing|(?:do|does) not have|(?:have|has|having) no|not having)"
@@ -129,6 +131,17 @@ def parse_parts(s: Sentence, st: State) -> None:
         st.note(f"{'standard library' if st.imports_origin == 'stdlib' else 'third-party'} modules")
         return hit.claim("filter")
 
+    def decorated(hit: Hit) -> bool:
+        """"functions decorated with @route": definitions whose decorators name it."""
+        name = hit.token("d").raw.lstrip("@")
+        if not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+            return False
+        st.decorators.add(len(st.filters))
+        st.filters.append((name, False, hit.index("cue")))
+        st.note(f"decorated with @{name}")
+        return hit.claim("filter")
+
+    s.scan(_DECORATED, decorated)
     s.scan(_ORIGIN, origin)
     s.scan(_THRESHOLD, threshold)
     s.scan(_STARTS, starts)

@@ -423,3 +423,19 @@ def test_the_method_of_a_named_class_that_takes_the_most_arguments(tmp_path):
     (tmp_path / "m.py").write_text("class User:\n    def a(self, x):\n        pass\n\n\nclass Other:\n    def b(self, x, y, z):\n        pass\n")
     assert _answer(tmp_path, "Which method on User takes the most arguments?").output == "a"
     assert _answer(tmp_path, "Are any of the files bigger than 10 KB?").output is False
+
+
+@pytest.mark.parametrize("asked, meant", [
+    ("how many python files are there outside src/pkg3 and src/pkg4", "how many python files are there outside src/pkg3 and outside src/pkg4"),
+    ("What are the top 3 folders by number of function definitions?", "the top 3 folders by number of functions"),
+    ("Which folder takes up the most bytes?", "which folder has the most bytes"),
+    ("Which files live outside the src folder?", "which files are outside src"),
+    ("how big are the files in src/pkg6 in bytes", "how many bytes are in files in src/pkg6"),
+    ("how many bytes do the files in src/pkg1 take up in total", "how many bytes are in files in src/pkg1"),
+])
+def test_more_wordings_of_folders_and_sizes(asked, meant):
+    assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked
+
+
+def test_a_word_for_handlers_inside_a_path_is_left_as_it_is():
+    assert parse("how many handlers in shop/api/routes.py are decorated with @require_auth?").intent.files.path == "shop/api/routes.py"

@@ -443,3 +443,42 @@ def test_a_class_asked_about_by_name_and_definitions_ranked_by_their_parameters(
     assert _answer(tmp_path, "does the Inventory class have a docstring?").output is False
     assert _answer(tmp_path, "which function takes the most parameters (not counting self)?").output == "split_evenly"
     assert _answer(tmp_path, "What params does split_evenly() take?").output == ["total", "parts", "rounding"]
+
+
+DECORATED = '''\
+from dataclasses import dataclass
+
+
+@dataclass
+class Point:
+    x: int
+
+
+@app.route(
+    "/orders",
+    methods=["GET"],
+)
+@require_auth
+def orders(request):
+    pass
+
+
+@app.route("/health")
+def health(request):
+    pass
+
+
+x = 1
+
+
+def plain(request):
+    pass
+'''
+
+
+def test_definitions_by_their_decorators(tmp_path):
+    (tmp_path / "routes.py").write_text(DECORATED)
+    assert _answer(tmp_path, "How many endpoints are registered with the @route decorator?").output == 2
+    assert _answer(tmp_path, "which functions are decorated with @require_auth").output == ["orders"]
+    assert _answer(tmp_path, "How many dataclasses are defined?").output == 1
+    assert _answer(tmp_path, "How many handlers are registered with @route in the routes module?").output == 2

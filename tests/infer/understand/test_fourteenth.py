@@ -32,7 +32,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .fourteenth_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 32, 0
+NOW_RIGHT, NOW_WRONG = 33, 0
 
 
 @pytest.fixture(scope="module")

@@ -44,7 +44,7 @@ def test_the_catalogue_covers_the_grammar_once_each():
 
 
 def test_a_question_about_functions_gets_questions_about_functions():
-    offered = suggestions("Which functions are decorated with cached?")
+    offered = suggestions("Which functions are overridden in subclasses?")
     assert offered and "function" in offered[0] and sum("function" in s for s in offered) >= 2
 
 
@@ -87,7 +87,7 @@ def test_imports_get_questions_about_imports():
 
 @pytest.mark.parametrize("question", [
     "Which classes are abstract?",
-    "Which functions are decorated with cached?",
+    "Which functions are overridden in subclasses?",
     "Who wrote src/pkg4/mod84.py?",
     "How many endpoints are registered?",
     "count the cats in python files",
@@ -117,7 +117,7 @@ def test_the_user_specifics_are_read_from_the_question_and_its_parse():
 
 
 def test_the_suggestions_are_the_same_each_time_and_quick():
-    questions = ["Which classes are abstract?", "Which functions are decorated with cached?",
+    questions = ["Which classes are abstract?", "Which functions are overridden in subclasses?",
                  "Who wrote src/pkg4/mod84.py", "which files in src/pkg3 call retry_3"]
     first = [nearest(q, parse(q)) for q in questions]
     parse.cache_clear()

@@ -35,7 +35,7 @@ from .test_unseen_harder import Unseen, _tally, _verdict
 from .seventh_questions import questions
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
-NOW_RIGHT, NOW_WRONG = 33, 0
+NOW_RIGHT, NOW_WRONG = 34, 0
 
 
 @pytest.fixture(scope="module")
