@@ -63,11 +63,16 @@ def _found(root: Path, matches, directory: str | None) -> list[str]:
 
 #: "the config files", "any config file": a word before "file(s)" that may be the name of a folder at the top.
 _FOLDER_FILES = re.compile(r"\b([a-z][\w-]*) (files?)\b")
+#: "any of the scripts": a folder at the top said as a noun.
+_THE_FOLDER = re.compile(r"\bthe ([a-z][\w-]*)\b")
 
 
 def with_paths(question: str, root: Path) -> tuple[str, dict[str, list[str]]]:
     """``question`` with each stem of exactly one file put as its path, and "X files" as the files in the folder X at the top
     when there is one; and the stems several files share, with those files."""
+    for word in _THE_FOLDER.findall(question):  # "any of the scripts": the files of the scripts folder, when there is one
+        if word not in _NOT_NAMES and (Path(root) / word).is_dir():
+            question = re.sub(rf"\bthe {re.escape(word)}\b(?! (?:folder|directory|dir)\b)", f"the files in {word}/", question)
     for word, noun in _FOLDER_FILES.findall(question):
         if word not in _NOT_NAMES and (Path(root) / word).is_dir():
             question = re.sub(rf"\b{re.escape(word)} {noun}\b", f"{noun} in {word}", question)

@@ -67,3 +67,10 @@ def test_files_named_after_a_folder_are_the_files_in_it(tmp_path):
     (tmp_path / "big_elsewhere.txt").write_text("x" * 5000)
     assert _answer(tmp_path, "Which config file is the largest?").output["path"] == "config/big.yaml"
     assert _answer(tmp_path, "Is any config file longer than 40 lines?").output is True
+
+
+def test_a_folder_said_as_a_noun_is_its_files(tmp_path):
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "deploy.sh").write_text("echo hi\n")
+    (tmp_path / "big.txt").write_text("x" * 4000)
+    assert _answer(tmp_path, "Is any of the scripts over 1 KB?").output is False

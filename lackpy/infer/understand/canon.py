@@ -43,9 +43,8 @@ _IMPORTS = r"\bimport(s|ed|ing)?\b"
 #: An order said already ("sorted by size, largest first"): "largest first" then says its direction, as the grammar reads it.
 _SORTED = r"\b(?:sorted|ordered|ranked|sort|order|rank)\b|\bby (?:size|length|lines)\b"
 #: Modules that are imported ("which modules does it import", "imported modules"), not the code base's own: never its files.
-_IMPORTED_MODULES = (r"\bmodules?\b(?! (?:that |which )?(?:do not |does not |never )?import)(?!.*\b(?:most|fewest|least) (?:imports|import statements)\b)"
-                     r"(?=.*" + _IMPORTS + r")"
-                     r"|" + _IMPORTS + r" (?:\w+ )?modules?\b")
+_IMPORTED_MODULES = (r"\bmodules? (?:(?:does|do|did|are|is|were|get|gets|got)\b|that [\w./ -]+ imports?\b)(?=.*" + _IMPORTS + r")"
+                     r"|" + _IMPORTS + r" (?:\w+ )?modules?\b|\bmodules? imported\b")
 #: The whole of what is being asked about, said as a whole.
 _CODE_BASE = r"(?:the |this |our |my |your )(?:code ?base|repo|repository|project|source tree)"
 #: A word searched for ("files containing module", "how many times does module appear"): the word, never its meaning.

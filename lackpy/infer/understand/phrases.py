@@ -699,8 +699,8 @@ def _scope_kind(st: State, hit: Hit) -> bool:
         st.types.append(type_of(kind))
     if hit.has("test"):
         st.names.append(("test_*", "*_test.*"))
-    if noun in ("code", "source code", "sources", "source", "source file", "source files") and not kind:
-        st.vague = True
+    if noun in ("code", "source code", "sources", "source", "source file", "source files", "scripts", "script", "programs", "program") and not kind:
+        st.vague = True  # "the scripts": of which language, or the scripts folder? said with a type, or the folder named
     if noun:
         st.file_nouns.add(hit.index("noun") if hit.has("noun") else hit.index("noun2"))
     st.note(f"in {kind + ' ' if kind else ''}{noun or 'files'}")
@@ -1035,7 +1035,7 @@ PLACE_WORDS = frozenset({"test", "tests"})
 #: Words that cannot be searched for without quotes: they are the sentence's own structure.
 STRUCTURE = frozenset(
     "the a an any some all every each of in under inside within below from to for with without and or but not no that which "
-    "who whose is are do does there here it them files file lines line words directories folders".split()
+    "who whose is are do does there here it them files file lines line words directories folders i me my we us you".split()
 )
 NUMBERISH = frozenset(NUMBER_WORDS)
 #: Python keywords that are never English structure, so a bare one is searched for ("count import", "which files use lambda").

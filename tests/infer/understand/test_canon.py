@@ -439,3 +439,9 @@ def test_more_wordings_of_folders_and_sizes(asked, meant):
 
 def test_a_word_for_handlers_inside_a_path_is_left_as_it_is():
     assert parse("how many handlers in shop/api/routes.py are decorated with @require_auth?").intent.files.path == "shop/api/routes.py"
+
+
+def test_a_pronoun_is_never_searched_for_and_scripts_alone_are_no_kind_of_file():
+    assert parse("If I add up every line in the tests/ folder, what do I get?").intent.filters == ()
+    assert parse("Is any of the scripts over 1 KB?").intent is None  # the scripts folder, or files of which language?
+    assert parse("Which modules in the shop package import threading?").intent.files.ext == "*.py"
