@@ -525,12 +525,39 @@ def _definition_code(p: _Program):
     containing X") keep the files first.
     """
     i = p.intent
+    tools = READ if i.files.path else FIND_READ
+    scan = "defs = []\n" + _definition_scan(p)
+    if i.class_rank is not None:  # the class (by file and name) with the most methods; every one that ties
+        yield tools, scan + CLASS_RANK.format(best="max" if i.class_rank else "min")
+        return
+    if i.kind == "method":
+        if i.owner:
+            p.values["owner"] = i.owner
+        scan += f"defs = [d[:3] for d in defs if d[4] is not None and not d[3]{' and d[4] == {owner}' if i.owner else ''}]\n"
+    elif i.kind == "toplevel":
+        scan += "defs = [d[:3] for d in defs if d[1] == 0 and not d[3]]\n"
+    if i.ask == "top":  # definitions ranked by their lines (trailing blank and comment lines aside), or by their parameters
+        yield tools, scan + (ARGUMENTS if i.order == "params" else "") + _longest(i)
+    elif i.of == "bases":  # the bases a class line names: "class Missing(errors.ApiError, Mixin):" -> ["errors.ApiError", "Mixin"]
+        p.values["d0"] = i.def_names[0]
+        found = ('found = [[b.strip() for b in d[2][0].split("(", 1)[1].split(")")[0].split(",") if b.strip() and "=" not in b] '
+                 'if "(" in d[2][0].split(":")[0] else [] for d in defs if d[3] and d[0] == {d0}]\n')
+        yield tools, scan + found + "(found[0] if len(found) == 1 else found) if found else None"
+    elif i.of == "params":
+        yield tools, scan + _parameters(p)
+    else:
+        last = _kept(p)
+        if last is not None:
+            yield tools, scan + (ARGUMENTS if any(c.measure == "params" for c in i.where) else "") + last
+
+
+def _definition_scan(p: _Program) -> str:
+    """The loop that leaves the definitions of the files in ``defs`` (see ``BLOCKS``), with what the question needs of each."""
+    i = p.intent
     kind = i.kind or "function"
     any_name = f'({_NAME_OF["function"]} if not code.startswith("class ") else {_NAME_OF["class"]})'
     on_files = [(k, f) for k, f in enumerate(i.filters) if not f.defs]
-    on_code = [(k, f) for k, f in enumerate(i.filters) if f.defs and not f.docstring and not f.decorator]
     decorated = [(k, f) for k, f in enumerate(i.filters) if f.decorator]
-    documented = [f for f in i.filters if f.defs and f.docstring]
     lines = "read_file({file}).splitlines()" if i.files.path else "text.splitlines()"
     every = kind in ("method", "toplevel") or i.class_rank is not None or i.of == "params" and i.owner is not None
     every = every or i.of == "bases"  # every definition is scanned, and then the ones asked kept
@@ -546,63 +573,50 @@ def _definition_code(p: _Program):
     for k, f in decorated:  # the decorators' names, the last part of a dotted one ("app.route" for route) or whole
         test = f"any(name == {{w{k}}} or name.endswith(\".\" + {{w{k}}}) for name in d[-1])"
         scan += f"defs = [d for d in defs if {'not ' if f.negated else ''}{test}]\n"
-    if i.class_rank is not None:  # the class (by file and name) with the most methods; every one that ties
-        yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + CLASS_RANK.format(best="max" if i.class_rank else "min")
-        return
-    if kind == "method":
-        if i.owner:
-            p.values["owner"] = i.owner
-        scan += f"defs = [d[:3] for d in defs if d[4] is not None and not d[3]{' and d[4] == {owner}' if i.owner else ''}]\n"
-    elif kind == "toplevel":
-        scan += "defs = [d[:3] for d in defs if d[1] == 0 and not d[3]]\n"
-    if i.ask == "top":  # definitions ranked by their lines (trailing blank and comment lines aside), or by their parameters
-        yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + (ARGUMENTS if i.order == "params" else "") + _longest(i)
-        return
-    if i.of == "bases":  # the bases a class line names: "class Missing(errors.ApiError, Mixin):" -> ["errors.ApiError", "Mixin"]
-        p.values["d0"] = i.def_names[0]
-        found = ('found = [[b.strip() for b in d[2][0].split("(", 1)[1].split(")")[0].split(",") if b.strip() and "=" not in b] '
-                 'if "(" in d[2][0].split(":")[0] else [] for d in defs if d[3] and d[0] == {d0}]\n')
-        yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + found + "(found[0] if len(found) == 1 else found) if found else None"
-        return
-    if i.of == "params" and i.owner:  # "Cart.add": the method of that class
+    return scan
+
+
+def _parameters(p: _Program) -> str:
+    """The lines after the scan that answer with a function's parameters (``Cart.add``: a method of that class), or their average."""
+    i = p.intent
+    scan = ""
+    if i.owner:
         p.values["owner"] = i.owner
         scan += "defs = [d[:3] for d in defs if d[4] == {owner} and not d[3]]\n"
-    if i.of == "params":  # a function's parameters, or their number averaged over the definitions
-        scan += ARGUMENTS
-        if i.def_names:
-            p.values["d0"] = i.def_names[0]
-            found = "found = [d[4] for d in defs if d[0] == {d0}]\n"
-            last = "(found[0] if len(found) == 1 else found) if found else None" if i.ask == "list" else \
-                "(len(found[0]) if len(found) == 1 else [len(names) for names in found]) if found else None"
-            yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + found + last
-        else:
-            yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + "values = [d[3] for d in defs]\n" + _aggregated(i.aggregate, "values")
-        return
+    scan += ARGUMENTS
+    if not i.def_names:
+        return scan + "values = [d[3] for d in defs]\n" + _aggregated(i.aggregate, "values")
+    p.values["d0"] = i.def_names[0]
+    last = ("(found[0] if len(found) == 1 else found) if found else None" if i.ask == "list" else
+            "(len(found[0]) if len(found) == 1 else [len(names) for names in found]) if found else None")
+    return scan + "found = [d[4] for d in defs if d[0] == {d0}]\n" + last
+
+
+def _kept(p: _Program) -> str | None:
+    """The last line over ``defs``: the definitions the conditions keep, counted, listed, looked for, placed or as a share."""
+    i = p.intent
+    on_code = [(k, f) for k, f in enumerate(i.filters) if f.defs and not f.docstring and not f.decorator]
     tests = [p.condition(on_code, CODE)] if on_code else []
-    tests += [("not " if f.negated else "") + DEF_DOCSTRING for f in documented]
+    tests += [("not " if f.negated else "") + DEF_DOCSTRING for f in i.filters if f.defs and f.docstring]
     for index, pattern in enumerate(i.def_names):
         p.values[f"d{index}"] = pattern.strip("*")
         tests.append(_name_test(index, pattern, "d[0]"))
-    takes = [f"d[3] {c.op} {{c{index}}}" for index, c in enumerate(i.where) if c.measure == "params"]
+    tests += [f"d[3] {c.op} {{c{index}}}" for index, c in enumerate(i.where) if c.measure == "params"]
     if i.base:  # a class naming the base among its own: "class Missing(ApiError):", "class X(errors.ApiError, Mixin):"
         p.values["base"] = i.base
         tests.append('{base} in [b.strip().split(".")[-1] for b in (d[2][0].split("(", 1)[1].split(")")[0].split(",") '
                      'if "(" in d[2][0].split(":")[0] else [])]')
-    if takes:
-        scan += ARGUMENTS
-    kept = f"[d[0] for d in defs if {' and '.join(tests + takes)}]" if tests + takes else "[d[0] for d in defs]"
+    kept = f"[d[0] for d in defs if {' and '.join(tests)}]" if tests else "[d[0] for d in defs]"
     if i.distinct:  # each name once
         kept = f"sorted(set({kept}))"
     if i.def_end:  # "the last method of the Order class": that place, in the order they are written
         at = {"first": "0", "last": "-1"}.get(i.def_end) or str(int(i.def_end) - 1)
         kept = f"([name for name in {kept}] or [None])[{at}]" if at in ("0", "-1") else f"([name for name in {kept}] + [None] * {at})[{at}]"
-    last = {"count": f"len({kept})", "list": kept, "exists": f"len({kept}) > 0"}.get(i.ask)
     if i.aggregate == "percentage":
-        last = f"round(100 * len({kept}) / len(defs), 2) if defs else None"
-    elif i.aggregate == "fraction":
-        last = f"round(len({kept}) / len(defs), 4) if defs else None"
-    if last is not None:
-        yield (READ if i.files.path else FIND_READ), "defs = []\n" + scan + last
+        return f"round(100 * len({kept}) / len(defs), 2) if defs else None"
+    if i.aggregate == "fraction":
+        return f"round(len({kept}) / len(defs), 4) if defs else None"
+    return {"count": f"len({kept})", "list": kept, "exists": f"len({kept}) > 0"}.get(i.ask)
 
 
 #: A program's loop over ``lines`` that leaves in ``defs`` a (name, indentation, lines) for each definition, its block's lines included.

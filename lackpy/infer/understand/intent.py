@@ -42,7 +42,7 @@ from lackpy.errors import InferenceError
 from lackpy.infer.understand.canon import canonical
 from lackpy.infer.understand.common import parse_common
 from lackpy.infer.understand.members import parse_members
-from lackpy.infer.understand.parts import parse_parts
+from lackpy.infer.understand.parts import parse_conditions, parse_parts
 from lackpy.infer.understand.versus import parse_versus
 from lackpy.infer.understand.phrases import PASSES, Sentence, State, read
 from lackpy.infer.understand.words import FILLER, KINDS, NOT_SUPPORTED, tokenize
@@ -296,6 +296,17 @@ class Intent:
             text += ", " + f.describe() + (" (line by line)" if f.lines and not f.blank else "")
         for c in self.where:
             text += (", " if c.measure == "params" else ", files ") + c.describe()
+        text = self._definitions_said(text, what, where)
+        for d in self.outside:
+            text += f", outside {d}"
+        if self.ignore_case:
+            text += ", ignoring case"
+        if self.among:
+            text += ", counted among the files " + " and ".join(self.condition_text(role, k) for role, k in self.among)
+        return text
+
+    def _definitions_said(self, text: str, what: str, where: str) -> str:
+        """``text`` with what is said of definitions: their names, place, class, bases, parameters, commonest name."""
         if self.def_names:
             text += ", named " + " and ".join(self.def_names)
         if self.distinct and self.of != "imports":
@@ -324,12 +335,6 @@ class Intent:
             text = f"the most common {said} of the " + text.removeprefix("the ") + (", by the files that define it" if self.common == "files" else "")
         if self.name_length:
             text = f"the {self.aggregate} length of the names of the " + what + where
-        for d in self.outside:
-            text += f", outside {d}"
-        if self.ignore_case:
-            text += ", ignoring case"
-        if self.among:
-            text += ", counted among the files " + " and ".join(self.condition_text(role, k) for role, k in self.among)
         return text
 
     def condition_text(self, role: str, index: int) -> str:
@@ -818,6 +823,40 @@ class _Draft:
         ranking = {**ranking, "kind": kind or "function"}
         return Intent("top", "definitions", files, names=True, outside=tuple(dict.fromkeys(st.excludes)), owner=st.owner, **ranking)
 
+    def finish(self, ask: str, of: str, files: Files, word: str | None, kind: str | None, filters: list[Filter],
+               where: tuple[Compare, ...], def_names: tuple[str, ...], group: bool, ranking: dict) -> Intent | None:
+        """The Intent of the parts decided, after the last checks of what goes with what."""
+        st = self.st
+        if def_names and (of != "definitions" or ask not in ("count", "list", "exists") or any(not _simple_name(n) for n in def_names)):
+            self.problems.append("names of definitions are understood in counts, lists and yes/no questions, as 'with X in their name', 'starting with X' or 'ending with X'")
+            return None
+        if group and st.packages and files.ext is None and not files.glob:
+            files = replace(files, ext="*.py")  # a package is a directory of Python files
+        if group and (files.path or any(f.lines for f in filters) or st.aggregate or def_names):
+            self.problems.append("per directory: a count or ranking of what the files hold, with no other question")
+            return None
+        return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names, group=group, among=self.among,
+            ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
+            filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end) or st.name_rank is not None,
+            distinct=st.distinct or of == "imports" and st.imports_said != "statements", def_end=st.def_end, common=st.common, first_word=st.first_word,
+            owner=st.owner, base=st.base, threshold=st.threshold, origin=st.imports_origin, name_rank=st.name_rank, name_length=st.name_length, **ranking,
+        )
+
+    def single(self, files: Files, of: str | None, word: str | None) -> Intent | None:
+        """The questions of one kind that stand alone: lines by position, a part of a file, two files compared, a member."""
+        st = self.st
+        if st.position is not None:
+            return self.positioned(files, of, word)
+        if st.part is not None:
+            return self.part(files, of, word)
+        if st.versus is None:
+            return self.member(files, of, word)
+        first, second, measure, op = st.versus
+        if st.filters or word or st.orders or st.compares or st.aggregate or st.each or st.group_each or st.excludes:
+            self.problems.append("two files compared, and another question at once")
+            return None
+        return Intent("versus", "files", Files(path=first), other=second, order=measure, largest=op == ">")
+
     def member(self, files: Files, of: str | None, word: str | None) -> Intent | None:
         """"what arguments does f take" (a function's parameters), "which class has the most methods" (classes by their methods)."""
         st = self.st
@@ -857,18 +896,9 @@ class _Draft:
         of, word, kind = self.subject()
         # "read X", "list src", "show me README.md", "what's in docs": a file's text or a directory's entries
         the_file = of == "files" and files.path and [(u, p) for u, _i, p in st.units] == [("files", False)]  # "show me the file X"
-        if st.position is not None:
-            return self.positioned(files, of, word)
-        if st.part is not None:
-            return self.part(files, of, word)
-        if st.versus is not None:
-            first, second, measure, op = st.versus
-            if st.filters or word or st.orders or st.compares or st.aggregate or st.each or st.group_each or st.excludes:
-                self.problems.append("two files compared, and another question at once")
-                return None
-            return Intent("versus", "files", Files(path=first), other=second, order=measure, largest=op == ">")
-        if st.params_of is not None or st.class_rank is not None or st.bases_of is not None:
-            return self.member(files, of, word)
+        if st.position is not None or st.part is not None or st.versus is not None \
+                or st.params_of is not None or st.class_rank is not None or st.bases_of is not None:
+            return self.single(files, of, word)
         if st.aggregate in PER_FILE:
             st.each = False  # "per file" is what an average (or a median) is taken over
         plain = (of is None or the_file) and not (
@@ -935,20 +965,7 @@ class _Draft:
         self.check_names(ask, of, files, def_names, group)
         if self.problems:
             return None
-        if def_names and (of != "definitions" or ask not in ("count", "list", "exists") or any(not _simple_name(n) for n in def_names)):
-            self.problems.append("names of definitions are understood in counts, lists and yes/no questions, as 'with X in their name', 'starting with X' or 'ending with X'")
-            return None
-        if group and st.packages and files.ext is None and not files.glob:
-            files = replace(files, ext="*.py")  # a package is a directory of Python files
-        if group and (files.path or any(f.lines for f in filters) or st.aggregate or def_names):
-            self.problems.append("per directory: a count or ranking of what the files hold, with no other question")
-            return None
-        return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names, group=group, among=self.among,
-            ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
-            filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end) or st.name_rank is not None,
-            distinct=st.distinct or of == "imports" and st.imports_said != "statements", def_end=st.def_end, common=st.common, first_word=st.first_word,
-            owner=st.owner, base=st.base, threshold=st.threshold, origin=st.imports_origin, name_rank=st.name_rank, name_length=st.name_length, **ranking,
-        )
+        return self.finish(ask, of, files, word, kind, filters, where, def_names, group, ranking)
 
 
 #: Cues that are a finite verb: right after a noun for files with no "that" before them, the verb is the
@@ -973,7 +990,7 @@ def parse(intent: str) -> Parsed:
     tokens = tokenize(canonical(intent))  # everyday wordings first brought to the one the passes read
     if not tokens:
         return Parsed(None)
-    sentence, state = read(tokens, (parse_versus, parse_parts, parse_common, parse_members, *PASSES))
+    sentence, state = read(tokens, (parse_versus, parse_conditions, parse_parts, parse_common, parse_members, *PASSES))
     unknown = _leftovers(sentence, state)
     concept = _concept_searched(sentence, state)
     if concept is not None:  # two fair readings, and one of them is not understood: refused, saying both

@@ -45,48 +45,26 @@ NOT_MODULES = STRUCTURE | {"each", "other", "most", "fewest", "anything", "somet
 MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
-def parse_parts(s: Sentence, st: State) -> None:
-    """Docstrings (had or not, or read) and imports (a module imported, or the modules imported)."""
+def parse_conditions(s: Sentence, st: State) -> None:
+    """Conditions said in words the other passes would misread: decorators, a count against a number, lines starting with a
+    word, and what a share of lines or files is of (a folder, a type)."""
 
-    def doc_filter(hit: Hit) -> bool:
-        st.docstrings.add(len(st.filters))
-        st.filters.append(("", hit.has("neg"), hit.index(0)))
-        st.note(("without" if hit.has("neg") else "with") + " a docstring")
+    def decorated(hit: Hit) -> bool:
+        """"functions decorated with @route": definitions whose decorators name it."""
+        name = hit.token("d").raw.lstrip("@")
+        if not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+            return False
+        st.decorators.add(len(st.filters))
+        st.filters.append((name, False, hit.index("cue")))
+        st.note(f"decorated with @{name}")
         return hit.claim("filter")
 
-    def doc_read(hit: Hit) -> bool:
-        st.part = "docstring"
-        st.note("the docstring")
-        if hit.has("n"):
-            token = hit.token("n")
-            if is_file(token.raw) or token.quoted or not re.fullmatch(r"[A-Za-z_]\w*", token.raw) or token.form in LEXICON:
-                return hit.claim("part", *range(hit.index(0), hit.index("n") - 1))  # "of src/app.py": a file, for the scope to read
-            st.part_of = token.raw  # "the docstring of Catalogue": a class's or a function's
-        return hit.claim("part")
-
-    def imports(hit: Hit) -> bool:
-        """"import os", "import os and sys" (both), "import os or sys" (either), "do not import os or sys" (neither)."""
-        names = [hit.token(group).raw for group in ("m", "m2") if hit.has(group)]
-        if not all(MODULE_NAME.fullmatch(name) and name.lower() not in NOT_MODULES for name in names):
-            return False  # "import each other", "import the most": not a module's name
-        negated = hit.has("neg")
-        either = hit.has("conj") and hit.form("conj") == "or" and not negated
-        st.imports.add(len(st.filters))
-        st.filters.append((names[0], negated, hit.index(0)))
-        if either:
-            st.alternatives[len(st.filters) - 1] = names[1:]
-        for name in [] if either else names[1:]:
-            st.imports.add(len(st.filters))
-            st.filters.append((name, negated, hit.index("m2")))
-        st.note(f"{'not ' if negated else ''}importing {(' or ' if either else ' and ').join(names)}")
-        return hit.claim("filter")
-
-    def imported(hit: Hit) -> bool:
-        """The modules imported (each once), the import statements, or "imports", which can be either."""
-        st.imports_said = "modules" if hit.has("modules") else "statements" if hit.has("statements") else "imports"
-        st.units.append(("imports", hit.index(0), True))
-        st.note("the import statements" if st.imports_said == "statements" else "the imported modules")
-        return hit.claim("unit")
+    def threshold(hit: Hit) -> bool:
+        """"are there more than 50 files": the count of what follows, compared with the number."""
+        st.threshold = (_OPS[hit.form("op")], int(hit.form("n")))
+        st.asks.add("count")
+        st.note(f"{hit.form('op')} {hit.form('n')}")
+        return hit.claim("compare")
 
     def starts(hit: Hit) -> bool:
         """"lines starting with #": lines whose text, indentation aside, begins with the word."""
@@ -107,13 +85,6 @@ def parse_parts(s: Sentence, st: State) -> None:
         st.note(f"lines in {token.raw}")
         return hit.claim("filter", *range(hit.index("cue"), hit.span(0)[-1] + 1))
 
-    def threshold(hit: Hit) -> bool:
-        """"are there more than 50 files": the count of what follows, compared with the number."""
-        st.threshold = (_OPS[hit.form("op")], int(hit.form("n")))
-        st.asks.add("count")
-        st.note(f"{hit.form('op')} {hit.form('n')}")
-        return hit.claim("compare")
-
     def of_type(hit: Hit) -> bool:
         """"what percentage of the files are .py files": the files of a type, counted among all."""
         glob = type_of(hit.form("t"))
@@ -124,6 +95,18 @@ def parse_parts(s: Sentence, st: State) -> None:
         st.note(f"{glob} files")
         return hit.claim("filter")
 
+    s.scan(_DECORATED, decorated)
+    s.scan(_THRESHOLD, threshold)
+    s.scan(_STARTS, starts)
+    if re.search(r"\b(?:percentage|percent|fraction|share|proportion)\b|%", " ".join(t.form for t in s.tokens)):
+        st.aggregate_share = True
+        s.scan(_PLACED, placed)
+        s.scan(_OF_TYPE, of_type)
+
+
+def parse_parts(s: Sentence, st: State) -> None:
+    """Docstrings (had or not, or read) and imports (a module imported, or the modules imported, of an origin)."""
+
     def origin(hit: Hit) -> bool:
         """"the standard library modules it imports", "third-party imports": the imported modules of one origin."""
         said = hit.form("o")
@@ -131,24 +114,47 @@ def parse_parts(s: Sentence, st: State) -> None:
         st.note(f"{'standard library' if st.imports_origin == 'stdlib' else 'third-party'} modules")
         return hit.claim("filter")
 
-    def decorated(hit: Hit) -> bool:
-        """"functions decorated with @route": definitions whose decorators name it."""
-        name = hit.token("d").raw.lstrip("@")
-        if not re.fullmatch(r"[A-Za-z_][\w.]*", name):
-            return False
-        st.decorators.add(len(st.filters))
-        st.filters.append((name, False, hit.index("cue")))
-        st.note(f"decorated with @{name}")
+    def doc_filter(hit: Hit) -> bool:
+        st.docstrings.add(len(st.filters))
+        st.filters.append(("", hit.has("neg"), hit.index(0)))
+        st.note(("without" if hit.has("neg") else "with") + " a docstring")
         return hit.claim("filter")
 
-    s.scan(_DECORATED, decorated)
+    def doc_read(hit: Hit) -> bool:
+        st.part = "docstring"
+        st.note("the docstring")
+        if hit.has("n"):
+            token = hit.token("n")
+            if is_file(token.raw) or token.quoted or not re.fullmatch(r"[A-Za-z_]\w*", token.raw) or token.form in LEXICON:
+                return hit.claim("part", *range(hit.index(0), hit.index("n") - 1))  # "of src/app.py": a file, for the scope to read
+            st.part_of = token.raw  # "the docstring of Catalogue": a class's or a function's
+        return hit.claim("part")
+
+    def imported(hit: Hit) -> bool:
+        """The modules imported (each once), the import statements, or "imports", which can be either."""
+        st.imports_said = "modules" if hit.has("modules") else "statements" if hit.has("statements") else "imports"
+        st.units.append(("imports", hit.index(0), True))
+        st.note("the import statements" if st.imports_said == "statements" else "the imported modules")
+        return hit.claim("unit")
+
+    def imports(hit: Hit) -> bool:
+        """"import os", "import os and sys" (both), "import os or sys" (either), "do not import os or sys" (neither)."""
+        names = [hit.token(group).raw for group in ("m", "m2") if hit.has(group)]
+        if not all(MODULE_NAME.fullmatch(name) and name.lower() not in NOT_MODULES for name in names):
+            return False  # "import each other", "import the most": not a module's name
+        negated = hit.has("neg")
+        either = hit.has("conj") and hit.form("conj") == "or" and not negated
+        st.imports.add(len(st.filters))
+        st.filters.append((names[0], negated, hit.index(0)))
+        if either:
+            st.alternatives[len(st.filters) - 1] = names[1:]
+        for name in [] if either else names[1:]:
+            st.imports.add(len(st.filters))
+            st.filters.append((name, negated, hit.index("m2")))
+        st.note(f"{'not ' if negated else ''}importing {(' or ' if either else ' and ').join(names)}")
+        return hit.claim("filter")
+
     s.scan(_ORIGIN, origin)
-    s.scan(_THRESHOLD, threshold)
-    s.scan(_STARTS, starts)
-    if re.search(r"\b(?:percentage|percent|fraction|share|proportion)\b|%", " ".join(t.form for t in s.tokens)):
-        st.aggregate_share = True
-        s.scan(_PLACED, placed)
-        s.scan(_OF_TYPE, of_type)
     s.scan(_DOC_FILTER, doc_filter)
     s.scan(_DOC_READ, doc_read)
     s.scan(_IMPORTS_NOUN, imported)
@@ -213,4 +219,4 @@ def has_docstring(subject: str, negated: bool) -> str:
     return f"{'not ' if negated else ''}{HAS_DOCSTRING.replace('TEXT', subject)}"
 
 
-__all__ = ["DOCSTRING", "MODULE_NAME", "STATEMENT", "has_docstring", "imported", "imports_name", "parse_parts"]
+__all__ = ["DOCSTRING", "MODULE_NAME", "STATEMENT", "parse_conditions", "has_docstring", "imported", "imports_name", "parse_parts"]

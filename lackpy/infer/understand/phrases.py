@@ -332,6 +332,32 @@ def _parse_name_rank(s: Sentence, st: State) -> None:
     s.scan(_NAME_RANK, name_rank)
 
 
+def _by(st: State, hit: Hit) -> bool:
+    """"sorted by size", "by line count": the measure, and the direction when one is said."""
+    measure = MEASURES[hit.form("m")]
+    if measure in ("function", "class", "any"):
+        st.kinds.append(measure)
+        measure = "definitions"
+    direction = hit.form("dir") or ""
+    said = [o for o in st.orders if o[0] is not None]
+    if said and not direction:  # "the second biggest by line count": the superlative says which end, "by" what is measured
+        st.orders = [(measure, said[0][1]) if o is said[0] else o for o in st.orders]
+        return hit.claim("order")
+    st.orders.append((measure, not any(w in direction for w in ("ascending", "smallest", "fewest"))))
+    return hit.claim("order")
+
+
+def _parse_widest(s: Sentence, st: State) -> None:
+    """"which file has the longest line": files ranked by the length of their longest line (before "the longest" is a ranking by lines)."""
+
+    def widest(hit: Hit) -> bool:
+        st.orders.append(("width", hit.form("dir") != "shortest"))
+        st.note(f"ranked by the {hit.form('dir')} line")
+        return hit.claim("order")
+
+    s.scan(_WIDEST, widest)
+
+
 def _parse_order(s: Sentence, st: State) -> None:
     def top(hit: Hit) -> bool:
         st.n.append(_number(hit.form("n")))
@@ -387,37 +413,17 @@ def _parse_order(s: Sentence, st: State) -> None:
         """"by number of TODOs": ranked by a word's matches (or a measure), most first."""
         return ranked_by(hit, True, "number of")
 
-    def by(hit: Hit) -> bool:
-        measure = MEASURES[hit.form("m")]
-        if measure in ("function", "class", "any"):
-            st.kinds.append(measure)
-            measure = "definitions"
-        direction = hit.form("dir") or ""
-        said = [o for o in st.orders if o[0] is not None]
-        if said and not direction:  # "the second biggest by line count": the superlative says which end, "by" what is measured
-            st.orders = [(measure, said[0][1]) if o is said[0] else o for o in st.orders]
-            return hit.claim("order")
-        st.orders.append((measure, not any(w in direction for w in ("ascending", "smallest", "fewest"))))
-        return hit.claim("order")
-
     def only_sorted() -> None:
         """Did only "sorted by" order the files (no top N, no superlative)? Then all of them are wanted."""
         st.sorted_only = bool(st.orders) and not st.n and not superlatives
 
-    def widest(hit: Hit) -> bool:
-        """"which file has the longest line": files ranked by the length of their longest line."""
-        st.orders.append(("width", hit.form("dir") != "shortest"))
-        st.note(f"ranked by the {hit.form('dir')} line")
-        return hit.claim("order")
-
-    s.scan(_WIDEST, widest)
     s.scan(_TOP_N, top)
     s.scan(_SUPERLATIVE, superlative)
     s.scan(_MOST_FILES, most_files)
     s.scan(_MOST, most)
     s.scan(_BY_COUNT, by_count)
     superlatives = bool(st.orders)
-    s.scan(_BY, by)
+    s.scan(_BY, partial(_by, st))
     only_sorted()
     if st.orders:
         s.scan(_N_BEFORE, lambda hit: st.n.append(_number(hit.form("n"))) or hit.claim("n"))
@@ -1018,7 +1024,7 @@ def _parse_bytes(s: Sentence, st: State) -> None:
     s.scan(_IN_BYTES, in_bytes)
 
 
-PASSES = (_parse_case, _parse_read, _parse_lines, _parse_compare, _parse_name_rank, _parse_order, _parse_ask, _parse_each, _parse_names, _parse_outside,
+PASSES = (_parse_case, _parse_read, _parse_lines, _parse_compare, _parse_name_rank, _parse_widest, _parse_order, _parse_ask, _parse_each, _parse_names, _parse_outside,
           _parse_filters, _parse_bytes, _parse_scope, _parse_units, _parse_types, _parse_bare_terms)
 
 #: Words with a meaning of their own to some pass: never a directory's or a search word's name by accident.
