@@ -213,6 +213,13 @@ TABLE: tuple[Entry, ...] = (
     Entry(r"\bdataclasses\b", "classes decorated with @dataclass", why="a dataclass is a class decorated with @dataclass"),
     Entry(r"(?<![/\w.-])(?:route handlers|handlers|endpoints|routes|views)(?![\w./-])(?=.*\b(?:decorated|registered|wrapped|marked|locked down|protected) (?:with|by) (?:the )?@)",
           "functions", why="the handlers decorated with @route are functions"),
+    Entry(r"\b(methods|functions) per class\b", r"\1 in a class", needs=(r"\b(?:average|mean|median)\b",), why="methods per class: in a class, averaged"),
+    Entry(r"\bwhat (percentage|percent|fraction|share|proportion|%) of (?:all )?(?:the )?(?:repo|repository|project|code ?base)(?:'s)? "
+          r"\(?by (?:bytes|size)\)? (?:is|are) (python|markdown|yaml|json|toml|\.\w+)(?: code| files)?\b",
+          r"what \1 of the bytes are \2 files", why="the share of the repo, by bytes, that is Python: of its bytes, those of Python files"),
+    Entry(r"\bwhat (percentage|percent|fraction|share|proportion|%) of (?:all )?(?:the )?(?:repo|repository|project|code ?base)'s (?:total )?"
+          r"(?:bytes|size) (?:is|are) (python|markdown|yaml|json|toml|\.\w+)(?: code| files)?\b",
+          r"what \1 of the bytes are \2 files", why="as said"),
     Entry(r"\bmodules\b", "python files", unless=(_IMPORTED_MODULES, _SEARCHED + r"modules\b"), why="a code base's modules are its Python files"),
     Entry(r"\bmodule\b(?!-level)", "python file", unless=(_IMPORTED_MODULES, r"\bmodule docstring\b", _SEARCHED + r"module\b", r"\bmodule\s+(appear|occur)"),
           why="one of them"),

@@ -249,6 +249,8 @@ def build(intent: Intent) -> list[Variant]:
         builder = _definition_code
     if intent.of == "lines" and intent.aggregate in ("fraction", "percentage"):
         builder = _line_share
+    if intent.of in ("bytes", "chars") and intent.aggregate in ("fraction", "percentage"):
+        builder = _byte_share
     if intent.group:
         builder = _grouped
     variants = []
@@ -530,6 +532,9 @@ def _definition_code(p: _Program):
     if i.class_rank is not None:  # the class (by file and name) with the most methods; every one that ties
         yield tools, scan + CLASS_RANK.format(best="max" if i.class_rank else "min")
         return
+    if i.per_class:  # "on average, how many methods does a class have": the methods of each class, averaged
+        yield tools, scan + CLASS_COUNTS + "values = list(counts.values())\n" + _aggregated(i.aggregate, "values")
+        return
     if i.kind == "method":
         if i.owner:
             p.values["owner"] = i.owner
@@ -559,7 +564,7 @@ def _definition_scan(p: _Program) -> str:
     on_files = [(k, f) for k, f in enumerate(i.filters) if not f.defs]
     decorated = [(k, f) for k, f in enumerate(i.filters) if f.decorator]
     lines = "read_file({file}).splitlines()" if i.files.path else "text.splitlines()"
-    every = kind in ("method", "toplevel") or i.class_rank is not None or i.of == "params" and i.owner is not None
+    every = kind in ("method", "toplevel") or i.class_rank is not None or i.per_class or i.of == "params" and i.owner is not None
     every = every or i.of == "bases"  # every definition is scanned, and then the ones asked kept
     name = any_name if kind == "any" or every else _NAME_OF[kind]
     scan = BLOCKS.format(lines=lines, starts=DEFINITION_STARTS["any" if every else kind], name=name)
@@ -699,13 +704,15 @@ def _longest(i: Intent) -> str:
 
 
 #: The program's last lines: the class with the most (``max``) or fewest (``min``) methods; every one that ties, sorted.
-CLASS_RANK = """\
-counts = {{}}
+CLASS_COUNTS = """\
+counts = {}
 for d in defs:
     if d[3]:
         counts[d[0]] = counts.get(d[0], 0)
     elif d[4] is not None:
         counts[d[4]] = counts.get(d[4], 0) + 1
+"""
+CLASS_RANK = CLASS_COUNTS.replace("{", "{{").replace("}", "}}") + """\
 best = {best}(counts.values(), default=0)
 tied = sorted(name for name in counts if counts[name] == best)
 (tied[0] if len(tied) == 1 else tied) if counts else None"""
@@ -781,6 +788,16 @@ def _share(p: _Program):
     ratio = "100 * sum(counted) / len(counted), 2" if i.aggregate == "percentage" else "sum(counted) / len(counted), 4"
     yield FIND_READ, (f"counted = [{' and '.join(counted)} for f in {everything} for text in [read_file(f)]{among}]\n"
                       f"round({ratio}) if counted else None")
+
+
+def _byte_share(p: _Program):
+    """The fraction (or percentage) of the bytes of the files that are in the files of a type (None when there are none)."""
+    i = p.intent
+    ratio = "100 * part / whole, 2" if i.aggregate == "percentage" else "part / whole, 4"
+    size = measure(i.of, "read_file(f)")
+    yield FIND_READ, (f"sizes = [({size}, {p.condition(list(enumerate(i.filters)), 'f')}) for f in {p.files()}]\n"
+                      "whole = sum(size for size, counted in sizes)\npart = sum(size for size, counted in sizes if counted)\n"
+                      f"round({ratio}) if whole else None")
 
 
 def _line_share(p: _Program):

@@ -238,6 +238,7 @@ class Intent:
     origin: str | None = None  # imports: only those of the standard library ("stdlib") or from outside it and the project ("external")
     class_rank: bool | None = None  # classes, list: the one with the most (True) or fewest (False) methods
     base: str | None = None  # classes: those that name this class among their bases
+    per_class: bool = False  # methods, an average or median: of the number each class has
     first_word: bool = False  # with ``common``: the commonest first word of the names
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
@@ -319,6 +320,8 @@ class Intent:
             text = "the length of " + text if self.value else text
         if self.owner:
             text += f", of class {self.owner}"
+        if self.per_class:
+            text = f"the {self.aggregate} number of methods per class in {self.files.describe()}"
         if self.base:
             text += f", inheriting from {self.base}"
         if self.class_rank is not None:
@@ -699,6 +702,10 @@ class _Draft:
             self.problems.append("definitions are understood in Python files only")
         return tuple(found)
 
+    def per_class(self) -> bool:
+        """"On average, how many methods does a class have": an average of the methods of each class."""
+        return self.st.aggregate in PER_FILE and "method" in self.st.kinds and "class" in self.st.kinds
+
     def check_names(self, ask: str, of: str, files: Files, def_names: tuple[str, ...], group: bool) -> None:
         """What is asked of the names of definitions (the longest, the first of a file, distinct ones) and what it cannot go with."""
         st = self.st
@@ -708,7 +715,7 @@ class _Draft:
             self.problems.append("the first, last or nth definition: of one file, by its name ('the first function in src/app.py')")
         if set(st.kinds) & {"method", "toplevel"} and set(st.kinds) <= {"method", "class", "toplevel"} and (
                 ask not in ("count", "list", "exists") or of != "definitions" or group or st.each or st.orders or st.name_rank is not None
-                or st.def_end and not st.owner or st.common or st.name_length or st.aggregate in ("average", "median")):
+                or st.def_end and not st.owner or st.common or st.name_length or st.aggregate in ("average", "median") and not self.per_class()):
             self.problems.append("methods and top-level functions are counted, listed or looked for: 'how many methods are there', "
                                  "'top-level functions with more than 2 arguments'")
         if st.base and (of != "definitions" or ask not in ("count", "list", "exists") or st.each or group or st.orders or st.name_rank is not None
@@ -752,7 +759,7 @@ class _Draft:
         aggregate = self.st.aggregate
         if aggregate is None:
             return
-        if aggregate not in PER_FILE and self.st.in_bytes:
+        if aggregate not in PER_FILE and self.st.in_bytes and of not in ("bytes", "chars"):
             self.problems.append(f"the {aggregate} of the files or lines is of how many there are, not of their bytes")
         if files.path and of != "params":
             self.problems.append(f"the {aggregate} of one file ({files.path}): ask about files")
@@ -763,6 +770,8 @@ class _Draft:
             return  # the share of the definitions whose code contains a word, or that take so many arguments
         elif aggregate not in PER_FILE and of == "lines" and any(f.lines for f in filters) and not where:
             return  # the share of the lines that are empty, or contain a word
+        elif aggregate not in PER_FILE and of in ("bytes", "chars") and filters and all(f.suffix for f in filters) and not where:
+            return  # the share of the bytes that are in files of a type
         elif aggregate not in PER_FILE and (of != "files" or not (filters or where)):
             self.problems.append(f"the {aggregate} of which files? say which: files containing a word, or over a size")
         elif aggregate not in PER_FILE:
@@ -839,7 +848,7 @@ class _Draft:
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end) or st.name_rank is not None,
             distinct=st.distinct or of == "imports" and st.imports_said != "statements", def_end=st.def_end, common=st.common, first_word=st.first_word,
-            owner=st.owner, base=st.base, threshold=st.threshold, origin=st.imports_origin, name_rank=st.name_rank, name_length=st.name_length, **ranking,
+            owner=st.owner, base=st.base, per_class=self.per_class(), threshold=st.threshold, origin=st.imports_origin, name_rank=st.name_rank, name_length=st.name_length, **ranking,
         )
 
     def single(self, files: Files, of: str | None, word: str | None) -> Intent | None:

@@ -25,7 +25,7 @@ _STARTS = rx(r"(?<=lines )(?:(?:in|of|from|under) (?:the )?" + W + r" )*(?P<cue>
 _PLACED = rx(r"(?<=lines )(?P<cue>(?:that |which )?(?:are|live|sit|lie) (?:in|under|inside|within)) (?:the )?(?P<d>" + W + r")(?: (?:folder|directory|dir))?")
 _THRESHOLD = rx(r"(?:(?<=are there )|(?<=is there ))(?P<op>more than|fewer than|less than|at least|at most|over|under) (?P<n>\d+)(?= [a-z])")
 _OPS = {"more than": ">", "over": ">", "fewer than": "<", "less than": "<", "under": "<", "at least": ">=", "at most": "<="}
-_OF_TYPE = rx(r"(?<=files )(?P<cue>(?:that |which )?(?:are|is)) (?P<t>" + TYPE + r")(?: files?)?")  # "what share of the files are .py files"
+_OF_TYPE = rx(r"(?:(?<=files )|(?<=bytes ))(?P<cue>(?:that |which )?(?:are|is)) (?P<t>" + TYPE + r")(?: files?)?")  # "what share of the files are .py files"
 _ORIGIN = rx(r"(?P<o>standard library|standard-library|stdlib|std-lib|built-in|builtin|third-party|third party|external|non-stdlib|non-standard)"
              r"(?= (?:imported |python )?(?:modules|packages|imports|libraries|dependencies|deps))")
 _DECORATED = rx(r"(?P<cue>(?:that are |which are |are |get |is |that get )?(?:decorated|registered|wrapped|marked|locked down|protected)) (?:with|by) "

@@ -445,3 +445,10 @@ def test_a_pronoun_is_never_searched_for_and_scripts_alone_are_no_kind_of_file()
     assert parse("If I add up every line in the tests/ folder, what do I get?").intent.filters == ()
     assert parse("Is any of the scripts over 1 KB?").intent is None  # the scripts folder, or files of which language?
     assert parse("Which modules in the shop package import threading?").intent.files.ext == "*.py"
+
+
+def test_the_share_of_the_bytes_in_files_of_a_type(tmp_path):
+    (tmp_path / "a.py").write_text("x" * 300)
+    (tmp_path / "b.md").write_text("y" * 100)
+    assert _answer(tmp_path, "what percentage of the repo (by bytes) is python?").output == 75.0
+    assert _answer(tmp_path, "What share of the project's total bytes is Python?").output == 0.75

@@ -482,3 +482,9 @@ def test_definitions_by_their_decorators(tmp_path):
     assert _answer(tmp_path, "which functions are decorated with @require_auth").output == ["orders"]
     assert _answer(tmp_path, "How many dataclasses are defined?").output == 1
     assert _answer(tmp_path, "How many handlers are registered with @route in the routes module?").output == 2
+
+
+def test_the_average_number_of_methods_of_a_class(tmp_path):
+    (tmp_path / "m.py").write_text(MEMBERS)  # Inventory 2, User 1, Empty 0
+    assert _answer(tmp_path, "On average, how many methods does a class have?").output == 1.0
+    assert _answer(tmp_path, "what is the median number of methods per class").output == 1
