@@ -330,6 +330,17 @@ scripts" said alone is refused as vague unless the workspace has a folder
 of that name (then its files), and "modules in X import Y" names files:
 24 right, 12 refused, 0 wrong.
 """),
+    "seventeenth": Held(32, 0, """\
+A developer typing to an assistant.
+
+First run (2026-11-29, the tier at 1ff2527, before anyone working on it had
+read the set): 32 right, 4 refused, 0 wrong (89%: the issue's targets met
+on this set's first run)."""),
+    "eighteenth": Held(25, 0, """\
+A senior engineer doing a quick health check of an unfamiliar repository.
+
+First run (2026-11-29, the tier at 1ff2527, before anyone working on it had
+read the set): 25 right, 11 refused, 0 wrong."""),
 }
 
 
