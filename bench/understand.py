@@ -36,7 +36,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 SETS = REPO / "tests" / "infer" / "understand"
 #: The fixture each set was written for: the benchmark workspace unless the set says it is about the project fixture.
-PROJECT_SETS = ("third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth")
+PROJECT_SETS = ("third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth",
+                "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth")
 
 
 def load(path: Path):

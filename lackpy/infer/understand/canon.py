@@ -52,6 +52,8 @@ _SEARCHED = r"\b(contain|contains|containing|mention|mentions|mentioning|say|say
 
 #: Every everyday wording the canonical form knows, in the order they apply.
 TABLE: tuple[Entry, ...] = (
+    Entry(r"\b(?:actually|really|still|ever)\s+(?=import|use|define|contain|mention|have|has)", "", why="'actually imports': imports"),
+    Entry(r"\bare behind (@[\w.]+)", r"are decorated with \1", why="handlers behind @require_auth are decorated with it"),
     Entry(r"\bwhats\b", "what is", why="'whats' without its apostrophe"),
     Entry(r"\b(?:that |which )?(?:is not|isn't|aren't|are not) (?:completely |entirely |totally )?empty\b", "with more than 0 bytes",
           needs=(r"\bfiles?\b|\bmodules?\b|\bscripts?\b",), why="a file that isn't empty has something in it"),
@@ -220,6 +222,16 @@ TABLE: tuple[Entry, ...] = (
     Entry(r"\bwhat (percentage|percent|fraction|share|proportion|%) of (?:all )?(?:the )?(?:repo|repository|project|code ?base)'s (?:total )?"
           r"(?:bytes|size) (?:is|are) (python|markdown|yaml|json|toml|\.\w+)(?: code| files)?\b",
           r"what \1 of the bytes are \2 files", why="as said"),
+    Entry(r"^\s*(?:is|are) ([A-Za-z_][\w.]*) imported (?:anywhere|somewhere|at all)?\s*(?:in (?:the )?(python code|code|code ?base|repo|project|[\w./-]+))?",
+          r"do any python files import \1", why="'is yaml imported anywhere': do any files import it"),
+    Entry(r"\bhow much does (?:the )?([\w./-]+)(?: folder| directory)? weigh\b", r"how many bytes are in \1", why="how much a folder weighs"),
+    Entry(r"[.?!]?\s*give me (?:the )?total bytes\.?", "", why="said again after the question"),
+    Entry(r"\bthe longest single line\b", "the longest line", why="the longest single line is the longest line"),
+    Entry(r"\s*\b(?:lurking|hiding|sitting|left over)\b(?= in\b)", "", why="'FIXMEs lurking in the tests': FIXMEs in the tests"),
+    Entry(r"^\s*first (class|function|method) you (?:hit|see|find|meet) in\b", r"what is the first \1 in", why="the first class in a file"),
+    Entry(r"\s*\(non-empty\)", " with more than 0 bytes", why="non-empty files have something in them"),
+    Entry(r"\b(?:go|goes|run|runs) (?:over|past|beyond) (\d+) (lines|bytes|words)\b", r"have more than \1 \2", why="a file that goes over 200 lines"),
+    Entry(r"^\s*can you (?:paste|show|give|print) me\b", "show me", why="asked to show it: the answer is shown"),
     Entry(r"\bmodules\b", "python files", unless=(_IMPORTED_MODULES, _SEARCHED + r"modules\b"), why="a code base's modules are its Python files"),
     Entry(r"\bmodule\b(?!-level)", "python file", unless=(_IMPORTED_MODULES, r"\bmodule docstring\b", _SEARCHED + r"module\b", r"\bmodule\s+(appear|occur)"),
           why="one of them"),
@@ -265,7 +277,7 @@ TABLE: tuple[Entry, ...] = (
           r"with exactly 0 \1", needs=(r"\b(files?|python files?)\b",), why="files that have no functions: their count of functions is 0"),
     Entry(r"\b(?:have|has|with|define|defines|contain|contains) no (functions|classes|methods|definitions)\b", r"with exactly 0 \1",
           needs=(r"\b(files?|python files?)\b",), why="files with no functions: their count of functions is 0"),
-    Entry(r"\b(?:takes?|taking|accepts?|accepting|with|having|(?:has|have)) no (arguments|parameters|args|params)\b", r"with exactly 0 \1",
+    Entry(r"\b(?:takes?|taking|accepts?|accepting|with|having|(?:has|have)) (?:no|zero|0) (arguments|parameters|args|params)\b", r"with exactly 0 \1",
           why="a function that takes no arguments takes 0 of them"),
     Entry(r"\b(?:takes?|taking|accepts?|accepting|with|having|(?:has|have)) (?:just |only )?(?:a single|only one|just one|exactly one) (argument|parameter|arg|param)\b",
           r"with exactly 1 \1", why="a single argument is exactly one"),

@@ -452,3 +452,19 @@ def test_the_share_of_the_bytes_in_files_of_a_type(tmp_path):
     (tmp_path / "b.md").write_text("y" * 100)
     assert _answer(tmp_path, "what percentage of the repo (by bytes) is python?").output == 75.0
     assert _answer(tmp_path, "What share of the project's total bytes is Python?").output == 0.75
+
+
+@pytest.mark.parametrize("asked, meant", [
+    ("In the shop package, how many module-level functions take zero arguments?", "how many top-level functions in shop take no arguments"),
+    ("does anything in the code actually import requests?", "do any python files import requests"),
+    ("Is yaml imported anywhere in the Python code?", "do any python files import yaml"),
+    ("Roughly how much does the docs folder weigh? Give me total bytes.", "how many bytes are in docs"),
+    ("Which file has the longest single line in it?", "which file has the longest line"),
+    ("Are there any FIXMEs lurking in the tests?", "are there any FIXMEs in the tests"),
+    ("First class you hit in src/a.py?", "what is the first class in src/a.py"),
+    ("Does any of the test modules go over 200 lines?", "do any of the test python files have more than 200 lines"),
+    ("Can you paste me the longest line in src/a.py?", "show me the longest line in src/a.py"),
+    ("How many of the handlers in src/a.py are behind @require_auth?", "how many of the functions in src/a.py are decorated with @require_auth"),
+])
+def test_wordings_the_seventeenth_and_eighteenth_sets_showed(asked, meant):
+    assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked

@@ -135,7 +135,7 @@ that folder out: 24 right, 12 refused, 0 wrong; with a superlative measured
 method's parameters by Class.method, and a class's bases: 29 right, 7
 refused, 0 wrong.
 """),
-    "seventh": Held(34, 0, """\
+    "seventh": Held(35, 0, """\
 Issue 37's seventh blind measure: 36 more everyday questions about the project fixture, asked as written.
 
 Written by an engineer who had not read the parser, its tests, its README
@@ -204,7 +204,7 @@ has the longest name", "pull in", "how big on average", "take up" said of
 a folder, "directly in it", and "error classes that inherit straight
 from": 33 right, 2 refused, 1 wrong (the same reading).
 """),
-    "tenth": Held(33, 0, """\
+    "tenth": Held(34, 0, """\
 Issue 37's tenth blind measure: 36 more everyday questions about the project fixture, asked as written.
 
 Written by an engineer who had not read the parser, its tests, its README
@@ -221,7 +221,7 @@ Since, and no longer blind: with markdown headings (# lines), "add up to",
 file counted", "not counting subfolders", "just paste it", and files ranked
 by their import statements: 32 right, 4 refused, 0 wrong.
 """),
-    "eleventh": Held(33, 0, """\
+    "eleventh": Held(34, 0, """\
 Issue 37's eleventh blind measure: 36 more everyday questions about the project fixture, asked as written.
 
 Written by an engineer who had not read the parser, its tests, its README
@@ -291,7 +291,7 @@ files?" read "Python" as the name of a folder the lines live in (0.0).
 Since, and no longer blind: with a kind of file refused as a
 folder's name, and the wordings it showed: 32 right, 4 refused, 0 wrong.
 """),
-    "fifteenth": Held(27, 0, """\
+    "fifteenth": Held(28, 0, """\
 Issue 37's fifteenth blind measure: 36 more everyday questions about the project fixture, asked as written.
 
 Written by an engineer who had not read the parser, its tests, its README
@@ -330,17 +330,26 @@ scripts" said alone is refused as vague unless the workspace has a folder
 of that name (then its files), and "modules in X import Y" names files:
 24 right, 12 refused, 0 wrong.
 """),
-    "seventeenth": Held(32, 0, """\
+    "seventeenth": Held(35, 0, """\
 A developer typing to an assistant.
 
 First run (2026-11-29, the tier at 1ff2527, before anyone working on it had
 read the set): 32 right, 4 refused, 0 wrong (89%: the issue's targets met
-on this set's first run)."""),
-    "eighteenth": Held(25, 0, """\
+on this set's first run).
+
+Since, and no longer blind: with "zero arguments", "actually import", "is
+yaml imported anywhere", and the eighteenth set's wordings: 35 right, 1
+refused, 0 wrong."""),
+    "eighteenth": Held(34, 0, """\
 A senior engineer doing a quick health check of an unfamiliar repository.
 
 First run (2026-11-29, the tier at 1ff2527, before anyone working on it had
-read the set): 25 right, 11 refused, 0 wrong."""),
+read the set): 25 right, 11 refused, 0 wrong.
+
+Since, and no longer blind: with "weigh", "give me total bytes", "the
+longest single line", "lurking in", "the first class you hit", "(non-empty)",
+"go over 200 lines", "can you paste me" and "behind @require_auth": 34 right,
+2 refused, 0 wrong."""),
 }
 
 
