@@ -468,3 +468,19 @@ def test_the_share_of_the_bytes_in_files_of_a_type(tmp_path):
 ])
 def test_wordings_the_seventeenth_and_eighteenth_sets_showed(asked, meant):
     assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked
+
+
+@pytest.mark.parametrize("asked, meant", [
+    ("Which file comes in 3rd for size?", "which file is the 3rd largest"),
+    ("which module under shop/ comes third if I rank them by number of lines?", "the third largest python file under shop/ by lines"),
+    ("How many TODO comments are left in the shop package?", "how many TODO comments are in the shop package"),
+    ("Is there an Invoice class somewhere?", "are there any classes named Invoice"),
+    ("Does any file in shop/ run to more than 250 lines?", "does any file in shop/ have more than 250 lines"),
+    ("Got any idea how many .py files run past 50 lines?", "how many .py files have more than 50 lines"),
+    ("shop/services - how many classes does it have?", "how many classes are in shop/services"),
+    ("Count the functions in shop/utils for me, methods included.", "count the functions in shop/utils"),
+    ("On average how long (in lines) is a Python file in tests?", "on average how many lines is a python file in tests"),
+    ("Total size of everything in config? bytes please", "total size of all files in config in bytes"),
+])
+def test_wordings_of_the_last_sets_refusals(asked, meant):
+    assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked
