@@ -676,7 +676,7 @@ class _Draft:
         st, found = self.st, []
         for measure, op, value, word, index in st.compares:
             before = index - 1
-            while before >= 0 and self.s.tokens[before].form in ("that", "which", "are", "is", "have", "has", "do", "does"):
+            while before >= 0 and self.s.tokens[before].form in ("that", "which", "are", "is", "have", "has", "do", "does", "anywhere", "overall"):
                 before -= 1
             of_lines = before >= 0 and measure == "chars" and (
                 self.s.tokens[before].form in ("line", "lines")
@@ -713,9 +713,10 @@ class _Draft:
             self.problems.append("the longest or shortest name of a definition, and another question at once")
         if st.def_end and (of != "definitions" or ask != "list" or not (files.path or st.owner) or def_names or st.distinct):
             self.problems.append("the first, last or nth definition: of one file, by its name ('the first function in src/app.py')")
-        if set(st.kinds) & {"method", "toplevel"} and set(st.kinds) <= {"method", "class", "toplevel"} and (
+        if set(st.kinds) & {"method", "toplevel"} and set(st.kinds) <= {"method", "class", "toplevel"} and of != "params" and (
                 ask not in ("count", "list", "exists") or of != "definitions" or group or st.each or st.orders or st.name_rank is not None
-                or st.def_end and not st.owner or st.common or st.name_length or st.aggregate in ("average", "median") and not self.per_class()):
+                or st.def_end and not (st.owner or files.path) or st.common or st.name_length
+                or st.aggregate in ("average", "median") and not self.per_class()):
             self.problems.append("methods and top-level functions are counted, listed or looked for: 'how many methods are there', "
                                  "'top-level functions with more than 2 arguments'")
         if st.base and (of != "definitions" or ask not in ("count", "list", "exists") or st.each or group or st.orders or st.name_rank is not None
@@ -845,7 +846,7 @@ class _Draft:
             self.problems.append("per directory: a count or ranking of what the files hold, with no other question")
             return None
         return Intent(where=where, outside=tuple(dict.fromkeys(st.excludes)), aggregate=st.aggregate, def_names=def_names, group=group, among=self.among,
-            ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) else None,
+            ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) or of == "params" else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end) or st.name_rank is not None,
             distinct=st.distinct or of == "imports" and st.imports_said != "statements", def_end=st.def_end, common=st.common, first_word=st.first_word,
             owner=st.owner, base=st.base, per_class=self.per_class(), threshold=st.threshold, origin=st.imports_origin, name_rank=st.name_rank, name_length=st.name_length, **ranking,

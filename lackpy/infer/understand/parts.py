@@ -209,8 +209,9 @@ def imported(text: str, path: str) -> str:
 
 def imports_name(keys: list[str], subject: str, path: str, negated: bool) -> str:
     """Whether ``subject`` (the text of the file at ``path``) imports any module of the filter's ``keys``, or one beneath it
-    (``import os.path`` imports os), or a module a ``from`` line names (``from shop.models import user``)."""
-    one = " or ".join(f"name == {{{key}}} or name.startswith({{{key}}} + \".\")" for key in keys)
+    (``import os.path`` imports os), or a module a ``from`` line names (``from shop.models import user``); a module is named
+    by its whole dotted path or a whole part of it ("the models package" for shop.models)."""
+    one = " or ".join(f"(\".\" + name + \".\").find(\".\" + {{{key}}} + \".\") >= 0" for key in keys)
     test = f"any({one} for name in {IMPORTED_NAMES.replace('TEXT', subject).replace('PATH', path)})"
     return f"not {test}" if negated else test
 

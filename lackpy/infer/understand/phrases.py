@@ -792,7 +792,7 @@ _UNIT = rx(
 )
 _DEFINE_VERB = rx(r"defined|define|defines|declared|declare|declares")
 _NAME_RANK = rx(r"(?:the )?(?P<sup>longest|shortest) (?P<kind>function|class|method) name(?! (?!(?:in|under|outside|across|of|among|within|anywhere|overall|everywhere)\b)\w)")
-_DEF_END_AT = rx(r"(?:the )?(?P<end>first|last|final|" + "|".join(ORDINALS) + r")(?= (?:function|class|method|definition|def)\b)")
+_DEF_END_AT = rx(r"(?:the )?(?P<end>first|last|final|" + "|".join(ORDINALS) + r")(?= (?:top-level )?(?:function|class|method|definition|def)\b)")
 _DISTINCT = rx(r"(?:distinct|different|unique)(?= (?:function |class |method )?(?:names|functions|classes|methods|definitions))")
 
 

@@ -484,3 +484,29 @@ def test_wordings_the_seventeenth_and_eighteenth_sets_showed(asked, meant):
 ])
 def test_wordings_of_the_last_sets_refusals(asked, meant):
     assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked
+
+
+@pytest.mark.parametrize("asked, meant", [
+    ("How many markdown files are there in the repo, README included?", "how many markdown files are there"),
+    ("Line length check: how many lines anywhere in the repo go past 100 chars?", "how many lines are longer than 100 characters"),
+    ("Are there any TODOs sitting outside of shop/?", "are there any TODOs outside shop/"),
+    ("How many different modules does src/a.py import from?", "how many modules does src/a.py import"),
+    ("does anything in shop/utils import from the models package?", "do any files in shop/utils import models"),
+    ("How many of Order's methods have docstrings?", "how many methods of class Order have a docstring"),
+    ("How many classes extend Exception directly?", "how many classes extend Exception"),
+    ("How many .py files are bigger than 2,000 bytes?", "how many .py files are bigger than 2000 bytes"),
+])
+def test_wordings_of_the_nineteenth_and_twentieth_sets(asked, meant):
+    assert parse(asked).intent is not None and parse(asked).intent == parse(meant).intent, asked
+
+
+def test_a_package_is_named_by_a_whole_part_of_its_dotted_path(tmp_path):
+    (tmp_path / "shop" / "utils").mkdir(parents=True)
+    (tmp_path / "shop" / "utils" / "a.py").write_text("from shop.models.user import User\n")
+    (tmp_path / "shop" / "utils" / "b.py").write_text("import modelsx\n")
+    assert _answer(tmp_path, "which files in shop/utils import from the models package?").output == ["shop/utils/a.py"]
+
+
+def test_the_average_parameters_of_top_level_functions(tmp_path):
+    (tmp_path / "m.py").write_text("def a(x, y):\n    pass\n\nclass C:\n    def m(self, p, q, r, s):\n        pass\n\ndef b():\n    pass\n")
+    assert _answer(tmp_path, "On average how many params does a top-level function take?").output == 1.0

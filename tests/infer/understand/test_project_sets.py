@@ -350,19 +350,28 @@ Since, and no longer blind: with "weigh", "give me total bytes", "the
 longest single line", "lurking in", "the first class you hit", "(non-empty)",
 "go over 200 lines", "can you paste me" and "behind @require_auth": 34 right,
 2 refused, 0 wrong."""),
-    "nineteenth": Held(26, 0, """\
+    "nineteenth": Held(31, 0, """\
 A developer typing to an assistant.
 
 First run (2026-11-29, the tier at f6b22b7, before anyone working on it had
-read the set): 26 right, 10 refused, 0 wrong."""),
-    "twentieth": Held(23, 1, """\
+read the set): 26 right, 10 refused, 0 wrong.
+
+Since, and no longer blind, with the wordings of this set and the next: 31
+right, 5 refused, 0 wrong."""),
+    "twentieth": Held(31, 1, """\
 A maintainer preparing for a refactor.
 
 First run (2026-11-29, the tier at f6b22b7, before anyone working on it had
 read the set): 23 right, 12 refused, 1 wrong. The wrong one is a reading:
 "How many blank lines are there across the test files?" counted the files
 named test_* (114), where the author counted every file of the tests folder,
-conftest.py and __init__.py too (121)."""),
+conftest.py and __init__.py too (121).
+
+Since, and no longer blind, with its wordings ("README included", "check:",
+"sitting outside of", "import from", "anything in X", "Order's methods", a
+package named by a part of its dotted path, the first top-level function,
+the average parameters of top-level functions): 31 right, 4 refused, 1
+wrong (the same reading)."""),
 }
 
 
