@@ -372,6 +372,18 @@ Since, and no longer blind, with its wordings ("README included", "check:",
 package named by a part of its dotted path, the first top-level function,
 the average parameters of top-level functions): 31 right, 4 refused, 1
 wrong (the same reading)."""),
+    "twentyfirst": Held(29, 0, """\
+A developer typing to an assistant.
+
+First run (2026-11-29, the tier at 1eba3a0, before anyone working on it had
+read the set): 29 right, 7 refused, 0 wrong (81%: the issue's targets met
+on this set's first run)."""),
+    "twentysecond": Held(30, 0, """\
+A reviewer checking what surrounds a pull request.
+
+First run (2026-11-29, the tier at 1eba3a0, before anyone working on it had
+read the set): 30 right, 6 refused, 0 wrong (83%: the issue's targets met
+on this set's first run)."""),
 }
 
 
