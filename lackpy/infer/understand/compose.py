@@ -30,7 +30,7 @@ from textwrap import indent
 
 from lackpy.infer.understand.common import commonest
 from lackpy.infer.understand.intent import Compare, Filter, Intent
-from lackpy.infer.understand.parts import DOCSTRING, STATEMENT, has_docstring, imported, imports_name
+from lackpy.infer.understand.parts import DOCSTRING, STATEMENT, every_definition, has_docstring, imported, imports_name
 
 #: How many matching lines a grep that must see every hit asks for before the tool stops.
 GREP_MAX_HITS = 100_000
@@ -90,7 +90,7 @@ class _Program:
     def restricted(self) -> bool:
         """Whether files or lines are kept by more than a glob and one word: then grep, which takes a glob and one pattern, cannot serve."""
         return bool(self.intent.where or self.intent.outside
-                    or any(f.alternatives or f.blank or f.docstring or f.imports or f.start or f.place or f.suffix for f in self.intent.filters))
+                    or any(f.alternatives or f.blank or f.docstring or f.imports or f.start or f.place or f.suffix or f.every for f in self.intent.filters))
 
     def files(self, kind: str | None = "text") -> str:
         """The expression listing the files (``kind="text"``: the ones read_file can read), less those a condition leaves out."""
@@ -126,6 +126,8 @@ class _Program:
         """Filter ``index`` on ``subject``: its word in it (or not), or any of its words (``TODO or FIXME``)."""
         if f.blank:
             return f"{subject}.strip() {'!=' if f.negated else '=='} \"\""
+        if f.every:
+            return every_definition(index, f.word, subject, f.negated)
         if f.suffix:
             return f"{'not ' if f.negated else ''}{path}.endswith({{w{index}}})"
         if f.start:

@@ -122,6 +122,7 @@ class Filter:
     imports: bool = False  # keeps files that import the module ``word`` (or, ``negated``, the others)
     start: bool = False  # keeps lines that begin (indentation aside) with ``word``
     place: bool = False  # keeps lines of the files under the folder ``word`` (counted among all lines, for a share)
+    every: bool = False  # keeps files each of whose functions has a docstring (``word`` "docstring") or holds ``word``
     decorator: bool = False  # keeps definitions decorated with ``word`` ("@route", "@app.route" for route)
     suffix: bool = False  # keeps files whose name ends with ``word`` (".py"), counted among all files for a share
 
@@ -143,6 +144,8 @@ class Filter:
             return f"named *{self.word}"
         if self.decorator:
             return f"decorated with @{self.word}"
+        if self.every:
+            return "where every function " + ("has a docstring" if self.word == "docstring" else f"contains {self.word!r}")
         if self.imports:
             return f"{'not ' if self.negated else ''}importing {self.word}"
         said = f"{'not ' if self.negated else ''}containing {' or '.join(map(repr, self.words))}"
@@ -410,7 +413,9 @@ CONCEPTS = frozenset({"docstring", "docstrings", "function", "functions", "class
 
 def _concept_searched(s: Sentence, st: State) -> str | None:
     """What to say when a filter searches, unquoted, for a word that also names a part of code ("modules without a docstring")."""
-    for word, _negated, _index in st.filters:
+    for position, (word, _negated, _index) in enumerate(st.filters):
+        if position in st.every_def:
+            continue  # "where every function has a docstring": the part of code, read as one
         quoted = any(token.quoted and token.raw.lower() == str(word).lower() for token in s.tokens)
         if isinstance(word, str) and word.lower() in CONCEPTS and not quoted:
             about = ("docstrings are asked about as 'modules without a docstring' or 'the docstring of src/app.py'" if word.lower().startswith("docstring")
@@ -599,6 +604,11 @@ class _Draft:
                 on_files = False  # "how many lines in python files mention X": no "that", so the lines mention it
             alternatives = tuple(self.st.alternatives.get(position, ()))
             blank = position in self.st.blanks
+            if position in self.st.every_def:  # "files where every function has a docstring": said of files
+                found.append(Filter(word, negated, every=True))
+                if of != "files":
+                    self.problems.append("every function of a file is a condition on files: 'files where every function has a docstring'")
+                continue
             if position in self.st.decorators:  # "functions decorated with @route": said of definitions
                 found.append(Filter(word, negated, decorator=True, defs=True))
                 if of != "definitions":
@@ -968,7 +978,7 @@ class _Draft:
             of = "files"  # "which modules have lines longer than 30 characters": the modules, kept by a line's length
         self.check(ask, of, files, filters, word)
         where = self.compares(files, of)
-        code_parts = any(f.docstring or f.imports for f in filters)
+        code_parts = any(f.docstring or f.imports or f.every for f in filters)
         if (code_parts or any(c.measure == "definitions" for c in where)) and files.ext is None and not files.path and not files.glob:
             files = replace(files, ext="*.py")  # "files with no classes", "files with a docstring": parts of Python files
         self.check_aggregate(of, files, filters, where)

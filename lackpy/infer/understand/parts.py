@@ -30,6 +30,9 @@ _ORIGIN = rx(r"(?P<o>standard library|standard-library|stdlib|std-lib|built-in|b
              r"(?= (?:imported |python )?(?:modules|packages|imports|libraries|dependencies|deps))")
 _DECORATED = rx(r"(?P<cue>(?:that are |which are |are |get |is |that get )?(?:decorated|registered|wrapped|marked|locked down|protected)) (?:with|by) "
                 r"(?:the )?(?P<d>" + W + r")(?: decorator)?")
+_EVERY_DEF = rx(r"(?P<cue>(?:where|in which|whose|with|that have|which have) (?:every|each|all(?: of)?(?: the| its| their)?)) "
+                r"(?P<k>functions?|methods?|defs?|definitions?)(?: in (?:it|them))? (?:has|have|contain|contains|mention|mentions|with) "
+                r"(?:an? )?(?P<w>" + W + ")")
 _DOC = r"(?:module |file )?doc-?strings?"
 _DOC_FILTER = rx(
     r"(?:(?:that|which) )?(?:(?P<neg>without|with no|lacking|lacks?|missing|(?:do|does) not have|(?:have|has|having) no|not having)"
@@ -95,6 +98,18 @@ def parse_conditions(s: Sentence, st: State) -> None:
         st.note(f"{glob} files")
         return hit.claim("filter")
 
+    def every_def(hit: Hit) -> bool:
+        """"files where every function has a docstring": a file kept when each of its definitions passes the condition."""
+        token = hit.token("w")
+        word = "docstring" if token.form.startswith("docstring") and not token.quoted else token.raw
+        if not token.quoted and token.form in LEXICON and word != "docstring":
+            return False
+        st.every_def.add(len(st.filters))
+        st.filters.append((word, False, hit.index("cue")))
+        st.note(f"every definition {'with a docstring' if word == 'docstring' else 'containing ' + repr(word)}")
+        return hit.claim("filter")
+
+    s.scan(_EVERY_DEF, every_def)
     s.scan(_DECORATED, decorated)
     s.scan(_THRESHOLD, threshold)
     s.scan(_STARTS, starts)
@@ -216,8 +231,26 @@ def imports_name(keys: list[str], subject: str, path: str, negated: bool) -> str
     return f"not {test}" if negated else test
 
 
+#: Over a text ``TEXT``'s lines ``L``: each definition line ``k`` (``line``), with ``j`` the line that ends its signature and
+#: ``e`` the end of its block (the next line, not blank nor a comment, indented no deeper), as comprehension clauses.
+_EACH_DEF = ('for L in [TEXT.splitlines()] for k, line in enumerate(L) if line.strip().startswith(("def ", "async def ")) '
+             'for j in [([m for m in range(k, len(L)) if L[m].split("#")[0].rstrip().endswith(":")] + [k])[0]] '
+             'for e in [([m for m in range(j + 1, len(L)) if L[m].strip() and not L[m].strip().startswith("#") '
+             'and len(L[m]) - len(L[m].lstrip()) <= len(line) - len(line.lstrip())] + [len(L)])[0]]')
+#: Whether the definition at ``j`` (its signature's last line) opens its body with a string.
+_DEF_DOC = ('([b.strip() for b in L[j + 1:e] if b.strip() and not b.strip().startswith("#")] + [""])[0].lstrip("rRuU")[:1] '
+            'in ("\'", \'"\')')
+
+
+def every_definition(index: int, word: str, subject: str, negated: bool) -> str:
+    """Whether every function of ``subject`` (a text) has a docstring (``word`` "docstring") or holds filter ``index``'s word."""
+    test = _DEF_DOC if word == "docstring" else f'{{w{index}}} in "\\n".join(L[k:e])'
+    every = f"all({test} {_EACH_DEF.replace('TEXT', subject)})"
+    return f"not {every}" if negated else every
+
+
 def has_docstring(subject: str, negated: bool) -> str:
     return f"{'not ' if negated else ''}{HAS_DOCSTRING.replace('TEXT', subject)}"
 
 
-__all__ = ["DOCSTRING", "MODULE_NAME", "STATEMENT", "parse_conditions", "has_docstring", "imported", "imports_name", "parse_parts"]
+__all__ = ["DOCSTRING", "MODULE_NAME", "STATEMENT", "every_definition", "parse_conditions", "has_docstring", "imported", "imports_name", "parse_parts"]

@@ -152,6 +152,7 @@ class State:
     starts: set[int] = field(default_factory=set)  # filter positions that keep lines starting with the word
     places: set[int] = field(default_factory=set)  # filter positions whose word is the folder the lines' files are in (a share)
     aggregate_share: bool = False  # a share was said: "what percentage of the lines are in tests"
+    every_def: set[int] = field(default_factory=set)  # filter positions every definition of a file must pass ("where every function ...")
     decorators: set[int] = field(default_factory=set)  # filter positions whose word is a decorator the definitions carry
     types_counted: set[int] = field(default_factory=set)  # filter positions whose word is an extension the files counted have
     owner: str | None = None  # the class whose methods are asked about ("the Inventory class")

@@ -488,3 +488,16 @@ def test_the_average_number_of_methods_of_a_class(tmp_path):
     (tmp_path / "m.py").write_text(MEMBERS)  # Inventory 2, User 1, Empty 0
     assert _answer(tmp_path, "On average, how many methods does a class have?").output == 1.0
     assert _answer(tmp_path, "what is the median number of methods per class").output == 1
+
+
+def test_files_where_every_function_has_a_docstring_or_holds_a_word(tmp_path):
+    import ast
+
+    (tmp_path / "all.py").write_text('def a():\n    """A."""\n\n\ndef b(\n    x,\n):\n    # note\n    """B."""\n    return x\n')
+    (tmp_path / "some.py").write_text('def a():\n    """A."""\n\n\ndef b():\n    return 1\n')
+    (tmp_path / "none.py").write_text("x = 1\n")  # no functions: every one of none has one
+    for name in ("all.py", "some.py"):
+        tree = ast.parse((tmp_path / name).read_text())
+        assert all(ast.get_docstring(n) for n in tree.body) == (name == "all.py")
+    assert _answer(tmp_path, "modules in which all functions have a docstring").output == ["all.py", "none.py"]
+    assert _answer(tmp_path, "which python files where every function contains return").output == ["none.py"]
