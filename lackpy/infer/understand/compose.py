@@ -478,6 +478,12 @@ def _definitions(p: _Program):
         scan = _definition_names(p, kind, lines, files, where=True)
         yield (READ if i.files.path else FIND_READ), scan + commonest(i.first_word, i.common == "files")
         return
+    if i.name_rank is not None and i.name_where:  # the longest name with the file it is in; every one that ties
+        best = f"best = {'max' if i.name_rank else 'min'}((len(name) for f, name in found), default=None)\n"
+        rows = 'rows = [{"name": name, "path": f} for f, name in found if len(name) == best]\n'
+        yield (READ if i.files.path else FIND_READ), _definition_names(p, kind, lines, files, where=True) + best + rows + (
+            "(rows[0] if len(rows) == 1 else rows) if rows else None")
+        return
     if i.name_rank is not None:  # the longest (or shortest) name; every name of that length when several tie
         best = f"best = {'max' if i.name_rank else 'min'}((len(name) for name in names), default=None)\n"
         tied = "tied = sorted(set(name for name in names if len(name) == best))\n"

@@ -242,6 +242,7 @@ class Intent:
     class_rank: bool | None = None  # classes, list: the one with the most (True) or fewest (False) methods
     base: str | None = None  # classes: those that name this class among their bases
     per_class: bool = False  # methods, an average or median: of the number each class has
+    name_where: bool = False  # with ``name_rank``: the name and the file it is defined in ("where is the longest function name")
     first_word: bool = False  # with ``common``: the commonest first word of the names
     where: tuple[Compare, ...] = ()  # files kept by a measure against a number
     position: tuple[str, int | None] | None = None  # read: ("first" or "last", how many lines; None: the one line)
@@ -321,6 +322,7 @@ class Intent:
         if self.name_rank is not None:
             text = f"the {'longest' if self.name_rank else 'shortest'} name of the " + text.removeprefix("the ")
             text = "the length of " + text if self.value else text
+            text = text + ", and the file it is in" if self.name_where else text
         if self.owner:
             text += f", of class {self.owner}"
         if self.per_class:
@@ -859,7 +861,8 @@ class _Draft:
             ask=ask, of=of, files=files, word=word, kind=kind if "definitions" in (of, ranking.get("order")) or of == "params" else None,
             filters=tuple(filters), ignore_case=bool(st.case), each=st.each, names=st.names_wanted or st.distinct or bool(st.def_end) or st.name_rank is not None,
             distinct=st.distinct or of == "imports" and st.imports_said != "statements", def_end=st.def_end, common=st.common, first_word=st.first_word,
-            owner=st.owner, base=st.base, per_class=self.per_class(), threshold=st.threshold, origin=st.imports_origin, name_rank=st.name_rank, name_length=st.name_length, **ranking,
+            owner=st.owner, base=st.base, per_class=self.per_class(),
+            name_where=st.name_rank is not None and ("where" in st.asks or any(u == "files" for u, _i, _p in st.units)), threshold=st.threshold, origin=st.imports_origin, name_rank=st.name_rank, name_length=st.name_length, **ranking,
         )
 
     def single(self, files: Files, of: str | None, word: str | None) -> Intent | None:
@@ -1025,7 +1028,7 @@ def parse(intent: str) -> Parsed:
         return Parsed(None, understood, (), tuple(dict.fromkeys(draft.problems)))
     files_at = [index for unit, index, _plural in state.units if unit == "files"]
     definitions_at = [index for unit, index, _plural in state.units if unit == "definitions"]
-    if intent_.of == "definitions" and files_at and definitions_at and min(files_at) < min(definitions_at):
+    if intent_.of == "definitions" and files_at and definitions_at and min(files_at) < min(definitions_at) and not intent_.name_where:
         # "which files define a function called X" asks for files; an answer of definitions would look like one
         return Parsed(None, understood, (), ("files that define a name are not understood yet: ask for the definitions "
                                              "('functions named X'), or for the files holding its code ('files containing def X')",))

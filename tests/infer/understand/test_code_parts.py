@@ -501,3 +501,13 @@ def test_files_where_every_function_has_a_docstring_or_holds_a_word(tmp_path):
         assert all(ast.get_docstring(n) for n in tree.body) == (name == "all.py")
     assert _answer(tmp_path, "modules in which all functions have a docstring").output == ["all.py", "none.py"]
     assert _answer(tmp_path, "which python files where every function contains return").output == ["none.py"]
+
+
+def test_the_longest_function_name_and_where_it_is(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("def parse_everything_at_once(x):\n    pass\n")
+    (tmp_path / "b.py").write_text("def ab(x):\n    pass\n")
+    where = {"name": "parse_everything_at_once", "path": "pkg/a.py"}
+    assert _answer(tmp_path, "where is the longest function name").output == where
+    assert _answer(tmp_path, "which file has the longest function name").output == where
+    assert _answer(tmp_path, "what is the longest function name").output == "parse_everything_at_once"  # the name alone
