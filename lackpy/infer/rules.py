@@ -177,6 +177,12 @@ def closest(intent: str, parsed: Parsed, limit: int = 3) -> tuple[str, ...]:
     return nearest(normalize(intent), parsed, limit) or EXAMPLES[:limit]
 
 
+def _which_one(name: str, paths: list[str]) -> NotUnderstood:
+    """The refusal when a name the question gives is the name (or the stem) of several files: which one is meant."""
+    shown = ", ".join(paths[:5]) + (", ..." if len(paths) > 5 else "")
+    return NotUnderstood(f"{name} is the name of {len(paths)} files ({shown}): name the one you mean")
+
+
 def _located(intent: Intent, root: Path) -> Intent:
     """``intent`` with a file named without its folder ("routes.py") made the one file of that name, when it is not at the top.
 
@@ -199,7 +205,7 @@ def _one_named(path: str | None, root: Path) -> str | None:
         return path
     found = files_named(Path(root), path)
     if len(found) > 1:
-        raise NotUnderstood(f"{path} is the name of {len(found)} files ({', '.join(found[:5])}{', ...' if len(found) > 5 else ''}): name the one you mean")
+        raise _which_one(path, found)
     return found[0] if found else path
 
 
@@ -212,7 +218,7 @@ def _with_stems(question: str, parsed: Parsed, root: Path) -> Parsed:
     for stem, paths in several.items():  # a stem of several files, where one of them would be understood: which one?
         if understand(re.sub(rf"\b{re.escape(stem)}\b", paths[0], asked)).intent is None:
             continue
-        raise NotUnderstood(f"{stem} is the name of {len(paths)} files ({', '.join(paths[:5])}{', ...' if len(paths) > 5 else ''}): name the one you mean")
+        raise _which_one(stem, paths)
     renamed = understand(asked) if asked != question else parsed
     return renamed if renamed.intent is not None else parsed
 

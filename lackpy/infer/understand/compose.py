@@ -30,7 +30,7 @@ from textwrap import indent
 
 from lackpy.infer.understand.common import commonest
 from lackpy.infer.understand.intent import Compare, Filter, Intent
-from lackpy.infer.understand.parts import DOCSTRING, STATEMENT, every_definition, has_docstring, imported, imports_name
+from lackpy.infer.understand.parts import DOCSTRING, STATEMENT, every_definition, has_docstring, imported, imports_name, opens_with_string
 
 #: How many matching lines a grep that must see every hit asks for before the tool stops.
 GREP_MAX_HITS = 100_000
@@ -726,10 +726,7 @@ tied = sorted(name for name in counts if counts[name] == best)
 (tied[0] if len(tied) == 1 else tied) if counts else None"""
 #: Whether definition ``d`` of ``BLOCKS`` has a docstring: the first line of its body (after the line that ends its
 #: signature with ":"; blank and comment lines aside) opens a string.
-DEF_DOCSTRING = (
-    '([line.strip() for line in d[2][([k for k, line in enumerate(d[2]) if line.split("#")[0].rstrip().endswith(":")] + [len(d[2])])[0] + 1:]'
-    ' if line.strip() and not line.strip().startswith("#")] + [""])[0].lstrip("rRuU")[:1] in ("\'", \'"\')'
-)
+DEF_DOCSTRING = opens_with_string('d[2][([k for k, line in enumerate(d[2]) if line.split("#")[0].rstrip().endswith(":")] + [len(d[2])])[0] + 1:]')
 #: The code of definition ``d`` of ``BLOCKS``, one text.
 CODE = '"\\n".join(d[2])'
 

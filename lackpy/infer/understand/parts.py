@@ -178,10 +178,15 @@ def parse_parts(s: Sentence, st: State) -> None:
 
 # -- how a program reads them (program text; ``TEXT`` is the expression of a file's text) ------------------
 
-#: The first line of a text that is neither blank nor a comment, stripped ("" when there is none).
-_OPENING = '([code for code in [line.strip() for line in TEXT.splitlines()] if code and not code.startswith("#")] + [""])[0]'
-#: Whether a text opens with a string: its docstring (a prefix r or u allowed; b and f strings are not docstrings).
-HAS_DOCSTRING = f'{_OPENING}.lstrip("rRuU")[:1] in ("\'", \'"\')'
+def opens_with_string(lines: str) -> str:
+    """Whether the first of ``lines`` (an expression of a list of lines) that is neither blank nor a comment opens a string:
+    a docstring (a prefix r or u allowed; b and f strings are not docstrings)."""
+    first = f'([line.strip() for line in {lines} if line.strip() and not line.strip().startswith("#")] + [""])[0]'
+    return first + '.lstrip("rRuU")[:1] in ("\'", \'"\')'
+
+
+#: Whether a text opens with a string: a module's docstring.
+HAS_DOCSTRING = opens_with_string("TEXT.splitlines()")
 #: The stripped lines of a text.
 _CODE = "code in [line.strip() for line in TEXT.splitlines()]"
 #: The module of a ``from`` line, made absolute from the package of the file at ``PATH`` when it is relative (``from .user``);
@@ -238,8 +243,7 @@ _EACH_DEF = ('for L in [TEXT.splitlines()] for k, line in enumerate(L) if line.s
              'for e in [([m for m in range(j + 1, len(L)) if L[m].strip() and not L[m].strip().startswith("#") '
              'and len(L[m]) - len(L[m].lstrip()) <= len(line) - len(line.lstrip())] + [len(L)])[0]]')
 #: Whether the definition at ``j`` (its signature's last line) opens its body with a string.
-_DEF_DOC = ('([b.strip() for b in L[j + 1:e] if b.strip() and not b.strip().startswith("#")] + [""])[0].lstrip("rRuU")[:1] '
-            'in ("\'", \'"\')')
+_DEF_DOC = opens_with_string("L[j + 1:e]")
 
 
 def every_definition(index: int, word: str, subject: str, negated: bool) -> str:
@@ -253,4 +257,4 @@ def has_docstring(subject: str, negated: bool) -> str:
     return f"{'not ' if negated else ''}{HAS_DOCSTRING.replace('TEXT', subject)}"
 
 
-__all__ = ["DOCSTRING", "MODULE_NAME", "STATEMENT", "every_definition", "parse_conditions", "has_docstring", "imported", "imports_name", "parse_parts"]
+__all__ = ["DOCSTRING", "MODULE_NAME", "STATEMENT", "every_definition", "opens_with_string", "parse_conditions", "has_docstring", "imported", "imports_name", "parse_parts"]
