@@ -33,9 +33,8 @@ from __future__ import annotations
 import pytest
 
 from .fresh_questions import questions
-from .test_everyday import judged
+from .test_everyday import ask_set, hold
 from .test_intents import fixture_root, kits, oracle  # noqa: F401  (the shared fixtures)
-from .test_unseen_harder import Unseen, _tally, _verdict
 
 #: The figure now, held so that nothing answered right is lost and no wrong answer comes back: right at least, wrong at most.
 NOW_RIGHT, NOW_WRONG = 36, 0
@@ -43,21 +42,8 @@ NOW_RIGHT, NOW_WRONG = 36, 0
 
 @pytest.fixture(scope="module")
 def fresh(fixture_root, kits):  # noqa: F811
-    asked, alternatives = questions(str(fixture_root))
-    items = tuple(
-        Unseen(text, kind, lambda _o, answers=(expected, *([alternatives[number]] if number in alternatives else [])): answers)
-        for number, (_group, kind, text, expected) in enumerate(asked, 1)
-    )
-    return items, {item.question: _verdict(item, None, fixture_root, kits, judged) for item in items}
+    return ask_set(questions, fixture_root, kits)
 
 
 def test_the_fresh_set(fresh, capsys):
-    items, verdicts = fresh
-    assert len(items) == 36
-    right = sum(1 for verdict, _ in verdicts.values() if verdict == "right")
-    wrong = [question for question, (verdict, _) in verdicts.items() if verdict == "wrong"]
-    try:
-        _tally("fresh everyday questions", items, verdicts, capsys)  # the targets: 4 in 5 right, 1 in 30 wrong at most
-    except AssertionError:
-        pass  # not met: the figure now is held below instead
-    assert right >= NOW_RIGHT and len(wrong) <= NOW_WRONG, wrong
+    hold("fresh everyday questions", fresh, 36, NOW_RIGHT, NOW_WRONG, capsys)
