@@ -383,6 +383,16 @@ def _report_run(result, *, json_: bool, show_trace: bool, dry_run: bool) -> int:
     return code
 
 
+def _say_what_it_counts(result: Any, json_: bool) -> None:
+    """Under a bare number the rules answered with, what it counts: the reading the rule took (its detail after the colon)."""
+    output = result.output if result.success else None
+    if json_ or result.provider != "rules" or isinstance(output, bool) or not isinstance(output, (int, float)):
+        return
+    reading = result.detail.partition(": ")[2]
+    if reading:
+        click.echo(f"lackpy: {output} = {reading}", err=True)
+
+
 #: How much of each value of an unfinished run the terminal shows, in characters.
 SHOWN_VALUE_CHARS = 160
 
@@ -574,6 +584,7 @@ def delegate(
         click.echo(f"lackpy: program by {result.provider} ({result.detail or 'no detail'}):", err=True)
         click.echo(result.program, err=True)
     code = _report_run(result, json_=json_, show_trace=show_trace, dry_run=dry_run)
+    _say_what_it_counts(result, json_)
     if save_as and result.success:
         path = svc.template_save(save_as, pattern or intent, result.program, kit or result.kit["tools"], intent=intent)
         if not json_:

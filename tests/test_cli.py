@@ -251,7 +251,7 @@ def test_delegate_json_reports_the_program_the_tier_and_the_attempts(invoke):
     result = invoke("delegate", "--kit", "readonly", "--json", "count TODOs")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert (data["success"], data["execution"]["output"], data["provider"], data["detail"]) == (True, 3, "rules", "rule count-occurrences")
+    assert (data["success"], data["execution"]["output"], data["provider"], data["detail"]) == (True, 3, "rules", "rule count-markers: the number of TODO markers (lines with the word TODO) in files")
     assert data["kit"] == {"name": "readonly", "tools": ["find_files", "grep", "list_dir", "read_file"], "chosen": False}
     assert [a["tier"] for a in data["attempts"]] == ["templates", "rules", "rules"]
     assert data["execution"]["trace"] and data["grade"] == {"w": 1, "d": 0}
@@ -261,7 +261,7 @@ def test_delegate_json_reports_the_program_the_tier_and_the_attempts(invoke):
 def test_delegate_show_program_prints_it_to_stderr(invoke):
     result = invoke("delegate", "--kit", "readonly", "--show-program", "list the src directory")
     assert result.exit_code == 0, result.output
-    assert "lackpy: program by rules (rule list-dir):" in result.stderr
+    assert "lackpy: program by rules (rule list-dir: the entries of directory src):" in result.stderr
     assert 'list_dir(\'src\')' in result.stderr
     assert json.loads(result.stdout) == ["app.py", "pkg"]
 
@@ -317,7 +317,7 @@ def test_template_save_validates_the_program(invoke, program):
 def test_generate_prints_a_valid_program(invoke, program):
     result = invoke("generate", "--kit", "readonly", "count TODOs")
     assert result.exit_code == 0, result.output
-    assert "lackpy: by rules (rule count-occurrences)" in result.stderr
+    assert "lackpy: by rules (rule count-markers: the number of TODO markers (lines with the word TODO) in files)" in result.stderr
     ran = invoke("run", "--kit", "readonly", program(result.stdout))
     assert ran.stdout.strip() == "3"
 
@@ -405,7 +405,8 @@ def test_the_readme_command_delegates_in_a_real_process(tmp_path):
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "2\n" and done.stderr == ""
+    assert done.stdout == "2\n"  # the number alone on stdout, for a pipe; what it counts beside it, for a person
+    assert done.stderr == "lackpy: 2 = the number of TODO markers (lines with the word TODO) in files\n"
 
 
 @pytest.mark.parametrize("mode", ["inprocess", "isolated"])

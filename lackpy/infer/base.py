@@ -58,9 +58,10 @@ class Request:
 class Proposal:
     """A program a deterministic tier proposes for a request.
 
-    ``detail`` names what produced it (``"rule count-occurrences"``,
-    ``"template count-word"``); ``source`` is the provider's own handle, given
-    back to ``record``.
+    ``detail`` names what produced it (``"template count-word"``; a rule
+    adds what it understood the intent as: ``"rule count-markers: the number
+    of TODO markers (lines with the word TODO) in files"``); ``source`` is the
+    provider's own handle, given back to ``record``.
     """
 
     program: str

@@ -159,7 +159,7 @@ def name_of(intent: Intent) -> str:
         order = intent.order or "chars"
         return {("chars", True): "largest-files", ("chars", False): "smallest-files", ("lines", True): "longest-files",
                 ("lines", False): "shortest-files"}.get((order, intent.largest), f"files-by-{order}")
-    of = {"matches": "occurrences", "chars": "characters"}.get(intent.of, intent.of)
+    of = {"matches": "markers" if intent.marker else "occurrences", "chars": "characters"}.get(intent.of, intent.of)
     if intent.of == "files" and intent.filters:
         negated = all(f.negated for f in intent.filters)
         of = "files-without" if negated else "files-containing"
@@ -255,7 +255,7 @@ class RulesTier(Tier):
                 renames = tuple((tool, aliases[tool][0]) for tool in tools if tool not in aliases[tool])
                 program = render(_renamed(body, renames) if renames else body, values)
                 name = name_of(parsed.intent)
-                return Proposal(program=program, detail=f"rule {name}", source=name)
+                return Proposal(program=program, detail=f"rule {name}: {intent.describe()}", source=name)
         missing = sorted({tool for tools, _b, _v in variants for tool in tools if tool not in aliases})
         raise InferenceError(
             f"understood {parsed.intent.describe()}, but this kit cannot answer it: it needs "

@@ -14,8 +14,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +22,7 @@ import pytest
 
 from conftest import make_workspace
 from mcp_support import PYTHON, free_port, stop, wait_for_port
+from installed import needs_ts
 
 TS = Path(__file__).parent / "ts"
 SECRET = "s3cret-0123456789abcdef0123456789abcdef"
@@ -35,13 +34,7 @@ CLIENTS = [
 
 
 def _node() -> str:
-    node = shutil.which("node")
-    if node is None or not (TS / "node_modules" / "oidc-provider").is_dir():
-        missing = "the OAuth tests need node and the authorization server's package: npm ci --prefix tests/mcp/ts"
-        if os.environ.get("CI") == "true":
-            pytest.fail(missing)
-        pytest.skip(missing)
-    return node
+    return needs_ts("oidc-provider")
 
 
 @pytest.fixture(scope="module")

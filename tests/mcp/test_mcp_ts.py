@@ -9,14 +9,13 @@ transport makes every call (tests/mcp/ts/calls.mjs) and prints JSON lines.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from mcp_support import PYTHON, start_http, stop
+from installed import needs_ts
 
 TS = Path(__file__).parent / "ts"
 TOKEN = "ts-token-8d21"
@@ -60,15 +59,8 @@ SAYS = {
 
 
 def _node() -> str:
-    """The node executable, with the SDK installed from the lock file; a skip when the machine has none (a failure in CI)."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("node and npm are needed for the TypeScript client tests and are missing in CI")
-        pytest.skip("node or npm is not installed: the TypeScript MCP client tests need them")
-    if not (TS / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        subprocess.run([npm, "ci", "--prefix", str(TS), "--no-audit", "--no-fund", "--loglevel=error"], check=True, timeout=300)
-    return node
+    """The node executable, with the SDK installed from the lock file; a skip saying how to install it (a failure in CI)."""
+    return needs_ts()
 
 
 def _drive(node: str, config: dict, calls: dict = CALLS) -> dict:

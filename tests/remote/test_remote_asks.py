@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,18 +19,19 @@ import pytest
 
 from terminal import typed
 from tests.remote.test_remote_servers import server_table, workspace_with
+from installed import ts_missing
 
 pytest.importorskip("mcp")
 
 ASK_SERVER = Path(__file__).parents[1] / "mcp" / "ts" / "ask_server.mjs"
-HAS_TS = shutil.which("node") is not None and (ASK_SERVER.parent / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir()
+HAS_TS, TS_MISSING = ts_missing() is None, str(ts_missing())
 SERVERS = {
     "notes": ("notes__ask", server_table("notes", "notes", grade="[0, 1]")),
     "asker": ("asker__ask", f'[mcp.servers.asker]\ncommand = "node"\nargs = [{json.dumps(str(ASK_SERVER))}]\ngrade = [0, 1]\n'),
 }
 ERAS = [
     pytest.param("notes", id="2026-07-28"),
-    pytest.param("asker", id="handshake", marks=pytest.mark.skipif(not HAS_TS, reason="node and tests/mcp/ts/node_modules (npm ci) are needed")),
+    pytest.param("asker", id="handshake", marks=pytest.mark.skipif(not HAS_TS, reason=TS_MISSING)),
 ]
 
 
@@ -129,7 +129,7 @@ def test_the_client_of_lackpy_serve_answers_with_the_servers_own_form(tmp_path, 
     assert set(params.requested_schema["properties"]) == {"name", "count"} and params.requested_schema["required"] == ["name"]
 
 
-@pytest.mark.skipif(not HAS_TS, reason="node and tests/mcp/ts/node_modules (npm ci) are needed")
+@pytest.mark.skipif(not HAS_TS, reason=TS_MISSING)
 def test_a_handshake_era_server_that_lists_roots_gets_the_workspace_alone(tmp_path):
     from lackpy import LackpyService
 

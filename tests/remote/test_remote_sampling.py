@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -20,6 +19,9 @@ import pytest
 
 from tests.infer.llm_server import FakeLLM
 from tests.remote.test_remote_servers import workspace_with
+from installed import ts_missing
+
+HAS_TS, TS_MISSING = ts_missing() is None, str(ts_missing())
 
 pytest.importorskip("mcp")
 
@@ -63,7 +65,7 @@ def model():
         yield server
 
 
-@pytest.mark.parametrize("era", ["2026-07-28", pytest.param("handshake", marks=pytest.mark.skipif("not HAS_TS", reason="node and tests/mcp/ts/node_modules (npm ci) are needed"))])
+@pytest.mark.parametrize("era", ["2026-07-28", pytest.param("handshake", marks=pytest.mark.skipif("not HAS_TS", reason=TS_MISSING))])
 def test_the_named_tier_answers_the_servers_request_with_its_text_and_model(tmp_path, model, era):
     """The Python SDK server asks through a 2026-07-28 input round; the TypeScript one in the middle of a handshake-era call."""
     table = sampler_table if era == "2026-07-28" else ts_sampler_table
@@ -229,7 +231,6 @@ def test_a_request_outside_any_call_or_asking_for_tools_is_refused_before_the_mo
 
 
 TS_SERVER = Path(__file__).parents[1] / "mcp" / "ts" / "sampling_server.mjs"
-HAS_TS = shutil.which("node") is not None and (TS_SERVER.parent / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir()
 
 
 def ts_sampler_table(**options: str) -> str:
@@ -237,7 +238,7 @@ def ts_sampler_table(**options: str) -> str:
     return "\n".join(lines + [f"{key} = {value}" for key, value in options.items()]) + "\n"
 
 
-@pytest.mark.skipif(not HAS_TS, reason="node and tests/mcp/ts/node_modules (npm ci) are needed")
+@pytest.mark.skipif(not HAS_TS, reason=TS_MISSING)
 def test_on_a_handshake_era_connection_a_server_without_the_key_sees_the_sdks_refusal(tmp_path, model):
     root = workspace_with(tmp_path / "ws", ts_sampler_table() + model_tier(model))
     result, _ = run(root, 'sampler__summarize("spend my budget")', kit="sampler__summarize")

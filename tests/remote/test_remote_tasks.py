@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -12,15 +11,12 @@ from pathlib import Path
 import pytest
 
 from tests.remote.test_remote_servers import serving, workspace_with
+from installed import ts_missing
 
 HERE = Path(__file__).parent
 SERVER = HERE / "tasks_server.mjs"
-SDK = HERE.parent / "mcp" / "ts" / "node_modules" / "@modelcontextprotocol" / "sdk" / "dist" / "esm" / "experimental" / "tasks"
 
-pytestmark = [
-    pytest.mark.skipif(shutil.which("node") is None, reason="node is not on PATH (.ci/run installs Node 20)"),
-    pytest.mark.skipif(not SDK.is_dir(), reason="@modelcontextprotocol/sdk is not installed: npm ci --prefix tests/mcp/ts"),
-]
+pytestmark = pytest.mark.skipif(ts_missing() is not None, reason=str(ts_missing()))
 
 
 def tasks_table(markers: Path, **options) -> str:

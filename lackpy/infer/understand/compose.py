@@ -262,7 +262,7 @@ def build(intent: Intent) -> list[Variant]:
         counted = builder
         builder = lambda p: ((tools, _compared(body, op)) for tools, body in counted(p))  # noqa: E731
     for tools, body in builder(p):
-        if p.restricted and "grep(" in body:
+        if p.restricted and "grep(" in body and not intent.marker:  # a marker's lines are kept by their path in the program
             continue  # grep takes a glob only; the conditions need the file list
         if p.intent.where and "read_file" not in tools:
             tools = (*tools, "read_file")  # the conditions read each file
@@ -446,8 +446,24 @@ def _each_file(p: _Program, measure: str, body_of_total: str):
 
 
 def _matches(p: _Program):
-    """Occurrences of a word: read_file and str.count (grep sees lines cut at 500 characters)."""
+    """Occurrences of a word: read_file and str.count (grep sees lines cut at 500 characters); a marker's, grep's lines."""
+    if p.intent.marker:
+        yield from _marked(p)
+        return
     yield from _each_file(p, p.lower("TEXT") + ".count({word})", "sum(ONE for f in FILES)")
+
+
+def _marked(p: _Program):
+    """The lines marked with a word ("TODO"), found by grep as a whole word: in all, or per file (0 for a file with none)."""
+    i = p.intent
+    p.values["regex"] = rf"\b{escape(i.word)}\b"
+    keep = ["not hit.get(\"truncated\")"] + [p.left_out(index, d) for index, d in enumerate(i.outside)]
+    hits = f'[hit for hit in {p.grep()} for f in [hit["path"]] if {" and ".join(keep)}]'
+    if not i.each:
+        yield GREP, f"len({hits})"
+    elif not i.files.path:
+        yield ("find_files", "grep"), (f"hits = {hits}\ncounts = {{f: 0 for f in {p.files()}}}\nfor hit in hits:\n"
+                                       '    counts[hit["path"]] = counts.get(hit["path"], 0) + 1\ncounts')
 
 
 def _sizes(p: _Program):

@@ -108,6 +108,11 @@ def _with_ext(name: str, ext: str | None) -> str:
     return name.rstrip("*") + "*" + suffix if name.endswith("*") else name + suffix
 
 
+#: Words a programmer marks code with. "How many TODOs" counts the lines where one stands as a word, as grep
+#: and editors count them ("TODO:", "# TODO(ann)"), not the letters inside "TODOs" or "MASTODON".
+MARKERS = frozenset({"TODO", "FIXME", "XXX", "HACK"})
+
+
 @dataclass(frozen=True)
 class Filter:
     """Keep files (or, with ``lines``, lines) that contain ``word``, or with ``negated`` that do not."""
@@ -252,11 +257,18 @@ class Intent:
     outside: tuple[str, ...] = ()  # directories whose files are left out
     among: tuple[tuple[str, int], ...] = ()  # a share: the conditions ("filter" or "where", index) picking the files it is of
 
+    @property
+    def marker(self) -> bool:
+        """Whether the occurrences counted are a code marker's ("count TODOs"): the lines where it stands as a word."""
+        return (self.of == "matches" and self.word in MARKERS and not self.ignore_case
+                and not (self.filters or self.where or self.group or self.ask != "count"))
+
     def describe(self) -> str:
         """The intent in plain words, for messages."""
         what = {
             "files": self.files.describe(), "lines": "lines", "words": "words", "chars": "characters", "bytes": "bytes",
-            "dirs": "directories", "matches": f"occurrences of {self.word!r}", "imports": ({"stdlib": "standard library ", "external": "third-party "}.get(self.origin or "", "")
+            "dirs": "directories",
+            "matches": f"{self.word} markers (lines with the word {self.word})" if self.marker else f"occurrences of {self.word!r}", "imports": ({"stdlib": "standard library ", "external": "third-party "}.get(self.origin or "", "")
                         + ("modules imported" if self.distinct else "import statements")), "params": "parameters",
             "definitions": {"function": "function definitions", "class": "class definitions", "method": "methods (functions in a class)",
              "toplevel": "top-level functions"}.get(
