@@ -297,3 +297,27 @@ def test_the_programs_of_the_readme_and_the_programs_page_are_checked_as_program
     assert any(where.startswith("README.md") for where in programs) and any(where.startswith("docs/programs.md") for where in programs)
     broken = 'hits = grep("TODO")\nwhile hits:\n    hits = []\nlen(hits)'
     assert is_program(broken, tools) and not service.validate(broken, kit="all").valid
+
+
+def test_the_python_api_page_runs_as_written(workspace):
+    """docs/python.md's first block, run as written on a small workspace (top-level await, as in ``python -m asyncio``)."""
+    import asyncio
+
+    text = (REPO / "docs" / "python.md").read_text(encoding="utf-8")
+    block = re.search(r"```python\n(.*?)```", text, re.S).group(1).replace('"path/to/workspace"', repr(str(workspace)))
+    tree = parse(block, "docs/python.md")
+    for index, node in enumerate(tree.body):  # each shown value is kept, as a REPL would print it
+        if isinstance(node, ast.Expr):
+            tree.body[index] = ast.Expr(ast.Call(ast.Name("shown", ast.Load()), [node.value], []))
+    ast.fix_missing_locations(tree)
+    shown: list = []
+    scope = {"shown": shown.append}
+    running = eval(compile(tree, "docs/python.md", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT), scope)
+    try:
+        asyncio.run(running)
+    finally:
+        scope["svc"].close()
+    count, validated, delegated, dry_run, notebook = shown[0], shown[1], shown[2], shown[3], shown[-1]
+    assert count[:2] == (True, 2) and validated == "forbidden-node"
+    assert delegated[2] == "rules" and delegated[0] == 3  # three TODO markers in the workspace's Python files
+    assert dry_run.success and dry_run.dry_run and notebook == 2
