@@ -321,3 +321,35 @@ def test_the_python_api_page_runs_as_written(workspace):
     assert count[:2] == (True, 2) and validated == "forbidden-node"
     assert delegated[2] == "rules" and delegated[0] == 3  # three TODO markers in the workspace's Python files
     assert dry_run.success and dry_run.dry_run and notebook == 2
+
+
+def shown_runs(page: str) -> list[tuple[str, str]]:
+    """(command, output) of each ``$ lackpy ...`` line of a page's console blocks whose output is a JSON document."""
+    found = []
+    for where, language, text in blocks("console"):
+        if not where.startswith(page):
+            continue
+        for match in re.finditer(r"^\$ (lackpy [^\n]*)\n(\{\n.*?\n\})$", text, re.S | re.M):
+            found.append((match.group(1), match.group(2)))
+    return found
+
+
+def test_the_skill_examples_print_what_the_page_shows(tmp_path):
+    """docs/skills.md, in the workspace it describes (notes in src/pkg/a.py, docs/ and at the top), no model: the shown output, exactly."""
+    import os
+    import subprocess
+    import sys
+
+    root = tmp_path / "proj"
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "docs").mkdir()
+    (root / "src" / "pkg" / "a.py").write_text("x = 1  # TODO: fix\n# FIXME later\n")
+    (root / "docs" / "notes.md").write_text("# XXX check the links\n")
+    (root / "top.txt").write_text("HACK around the old API\n")
+    runs = shown_runs("docs/skills.md")
+    assert len(runs) >= 3
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "LACKPY_LOAD_PLUGINS": ""}
+    for command, output in runs:
+        done = subprocess.run([sys.executable, "-m", "lackpy", *shlex.split(command, comments=True)[1:]], cwd=root, env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, f"{command}: {done.stderr}"
+        assert json.loads(done.stdout) == json.loads(output), command
