@@ -64,3 +64,30 @@ def test_ci_runs_the_readmes_test_command_and_then_the_slow_tests():
     assert test in ci
     slow = ci.split(test, 1)[1]
     assert '-m slow' in slow and '-m "not slow"' in test
+
+
+def test_the_cli_reference_page_lists_every_option_of_every_command():
+    """docs/cli.md has a heading per command (groups included) and, under it, every option the command takes."""
+    page = (README.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    sections = dict(re.findall(r"^### (lackpy[^\n]*)\n(.*?)(?=^##|\Z)", page, re.S | re.M))
+    missing = []
+    for words, command in every_command(cli):
+        name = " ".join(("lackpy", *words))
+        if name not in sections:
+            missing.append(name)
+            continue
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.hidden:
+                missing += [f"{name} {opt}" for opt in (*param.opts, *param.secondary_opts) if f"`{opt}`" not in sections[name]]
+    assert missing == [], "docs/cli.md does not list these; add them under the command's heading"
+
+
+def every_command(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], click.Command]]:
+    """Every visible command and group, with its words after ``lackpy``."""
+    found = []
+    for name, command in group.commands.items():
+        if not command.hidden:
+            found.append(((*path, name), command))
+            if isinstance(command, click.Group):
+                found += every_command(command, (*path, name))
+    return found
