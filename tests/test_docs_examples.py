@@ -353,3 +353,18 @@ def test_the_skill_examples_print_what_the_page_shows(tmp_path):
         done = subprocess.run([sys.executable, "-m", "lackpy", *shlex.split(command, comments=True)[1:]], cwd=root, env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, f"{command}: {done.stderr}"
         assert json.loads(done.stdout) == json.loads(output), command
+
+
+def test_the_site_builds_with_no_warning(tmp_path):
+    """mkdocs build --strict: every page in the nav, every link and anchor resolved, the tool pages reached through docs/tools."""
+    import os
+    import subprocess
+    import sys
+
+    mkdocs = Path(sys.executable).parent / "mkdocs"
+    if not mkdocs.exists():
+        pytest.skip("mkdocs is not installed here: pip install '.[docs]'")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run([str(mkdocs), "build", "--strict", "-d", str(tmp_path / "site")], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "WARNING" not in done.stderr, done.stderr
+    assert (tmp_path / "site" / "tools" / "read_file" / "index.html").exists() and (tmp_path / "site" / "configuration" / "index.html").exists()
