@@ -91,3 +91,25 @@ def every_command(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[
             if isinstance(command, click.Group):
                 found += every_command(command, (*path, name))
     return found
+
+
+def test_the_cli_reference_page_shows_the_readmes_command_block():
+    """docs/cli.md opens with the same command block as the README's CLI section, so neither falls behind."""
+    page = (README.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    block = re.search(r"```\n(.*?)```", page, re.S)
+    assert block is not None and block.group(1).splitlines() == cli_section()
+
+
+def test_the_docs_home_page_opens_with_the_readmes_two_commands():
+    first_two = lambda text: re.findall(r"```bash\n(.*?)\n```", text, re.S)[:2]  # noqa: E731
+    assert first_two((README.parent / "docs" / "index.md").read_text(encoding="utf-8")) == first_two(README.read_text(encoding="utf-8"))
+
+
+def test_ci_builds_the_docs_site_strictly_between_the_test_command_and_the_slow_tests():
+    """Without -q: mkdocs -q hides the warnings --strict counts, and a broken link would pass."""
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    test = re.findall(r"```bash\n(.*?)\n```", README.read_text(encoding="utf-8"), re.S)[1]
+    after_tests = ci.split(test, 1)[1]
+    build = next(line for line in after_tests.splitlines() if "mkdocs build" in line)
+    assert "--strict" in build and " -q -d" not in build and "'.[docs]'" in build
+    assert after_tests.index("mkdocs build") < after_tests.index("-m slow")
