@@ -64,3 +64,52 @@ def test_ci_runs_the_readmes_test_command_and_then_the_slow_tests():
     assert test in ci
     slow = ci.split(test, 1)[1]
     assert '-m slow' in slow and '-m "not slow"' in test
+
+
+def test_the_cli_reference_page_lists_every_option_of_every_command():
+    """docs/cli.md has a heading per command (groups included) and, under it, every option the command takes."""
+    page = (README.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    sections = dict(re.findall(r"^### (lackpy[^\n]*)\n(.*?)(?=^##|\Z)", page, re.S | re.M))
+    missing = []
+    for words, command in every_command(cli):
+        name = " ".join(("lackpy", *words))
+        if name not in sections:
+            missing.append(name)
+            continue
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.hidden:
+                missing += [f"{name} {opt}" for opt in (*param.opts, *param.secondary_opts) if f"`{opt}`" not in sections[name]]
+    assert missing == [], "docs/cli.md does not list these; add them under the command's heading"
+
+
+def every_command(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], click.Command]]:
+    """Every visible command and group, with its words after ``lackpy``."""
+    found = []
+    for name, command in group.commands.items():
+        if not command.hidden:
+            found.append(((*path, name), command))
+            if isinstance(command, click.Group):
+                found += every_command(command, (*path, name))
+    return found
+
+
+def test_the_cli_reference_page_shows_the_readmes_command_block():
+    """docs/cli.md opens with the same command block as the README's CLI section, so neither falls behind."""
+    page = (README.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    block = re.search(r"```\n(.*?)```", page, re.S)
+    assert block is not None and block.group(1).splitlines() == cli_section()
+
+
+def test_the_docs_home_page_opens_with_the_readmes_two_commands():
+    first_two = lambda text: re.findall(r"```bash\n(.*?)\n```", text, re.S)[:2]  # noqa: E731
+    assert first_two((README.parent / "docs" / "index.md").read_text(encoding="utf-8")) == first_two(README.read_text(encoding="utf-8"))
+
+
+def test_ci_builds_the_docs_site_strictly_between_the_test_command_and_the_slow_tests():
+    """Without -q: mkdocs -q hides the warnings --strict counts, and a broken link would pass."""
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    test = re.findall(r"```bash\n(.*?)\n```", README.read_text(encoding="utf-8"), re.S)[1]
+    after_tests = ci.split(test, 1)[1]
+    build = next(line for line in after_tests.splitlines() if "mkdocs build" in line)
+    assert "--strict" in build and " -q -d" not in build and "'.[docs]'" in build
+    assert after_tests.index("mkdocs build") < after_tests.index("-m slow")

@@ -52,16 +52,15 @@ def test_unknown_attribute():
         raise AssertionError("expected AttributeError")
 
 
-def test_the_readme_custom_tool_example_runs_as_written(tmp_path, monkeypatch):
-    """The README's custom tool block, run in a workspace with a README.md."""
+def test_the_custom_tools_page_example_runs_as_written(tmp_path, monkeypatch):
+    """The custom tool block of docs/custom-tools.md, run in a workspace with a README.md."""
     import ast
     import asyncio
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme.split("### Custom tools", 1)[1]
-    block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    page = (Path(__file__).resolve().parents[1] / "docs" / "custom-tools.md").read_text()
+    block = re.search(r"```python\n(.*?)```", page, re.S).group(1)
     (tmp_path / "README.md").write_text("# title\n\ntext\n")
     monkeypatch.chdir(tmp_path)
     body = "\n".join("    " + line for line in block.splitlines())
