@@ -3,8 +3,8 @@
 ``LackpyService`` hands ``generate`` and ``delegate`` here (and ``tiers``,
 ``tier_list``, ``plan_kit``). With no kit named, tools are chosen from the
 intent under the ceiling; an intent a skill's ``intents`` match runs that
-skill's program first (``SkillTier``). A delegated program runs with the
-settings of ``lackpy.service.runs``, repaired by the next tier when it fails.
+skill's program first (``SkillTier``). A delegated program is validated,
+repaired and run with the settings of ``lackpy.service.runs``.
 """
 
 from __future__ import annotations

@@ -24,11 +24,10 @@ def add(workspace: Workspace, name: str, table: Mapping[str, Any]) -> Path:
 def status(workspace: Workspace) -> list[dict]:
     """Each configured MCP server: where it is, connected or why not, and its tools; an untrusted workspace's as ``ignored``."""
     workspace.follow()
+    workspace.load().toolbox.list_tools()  # every server started, so the status is what it is
     loaded = workspace.load()
-    loaded.toolbox.list_tools()  # every server started, so the status is what it is
-    remotes = workspace.load().remotes
-    config = workspace.load().config
-    rows = remotes.status() if remotes is not None else [server.row("not connected") for server in config.mcp]
+    config = loaded.config
+    rows = loaded.remotes.status() if loaded.remotes is not None else [server.row("not connected") for server in config.mcp]
     why = f"this workspace is not trusted, so its servers do not start; lackpy trust {workspace.root} starts them"
     return rows + [server.row("ignored", why) for server in config.ignored_servers]
 
@@ -51,7 +50,7 @@ def remotes_for(workspace: Workspace, name: str) -> Any:
     loaded = workspace.load()
     remotes = loaded.remotes
     if remotes is None or name not in remotes.servers:
-        if any(server.name == name for server in workspace.load().config.ignored_servers):
+        if any(server.name == name for server in loaded.config.ignored_servers):
             raise WorkspaceError(f"this workspace is not trusted, so its MCP server {name} does not start; lackpy trust {workspace.root} first")
         raise ConfigError(f"no MCP server named {name} is configured; lackpy mcp list shows them")
     return remotes

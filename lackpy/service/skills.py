@@ -36,9 +36,12 @@ class Skills:
 
     @property
     def _read_only(self) -> Grade:
+        """The read-only grade: what a skill another MCP server serves is held to, and what a skill's grade is judged by."""
         return self.workspace.load().read_only
 
+    @property
     def _deny(self) -> tuple:
+        """The ``[tools] deny`` patterns: no skill is read from a folder they deny."""
         return self.workspace.load().toolbox.context.settings.get("deny") or ()
 
     def rows(self, remote: bool = True) -> list[dict]:
@@ -110,7 +113,7 @@ class Skills:
         """The skills found here now (never another MCP server's; every call reads their folders), judged by grade and trust."""
         self.workspace.follow()
         loaded = self.workspace.load()
-        found = find_skills(self.workspace.root, loaded.config.skill_paths, skill_dirs(), self._deny())
+        found = find_skills(self.workspace.root, loaded.config.skill_paths, skill_dirs(), self._deny)
         return judge(found, self._needs, self._read_only, loaded.trusted, str(self.workspace.root))
 
     def workspace_rows(self) -> list[dict]:
@@ -118,7 +121,7 @@ class Skills:
         from lackpy.skills.covered import folders
         from lackpy.skills.sources import WORKSPACE_SOURCES
 
-        found = find_skills(self.workspace.root, folders(self.workspace.root)[1:], skill_dirs(), self._deny())
+        found = find_skills(self.workspace.root, folders(self.workspace.root)[1:], skill_dirs(), self._deny)
         rows = [{**skill.row(), "grade": skill_grade(skill, self._read_only).to_dict()} for skill in found.skills if skill.from_workspace]
         return rows + [left.row() for left in found.left_out if left.source in WORKSPACE_SOURCES]
 
