@@ -64,9 +64,9 @@ from typing import Any, Iterator, Mapping
 from lackpy.errors import ConflictError, LackpyError, LimitExceeded, LostError, ParamError, StoreError, ToolError
 from lackpy.run.execute import MAX_RESULT_DEPTH, nesting, value_size
 from lackpy.run.result import ExecutionResult
-from lackpy.run.trace import Summary
 from lackpy.store.contract import version
 from lackpy.store.replicas import Replicas
+from lackpy.summary import Summary
 from lackpy.tools.shell import CLOSED
 
 #: How much a session keeps of the variables its runs leave, in bytes (as JSON would count them).

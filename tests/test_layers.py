@@ -1,18 +1,22 @@
 """The layer table: every module of lackpy imports only its own layer and the layers below.
 
-errors/schema < lang < host < kit < tools < run/approvals < infer/remote <
-policy (session, trust, skills) < config < service < cli/mcp. The approval
-gates act inside a run, so ``approvals`` shares the run's layer. Imports
-inside functions count as much as those at the top: a lazy import upward is
-still a cycle in the design, and no module reaches itself through the
-modules it imports (a cycle within one layer). ``lackpy.host`` (the machine under the tools)
-imports nothing of lackpy but ``lackpy.errors`` and itself.
+errors/schema/summary/caller < lang < host < kit < tools < approvals < run <
+infer/remote < policy (session, trust, skills) < config < service < cli/mcp.
+The approval gates act inside a run, but below it: the runner imports the
+gatekeeper and hands it what it needs of the run, and ``approvals`` imports
+nothing of ``run``. Imports inside functions count as much as those at the
+top: a lazy import upward is still a cycle in the design. No module reaches
+itself through the modules it imports (a cycle within one layer), and no
+top-level package or module of lackpy reaches itself through the others
+(two packages of one layer that import each other). ``lackpy.host`` (the
+machine under the tools) imports nothing of lackpy but ``lackpy.errors`` and itself.
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Iterable
 
 import lackpy
 
@@ -20,22 +24,30 @@ PACKAGE = Path(lackpy.__file__).parent
 
 #: Each top-level module or package of lackpy and its layer, lowest first.
 LAYER = {
-    "errors": 0, "schema": 0, "hookspecs": 0,
+    "errors": 0, "schema": 0, "hookspecs": 0, "summary": 0, "caller": 0,
     "lang": 1,
     "host": 2, "store": 2,
     "kit": 3,
     "tools": 4,
-    "run": 5, "approvals": 5,
-    "infer": 6, "remote": 6, "plugins": 6,
-    "session": 7, "trust": 7, "skills": 7, "report": 7,
-    "config": 8, "workspace": 8,
-    "service": 9,
-    "cli": 10, "mcp": 10, "__main__": 10,
+    "approvals": 5,
+    "run": 6,
+    "infer": 7, "remote": 7, "plugins": 7,
+    "session": 8, "trust": 8, "skills": 8, "report": 8,
+    "config": 9, "workspace": 9,
+    "service": 10,
+    "cli": 11, "mcp": 11, "__main__": 11,
 }
 
 
+def _is_module(name: str) -> bool:
+    """Whether dotted ``name`` is a module or package of lackpy."""
+    path = PACKAGE.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
 def _imports(path: Path) -> list[tuple[int, str]]:
-    """(line, lackpy module) of every import in a file, ``from lackpy import x`` as ``lackpy.x``."""
+    """(line, lackpy module) of every import in a file, ``from lackpy import x`` as ``lackpy.x``, and ``from lackpy.a import b``
+    as ``lackpy.a.b`` when ``b`` is a module (a package importing its own module is an edge too)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -43,7 +55,10 @@ def _imports(path: Path) -> list[tuple[int, str]]:
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] == "lackpy":
             if node.module == "lackpy":
                 found += [(node.lineno, f"lackpy.{alias.name}") for alias in node.names]
-            else:
+                continue
+            modules = [f"{node.module}.{alias.name}" for alias in node.names if _is_module(f"{node.module}.{alias.name}")]
+            found += [(node.lineno, module) for module in modules]
+            if len(modules) < len(node.names):
                 found.append((node.lineno, node.module))
     return found
 
@@ -136,11 +151,71 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_no_module_imports_itself_round_a_cycle():
     graph = _module_graph()
     assert graph["lackpy.run.runner"] and graph["lackpy.service"]  # the graph sees imports (so an empty one cannot pass)
+    assert "lackpy.service.servers" in graph["lackpy.service"]  # and a module a package imports from itself by name
     assert _cycles(graph) == []
 
 
 def test_the_cycle_check_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def _package_edges(imports: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], str]:
+    """``{(package, package it imports): where first}`` from ``(top-level package, where, lackpy module imported)``.
+
+    A package is a top-level module or package of lackpy (``run``, ``approvals``,
+    ``service``, ...); an import within one package, or of a name of
+    ``lackpy/__init__.py`` that is no package, is no edge.
+    """
+    edges: dict[tuple[str, str], str] = {}
+    for top, where, module in imports:
+        parts = module.split(".")
+        target = parts[1] if len(parts) > 1 else None
+        if target in LAYER and target != top:
+            edges.setdefault((top, target), f"{where} imports {module}")
+    return edges
+
+
+def _package_cycles(edges: dict[tuple[str, str], str]) -> list[str]:
+    """Each cycle among packages, with the imports that close it, one line per cycle (empty: none)."""
+    graph: dict[str, set[str]] = {}
+    for source, target in edges:
+        graph.setdefault(source, set()).add(target)
+    found = []
+    for group in _cycles(graph):
+        inside = [edges[pair] for pair in sorted(edges) if pair[0] in group and pair[1] in group]
+        found.append(f"{' <-> '.join(group)}: {'; '.join(inside)}")
+    return found
+
+
+def _lackpy_imports() -> list[tuple[str, str, str]]:
+    return [
+        (top, f"{path.relative_to(PACKAGE.parent)}:{line}", module)
+        for top, path in _modules()
+        for line, module in _imports(path)
+    ]
+
+
+def test_no_package_imports_another_round_a_cycle():
+    edges = _package_edges(_lackpy_imports())
+    assert ("run", "approvals") in edges and ("service", "run") in edges  # the graph sees imports (so an empty one cannot pass)
+    cycles = _package_cycles(edges)
+    assert cycles == [], "packages that import each other:\n" + "\n".join(cycles)
+
+
+def test_the_package_cycle_check_finds_a_cycle():
+    imports = [
+        ("run", "lackpy/run/runner.py:27", "lackpy.approvals.gatekeeper"),
+        ("approvals", "lackpy/approvals/gatekeeper.py:50", "lackpy.run.slots"),
+        ("approvals", "lackpy/approvals/decision.py:3", "lackpy.approvals.request"),  # within one package: no edge
+        ("service", "lackpy/service.py:30", "lackpy.run.runner"),
+        ("service", "lackpy/service.py:31", "lackpy.LackpyService"),  # a name of lackpy/__init__.py: no edge
+    ]
+    edges = _package_edges(imports)
+    assert set(edges) == {("run", "approvals"), ("approvals", "run"), ("service", "run")}
+    assert _package_cycles(edges) == [
+        "approvals <-> run: lackpy/approvals/gatekeeper.py:50 imports lackpy.run.slots; lackpy/run/runner.py:27 imports lackpy.approvals.gatekeeper"
+    ]
+    assert _package_cycles({pair: where for pair, where in edges.items() if pair != ("approvals", "run")}) == []
 
 
 #: The wings of ``lackpy.infer`` and the other wings each may import. The core

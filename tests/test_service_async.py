@@ -14,7 +14,8 @@ import pytest
 
 import lackpy.config
 import lackpy.infer.tiers
-import lackpy.service
+import lackpy.service.intents
+import lackpy.service.kits
 import lackpy.workspace
 from lackpy import LackpyService
 
@@ -150,8 +151,8 @@ def test_blocking_work_happens_off_the_loop(tmp_path: Path, monkeypatch):
 
     spy(lackpy.workspace, "load_config")
     spy(lackpy.workspace, "resolve_kit")
-    spy(lackpy.service, "resolve_kit")
-    spy(lackpy.service, "build_tiers")
+    spy(lackpy.service.kits, "resolve_kit")
+    spy(lackpy.service.intents, "build_tiers")
 
     async def main() -> int:
         svc = LackpyService(tmp_path)

@@ -120,7 +120,7 @@ def test_plain_data(value, expected):
 
 
 def test_a_summary_is_not_plain_data():
-    from lackpy.run.trace import Summary
+    from lackpy.summary import Summary
 
     assert plain("text") and not plain(Summary("[1, 2, ...] (len 100000)"))
 

@@ -15,7 +15,8 @@ One name per idea:
 - the **decision** (``decision.Decision``): one answer, kept in the result,
   its trace and the audit file (``approver.Audit``).
 
-The gates act inside a run, so this package sits at the run's layer
-(``tests/test_layers.py``). It imports nothing here, so importing one of its
-modules costs only that module.
+The gates act inside a run, but this package sits one layer below it
+(``tests/test_layers.py``): the runner imports the gatekeeper and gives it
+what it needs of the run, and nothing here imports ``lackpy.run``. This
+file imports nothing, so importing one of its modules costs only that module.
 """

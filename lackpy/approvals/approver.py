@@ -24,8 +24,8 @@ from typing import Any, Awaitable, Callable, Protocol, Union
 
 from lackpy.approvals.decision import Decision, as_decision
 from lackpy.approvals.request import ApprovalRequest, exact
-from lackpy.run import principal
-from lackpy.run.traceparent import current_trace_id
+from lackpy.caller import principal
+from lackpy.caller.traceparent import current_trace_id
 
 #: What ``approve=`` takes: None (nobody), True (everything), an Unattended, or a callable answering an ApprovalRequest.
 ApproveSpec = Union[None, bool, "Unattended", Callable[[ApprovalRequest], Union[Any, Awaitable[Any]]]]
@@ -133,9 +133,9 @@ class Audit:
     question spelled them (``exact``), a commit's files with their counts,
     the program of a program gate, the program and the list as approved of an
     effects gate; and ``trace_id``, the W3C trace id of
-    the call the run serves when it carried one (``lackpy.run.traceparent``),
+    the call the run serves when it carried one (``lackpy.caller.traceparent``),
     so a decision can be found from the caller's trace and the server's logs;
-    and ``caller``, who asked, when the server checked it (``lackpy.run.principal``).
+    and ``caller``, who asked, when the server checked it (``lackpy.caller.principal``).
 
     The file is opened without following links, in a ``.lackpy`` directory
     that is not a link, so a workspace cannot point the audit at another

@@ -16,14 +16,17 @@ with its diff.
 
 Who answers is the approver the caller gives (``lackpy.approvals.approver``:
 the terminal, an MCP client, a Python callback); with none, a blocking gate
-denies and says how to allow it. Time spent waiting is handed back to the
-run (``execute.paused``), so it never counts against ``timeout_s``. Every
+denies and says how to allow it. A wait for a person is held in the
+context the run gives (``Gatekeeper.waiting``): the run hands the time back
+(``lackpy.run.execute.paused``), so it never counts against ``timeout_s``,
+and lends its slot to another run meanwhile. Every
 decision is kept (``Decision``, in the result and its trace) and given to
 ``record`` (the audit file).
 
-The gates act inside a run, so this package sits at the run's layer: the
-runner imports the gatekeeper, and the gatekeeper imports only the run's
-clock, slots and trace summaries, never the runner.
+The gates act inside a run, but this package sits below the run's layer:
+the runner imports the gatekeeper and gives it what it needs of the run (the
+count of calls so far, ``steps``, and the context of a wait, ``waiting``);
+the gatekeeper imports nothing of the run.
 """
 
 from __future__ import annotations
@@ -31,10 +34,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from lackpy.approvals import forms
 from lackpy.approvals.approver import ApproveSpec, Approver, Audit, approve_all, approver_for
@@ -46,22 +49,30 @@ from lackpy.errors import ConfigError, DeniedError, KitError, ParamError
 from lackpy.kit.resolve import ResolvedKit
 from lackpy.kit.spec import ToolSpec
 from lackpy.lang.grade import Grade
-from lackpy.run.execute import paused
-from lackpy.run.slots import set_aside
-from lackpy.run.trace import summarize
+from lackpy.summary import summarize
 
 #: Gatekeepers a service keeps for reuse before its table starts again.
 MOST_KEPT = 64
 #: Who answers a call's approvals: (``approve``, an ``approval`` mode for every gate or None, the caller's event loop or None).
 Answering = tuple[ApproveSpec, str | None, asyncio.AbstractEventLoop | None]
+#: The context a wait for a person is held in: it yields None, or why the wait cannot be allowed (the question is then refused).
+Waiting = Callable[[], AbstractContextManager[str | None]]
+
+
+@contextmanager
+def unhindered() -> Iterator[None]:
+    """The wait of a gatekeeper outside a run: nothing to hand back or lend, and nothing refuses it."""
+    yield None
+
 
 class Gatekeeper:
     """The gates of one run: asks ``approver`` as ``policy`` says and keeps every decision.
 
     ``nobody`` is the sentence a blocking gate's denial carries when there is
     no one to ask (how to allow it in this channel); ``record`` hears each
-    decision (the audit file); ``steps`` counts the calls made so far, so a
-    call's decision names its trace step.
+    decision (the audit file). The run sets ``steps``, the count of the
+    calls made so far, so a call's decision names its trace step, and
+    ``waiting``, the context a wait for a person is held in (``Waiting``).
     """
 
     def __init__(
@@ -76,6 +87,7 @@ class Gatekeeper:
         self.policy, self.approver, self.nobody, self.record, self.workspace = policy, approver, nobody, record, workspace
         self.decisions: list[Decision] = []
         self.steps: Callable[[], int] = lambda: 0
+        self.waiting: Waiting = unhindered
         #: The approved list this run is held to (``effects``), and how its gate asked (a call it did not cover asks so).
         self.holding: Holding | None = None
         self.effects_ask: Ask = NONE
@@ -270,9 +282,8 @@ class Gatekeeper:
                 self.approver(request)  # news only: the approver does not wait, and its answer does not count
             return Decision(True, "notify", "notify mode goes on without waiting")
         waits = self.approver is not None and not getattr(self.approver, "instant", False)
-        with paused() if waits else nullcontext():  # the run's clock stops only for someone who takes time
-            with set_aside() if waits else nullcontext() as busy:  # and its run slot goes to another run meanwhile
-                answer = Decision(False, "busy", busy) if busy else self.approver(request) if self.approver is not None else None
+        with self.waiting() if waits else nullcontext() as busy:  # only someone who takes time stops the run's clock and lends its slot
+            answer = Decision(False, "busy", busy) if busy else self.approver(request) if self.approver is not None else None
         return answer if answer is not None else self._unanswered(request, ask)
 
     def _keep(self, request: ApprovalRequest, ask: Ask, decision: Decision, asked_at: str, start: float, step: int | None = None) -> Decision:
@@ -373,4 +384,4 @@ class Gatekeepers:
         return Gatekeeper(policy, approver, nobody=nobody, record=self._audit if audit else None, workspace=self.workspace)
 
 
-__all__ = ["Answering", "Gatekeeper", "Gatekeepers"]
+__all__ = ["Answering", "Gatekeeper", "Gatekeepers", "Waiting", "unhindered"]

@@ -10,7 +10,7 @@ the error kind of a failed run or of a refused call (``validation``,
 program for, ``cancelled`` when the client gave up, ``internal`` for a fault
 of lackpy's own.
 
-The watch also sets the call's trace context (``lackpy.run.traceparent``),
+The watch also sets the call's trace context (``lackpy.caller.traceparent``),
 read from the request's ``_meta``, for the run it starts: the audit record
 and the sinks name its trace id. The sinks are the server's metrics
 (``lackpy.mcp.metrics``), its spans (``lackpy.mcp.tracing``) and its run log
@@ -30,8 +30,8 @@ from lackpy.infer.result import DelegateResult
 from lackpy.run.result import ExecutionResult
 from lackpy.run.trace import Timing, Trace
 from lackpy.mcp.bearer import caller_in
-from lackpy.run.principal import WHO
-from lackpy.run.traceparent import CALLER, TraceParent, from_meta
+from lackpy.caller.principal import WHO
+from lackpy.caller.traceparent import CALLER, TraceParent, from_meta
 
 #: The label of a tool the served kits do not hold (bounds the metrics' and spans' names).
 OTHER_TOOL = "other"

@@ -14,7 +14,8 @@ from typing import Any, Callable
 
 from lackpy.errors import DeniedError
 from lackpy.kit.spec import ToolSpec
-from lackpy.run.trace import HeldCall, summarize
+from lackpy.run.trace import HeldCall
+from lackpy.summary import summarize
 
 
 def holding(alias: str, spec: ToolSpec, fn: Callable[..., Any], held: list[HeldCall], steps: Callable[[], int]) -> Callable[..., Any]:

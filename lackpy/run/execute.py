@@ -26,7 +26,8 @@ from lackpy.kit.call import DEADLINE
 from lackpy.lang.grammar import PROGRAM_FILENAME
 from lackpy.run.guards import BASE_GLOBALS, operation_guards
 from lackpy.run.limits import Limits
-from lackpy.run.trace import Summary, describe_exception, summarize
+from lackpy.run.trace import describe_exception
+from lackpy.summary import Summary, summarize
 
 
 class DeadlineReached(BaseException):

@@ -26,7 +26,8 @@ from lackpy.run.forkserver import held_worker, start_worker
 from lackpy.run.limits import Limits
 from lackpy.run.placement import apart
 from lackpy.run.sessionworker import SessionWorker, let_go
-from lackpy.run.trace import Summary, describe_exception
+from lackpy.run.trace import describe_exception
+from lackpy.summary import Summary
 
 # The worker's own timer reports the line it was on; the host kills it this much later.
 GRACE_S = 0.5

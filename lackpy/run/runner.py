@@ -13,8 +13,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from contextlib import contextmanager
 from time import perf_counter
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 
 from lackpy.errors import CommitError, ConflictError, ErrorKind, LackpyError, ParamError
 from lackpy.kit.call import ASKING, DEADLINE, PROGRESS, RESULT_BUDGET, Listener
@@ -29,11 +30,14 @@ from lackpy.approvals.policy import ApprovalPolicy
 from lackpy.run.cancel import Cancel
 from lackpy.run.compiler import prepare
 from lackpy.run.dryrun import holding
-from lackpy.run.execute import CANCELLED, MAX_RESULT_DEPTH, Cancelled, Ending, assigned, execute, give_back_spare, nesting, plain_variables, thread_deadline, value_size
+from lackpy.run.execute import (
+    CANCELLED, MAX_RESULT_DEPTH, Cancelled, Ending, assigned, execute, give_back_spare, nesting, paused, plain_variables, thread_deadline, value_size,
+)
 from lackpy.run.modes import MODES
 from lackpy.run.limits import Limits, layered
 from lackpy.run.result import ExecutionResult
 from lackpy.run.settings import RunSettings
+from lackpy.run.slots import set_aside
 from lackpy.run.guardrails import guarded
 from lackpy.run.trace import HeldCall, Recorder
 from lackpy.schema import to_jsonable
@@ -178,6 +182,7 @@ def _program_approved(program: str, settings: RunSettings, checked: _Checked, st
     if settings.gatekeeper is None and settings.origin is None:
         return None
     gatekeeper = settings.gatekeeper.fresh() if settings.gatekeeper is not None else Gatekeeper(ApprovalPolicy(), None)
+    gatekeeper.waiting = _waiting
     if settings.origin is not None:  # a skill another MCP server serves: a person approves this program with it, always
         answer = gatekeeper.skill(program, checked.own, checked.called, settings.origin)
         what = f"the program with skill {settings.origin.skill} (served by the MCP server {settings.origin.server})"
@@ -193,6 +198,16 @@ def _program_approved(program: str, settings: RunSettings, checked: _Checked, st
         failed = _failed(start, settings.kit, message, ErrorKind.DENIED, notices=settings.notices, program_grade=checked.own, decisions=gatekeeper.decisions)
         raise _Refused(failed)
     return gatekeeper
+
+
+@contextmanager
+def _waiting() -> Iterator[str | None]:
+    """A wait for a person during this run: its clock stops (``paused``) and its slot goes to another run (``set_aside``).
+
+    Yields None, or why the wait cannot be allowed (too many runs waiting already).
+    """
+    with paused(), set_aside() as refused:
+        yield refused
 
 
 def _wrapped_tools(

@@ -10,7 +10,6 @@ after the run, with their real times, and nothing is measured twice.
 
 from __future__ import annotations
 
-import reprlib
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Callable, Iterator, Literal, NamedTuple, Sequence
@@ -18,14 +17,7 @@ from typing import Any, Callable, Iterator, Literal, NamedTuple, Sequence
 from lackpy.approvals.decision import Decision
 from lackpy.errors import ErrorKind, LackpyError, LimitExceeded
 from lackpy.schema import Contract, as_dict
-
-SUMMARY_CHARS = 200
-
-_repr = reprlib.Repr()
-_repr.maxstring = SUMMARY_CHARS
-_repr.maxother = SUMMARY_CHARS
-_repr.maxlist = _repr.maxtuple = _repr.maxset = _repr.maxfrozenset = _repr.maxdict = 8
-_repr.maxlevel = 3
+from lackpy.summary import summarize
 
 @dataclass(frozen=True)
 class HeldCall(Contract):
@@ -54,29 +46,6 @@ class TraceEntry:
 
     def to_dict(self) -> dict:
         return as_dict(self)
-
-
-class Summary(str):
-    """A value already summarised: a description, never the program's own text."""
-
-
-def summarize(value: Any) -> str:
-    """A bounded one-line description of a value."""
-    kind = type(value)
-    if kind is Summary:
-        return str(value)
-    if value is None or kind is bool or kind is float or (kind is int and -10**18 < value < 10**18):
-        return repr(value)
-    if kind is str:
-        if len(value) <= SUMMARY_CHARS:
-            return repr(value)
-        return f"{value[:SUMMARY_CHARS]!r}... (len {len(value)})"
-    text = _repr.repr(value)
-    if isinstance(value, (str, bytes)):
-        cut = len(value) > SUMMARY_CHARS
-    else:
-        cut = isinstance(value, (list, tuple, dict, set, frozenset)) and len(value) > _repr.maxlist
-    return f"{text} (len {len(value)})" if cut else text
 
 
 def _named(names: tuple[str, ...], args: tuple, kwargs: dict) -> tuple[str, ...]:

@@ -27,7 +27,7 @@ from lackpy.run import wire
 from lackpy.run.execute import Cancelled, DeadlineReached, Ending, execute, plain_variables
 from lackpy.run.limits import Limits
 from lackpy.run.reuse import GROWTH_BYTES, AddressSpace, Snapshot
-from lackpy.run.trace import Summary, summarize
+from lackpy.summary import Summary, summarize
 
 JOB_MAX_BYTES = 64 * 1024 * 1024
 HANG_UP_S = 5.0  # how long a worker that reported waits for the host to let go

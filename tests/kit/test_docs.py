@@ -147,9 +147,9 @@ def test_refuses_climbs(workspace, outside, path):
 
 def test_package_root_outside_docs_refused(workspace):
     """Package files outside the package docs directory (e.g. lackpy's source) are refused."""
-    assert_refused("service.py", workspace)
+    assert_refused("config.py", workspace)
     assert_refused("kits/filesystem.kit", workspace)
-    assert_refused("docs/../service.py", workspace)
+    assert_refused("docs/../config.py", workspace)
 
 
 @pytest.mark.parametrize("path", ["", "   ", "docs/\x00x.md", None, 3])

@@ -146,7 +146,7 @@ def test_a_plain_answer_reaches_the_worker_as_it_was(value):
 
 def test_only_plain_types_are_marshalled_and_the_host_never_unmarshals():
     """A subclass, an enum or a code object never takes the marshal form; a worker's ``M`` frame is refused by the host."""
-    from lackpy.run.trace import Summary
+    from lackpy.summary import Summary
 
     assert wire.decode(wire.encode_reply(Summary("s"))[wire.HEADER.size :]) == {"t": "ok", "value": "s"}
     assert wire.encode_reply([ErrorKind.TOOL])[wire.HEADER.size :][:1] == b"{"

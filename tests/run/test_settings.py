@@ -93,8 +93,16 @@ def _lengths(path: Path, names: set[str] | None = None) -> dict[str, int]:
 def test_no_function_of_lackpy_is_over_80_lines():
     """Short functions with one job: none in the package is over 80 lines (the runner's and the service's run path included)."""
     lengths = {f"{path.relative_to(ROOT)}:{name}": n for path in sorted(ROOT.rglob("*.py")) for name, n in _lengths(path).items()}
-    assert "run/runner.py:run_with" in lengths and "service.py:run_program" in lengths  # the walk sees them (so an empty one cannot pass)
+    assert "run/runner.py:run_with" in lengths and "service/__init__.py:run_program" in lengths  # the walk sees them (so an empty one cannot pass)
     assert {name: n for name, n in lengths.items() if n > 80} == {}
+
+
+def test_the_service_facade_stays_under_500_lines():
+    """The facade the CLI, the MCP server and the Python API share delegates: its work lives in the modules of ``lackpy/service/``."""
+    facade = ROOT / "service" / "__init__.py"
+    lines = len(facade.read_text(encoding="utf-8").splitlines())
+    assert "async def run_program(" in facade.read_text(encoding="utf-8")  # the facade is this file (so a moved one cannot pass)
+    assert lines < 500, f"lackpy/service/__init__.py has {lines} lines; move a cohesive group of its work into a module of lackpy/service/"
 
 
 def test_the_service_validates_a_program_once_per_call(workspace: Path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lackpy.run.traceparent import CALLER, TraceParent, current_trace_id, from_meta, parse
+from lackpy.caller.traceparent import CALLER, TraceParent, current_trace_id, from_meta, parse
 
 TRACE, SPAN = "0af7651916cd43dd8448eb211c80319c", "00f067aa0ba902b7"
 
