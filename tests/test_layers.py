@@ -27,7 +27,7 @@ LAYER = {
     "tools": 4,
     "run": 5, "approvals": 5,
     "infer": 6, "remote": 6, "plugins": 6,
-    "session": 7, "trust": 7, "skills": 7, "report": 7,
+    "session": 7, "trust": 7, "trust_notice": 7, "skills": 7, "report": 7,
     "config": 8, "workspace": 8,
     "service": 9,
     "cli": 10, "mcp": 10, "__main__": 10,

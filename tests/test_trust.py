@@ -392,3 +392,26 @@ def test_a_serve_table_with_an_unknown_key_or_a_bad_value_is_a_config_error(tmp_
         (tmp_path / ".lackpy" / "config.toml").write_text(table)
         with pytest.raises(ConfigError, match=r"\[serve\]"):
             load_config(tmp_path)
+
+
+def test_the_untrusted_notice_is_said_in_full_once_then_in_one_line_and_in_full_again_after_a_change(tmp_path):
+    """Each command says the workspace is untrusted; the reasons again only when the workspace changed, or after trust --revoke."""
+    repo = tmp_path / "repo"
+    (repo / ".lackpy").mkdir(parents=True)
+    (repo / ".lackpy" / "config.toml").write_text('[mcp.servers.x]\ncommand = "true"\n')
+    root = repo.resolve()
+    full = (f"lackpy: this workspace is not trusted, so lackpy ignored: config 'mcp' (MCP server tables launch commands); "
+            f"if you trust it, run: lackpy trust {root}\n")
+    short = f"lackpy: this workspace is not trusted; still ignored (reasons shown before): config 'mcp'; to use them: lackpy trust {root}\n"
+    first, second = lackpy(repo, "tools"), lackpy(repo, "tools")
+    assert first.returncode == 0 and first.stderr == full
+    assert second.returncode == 0 and second.stderr == short
+    (repo / ".lackpy" / "config.toml").write_text('[mcp.servers.x]\ncommand = "touch"\nargs = ["pwned"]\n')  # the same key, another command
+    assert lackpy(repo, "tools").stderr == full and lackpy(repo, "tools").stderr == short
+    (repo / ".lackpy" / "config.toml").write_text('mode = "inprocess"\n[mcp.servers.x]\ncommand = "true"\n')
+    assert lackpy(repo, "tools").stderr.startswith("lackpy: this workspace is not trusted, so lackpy ignored: config 'mode' (")
+    assert lackpy(repo, "tools").stderr == (f"lackpy: this workspace is not trusted; still ignored (reasons shown before): config 'mode', config 'mcp'; "
+                                           f"to use them: lackpy trust {root}\n")
+    subprocess.run([sys.executable, "-m", "lackpy", "trust", "--revoke", str(repo)], capture_output=True, text=True, timeout=60, check=True)
+    assert lackpy(repo, "tools").stderr.startswith("lackpy: this workspace is not trusted, so lackpy ignored: config 'mode' (")
+    assert not list(repo.rglob("notices.json")) and (store_path().parent / "notices.json").exists()  # kept beside the trust record, not in the workspace
