@@ -852,11 +852,14 @@ def kit_info(name: str, tools: tuple[str, ...], json_: bool, service) -> None:
     if json_:
         return _emit_json(info)
     click.echo(f"kit {info['name'] or name}: {info['description']}")
+    if info.get("ignored"):
+        click.echo(info["ignored"])
     if info.get("path"):
         click.echo(f"file: {info['path']} ({info['source']})")
     click.echo(f"grade: w={info['grade']['w']} d={info['grade']['d']}")
     for tool in info["tools"]:
-        click.echo(f"  {tool['signature']:<55} w={tool['grade']['w']} d={tool['grade']['d']}  {tool['description']}")
+        grade = f"w={tool['grade']['w']} d={tool['grade']['d']}" if tool["grade"] is not None else "w=? d=?"
+        click.echo(f"  {tool['signature']:<55} {grade}  {tool['description']}")
     if info["docs"]:
         click.echo("docs: " + ", ".join(info["docs"]))
     for key, value in info["extra"].items():

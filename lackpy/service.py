@@ -268,7 +268,20 @@ class LackpyService:
 
     def kit_info(self, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> dict:
         """A kit as ``lackpy kit info`` shows it: where it comes from, its grade, and each tool by the name programs call."""
-        return self.resolve_kit(kit, extra_tools).info(self._approval)
+        try:
+            resolved = self.resolve_kit(kit, extra_tools)
+        except LackpyError:
+            # A kit an untrusted workspace wrote that is not in force: shown (as data only, nothing of it loaded) so a
+            # person can read it before trusting the workspace.
+            ignored = self._workspace.ignored_kit(kit, self._approval) if not extra_tools else None
+            if ignored is None:
+                raise
+            return ignored
+        info = resolved.info(self._approval)
+        shadowed = self._workspace.untrusted_kit_file(kit) if resolved.source != "workspace" and not extra_tools else None
+        if shadowed is not None:  # the package's kit of that name is in force; the workspace's file of that name is not
+            info["ignored"] = f"{shadowed}, this workspace's kit '{kit}', is not in force until you trust this workspace: lackpy trust {self.workspace}"
+        return info
 
     def toolbox_list(self) -> list[dict]:
         """Every tool of the toolbox, as ``lackpy tools`` shows it."""
