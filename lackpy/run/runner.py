@@ -328,7 +328,7 @@ def _context_for(context: ToolContext | None, kit: ResolvedKit, limits: Limits, 
         context = (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes, state=state)
     elif dry_run and not context.staging:
         context = context.fresh(staging=True, max_write_bytes=limits.max_write_bytes, state=context.state)
-    context.dry_run = dry_run
+    context.dry_run, context.written = dry_run, []  # what this run's tools write, and whether they only would
     return context
 
 
