@@ -120,12 +120,13 @@ def common(fn: Callable) -> Callable:
         def service():
             if not made:
                 from lackpy.service import LackpyService
+                from lackpy.trust_notice import as_shown
 
                 made.append(LackpyService(workspace))
                 click.get_current_context().meta["lackpy.notices"] = made[0].notices
                 made[0].load()  # now, so what an untrusted workspace did not get is said first
                 for notice in made[0].notices:
-                    click.echo(f"lackpy: {notice}", err=True)
+                    click.echo(f"lackpy: {as_shown(made[0].workspace, notice)}", err=True)
                 click.get_current_context().meta["lackpy.printed"] = list(made[0].notices)
             return made[0]
 
@@ -133,9 +134,11 @@ def common(fn: Callable) -> Callable:
             return fn(*args, service=service, **kwargs)
         finally:
             if made:
+                from lackpy.trust_notice import as_shown
+
                 printed = len(click.get_current_context().meta.get("lackpy.printed", ()))
                 for notice in made[0].notices[printed:]:  # what became known while the command ran (a server that failed to start)
-                    click.echo(f"lackpy: {notice}", err=True)
+                    click.echo(f"lackpy: {as_shown(made[0].workspace, notice)}", err=True)
                 made[0].close()
 
     return wrapper
@@ -860,11 +863,14 @@ def kit_info(name: str, tools: tuple[str, ...], json_: bool, service) -> None:
     if json_:
         return _emit_json(info)
     click.echo(f"kit {info['name'] or name}: {info['description']}")
+    if info.get("ignored"):
+        click.echo(info["ignored"])
     if info.get("path"):
         click.echo(f"file: {info['path']} ({info['source']})")
     click.echo(f"grade: w={info['grade']['w']} d={info['grade']['d']}")
     for tool in info["tools"]:
-        click.echo(f"  {tool['signature']:<55} w={tool['grade']['w']} d={tool['grade']['d']}  {tool['description']}")
+        grade = f"w={tool['grade']['w']} d={tool['grade']['d']}" if tool["grade"] is not None else "w=? d=?"
+        click.echo(f"  {tool['signature']:<55} {grade}  {tool['description']}")
     if info["docs"]:
         click.echo("docs: " + ", ".join(info["docs"]))
     for key, value in info["extra"].items():
@@ -1136,6 +1142,7 @@ def trust_cmd(ctx: click.Context, directory: str | None, list_: bool, revoke: bo
     trust again.
     """
     from lackpy import trust as trust_store
+    from lackpy.trust_notice import forget
     from lackpy.errors import WorkspaceError
 
     ctx.meta["lackpy.json"] = json_
@@ -1151,6 +1158,7 @@ def trust_cmd(ctx: click.Context, directory: str | None, list_: bool, revoke: bo
     root = Path(directory or ".").resolve()
     if not root.is_dir():
         raise WorkspaceError(f"workspace does not exist or is not a directory: {directory}")
+    forget(root)  # trusted or revoked, the next notice about this workspace is said in full
     if revoke:
         found = trust_store.revoke(root)
         if json_:

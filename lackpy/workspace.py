@@ -22,7 +22,9 @@ from lackpy.config import Config, load_config
 from lackpy.host import journal
 from lackpy.host.places import LACKPY_DIR
 from lackpy.kit.cache import KitCache
-from lackpy.kit.kitfile import kit_dirs, kit_rows
+from lackpy.errors import LackpyError
+from lackpy.kit.kitfile import find_kit, kit_dirs, kit_rows
+from lackpy.kit.preview import preview
 from lackpy.kit.resolve import KitSpec, ResolvedKit, resolve_kit
 from lackpy.kit.toolbox import Toolbox
 from lackpy.lang.grade import Grade
@@ -116,6 +118,23 @@ class Workspace:
             return None if grade is None else f"above read-only ({grade}) in an untrusted workspace"
 
         return kit_rows(self.kits_dir, ignored)
+
+    def untrusted_kit_file(self, kit: object) -> Path | None:
+        """The path of this workspace's own kit file named ``kit`` while the workspace is untrusted; None when trusted or when there is none."""
+        if not isinstance(kit, str) or self.load().trusted:
+            return None
+        try:
+            source, path = find_kit(kit, self.kits_dir)
+        except LackpyError:
+            return None
+        return path if source == "workspace" else None
+
+    def ignored_kit(self, kit: object, approval: Callable[[Any], str]) -> dict | None:
+        """This untrusted workspace's kit ``kit``, not in force, read as data only (``lackpy.kit.preview``); None for any other kit."""
+        path = self.untrusted_kit_file(kit)
+        if path is None:
+            return None
+        return preview(path, self.load().toolbox, approval, f"not in force: ignored until you trust this workspace: lackpy trust {self.root}")
 
     def close(self) -> None:
         """Stop the MCP servers and the background processes programs started (the toolbox's shared state)."""

@@ -141,3 +141,31 @@ def test_once_the_whole_question_was_read_an_auto_wait_goes_on(ws):
     assert "run_command(command='echo " + "ab" * 15000 + "; echo done')" in shown.replace("\n", "")
     assert "no answer within 1 s" in shown
     assert code == 0 and shown.rstrip().endswith("done"), output[-500:]
+
+
+def test_a_write_of_the_content_a_file_already_has_asks_nothing_and_says_so(ws):
+    """On a real terminal, with nothing typed: no question is shown, the run succeeds, and the trace says nothing was written."""
+    (ws / "same.py").write_text("write_file('keep.txt', 'as it was\\n')\n")
+    before = (ws / "keep.txt").stat().st_mtime_ns
+    code, output = on_terminal(["run", "--kit", "filesystem", "--trace", "same.py"], ws, None)
+    assert code == 0, output
+    assert "approve?" not in output and "apply these changes?" not in output
+    assert "-> 'keep.txt already has this content; nothing written'" in output
+    assert (ws / "keep.txt").read_text() == "as it was\n" and (ws / "keep.txt").stat().st_mtime_ns == before
+
+
+def test_an_edit_whose_replacement_is_the_text_asks_nothing_and_says_so(ws):
+    (ws / "same.py").write_text("edit_file('keep.txt', 'as it was', 'as it was')\n")
+    code, output = on_terminal(["run", "--kit", "filesystem", "--trace", "same.py"], ws, None)
+    assert code == 0 and "approve?" not in output, output
+    assert "-> 'keep.txt already has this content; nothing written'" in output
+    assert (ws / "keep.txt").read_text() == "as it was\n"
+
+
+def test_a_refused_write_is_traced_as_not_written_and_why(ws):
+    code, output = on_terminal(["run", "--kit", "filesystem", "--trace", "--json", "prog.py"], ws, b"n\n")
+    assert code == 1, output
+    document = json.loads(output[output.index("{"):])
+    assert document["trace"][0]["result"] == "'not written to keep.txt: the changes were not approved (user): refused on the terminal'"
+    assert "wrote" not in json.dumps(document["trace"])
+    assert (ws / "keep.txt").read_text() == "as it was\n"

@@ -32,7 +32,7 @@ LAYER = {
     "approvals": 5,
     "run": 6,
     "infer": 7, "remote": 7, "plugins": 7,
-    "session": 8, "trust": 8, "skills": 8, "report": 8,
+    "session": 8, "trust": 8, "trust_notice": 8, "skills": 8, "report": 8,
     "config": 9, "workspace": 9,
     "service": 10,
     "cli": 11, "mcp": 11, "__main__": 11,

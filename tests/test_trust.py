@@ -392,3 +392,64 @@ def test_a_serve_table_with_an_unknown_key_or_a_bad_value_is_a_config_error(tmp_
         (tmp_path / ".lackpy" / "config.toml").write_text(table)
         with pytest.raises(ConfigError, match=r"\[serve\]"):
             load_config(tmp_path)
+
+
+def test_the_untrusted_notice_is_said_in_full_once_then_in_one_line_and_in_full_again_after_a_change(tmp_path):
+    """Each command says the workspace is untrusted; the reasons again only when the workspace changed, or after trust --revoke."""
+    repo = tmp_path / "repo"
+    (repo / ".lackpy").mkdir(parents=True)
+    (repo / ".lackpy" / "config.toml").write_text('[mcp.servers.x]\ncommand = "true"\n')
+    root = repo.resolve()
+    full = (f"lackpy: this workspace is not trusted, so lackpy ignored: config 'mcp' (MCP server tables launch commands); "
+            f"if you trust it, run: lackpy trust {root}\n")
+    short = f"lackpy: this workspace is not trusted; still ignored (reasons shown before): config 'mcp'; to use them: lackpy trust {root}\n"
+    first, second = lackpy(repo, "tools"), lackpy(repo, "tools")
+    assert first.returncode == 0 and first.stderr == full
+    assert second.returncode == 0 and second.stderr == short
+    (repo / ".lackpy" / "config.toml").write_text('[mcp.servers.x]\ncommand = "touch"\nargs = ["pwned"]\n')  # the same key, another command
+    assert lackpy(repo, "tools").stderr == full and lackpy(repo, "tools").stderr == short
+    (repo / ".lackpy" / "config.toml").write_text('mode = "inprocess"\n[mcp.servers.x]\ncommand = "true"\n')
+    assert lackpy(repo, "tools").stderr.startswith("lackpy: this workspace is not trusted, so lackpy ignored: config 'mode' (")
+    assert lackpy(repo, "tools").stderr == (f"lackpy: this workspace is not trusted; still ignored (reasons shown before): config 'mode', config 'mcp'; "
+                                           f"to use them: lackpy trust {root}\n")
+    subprocess.run([sys.executable, "-m", "lackpy", "trust", "--revoke", str(repo)], capture_output=True, text=True, timeout=60, check=True)
+    assert lackpy(repo, "tools").stderr.startswith("lackpy: this workspace is not trusted, so lackpy ignored: config 'mode' (")
+    assert not list(repo.rglob("notices.json")) and (store_path().parent / "notices.json").exists()  # kept beside the trust record, not in the workspace
+
+
+def test_kit_info_shows_an_ignored_kit_as_data_marked_not_in_force(tmp_path):
+    """An untrusted workspace's kit above read-only: its tools and file are shown, exit 0, and nothing it names is loaded or run."""
+    repo = tmp_path / "repo"
+    (repo / ".lackpy" / "kits").mkdir(parents=True)
+    (repo / ".lackpy" / "kits" / "build.kit").write_text("---\ndescription: build and test\n---\nread_file\nrun_command\nbuild_tool\n")
+    canary = tmp_path / "imported"
+    (repo / "build_tool.py").write_text(f"open({str(canary)!r}, 'w').write('imported')\n")  # what a kit's Python tool module would do if imported
+    root = repo.resolve()
+    text = lackpy(repo, "kit", "info", "build")
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert lines[:4] == [
+        "kit build: build and test",
+        f"not in force: ignored until you trust this workspace: lackpy trust {root}",
+        f"file: {root}/.lackpy/kits/build.kit (workspace)",
+        "grade: w=3 d=3",
+    ]
+    assert lines[4].startswith("  read_file(") and lines[5].startswith("  run_command(") and " w=3 d=3 " in lines[5]
+    assert lines[6] == f"  {'build_tool':<55} w=? d=?  no tool of this name is registered here (it may come from a config this workspace may not use yet)"
+    document = json.loads(lackpy(repo, "kit", "info", "build", "--json").stdout)
+    assert document["ignored"] == f"not in force: ignored until you trust this workspace: lackpy trust {root}"
+    assert [t["name"] for t in document["tools"]] == ["read_file", "run_command", "build_tool"] and document["unknown"] == ["build_tool"]
+    assert not canary.exists()
+    (repo / ".lackpy" / "kits" / "build.kit").write_text("read_file\nrun_command\n")
+    with pytest.raises(KitError, match="comes from this workspace"):
+        LackpyService(repo).resolve_kit("build")  # still not in force: a run cannot use it
+    assert LackpyService(repo).kit_info("build")["ignored"].startswith("not in force: ignored until you trust this workspace")
+
+
+def test_kit_info_of_a_kit_shadowing_a_package_kit_says_the_workspace_file_is_not_in_force(cloned):
+    repo, _ = cloned
+    root = repo.resolve()
+    text = lackpy(repo, "kit", "info", "readonly")
+    assert text.returncode == 0 and text.stdout.splitlines()[1] == (
+        f"{root}/.lackpy/kits/readonly.kit, this workspace's kit 'readonly', is not in force until you trust this workspace: lackpy trust {root}")
+    assert "(package)" in text.stdout.splitlines()[2]

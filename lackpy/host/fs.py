@@ -621,9 +621,27 @@ class StagedFilesystem(_Text):
             return self.staged[rel] is not None
         return self.base.exists(rel) or any(p.startswith(rel + "/") and d is not None for p, d in self.staged.items())
 
+    def unchanged(self, rel: str) -> bool:
+        """Whether the staged change of ``rel`` changes nothing: its bytes are its baseline's (or it was made and deleted again).
+
+        The baseline is the content identity the commit checks again just
+        before it replaces the file (``journal.identify``, on the file it
+        opens), so "no change" is judged by the same computation that makes
+        the commit and its diff, never by reading the path a second time.
+        A baseline that never matches (``journal.CHANGED``, ``OTHER``) is a change.
+        """
+        data, baseline = self.staged.get(rel), self.baseline.get(rel)
+        if data is None:
+            return rel in self.staged and baseline is None
+        return baseline is not None and baseline.size == len(data) and baseline == Baseline.of(data)
+
+    def pending(self) -> list[str]:
+        """The staged paths a commit would change, in order: every staged path but those ``unchanged``."""
+        return [rel for rel in sorted(self.staged) if not self.unchanged(rel)]
+
     def changes(self) -> Changes:
         result = Changes()
-        for rel in sorted(self.staged):
+        for rel in self.pending():
             if self.staged[rel] is None:
                 result.deleted.append(rel)
             elif self.baseline.get(rel) is None:
@@ -635,7 +653,7 @@ class StagedFilesystem(_Text):
     def diff(self) -> str:
         """The unified diff of every staged change against the base."""
         chunks = []
-        for rel in sorted(self.staged):
+        for rel in self.pending():
             new = self.staged[rel]
             old = None
             if self.baseline.get(rel) is not None:
@@ -661,7 +679,7 @@ class StagedFilesystem(_Text):
         Other backends are checked, then written, and put back on a failure.
         """
         done = self.changes()
-        changes = [Change(rel, self.staged[rel], self.baseline.get(rel)) for rel in sorted(self.staged)]
+        changes = [Change(rel, self.staged[rel], self.baseline.get(rel)) for rel in self.pending()]  # what changes nothing is not written
         if isinstance(self.base, LocalFilesystem):
             journal.commit(self.base.root, changes)
         else:

@@ -29,6 +29,7 @@ class ToolContext:
 
     __slots__ = (
         "root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "state", "settings", "tools", "skill", "started_ns", "protected",
+        "dry_run", "written",
     )
 
     def __init__(
@@ -56,6 +57,10 @@ class ToolContext:
         self.skill: Any = None
         #: Workspace folders no program and no command may change, as ``.lackpy/`` (the ``[skills] paths``: skills load from them).
         self.protected: tuple[str, ...] = ()
+        #: Whether the run is a dry run: its staged writes are shown, never made (a tool's answer says "would").
+        self.dry_run = False
+        #: The path of each write the run's tools made (staged or not), in order: a call that added one wrote something.
+        self.written: list[str] = []
 
     @property
     def workspace(self) -> Path:
@@ -84,6 +89,8 @@ class ToolContext:
         context.protected = self.protected
         context.tools = {}
         context.skill = None
+        context.dry_run = False
+        context.written = []
         return context
 
     def note_read(self, path: str) -> None:
@@ -91,6 +98,7 @@ class ToolContext:
 
     def note_modified(self, path: str) -> None:
         self.files_modified[path] = None
+        self.written.append(path)
 
 
 def uses_context(fn: F) -> F:

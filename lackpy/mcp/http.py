@@ -10,8 +10,10 @@ its body, its idle time, and how many there are.
 
 from __future__ import annotations
 
+import errno
 import hmac
 import ipaddress
+import socket
 from typing import Any
 
 from lackpy.errors import UsageError
@@ -35,6 +37,40 @@ def parse_address(value: str) -> tuple[str, int]:
         except ValueError:
             raise UsageError(f"--http: {host!r} is not a host; write an IPv6 address in brackets, e.g. [::1]:8000") from None
     return host, int(port)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host``:``port``, before anything says the server is serving; UsageError (one line) when it cannot be.
+
+    The server is handed this socket: the address it says it serves at is
+    one it already holds, and a port another process holds is said at once,
+    as a mistake in ``--http``, not found by the web server after the
+    service has loaded (which would exit with a code of its own).
+    """
+    shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        sock = socket.socket(family=socket.AF_INET6 if ":" in host else socket.AF_INET)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {shown}: {exc.strerror or exc}; choose another address with --http HOST:PORT") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: a port left in TIME_WAIT is free, one listened on is not
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise UsageError(_why_not_bound(exc, host, port, shown)) from None
+    return sock
+
+
+def _why_not_bound(exc: OSError, host: str, port: int, shown: str) -> str:
+    if exc.errno == errno.EADDRINUSE:
+        return f"{shown} is in use: choose another port with --http HOST:PORT"
+    if exc.errno == errno.EACCES:
+        return f"{shown}: this user may not listen on port {port} (ports below 1024 need privileges): choose another port with --http HOST:PORT"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"{shown}: {host} is not an address of this machine: give one it has with --http HOST:PORT, e.g. --http 127.0.0.1:{port}"
+    if isinstance(exc, socket.gaierror):
+        return f"{shown}: the host name {host!r} is not known: give an address with --http HOST:PORT, e.g. --http 127.0.0.1:{port}"
+    return f"cannot listen on {shown}: {exc.strerror or exc}: choose another address with --http HOST:PORT"
 
 
 def transport_security(host: str) -> Any:
@@ -78,8 +114,8 @@ class BearerToken:
 
 
 def serve_http(server: Any, host: str, port: int, token: str | None, metrics: Any = None, drain_s: float | None = None,
-               front: FrontSettings | None = None, issuer: Any = None) -> None:
-    """Serve ``server`` (an MCPServer) at http://host:port/mcp until a signal ends it.
+               front: FrontSettings | None = None, issuer: Any = None, sock: socket.socket | None = None) -> None:
+    """Serve ``server`` (an MCPServer) at http://host:port/mcp until a signal ends it (on ``sock``, ``bind``'s, when given).
 
     From the outside in: ``/healthz`` and ``/readyz``, answered without the
     token (``lackpy.mcp.health``); the token check (the shared ``token``, or
@@ -113,7 +149,7 @@ def serve_http(server: Any, host: str, port: int, token: str | None, metrics: An
     app = Health(app, drain, server.cluster.me, server.cluster.store if server.cluster.shared else None)
     config = gate.config(app, host, port, log_level="warning", lifespan="on", timeout_graceful_shutdown=GRACE_S)
     repeats.install()  # after uvicorn's config has set up its loggers
-    anyio.run(DrainingServer(config, drain).serve)
+    anyio.run(DrainingServer(config, drain).serve, [sock] if sock is not None else None)
 
 
-__all__ = ["BearerToken", "parse_address", "serve_http", "transport_security"]
+__all__ = ["BearerToken", "bind", "parse_address", "serve_http", "transport_security"]

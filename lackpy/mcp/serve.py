@@ -49,23 +49,42 @@ def serve(
     access tokens that issuer signs for this server instead of one shared
     token (``lackpy.mcp.bearer``).
     """
-    from lackpy.mcp.http import parse_address, serve_http
-    from lackpy.mcp.policy import KitPolicy
-    from lackpy.mcp.server import build_server
-    from lackpy.mcp.telemetry import Telemetry
-    from lackpy.service import LackpyService
+    from lackpy.mcp.http import bind, parse_address
 
     address = parse_address(http) if http is not None else None
+    # Which options go together is said first, before any environment variable is read: over stdio an HTTP-only
+    # option is the mistake, whatever its variable holds.
+    drain_s, front = _http_options(address is not None, token_env=token_env, drain_s=drain_s, store=store, cluster_key_env=cluster_key_env,
+                                   advertise=advertise, max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,
+                                   oauth_issuer=oauth_issuer, oauth_resource=oauth_resource, oauth_scope=oauth_scopes or None,
+                                   oauth_runs_per_caller=oauth_runs_per_caller, oauth_introspect_env=oauth_introspect_env)
     oauth = _oauth_options(oauth_issuer, oauth_resource, oauth_scopes, token_env, oauth_runs_per_caller, oauth_introspect_env)
     token = _token(token_env) if token_env is not None else None
     if approval is not None:
         from lackpy.approvals.policy import Ask
 
         Ask.parse(approval, "--approval")  # a bad approval mode is said before the server starts
-    drain_s, front = _http_options(address is not None, token_env=token_env, drain_s=drain_s, store=store, cluster_key_env=cluster_key_env,
-                                   advertise=advertise, max_connections=max_connections, max_connections_per_peer=max_connections_per_peer,
-                                   oauth_issuer=oauth_issuer, oauth_resource=oauth_resource, oauth_scope=oauth_scopes or None,
-                                   oauth_runs_per_caller=oauth_runs_per_caller, oauth_introspect_env=oauth_introspect_env)
+    sock = bind(*address) if address is not None else None  # a port in use is said before anything loads, or says it serves
+    try:
+        _serve_with(workspace, trust, address, sock, token, drain_s, front, oauth, kit=kit, allow_kits=allow_kits, expose_tools=expose_tools,
+                    ceiling=ceiling, approval=approval, allow_skills=allow_skills, store=store, deployment=deployment,
+                    cluster_key_env=cluster_key_env, advertise=advertise, oauth_issuer=oauth_issuer, oauth_resource=oauth_resource)
+    finally:
+        if sock is not None:
+            sock.close()
+
+
+def _serve_with(workspace: Any, trust: bool, address: tuple[str, int] | None, sock: Any, token: str | None, drain_s: float | None, front: Any,
+                oauth: dict, **options: Any) -> None:
+    """Load the service and serve it, over stdio (no ``address``) or HTTP on ``sock``, until the client or a signal ends it."""
+    from lackpy.mcp.http import serve_http
+    from lackpy.mcp.policy import KitPolicy
+    from lackpy.mcp.server import build_server
+    from lackpy.mcp.telemetry import Telemetry
+    from lackpy.service import LackpyService
+
+    store, deployment, cluster_key_env, advertise = options["store"], options["deployment"], options["cluster_key_env"], options["advertise"]
+    oauth_issuer, oauth_resource = options["oauth_issuer"], options["oauth_resource"]
     service = LackpyService(workspace, trust=True if trust else None).load()
     for notice in service.notices:
         print(f"lackpy: {notice}", file=sys.stderr)
@@ -73,17 +92,17 @@ def serve(
     try:
         settings = service.config.serve if address is not None else {}
         cluster = cluster_of(store or settings.get("store"), deployment or settings.get("deployment"), cluster_key_env, advertise, address)
-        policy = KitPolicy.build(service, kit, allow_kits)
+        policy = KitPolicy.build(service, options["kit"], options["allow_kits"])
         issuer = _issuer(oauth_issuer, oauth_resource, oauth, address, policy) if oauth_issuer is not None else None
         telemetry = Telemetry.start(service, policy, http=address is not None, store=cluster.store)
-        server = build_server(service, policy, one_client=address is None, expose_tools=expose_tools, ceiling=ceiling, approval=approval,
-                              allow_skills=allow_skills, observer=telemetry.observer, cluster=cluster)
+        server = build_server(service, policy, one_client=address is None, expose_tools=options["expose_tools"], ceiling=options["ceiling"],
+                              approval=options["approval"], allow_skills=options["allow_skills"], observer=telemetry.observer, cluster=cluster)
         server.quota.most = oauth.get("runs")
         if address is None:
             server.run("stdio")
             return
         _say_serving(address, telemetry.metrics is not None, policy, cluster)
-        serve_http(server, *address, token, telemetry.metrics, drain_s, front, issuer)
+        serve_http(server, *address, token, telemetry.metrics, drain_s, front, issuer, sock)
     finally:
         if telemetry is not None:
             telemetry.close()
@@ -111,6 +130,9 @@ def _http_options(http: bool, **given: Any) -> tuple[float | None, Any]:
         for name, value in given.items():
             if value is not None:
                 option = "--" + name.replace("_", "-")
+                if name == "token_env":
+                    raise UsageError(f"{option} needs --http [HOST:]PORT: the token guards the HTTP transport; stdio has no token "
+                                     "(the one client that starts lackpy has the server to itself)")
                 raise UsageError(f"{option} goes with --http [HOST:]PORT; over stdio the one client that starts lackpy has the server to itself")
         return None, None
     from lackpy.mcp.drain import parse_drain_s

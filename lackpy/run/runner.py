@@ -28,6 +28,7 @@ from lackpy.lang.validator import Check
 from lackpy.approvals.gatekeeper import Gatekeeper
 from lackpy.approvals.policy import ApprovalPolicy
 from lackpy.run.cancel import Cancel
+from lackpy.run.claims import Claims
 from lackpy.run.compiler import prepare
 from lackpy.run.dryrun import holding
 from lackpy.run.execute import (
@@ -81,8 +82,12 @@ def run_with(program: str, settings: RunSettings, cancel: Cancel | None = None, 
     context.tools, context.skill = kit.tools, settings.skill
     recorder = Recorder(limits.max_tool_calls, settings.on_call)
     held: list[HeldCall] = []
-    tools = _wrapped_tools(settings, checked, context, recorder, gatekeeper, held)
+    claims = Claims(context) if context.staging and not settings.dry_run else None
+    tools = _wrapped_tools(settings, checked, context, recorder, gatekeeper, held, claims)
     ran = _run_traced(checked, tools, settings, context, cancel or Cancel(), gatekeeper, begun)
+    if claims is not None and ran.stage is None:
+        output, printed = claims.amend(recorder.calls, ran.output, ran.printed, ran.writes.unwritten, ran.writes.pending)
+        ran = ran._replace(output=output, printed=printed)
     decisions = gatekeeper.decisions if gatekeeper is not None else ()
     if ran.stage is not None:  # the exception is gone, and with it what filled the memory
         return _failed(
@@ -211,15 +216,18 @@ def _waiting() -> Iterator[str | None]:
 
 
 def _wrapped_tools(
-    settings: RunSettings, checked: _Checked, context: ToolContext, recorder: Recorder, gatekeeper: Gatekeeper | None, held: list[HeldCall]
+    settings: RunSettings, checked: _Checked, context: ToolContext, recorder: Recorder, gatekeeper: Gatekeeper | None, held: list[HeldCall],
+    claims: Claims | None = None,
 ) -> dict[str, Callable[..., Any]]:
-    """The tools the program calls, bound to ``context`` and wrapped, innermost first: approval gates, guardrails, dry-run holding, the trace.
+    """The tools the program calls, bound to ``context`` and wrapped, innermost first: what they wrote, approval gates, guardrails, dry-run holding, the trace.
 
     A dry run holds outermost, so a held call reaches no guardrail, no
     approval and no tool; the recorder is outermost of all, so it sees every call.
     """
     kit = settings.kit
     bound = kit.bind(context, checked.called)
+    if claims is not None:
+        bound = {alias: claims.wrap(alias, fn) for alias, fn in bound.items()}
     if gatekeeper is not None:
         gatekeeper.steps = lambda: len(recorder.calls)
         bound = {alias: gatekeeper.gate(alias, kit.tools[alias], fn) for alias, fn in bound.items()}
@@ -330,11 +338,12 @@ _OUT_OF_MEMORY = {
 
 
 def _context_for(context: ToolContext | None, kit: ResolvedKit, limits: Limits, state: dict | None, dry_run: bool) -> ToolContext:
-    """The run's tool context: a fresh staging one, or the caller's; a dry run always stages, whatever it was given."""
+    """The run's tool context: a fresh staging one, or the caller's; a dry run always stages, whatever it was given, and its tools know it."""
     if context is None:
-        return (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes, state=state)
-    if dry_run and not context.staging:
-        return context.fresh(staging=True, max_write_bytes=limits.max_write_bytes, state=context.state)
+        context = (kit.context or ToolContext(".")).fresh(staging=True, max_write_bytes=limits.max_write_bytes, state=state)
+    elif dry_run and not context.staging:
+        context = context.fresh(staging=True, max_write_bytes=limits.max_write_bytes, state=context.state)
+    context.dry_run, context.written = dry_run, []  # what this run's tools write, and whether they only would
     return context
 
 
@@ -388,6 +397,15 @@ class _Writes(NamedTuple):
     deleted: list[str]
     dry_run: bool
     diff: str | None
+    unwritten: str | None = None
+    """Why the staged writes were not made (None: they were, or there were none, or it is a dry run)."""
+    pending: frozenset = frozenset()
+    """The paths the commit changed (or would have)."""
+
+
+#: Why a run that did not commit wrote nothing, by how it ended.
+_FAILED = "the program failed, and a failed run writes nothing"
+_CANCELLED = "the run was cancelled before its writes were made"
 
 
 def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: Cancel, gatekeeper: Gatekeeper | None = None) -> _Writes:
@@ -404,8 +422,12 @@ def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: 
         return unchanged._replace(modified=list(context.files_modified)) if _committing(ending, cancel) else cancelled
     unchanged = unchanged._replace(dry_run=dry_run)
     store = workspace.staged(context)
-    if store is None or not store.staged:
-        return unchanged if _committing(ending, cancel) else cancelled
+    pending = frozenset(store.pending()) if store is not None else frozenset()
+    if not pending:  # nothing staged, or only writes that change nothing: nothing to ask about or write
+        if not _committing(ending, cancel):
+            return cancelled._replace(unwritten=_CANCELLED)
+        return unchanged if ending.success or dry_run else unchanged._replace(unwritten=_FAILED)
+    unchanged, cancelled = unchanged._replace(pending=pending), cancelled._replace(pending=pending, unwritten=_CANCELLED)
     planned = store.changes()
     diff = None
     if dry_run:
@@ -413,20 +435,21 @@ def _finish_writes(ending: Ending, context: ToolContext, dry_run: bool, cancel: 
             return cancelled._replace(dry_run=True)
         diff = store.diff()
     elif not ending.success:
-        return unchanged  # a failed run changes nothing, and reports nothing as changed
+        return unchanged._replace(unwritten=_FAILED)  # a failed run changes nothing, and reports nothing as changed
     else:
         answer = gatekeeper.commit(planned, store.diff) if gatekeeper is not None else None
         if answer is not None and not answer.approved:
-            error = f"denied: the changes were not approved ({answer.by}): {answer.reason}; nothing was written"
-            return unchanged._replace(success=False, error=error, error_kind=ErrorKind.DENIED)
+            refused = f"the changes were not approved ({answer.by}): {answer.reason}"
+            return unchanged._replace(success=False, error=f"denied: {refused}; nothing was written", error_kind=ErrorKind.DENIED, unwritten=refused)
         if not _committing(ending, cancel):
             return cancelled
         try:
             store.commit()  # all or nothing, crash-consistent (lackpy.host.journal)
         except (ConflictError, CommitError) as exc:
-            return unchanged._replace(success=False, error=str(exc), error_kind=ErrorKind.parse(exc.kind))
+            return unchanged._replace(success=False, error=str(exc), error_kind=ErrorKind.parse(exc.kind), unwritten=str(exc))
         except OSError as exc:
-            return unchanged._replace(success=False, error=f"could not write the changes: {exc}; nothing was written", error_kind=ErrorKind.COMMIT)
+            error = f"could not write the changes: {exc}; nothing was written"
+            return unchanged._replace(success=False, error=error, error_kind=ErrorKind.COMMIT, unwritten=error)
     return unchanged._replace(created=planned.created, modified=planned.modified, deleted=planned.deleted, diff=diff)
 
 

@@ -46,8 +46,22 @@ class Kits:
         return self.workspace.kit_rows()
 
     def info(self, kit: KitSpec = None, extra_tools: Iterable[str] | None = None) -> dict:
-        """A kit as ``lackpy kit info`` shows it."""
-        return self.resolve(kit, extra_tools).info(self.approval)
+        """A kit as ``lackpy kit info`` shows it; an untrusted workspace's own kit too, read as data and marked not in force."""
+        try:
+            resolved = self.resolve(kit, extra_tools)
+        except LackpyError:
+            # A kit an untrusted workspace wrote is not in force: shown (as data only, nothing of it loaded) so a
+            # person can read it before trusting the workspace.
+            ignored = self.workspace.ignored_kit(kit, self.approval) if not extra_tools else None
+            if ignored is None:
+                raise
+            return ignored
+        info = resolved.info(self.approval)
+        shadowed = self.workspace.untrusted_kit_file(kit) if resolved.source != "workspace" and not extra_tools else None
+        if shadowed is not None:  # the package's kit of that name is in force; the workspace's file of that name is not
+            info["ignored"] = (f"{shadowed}, this workspace's kit '{kit}', is not in force until you trust this workspace: "
+                               f"lackpy trust {self.workspace.root}")
+        return info
 
     def tool_rows(self) -> list[dict]:
         """Every tool of the toolbox, as ``lackpy tools`` shows it."""

@@ -161,8 +161,18 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
         path: File path, relative to the workspace.
         content: The complete new text.
     """
-    size = workspace.write_text(ctx, path, content)
-    return f"wrote {size} bytes to {path}"
+    written = workspace.write(ctx, path, content)
+    if not written.changed:
+        return unchanged(path)
+    amount = f"{written.size} byte{'' if written.size == 1 else 's'}"
+    if ctx.dry_run:
+        return f"would write {amount} to {path} (dry run: nothing written)"
+    return f"wrote {amount} to {path}"
+
+
+def unchanged(path: str) -> str:
+    """What a write tool answers for a write that changes nothing: nothing is asked about it, nor written."""
+    return f"{path} already has this content; nothing written"
 
 
 @shipped(
@@ -200,11 +210,11 @@ def edit_file(ctx: ToolContext, path: str, old_str: str, new_str: str, replace_a
         after = before.replace(old_str, new_str) if replace_all else before.replace(old_str, new_str, 1)
     else:
         after = _replace_loosely(before, old_str, new_str, replace_all, path)
-    if after != before:
-        workspace.write_text(ctx, path, after)
-    return "".join(
-        difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{path}", f"b/{path}")
-    )
+    if after == before:
+        return unchanged(path)
+    workspace.write(ctx, path, after)
+    diff = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"a/{path}", f"b/{path}"))
+    return f"would edit {path} (dry run: nothing written)\n{diff}" if ctx.dry_run else diff
 
 
 def _canonical(line: str) -> str:

@@ -18,7 +18,7 @@ import posixpath
 import re
 from contextlib import contextmanager
 from fnmatch import fnmatchcase
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from lackpy.errors import PathError, ToolError
 from lackpy.host.deny import denied
@@ -194,17 +194,37 @@ def protects(folder: str, rel: str) -> bool:
     return rel == folder or rel.startswith(folder + "/")
 
 
+class Written(NamedTuple):
+    """What a write did: the bytes it wrote, and whether they change the file (False: the file already held them)."""
+
+    size: int
+    changed: bool
+
+
 def write_text(ctx: ToolContext, path: str, content: str) -> int:
     """Write a file through the backend (staged during a run); returns the bytes written."""
+    return write(ctx, path, content).size
+
+
+def write(ctx: ToolContext, path: str, content: str) -> Written:
+    """Write a file through the backend (staged during a run): its size, and whether it changes the file.
+
+    A staged write that leaves the file as it was (``StagedFilesystem.unchanged``:
+    the same computation as the commit's, on the file's baseline) is no change:
+    the commit neither asks about it nor writes it.
+    """
     rel = writable(ctx, path)
     try:
         data = content.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ToolError(f"content for {path} cannot be encoded as UTF-8: {exc.reason} at position {exc.start}") from None
+    fs = filesystem(ctx)
     with _as_written(rel, path):
-        filesystem(ctx).write(rel, data)
-    ctx.note_modified(rel)
-    return len(data)
+        fs.write(rel, data)
+    changed = not fs.unchanged(rel) if isinstance(fs, StagedFilesystem) else True
+    if changed:
+        ctx.note_modified(rel)
+    return Written(len(data), changed)
 
 
 def list_dir(ctx: ToolContext, path: str = ".") -> list[dict]:

@@ -166,7 +166,9 @@ def test_kit_create_new_service_sees_it(service, workspace):
     service.kit_create("mine", ["write_file"])
     assert LackpyService(workspace, trust=True).kit_info("mine")["grade"] == {"w": 3, "d": 3}
     with pytest.raises(KitError, match="above read-only.*not trusted; if you trust it, run: lackpy trust"):
-        LackpyService(workspace).kit_info("mine")
+        LackpyService(workspace).resolve_kit("mine")
+    untrusted = LackpyService(workspace).kit_info("mine")  # shown, as data, so it can be read before trusting
+    assert untrusted["grade"] == {"w": 3, "d": 3} and untrusted["ignored"].startswith("not in force: ignored until you trust this workspace")
 
 
 def test_kit_create_refuses_overwrite(service):

@@ -58,6 +58,13 @@ async def call(server, mode: str, answering, program: str = WRITE, kit: str = "c
     return {"error": result.is_error, **(result.structured_content or {})}
 
 
+async def traced(server, mode: str, answering, program: str) -> dict:
+    """``call`` with the coding kit, the trace asked for."""
+    async with Client(server, mode=mode, elicitation_callback=answering) as client:
+        result = await client.call_tool("run_program", {"program": program, "kit": "coding", "trace": True})
+    return {"error": result.is_error, **(result.structured_content or {})}
+
+
 def stdio(ws: Path, env: dict, *options: str) -> StdioServerParameters:
     return StdioServerParameters(command=PYTHON, args=["-m", "lackpy", "serve", "-w", str(ws), "--allow-kits", "readonly,coding", *options], env=env)
 
@@ -355,3 +362,40 @@ def test_a_question_no_longer_waiting_is_not_there_to_read(ws):
 
     error = asyncio.run(main())
     assert "no approval question 'not-a-question' is waiting (it was answered, or its wait ended)" in str(error)
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_over_stdio_a_declined_write_says_it_was_not_written_and_why(ws, server_env, mode):
+    (ws / "dry.txt").write_text("canary\n")
+    answering = Answering("decline")
+    result = asyncio.run(traced(stdio(ws, server_env), mode, answering, "write_file('dry.txt', 'x')"))
+    said = "not written to dry.txt: the changes were not approved (client): the client declined"
+    assert result["success"] is False and result["error_kind"] == "denied"
+    assert result["output"] == said and result["trace"][0]["result"] == repr(said)
+    assert "wrote" not in str(result) and (ws / "dry.txt").read_text() == "canary\n"
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_over_stdio_a_write_of_the_same_content_asks_nothing(ws, server_env, mode):
+    (ws / "dry.txt").write_text("canary\n")
+    before = (ws / "dry.txt").stat().st_mtime_ns
+    answering = Answering("decline")
+    result = asyncio.run(call(stdio(ws, server_env), mode, answering, "write_file('dry.txt', 'canary\\n')", "coding"))
+    assert result["success"] is True and answering.messages == [] and result["decisions"] == []
+    assert result["output"] == "dry.txt already has this content; nothing written"
+    assert (ws / "dry.txt").read_text() == "canary\n" and (ws / "dry.txt").stat().st_mtime_ns == before
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_over_stdio_a_dry_run_answers_would(ws, server_env, mode):
+    (ws / "dry.txt").write_text("canary\n")
+
+    async def main() -> dict:
+        async with Client(stdio(ws, server_env), mode=mode, elicitation_callback=Answering()) as client:
+            result = await client.call_tool("run_program", {"program": "write_file('dry.txt', 'x')", "kit": "coding", "dry_run": True, "trace": True})
+        return result.structured_content
+
+    result = asyncio.run(main())
+    assert result["success"] is True and result["dry_run"] is True
+    assert result["output"] == "would write 1 byte to dry.txt (dry run: nothing written)"
+    assert result["trace"][0]["result"] == repr(result["output"]) and (ws / "dry.txt").read_text() == "canary\n"

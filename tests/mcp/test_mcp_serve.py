@@ -332,5 +332,59 @@ def test_serve_without_mcp_says_how_to_install_it(server_env, tmp_path):
 def test_serve_option_errors_are_one_line(server_env, tmp_path):
     out = subprocess.run([PYTHON, "-m", "lackpy", "serve", "-w", str(tmp_path), "--http", "nope"], env=server_env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stderr.startswith("lackpy: error: --http expects") and out.stderr.count("\n") == 1
-    out = subprocess.run([PYTHON, "-m", "lackpy", "serve", "-w", str(tmp_path), "--token-env", "LACKPY_NO_SUCH"], env=server_env, capture_output=True, text=True, timeout=60)
+    out = subprocess.run([PYTHON, "-m", "lackpy", "serve", "-w", str(tmp_path), "--http", "127.0.0.1:1", "--token-env", "LACKPY_NO_SUCH"], env=server_env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "LACKPY_NO_SUCH" in out.stderr
+
+
+def test_a_port_in_use_is_one_line_and_exit_2_before_anything_says_serving(tmp_path, server_env):
+    """A real socket holds the port on 127.0.0.1: lackpy serve says so in one line, exits 2 (usage), and never says it serves."""
+    import socket
+
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    try:
+        done = subprocess.run([PYTHON, "-m", "lackpy", "serve", "-w", str(tmp_path), "--http", f"127.0.0.1:{port}"], env=server_env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    finally:
+        holder.close()
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == f"lackpy: error: 127.0.0.1:{port} is in use: choose another port with --http HOST:PORT\n"
+    assert done.stdout == ""
+
+
+def test_the_port_it_says_it_serves_at_is_the_one_it_holds(tmp_path, server_env):
+    """Bound before it says so: the line that says it serves comes once the port is already taken."""
+    process, port = start_http(tmp_path, server_env)
+    try:
+        again = subprocess.run([PYTHON, "-m", "lackpy", "serve", "-w", str(tmp_path), "--http", f"127.0.0.1:{port}"], env=server_env,
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    finally:
+        stop(process)
+    assert again.returncode == 2 and again.stderr == f"lackpy: error: 127.0.0.1:{port} is in use: choose another port with --http HOST:PORT\n"
+
+
+@pytest.mark.parametrize("options, said", [
+    (["--token-env", "LACKPY_T_UNSET"], "lackpy: error: --token-env needs --http [HOST:]PORT: the token guards the HTTP transport; stdio has no token "
+                                        "(the one client that starts lackpy has the server to itself)\n"),
+    (["--cluster-key-env", "LACKPY_T_UNSET"], "lackpy: error: --cluster-key-env goes with --http [HOST:]PORT; over stdio the one client that "
+                                              "starts lackpy has the server to itself\n"),
+    (["--oauth-issuer", "http://127.0.0.1:9", "--oauth-introspect-env", "LACKPY_T_UNSET"],
+     "lackpy: error: --oauth-issuer goes with --http [HOST:]PORT; over stdio the one client that starts lackpy has the server to itself\n"),
+    (["--http", "127.0.0.1:1", "--oauth-issuer", "http://127.0.0.1:9", "--token-env", "LACKPY_T_UNSET"],
+     "lackpy: error: give --oauth-issuer or --token-env, not both: a server takes either its issuer's access tokens or one shared token\n"),
+])
+def test_options_that_do_not_go_together_are_said_before_any_variable_is_read(tmp_path, server_env, options, said):
+    env = {k: v for k, v in server_env.items() if k != "LACKPY_T_UNSET"}
+    done = subprocess.run([PYTHON, "-m", "lackpy", "serve", "-w", str(tmp_path), *options], env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr == said, done.stderr
+
+
+def test_a_token_env_with_http_that_is_unset_is_said_as_before(tmp_path, server_env):
+    env = {k: v for k, v in server_env.items() if k != "LACKPY_T_UNSET"}
+    done = subprocess.run([PYTHON, "-m", "lackpy", "serve", "-w", str(tmp_path), "--http", "127.0.0.1:1", "--token-env", "LACKPY_T_UNSET"], env=env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr == "lackpy: error: --token-env LACKPY_T_UNSET: the environment variable LACKPY_T_UNSET is not set or empty; export the token in it first\n"

@@ -540,3 +540,18 @@ def test_a_tools_own_timeout_fails_the_call_not_the_run(tmp_path):
         fine = run(svc, "notes__add_note('after')", kit="notes__add_note")
     assert slow.error_kind == "tool" and "did not answer within the tool's timeout_s (0.5 s)" in slow.error
     assert fine.output == 1
+
+
+def test_mcp_list_with_one_fixture_server_shows_it_connected_with_its_tools(tmp_path):
+    """One trusted stdio server: lackpy mcp list starts it once, lists it as connected with its tools, and ends (its server stopped)."""
+    root = workspace_with(tmp_path / "ws", server_table("notes", "notes"))
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))
+    env.pop("LACKPY_WORKSPACE", None)
+    subprocess.run([sys.executable, "-m", "lackpy", "trust", str(root)], check=True, capture_output=True, timeout=60, env=env)
+    out = subprocess.run([sys.executable, "-m", "lackpy", "mcp", "list", "-w", str(root)], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"{'notes':<14} {'stdio':<6} connected"
+    assert lines[1].strip() == f"{sys.executable} {SERVERS} notes"
+    assert "notes__add_note" in lines[2] and "notes__list_notes" in lines[2]
+    assert out.stderr == ""

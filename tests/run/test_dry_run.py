@@ -195,3 +195,33 @@ def test_the_cli_dry_run_of_a_command_creates_nothing(tmp_path: Path):
     assert document["dry_run"] is True and document["error_kind"] == "denied"
     assert document["held_back"] == [{"step": 1, "tool": "run_command", "arguments": {"command": f"'touch {CANARY}'"}, "answer": "refused"}]
     assert not (workspace / CANARY).exists()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_dry_runs_write_answers_say_what_would_happen(toolbox: Toolbox, workspace: Path, mode: str):
+    """write_file and edit_file answer with 'would', and the trace says the same; the canary file keeps its content."""
+    (workspace / "dry.txt").write_text("canary\n")
+    kit = resolve_kit("filesystem", toolbox)
+    program = 'a = write_file("dry.txt", "x\\n")\nb = edit_file("dry.txt", "x", "y")\nc = write_file("two.txt", "y")\n[a, b, c]'
+    result = run_program(program, kit, mode=mode, dry_run=True)
+    assert result.success and result.dry_run, result.error
+    a, b, c = result.output
+    assert a == "would write 2 bytes to dry.txt (dry run: nothing written)"
+    assert b == "would edit dry.txt (dry run: nothing written)\n--- a/dry.txt\n+++ b/dry.txt\n@@ -1 +1 @@\n-x\n+y\n"
+    assert c == "would write 1 byte to two.txt (dry run: nothing written)"
+    assert [entry.result for entry in result.trace] == [repr(a), repr(b), repr(c)]
+    assert "wrote" not in json.dumps(result.to_dict()["trace"])
+    assert (workspace / "dry.txt").read_text() == "canary\n" and not (workspace / "two.txt").exists()
+
+
+def test_the_cli_dry_run_traces_a_write_as_would(tmp_path: Path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "dry.txt").write_text("canary\n")
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    command = [*_lackpy(), "run", "--kit", "filesystem", "--dry-run", "--trace", "-"]
+    done = subprocess.run(command, input='write_file("dry.txt", "x")\n', cwd=workspace, capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("would write 1 byte to dry.txt (dry run: nothing written)\n")
+    assert "[1] write_file(path='dry.txt', content='x') -> 'would write 1 byte to dry.txt (dry run: nothing written)'" in done.stderr
+    assert "wrote" not in done.stdout + done.stderr and (workspace / "dry.txt").read_text() == "canary\n"

@@ -371,8 +371,8 @@ def test_edit_file_overlapping_matches_are_ambiguous(toolbox, workspace):
 
 
 def test_edit_file_same_text(toolbox, workspace):
-    """new_str equal to old_str returns an empty diff and modifies nothing."""
-    assert toolbox.bound("edit_file")("README.md", "Status: draft", "Status: draft") == ""
+    """new_str equal to old_str says the file is unchanged, and modifies nothing."""
+    assert toolbox.bound("edit_file")("README.md", "Status: draft", "Status: draft") == "README.md already has this content; nothing written"
     assert toolbox.context.files_modified == {}
     assert (workspace / "README.md").read_text() == README
 
