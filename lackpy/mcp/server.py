@@ -19,6 +19,7 @@ import logging
 from typing import Annotated, Any, AsyncIterator, Awaitable, Callable, Iterable
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, Prompt, ToolAnnotations
 from pydantic import Field, ValidationError
@@ -31,7 +32,7 @@ from lackpy.kit.spec import ToolSpec
 from lackpy.lang.diagnostics import ValidationResult
 from lackpy.lang.grade import Grade
 from lackpy.lang.names import bindable, shown
-from lackpy.mcp import results
+from lackpy.mcp import resources, results
 from lackpy.mcp import tasks
 from lackpy.mcp.bearer import Quota, caller_in
 from lackpy.mcp.approvals import Asking, add_questions, in_task
@@ -158,9 +159,8 @@ def build_server(
     server.runs_waiting = lambda: tools.asking.under_way() + offered.book.under_way()  # a drain waits for these too (lackpy.mcp.drain)
     for extension in [offered, *published]:
         declare_on_handshake(server, extension)
-    from lackpy.mcp.resources import add_resources
 
-    add_resources(server, service, policy)
+    resources.add_resources(server, service, policy)
     add_skill_resources(server, service, skills)
     add_questions(server, tools.asking)
     add_logging(server, tools.log)
@@ -587,7 +587,10 @@ class _Server(MCPServer):
     async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
         if self.skill_shelf is not None and str(uri).startswith(SCHEME):
             return await read_skill_file(self.skill_shelf, str(uri))
-        return await super().read_resource(uri, context)
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError:  # lackpy's own refusals are MCPErrors, passed through; this is a URI nothing here matches
+            raise resources.unknown(str(uri)) from None
 
     async def list_tools(self) -> list[Any]:
         """The tools, run_program's description made again first: a result shape learned since the last listing shows in it."""
