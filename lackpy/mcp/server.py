@@ -42,6 +42,7 @@ from lackpy.mcp.logs import ClientLog, add_completions, add_logging, lasting
 from lackpy.mcp.observe import Observer, refused, seen
 from lackpy.mcp.progress import Progress, Reach, calls
 from lackpy.mcp.policy import KitPolicy
+from lackpy.mcp.portable import portable
 from lackpy.mcp.skill_extension import SkillsExtension, declare_on_handshake, read_skill_file
 from lackpy.mcp.skill_shelf import Shelf
 from lackpy.mcp.skills import SkillPolicy, SkillPrompts, add_skill_resources
@@ -485,7 +486,7 @@ def exposed_tools(tools: _Tools, kit: ResolvedKit, taken: set[str]) -> list[Tool
         declared = spec.to_mcp()
         hints = _annotations(spec.effects_ceiling == 0, spec.effects_ceiling >= 3, spec.grade_w >= 2, idempotent=False)
         tool = _ExposedTool.from_function(_caller(tools, spec), name=spec.name, description=declared["description"], annotations=hints)
-        exposed.append(tool.model_copy(update={"parameters": declared["inputSchema"]}))  # the tool's own schema, not the caller's
+        exposed.append(tool.model_copy(update={"parameters": portable(declared["inputSchema"])}))  # the tool's own schema, not the caller's
     return exposed
 
 
@@ -659,8 +660,8 @@ def _expiring(service: LackpyService, cluster: Cluster) -> Callable[[Any], Any]:
 def _tool(fn: Callable[..., Any], description: str, annotations: ToolAnnotations, output_schema: dict) -> Tool:
     """A served tool whose output schema is lackpy's own, or its error document (clients check both; see results)."""
     tool = _ServedTool.from_function(fn, name=fn.__name__, description=description, annotations=annotations)
-    tool.fn_metadata.output_schema = results.output_schema(output_schema)
-    return tool
+    tool.fn_metadata.output_schema = portable(results.output_schema(output_schema))
+    return tool.model_copy(update={"parameters": portable(tool.parameters)})  # what is listed; arguments are checked by fn_metadata
 
 
 def _annotations(read_only: bool, destructive: bool, open_world: bool, *, idempotent: bool) -> ToolAnnotations:
