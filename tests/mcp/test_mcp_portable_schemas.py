@@ -232,7 +232,7 @@ def _inspector() -> list[str]:
     installed (a failure in CI)."""
     node = str(NODE_22) if NODE_22.is_file() else shutil.which("node")
     if node is None or not INSPECTOR_CLI.is_file():
-        if os.environ.get("CI") == "true":
+        if os.environ.get("CI"):
             pytest.fail(f"the MCP Inspector is needed for the schema portability test and is missing in CI: {INSTALL}")
         pytest.skip(f"the MCP Inspector is not installed: {INSTALL}")
     return [node, str(INSPECTOR_CLI), "--cli"]
