@@ -658,7 +658,8 @@ def _expiring(service: LackpyService, cluster: Cluster) -> Callable[[Any], Any]:
 
 
 def _tool(fn: Callable[..., Any], description: str, annotations: ToolAnnotations, output_schema: dict) -> Tool:
-    """A served tool whose output schema is lackpy's own, or its error document (clients check both; see results)."""
+    """A served tool whose output schema is lackpy's own, or its error document (clients check both; see results); its input
+    and output schemas as every host reads them (``lackpy.mcp.portable``)."""
     tool = _ServedTool.from_function(fn, name=fn.__name__, description=description, annotations=annotations)
     tool.fn_metadata.output_schema = portable(results.output_schema(output_schema))
     return tool.model_copy(update={"parameters": portable(tool.parameters)})  # what is listed; arguments are checked by fn_metadata
