@@ -16,7 +16,8 @@ session gets its own store (``SessionEvents``), made as the SDK admits the
 session and gone with it; an event ID is a number within the session. A
 store keeps the last KEEP_EVENTS events, KEEP_BYTES at most; a
 ``Last-Event-ID`` older than those (or one this session never sent)
-replays nothing.
+replays nothing. The newest event is kept whatever its size, so the answer a dropped
+stream was waiting for can be had.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ from mcp.server.streamable_http import EventCallback, EventId, EventMessage, Eve
 #: How long a client waits before it asks for the rest of a dropped stream, in milliseconds (the ``retry`` field).
 RETRY_MS = 1000
 #: The events a session keeps for replay: the last this many, ...
-KEEP_EVENTS = 512
+KEEP_EVENTS = 256
 #: ... and no more than these bytes of messages.
-KEEP_BYTES = 8 * 1024 * 1024
+KEEP_BYTES = 1024 * 1024
 
 
 class SessionEvents(EventStore):

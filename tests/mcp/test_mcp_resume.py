@@ -185,7 +185,14 @@ def test_each_session_keeps_its_own_events_within_bounds():
         stream = await store.replay_events_after(ids[0], send)
         await store.store_event("2", note("c"))  # a fifth event: the first is dropped
         gone = await store.replay_events_after(ids[0], send)
-        return ids, stream, sent, gone
+        small = SessionEvents(keep_bytes=1000)
+        first = await small.store_event("5", None)
+        big = await small.store_event("5", note("y" * 5000))  # past the bytes kept: kept alone, as the newest
+        kept = (await small.replay_events_after(first, send), await small.replay_events_after(big, send))
+        await small.store_event("5", note("z"))  # a newer event: the big one goes
+        return ids, stream, sent, gone, kept, await small.replay_events_after(big, send)
 
-    ids, stream, sent, gone = asyncio.run(main())
+    ids, stream, sent, gone, kept, dropped = asyncio.run(main())
     assert ids == ["1", "2", "3", "4"] and stream == "2" and sent == [("2", "a"), ("4", "b")] and gone is None
+    assert kept == (None, "5") and dropped is None  # the priming event went first, the big one when a newer came
+
