@@ -3,7 +3,8 @@
 A client's mistake in a URI (a kit or doc that does not exist here, an empty
 name, a URI no resource or template matches) is a JSON-RPC error -32602 with
 lackpy's one line saying what exists; nothing is logged, as nothing went
-wrong on the server.
+wrong on the server. Its ``data`` holds the URI (``{"uri": ...}``), as
+SEP-2164 asks.
 """
 
 from __future__ import annotations
@@ -67,7 +68,17 @@ async def answer(work: Callable[..., Any], *args: Any, then: str) -> Any:
 
 def unknown(uri: str) -> MCPError:
     """The refusal of a URI no resource or template of the server matches."""
-    return invalid(f"no resource {uri!r} here: lackpy serves {SERVED}; resources/list and resources/templates/list show them")
+    return MCPError(
+        code=INVALID_PARAMS, data={"uri": uri},
+        message=f"no resource {uri!r} here: lackpy serves {SERVED}; resources/list and resources/templates/list show them",
+    )
+
+
+def naming(exc: MCPError, uri: str) -> MCPError:
+    """``exc``, a refusal of a read of ``uri``, with the URI in its ``data`` as hosts look for it (SEP-2164)."""
+    if exc.error.code != INVALID_PARAMS or exc.error.data is not None:
+        return exc
+    return MCPError(code=INVALID_PARAMS, message=exc.error.message, data={"uri": uri})
 
 
 def invalid(message: str) -> MCPError:
@@ -82,4 +93,4 @@ def _json(document: object) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False)
 
 
-__all__ = ["SERVED", "add_resources", "answer", "invalid", "one_line", "unknown"]
+__all__ = ["SERVED", "add_resources", "answer", "invalid", "naming", "one_line", "unknown"]

@@ -21,6 +21,7 @@ from typing import Annotated, Any, AsyncIterator, Awaitable, Callable, Iterable
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.server.mcpserver.tools import Tool
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, Prompt, ToolAnnotations
 from pydantic import Field, ValidationError
 
@@ -586,12 +587,15 @@ class _Server(MCPServer):
     runs_waiting: Callable[[], int] | None = None
 
     async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
-        if self.skill_shelf is not None and str(uri).startswith(SCHEME):
-            return await read_skill_file(self.skill_shelf, str(uri))
+        """The contents at ``uri``; a refusal (-32602, one line, the URI in its data) for one this server does not serve."""
         try:
+            if self.skill_shelf is not None and str(uri).startswith(SCHEME):
+                return await read_skill_file(self.skill_shelf, str(uri))
             return await super().read_resource(uri, context)
-        except ResourceNotFoundError:  # lackpy's own refusals are MCPErrors, passed through; this is a URI nothing here matches
+        except ResourceNotFoundError:  # lackpy's own refusals are MCPErrors; this is a URI nothing here matches
             raise resources.unknown(str(uri)) from None
+        except MCPError as exc:
+            raise resources.naming(exc, str(uri)) from None
 
     async def list_tools(self) -> list[Any]:
         """The tools, run_program's description made again first: a result shape learned since the last listing shows in it."""

@@ -33,7 +33,7 @@ async def _read_all(client) -> tuple[dict, str]:
             try:
                 await client.read_resource(uri)
             except MCPError as exc:
-                refused[uri] = (exc.error.code, exc.error.message)
+                refused[uri] = (exc.error.code, exc.error.message, exc.error.data)
             else:
                 refused[uri] = None
         good = await client.read_resource("lackpy://docs/read_file")
@@ -43,8 +43,8 @@ async def _read_all(client) -> tuple[dict, str]:
 def _assert_refused(refused: dict, good: str, stderr: str) -> None:
     for uri, parts in REFUSED:
         assert refused[uri] is not None, f"{uri} was read"
-        code, message = refused[uri]
-        assert code == -32602, (uri, code, message)
+        code, message, data = refused[uri]
+        assert code == -32602 and data == {"uri": uri}, (uri, code, message, data)  # the URI in data, as SEP-2164 asks
         assert "\n" not in message and all(part in message for part in parts), (uri, message)
     assert good.startswith("# read_file")
     assert "Traceback" not in stderr and "ERROR" not in stderr and "Error creating resource" not in stderr, stderr[-3000:]
