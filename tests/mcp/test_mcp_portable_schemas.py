@@ -240,7 +240,9 @@ def _inspector() -> list[str]:
 
 @pytest.mark.parametrize("era", ["legacy", "auto"])
 def test_the_inspectors_strict_lint_reports_nothing_on_lackpy_serve(mcp_workspace, server_env, era):
-    command = [*_inspector(), "--method", "tools/list", "--strict", "--format", "json", "--protocol-era", era,
+    # the server's own trust record, and no entry-point plugin ("," names none: the Inspector takes no empty value)
+    isolated = ["-e", f"XDG_CONFIG_HOME={server_env['XDG_CONFIG_HOME']}", "-e", "LACKPY_LOAD_PLUGINS=,"]
+    command = [*_inspector(), "--method", "tools/list", "--strict", "--format", "json", "--protocol-era", era, *isolated,
                PYTHON, "-m", "lackpy", "serve", "-w", str(mcp_workspace), *SERVE]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, env=server_env, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr[-3000:]
