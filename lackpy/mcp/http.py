@@ -125,7 +125,7 @@ def serve_http(server: Any, host: str, port: int, token: str | None, metrics: An
     ``lackpy.mcp.front``); a call that belongs to another replica sent there
     (``lackpy.mcp.forward``); new calls refused while the replica drains, the
     first SIGTERM draining for up to ``drain_s`` seconds (``lackpy.mcp.drain``);
-    the SDK's app. ``/readyz`` pings the cluster's store when it is shared.
+    the SDK's app, whose 2025-11-25 event streams are resumable (``lackpy.mcp.resume``). ``/readyz`` pings the cluster's store when it is shared.
     """
     import anyio
 
@@ -134,11 +134,13 @@ def serve_http(server: Any, host: str, port: int, token: str | None, metrics: An
     from lackpy.mcp.forward import Forward
     from lackpy.mcp.health import Health
     from lackpy.mcp.metrics import serving
+    from lackpy.mcp.resume import RETRY_MS, resumable
 
     gate = Front(front or FrontSettings.build())
     drain = Drain(DRAIN_S if drain_s is None else drain_s, getattr(server, "runs_waiting", None))
     security = transport_security(host)
-    app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, host=host)
+    app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, host=host, retry_interval=RETRY_MS)
+    resumable(server.session_manager)  # each 2025-11-25 session's POST streams primed, and resumable with Last-Event-ID
     app = gate.wrap(Forward(DrainGate(app, drain), server.cluster, security))
     guard = (lambda inner: BearerToken(inner, token)) if token else None
     if issuer is not None:

@@ -19,7 +19,9 @@ import logging
 from typing import Annotated, Any, AsyncIterator, Awaitable, Callable, Iterable
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.server.mcpserver.tools import Tool
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, Prompt, ToolAnnotations
 from pydantic import Field, ValidationError
 
@@ -31,7 +33,7 @@ from lackpy.kit.spec import ToolSpec
 from lackpy.lang.diagnostics import ValidationResult
 from lackpy.lang.grade import Grade
 from lackpy.lang.names import bindable, shown
-from lackpy.mcp import results
+from lackpy.mcp import resources, results
 from lackpy.mcp import tasks
 from lackpy.mcp.bearer import Quota, caller_in
 from lackpy.mcp.approvals import Asking, add_questions, in_task
@@ -41,6 +43,7 @@ from lackpy.mcp.logs import ClientLog, add_completions, add_logging, lasting
 from lackpy.mcp.observe import Observer, refused, seen
 from lackpy.mcp.progress import Progress, Reach, calls
 from lackpy.mcp.policy import KitPolicy
+from lackpy.mcp.portable import portable
 from lackpy.mcp.skill_extension import SkillsExtension, declare_on_handshake, read_skill_file
 from lackpy.mcp.skill_shelf import Shelf
 from lackpy.mcp.skills import SkillPolicy, SkillPrompts, add_skill_resources
@@ -158,9 +161,8 @@ def build_server(
     server.runs_waiting = lambda: tools.asking.under_way() + offered.book.under_way()  # a drain waits for these too (lackpy.mcp.drain)
     for extension in [offered, *published]:
         declare_on_handshake(server, extension)
-    from lackpy.mcp.resources import add_resources
 
-    add_resources(server, service, policy)
+    resources.add_resources(server, service, policy)
     add_skill_resources(server, service, skills)
     add_questions(server, tools.asking)
     add_logging(server, tools.log)
@@ -485,7 +487,7 @@ def exposed_tools(tools: _Tools, kit: ResolvedKit, taken: set[str]) -> list[Tool
         declared = spec.to_mcp()
         hints = _annotations(spec.effects_ceiling == 0, spec.effects_ceiling >= 3, spec.grade_w >= 2, idempotent=False)
         tool = _ExposedTool.from_function(_caller(tools, spec), name=spec.name, description=declared["description"], annotations=hints)
-        exposed.append(tool.model_copy(update={"parameters": declared["inputSchema"]}))  # the tool's own schema, not the caller's
+        exposed.append(tool.model_copy(update={"parameters": portable(declared["inputSchema"])}))  # the tool's own schema, not the caller's
     return exposed
 
 
@@ -585,9 +587,15 @@ class _Server(MCPServer):
     runs_waiting: Callable[[], int] | None = None
 
     async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
-        if self.skill_shelf is not None and str(uri).startswith(SCHEME):
-            return await read_skill_file(self.skill_shelf, str(uri))
-        return await super().read_resource(uri, context)
+        """The contents at ``uri``; a refusal (-32602, one line, the URI in its data) for one this server does not serve."""
+        try:
+            if self.skill_shelf is not None and str(uri).startswith(SCHEME):
+                return await read_skill_file(self.skill_shelf, str(uri))
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError:  # lackpy's own refusals are MCPErrors; this is a URI nothing here matches
+            raise resources.unknown(str(uri)) from None
+        except MCPError as exc:
+            raise resources.naming(exc, str(uri)) from None
 
     async def list_tools(self) -> list[Any]:
         """The tools, run_program's description made again first: a result shape learned since the last listing shows in it."""
@@ -654,10 +662,11 @@ def _expiring(service: LackpyService, cluster: Cluster) -> Callable[[Any], Any]:
 
 
 def _tool(fn: Callable[..., Any], description: str, annotations: ToolAnnotations, output_schema: dict) -> Tool:
-    """A served tool whose output schema is lackpy's own, or its error document (clients check both; see results)."""
+    """A served tool whose output schema is lackpy's own, or its error document (clients check both; see results); its input
+    and output schemas as every host reads them (``lackpy.mcp.portable``)."""
     tool = _ServedTool.from_function(fn, name=fn.__name__, description=description, annotations=annotations)
-    tool.fn_metadata.output_schema = results.output_schema(output_schema)
-    return tool
+    tool.fn_metadata.output_schema = portable(results.output_schema(output_schema))
+    return tool.model_copy(update={"parameters": portable(tool.parameters)})  # what is listed; arguments are checked by fn_metadata
 
 
 def _annotations(read_only: bool, destructive: bool, open_world: bool, *, idempotent: bool) -> ToolAnnotations:

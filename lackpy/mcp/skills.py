@@ -47,7 +47,6 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, GetPromptResult, Prompt, PromptArgument, PromptMessage, TextContent
 
@@ -280,11 +279,14 @@ def _file(skill: Skill, folder: str, file: str, offered: set[str]) -> str:
 
 
 async def _read(read: Any) -> str:
-    """``read()`` off the loop; a LackpyError as a resource error with its one line."""
+    """``read()`` off the loop; a LackpyError as a JSON-RPC invalid-params error with its one line (nothing logged: the
+    client asked for what is not there), a disk's error as one without its path."""
     try:
         return await asyncio.to_thread(read)
     except LackpyError as exc:
-        raise ResourceNotFoundError(_one_line(str(exc))) from None
+        raise invalid_params(exc) from None
+    except OSError as exc:
+        raise MCPError(code=INVALID_PARAMS, message=f"the skill cannot be read now ({exc.strerror or 'disk error'}); try again") from None
 
 
 def invalid_params(exc: LackpyError) -> MCPError:

@@ -139,6 +139,10 @@ def _grade(settings: ServerSettings, tool: Any) -> tuple[int, int]:
     return DEFAULT_GRADE
 
 
+#: A union of these accepts every JSON value: ``Any`` (how a portable schema writes ``{}``).
+_EVERY_TYPE = {"str", "float", "bool", "dict", "list[Any]", "None"}
+
+
 def schema_text(schema: Any, depth: int = 0) -> str:
     """A Python annotation for a JSON Schema, as a signature shows it (``list[str]``, ``int | None``)."""
     if not isinstance(schema, dict) or depth > 4:
@@ -147,7 +151,8 @@ def schema_text(schema: Any, depth: int = 0) -> str:
         return "Literal[" + ", ".join(json.dumps(v) for v in schema["enum"][:8]) + "]"
     for key in ("anyOf", "oneOf"):
         if isinstance(schema.get(key), list) and schema[key]:
-            return " | ".join(dict.fromkeys(schema_text(s, depth + 1) for s in schema[key]))
+            shown = list(dict.fromkeys(schema_text(s, depth + 1) for s in schema[key]))
+            return "Any" if _EVERY_TYPE <= set(shown) else " | ".join(shown)
     kinds = schema.get("type")
     if isinstance(kinds, list):
         return " | ".join(dict.fromkeys(schema_text({**schema, "type": k}, depth + 1) for k in kinds))

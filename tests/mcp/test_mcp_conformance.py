@@ -246,6 +246,22 @@ def test_scenario_passes(suite, url, revision, scenario, tmp_path):
     assert any(check.get("status") == "SUCCESS" and check.get("id") != "wire-schema-valid" for check in checks), checks
 
 
+#: The checks of server-sse-polling (2025-11-25; a SHOULD, so no revision requires it) that judge lackpy's POST streams; its
+#: other check calls the suite's own tool test_reconnection, which closes the stream mid-call.
+PRIMING_CHECKS = ("server-sse-priming-event", "server-sse-retry-field")
+
+
+def test_post_streams_are_primed_with_an_event_id_and_retry_as_the_suite_checks(suite, url, tmp_path):
+    ran = subprocess.run(
+        [*suite, "server", "--url", url, "--scenario", "server-sse-polling", "--spec-version", "2025-11-25", "-o", str(tmp_path)],
+        capture_output=True, text=True, timeout=180,
+    )
+    checks = {check.get("id"): check for path in tmp_path.glob("*/checks.json") for check in json.loads(path.read_text())}
+    assert {name: checks.get(name, {}).get("status") for name in PRIMING_CHECKS} == dict.fromkeys(PRIMING_CHECKS, "SUCCESS"), (
+        [checks.get(name) for name in PRIMING_CHECKS], ran.stdout[-2000:])
+    assert checks["server-sse-priming-event"]["details"]["primingEventIsFirst"] is True
+
+
 def _missing(scenario: str) -> str | None:
     return next((why for name, why in CLIENT_MISSING.items() if scenario == name or (name.endswith("/") and scenario.startswith(name))), None)
 

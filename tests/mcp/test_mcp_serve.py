@@ -138,9 +138,11 @@ def test_lists_the_eight_tools_with_schemas_and_hints(found):
     assert set(tools) == {"run_program", "validate", "delegate", "generate", "kit_list", "kit_info", "docs_index", "resolve_doc"}
     from lackpy import ExecutionResult
 
+    from lackpy.mcp.portable import portable
     from lackpy.mcp.results import optional_trace, output_schema
 
-    assert tools["run_program"].output_schema == output_schema(optional_trace(ExecutionResult.json_schema()))  # the run, or the error document
+    # the run, or the error document, in the form every host reads
+    assert tools["run_program"].output_schema == portable(output_schema(optional_trace(ExecutionResult.json_schema())))
     assert set(tools["run_program"].input_schema["properties"]) == {"program", "kit", "skill", "params", "dry_run", "limits", "session", "keep", "reset", "trace"}
     assert "trace" in tools["delegate"].input_schema["properties"]
     assert tools["run_program"].input_schema["required"] == ["program"]

@@ -137,6 +137,8 @@ def test_keys_are_stable_and_change_with_the_schema():
     ({"type": "object", "properties": {"id": {"type": "integer"}}}, '{"id": int}'),
     ({"$ref": "#/x"}, "Any"),
     ({}, "Any"),
+    ({"anyOf": [{"type": k} for k in ("string", "number", "boolean", "object", "array", "null")]}, "Any"),  # {} written portably
+    ({"anyOf": [{"type": k} for k in ("string", "number", "boolean", "object")]}, "str | float | bool | dict"),
 ])
 def test_schema_text(schema, text):
     assert schema_text(schema) == text
