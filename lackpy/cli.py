@@ -117,14 +117,16 @@ def common(fn: Callable) -> Callable:
     def wrapper(*args: Any, workspace: str | None, **kwargs: Any) -> Any:
         made: list = []
 
-        def service():
+        def service(load: bool = True):
+            """The service; ``load=False`` for a command that reads only the config (the notices of a load are not said)."""
             if not made:
                 from lackpy.service import LackpyService
                 from lackpy.trust_notice import as_shown
 
                 made.append(LackpyService(workspace))
                 click.get_current_context().meta["lackpy.notices"] = made[0].notices
-                made[0].load()  # now, so what an untrusted workspace did not get is said first
+                if load:
+                    made[0].load()  # now, so what an untrusted workspace did not get is said first
                 for notice in made[0].notices:
                     click.echo(f"lackpy: {as_shown(made[0].workspace, notice)}", err=True)
                 click.get_current_context().meta["lackpy.printed"] = list(made[0].notices)
@@ -703,14 +705,39 @@ def mcp_group() -> None:
 @mcp_group.command(name="list")
 @common
 def mcp_list(json_: bool, service) -> None:
-    """List the configured MCP servers: connected or why not, and their tools (also: lackpy mcp status)."""
-    rows = service().remote_status()
+    """List the configured MCP servers as lackpy last listed them, and their tools then; starts none (lackpy mcp status connects)."""
+    _server_rows(service(load=False).remote_listing(), json_)
+
+
+@mcp_group.command(name="status")
+@common
+def mcp_status(json_: bool, service) -> None:
+    """Connect to each configured MCP server now: connected or why not, and its tools."""
+    _server_rows(service().remote_status(), json_)
+
+
+def _ago(seconds: float) -> str:
+    """``3 s``, ``5 min``, ``2 h``, ``4 days``: how long ago, for a person."""
+    for unit, size in (("days", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit}"
+    return f"{max(int(seconds), 0)} s"
+
+
+def _server_rows(rows: list[dict], json_: bool) -> None:
+    """The servers of ``lackpy mcp list`` and ``status``, as JSON or for a person."""
+    import time
+
     if json_:
         return _emit_json(rows)
     if not rows:
         click.echo("no MCP servers configured; add [mcp.servers.NAME] with command = ... or url = ... to .lackpy/config.toml")
     for row in rows:
         state = row["state"] if not row["reason"] else f"{row['state']}: {row['reason']}"
+        if row.get("listed_at") is not None:
+            info = row.get("info") or {}
+            said = " ".join(filter(None, (info.get("name"), info.get("version"))))
+            state = f"listed {_ago(time.time() - row['listed_at'])} ago" + (f" ({said})" if said else "") + "; lackpy mcp status connects now"
         click.echo(f"{row['name']:<14} {row['transport']:<6} {state}")
         click.echo(f"{'':<14} {row['where']}")
         if row["tools"]:
@@ -760,7 +787,6 @@ def mcp_logout(name: str, json_: bool, service) -> None:
     click.echo(f"{name}: logged out; its tokens are gone" if forgot else f"{name}: not logged in; nothing to forget")
 
 
-mcp_group.add_command(click.Command("status", params=mcp_list.params, callback=mcp_list.callback, help="The same as lackpy mcp list."))
 
 
 @mcp_group.command(name="shapes")
@@ -829,7 +855,7 @@ def mcp_add(name: str, command: tuple[str, ...], url: str | None, grade: str | N
         return _emit_json({"name": name, "config": str(path), "server": table, "trusted": svc.trusted})
     if not svc.trusted:
         return click.echo(f"added MCP server {name} to {path}; this workspace is not trusted, so it starts only after: lackpy trust {svc.workspace}")
-    click.echo(f"added MCP server {name} to {path}; lackpy mcp list shows whether it starts")
+    click.echo(f"added MCP server {name} to {path}; lackpy mcp status shows whether it starts")
 
 
 @cli.group(cls=LackpyGroup)

@@ -84,6 +84,13 @@ class Workspace:
                 loaded = self.loaded
         return loaded  # type: ignore[return-value]
 
+    def configured(self) -> Config:
+        """The config as the loading reads it, trust applied, without building the toolbox: nothing is started or imported."""
+        loaded = self.loaded
+        if loaded is not None:
+            return loaded.config
+        return _config_of(self.root, self._given, self.trust.judge())
+
     def follow(self) -> None:
         """Where requests enter: a trusted workspace whose trusted files changed is judged again (``WorkspaceTrust.follow``)."""
         self.trust.follow(self._lose)
@@ -183,12 +190,7 @@ def load_workspace(
     ``previous`` is the toolbox of a loading trust was lost from: the new
     toolbox takes over what the host gave it.
     """
-    if isinstance(given, Config):
-        config = given
-    elif given is not None:
-        config = Config.from_dict(dict(given))
-    else:
-        config = load_config(workspace, trusted=trusted)
+    config = _config_of(workspace, given, trusted)
     toolbox = Toolbox(str(workspace), settings=config.tools)
     # The [skills] paths, trusted or not (.lackpy/skills is lackpy's own already): no program and no command writes them.
     toolbox.context.protected = tuple(dict.fromkeys([*config.skill_paths, *folders(workspace)[1:]]))
@@ -213,6 +215,15 @@ def load_workspace(
 
         toolbox.take_over(previous, leave=PROVIDER)  # remote tools come back from the untrusted config's servers
     return Loaded(config, toolbox, remotes, read_only, trusted)
+
+
+def _config_of(workspace: Path, given: Config | Mapping[str, Any] | None, trusted: bool) -> Config:
+    """The host's config (``given``), else the workspace's as ``trusted`` allows."""
+    if isinstance(given, Config):
+        return given
+    if given is not None:
+        return Config.from_dict(dict(given))
+    return load_config(workspace, trusted=trusted)
 
 
 def _sampling_tier(config: Config, workspace: Path, name: str) -> Any:

@@ -252,7 +252,7 @@ def server_tools(kit: str, toolbox: Toolbox) -> list[str]:
             raise KitError(f"kit {kit!r}: {exc}") from None
     names = sorted(spec.name for spec in toolbox.registered() if spec.provider == REMOTE_PROVIDER and spec.provider_config.get("server") == server)
     if not names:
-        raise KitError(f"kit {kit!r}: no MCP server {server!r} serves tools here; lackpy mcp list shows the servers and why one does not")
+        raise KitError(f"kit {kit!r}: no MCP server {server!r} serves tools here; lackpy mcp status shows the servers and why one does not")
     return names
 
 

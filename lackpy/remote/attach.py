@@ -45,10 +45,10 @@ def attach(
         register(remotes.enroll(None if server is None else [server]))
         for late, reason in remotes.failures.items():
             if late not in failed and "." not in late:
-                notices.append(f"MCP server {late} is not available: {reason}; see lackpy mcp list")
+                notices.append(f"MCP server {late} is not available: {reason}; see lackpy mcp status")
         if server is not None and server in remotes.failures:
             what = f"unknown tool '{name}': " if name.partition("__")[2] else ""
-            raise UnknownToolError(f"{what}the MCP server {server} is not available ({remotes.failures[server]}); see lackpy mcp list")
+            raise UnknownToolError(f"{what}the MCP server {server} is not available ({remotes.failures[server]}); see lackpy mcp status")
 
     toolbox.on_missing = on_missing
     return remotes

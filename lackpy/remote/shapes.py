@@ -140,7 +140,7 @@ class ShapeBook:
         return entry
 
     def _read(self, server: str) -> dict:
-        empty = {"format": _FORMAT, "server": server, "info": None, "listing": None, "listed_at": None, "ttl_ms": None, "tools": {}}
+        empty = {"format": _FORMAT, "server": server, "info": None, "listing": None, "listed_at": None, "ttl_ms": None, "names": [], "tools": {}}
         try:
             data = read_private(FOLDER, self._name(server), cache_dir())
         except LackpyError as exc:
@@ -193,8 +193,9 @@ class ShapeBook:
             if why is not None:
                 entry["tools"] = {}
                 entry["forgot"] = {"why": why, "at": self.clock()}
-            changed = why is not None or entry["info"] != said or entry["listing"] != listing
-            entry.update(info=said, listing=listing, listed_at=self.clock(), ttl_ms=ttl_ms)
+            changed = why is not None or entry["info"] != said or entry["listing"] != listing or not entry["names"]
+            names = sorted({_said(t.name) for t in tools})[:MOST_TOOLS]
+            entry.update(info=said, listing=listing, listed_at=self.clock(), ttl_ms=ttl_ms, names=names)
             if changed:
                 self._write(server)
             else:
@@ -273,6 +274,19 @@ class ShapeBook:
         return forgotten
 
 
+def last_listed(servers: list[ServerSettings], workspace: Path) -> dict[str, dict]:
+    """What lackpy last listed of each of ``servers`` (of ``workspace``), read from the cache with no server started.
+
+    ``{name: {"listed_at": seconds since the epoch or None, "info": its serverInfo or None, "names": its tools' names}}``.
+    """
+    book = ShapeBook({settings.name: settings for settings in servers}, workspace)
+    out = {}
+    for settings in servers:
+        entry = book._entry(settings.name)
+        out[settings.name] = {"listed_at": entry["listed_at"], "info": entry["info"], "names": list(entry["names"])}
+    return out
+
+
 def shape_rows(servers: list[ServerSettings], workspace: Path, server: str | None = None, clear: bool = False) -> list[dict]:
     """``ShapeBook.rows`` of ``servers`` (of ``workspace``) read from the cache with no server started (``clear``: forgotten first)."""
     book = ShapeBook({settings.name: settings for settings in servers}, workspace)
@@ -296,7 +310,11 @@ def _checked_entry(stored: Any, empty: dict) -> dict | None:
         if node is not None and isinstance(results, int) and results > 0:
             tools[tool] = {"node": node, "results": results, "seen_at": number(known.get("seen_at")) or 0}
     listing = stored.get("listing") if isinstance(stored.get("listing"), str) else None
-    return {**empty, "info": info, "listing": listing, "listed_at": number(stored.get("listed_at")), "ttl_ms": number(stored.get("ttl_ms")), "tools": tools}
+    names = stored.get("names") if isinstance(stored.get("names"), list) else []
+    names = sorted({_said(name) for name in names[:MOST_TOOLS] if isinstance(name, str) and name})
+    return {**empty, "info": info, "listing": listing, "listed_at": number(stored.get("listed_at")), "ttl_ms": number(stored.get("ttl_ms")),
+            "names": names, "tools": tools}
 
 
-__all__ = ["FOLDER", "MOST_FILE_BYTES", "MOST_TOOLS", "RELIST_S", "ShapeBook", "fingerprint", "identity", "learnable", "results_label", "shape_rows"]
+__all__ = ["FOLDER", "MOST_FILE_BYTES", "MOST_TOOLS", "RELIST_S", "ShapeBook", "fingerprint", "identity", "last_listed", "learnable",
+           "results_label", "shape_rows"]

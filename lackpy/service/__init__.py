@@ -162,6 +162,10 @@ class LackpyService:
         """
         return servers.add(self._workspace, name, table)
 
+    def remote_listing(self) -> list[dict]:
+        """Each configured MCP server as lackpy last listed it (when, and its tools then), starting none; ``remote_status`` connects."""
+        return servers.listing(self._workspace)
+
     def remote_status(self) -> list[dict]:
         """Each configured MCP server: where it is, connected or why not, and its tools.
 

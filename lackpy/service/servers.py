@@ -32,6 +32,33 @@ def status(workspace: Workspace) -> list[dict]:
     return rows + [server.row("ignored", why) for server in config.ignored_servers]
 
 
+def listing(workspace: Workspace) -> list[dict]:
+    """Each configured MCP server as lackpy last listed it, starting none: where it is, when, and its tools then.
+
+    Read from the config and the person's cache only (``lackpy.remote.shapes``), so it takes no longer
+    than reading them; ``status`` connects to each server now.
+    """
+    from lackpy.remote.enroll import qualified_names
+    from lackpy.remote.shapes import last_listed
+
+    workspace.follow()
+    config = workspace.configured()
+    seen = last_listed(config.mcp, workspace.root)
+    rows = []
+    for server in config.mcp:
+        last = seen[server.name]
+        row = server.row("listed" if last["listed_at"] is not None else "not listed yet",
+                         None if last["listed_at"] is not None else "lackpy mcp status connects to it")
+        row.update(tools=sorted(qualified_names(server.name, last["names"]).values()), listed_at=last["listed_at"], info=last["info"])
+        if server.oauth is not None:
+            from lackpy.remote.oauth import identity
+
+            row["login"] = identity(server)
+        rows.append(row)
+    why = f"this workspace is not trusted, so its servers do not start; lackpy trust {workspace.root} starts them"
+    return rows + [server.row("ignored", why) for server in config.ignored_servers]
+
+
 def shapes(workspace: Workspace, name: str | None, clear: bool) -> list[dict]:
     """The result shapes lackpy learned from the configured servers' tools (or server ``name``'s); starts no server."""
     workspace.follow()
@@ -56,4 +83,4 @@ def remotes_for(workspace: Workspace, name: str) -> Any:
     return remotes
 
 
-__all__ = ["add", "remotes_for", "shapes", "status"]
+__all__ = ["add", "listing", "remotes_for", "shapes", "status"]

@@ -93,7 +93,7 @@ class Skills:
         remotes = loaded.remotes
         if remotes is None:
             return []
-        loaded.toolbox.list_tools()  # every server started, as lackpy mcp list does
+        loaded.toolbox.list_tools()  # every server started, as lackpy mcp status does
         names = [name for name in remotes.servers if name not in remotes.failures]
         if not names:
             return []

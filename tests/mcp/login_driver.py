@@ -67,7 +67,7 @@ def main(url: str) -> int:
         seen["token_files"] = [oct(stat.S_IMODE(f.stat().st_mode)) for f in files]
         seen["token_folder"] = oct(stat.S_IMODE((config / "lackpy" / "oauth").stat().st_mode)) if files else None
         token = json.loads(files[0].read_text())["tokens"]["access_token"] if files else "missing"
-        listing = lackpy("mcp", "list", "--json", "-w", str(workspace), env=env)
+        listing = lackpy("mcp", "status", "--json", "-w", str(workspace), env=env)
         rows = json.loads(listing.stdout or "[]")
         seen["list"] = [{"state": row["state"], "login": row.get("login"), "tools": row["tools"]} for row in rows]
         tool = rows[0]["tools"][0] if rows and rows[0]["tools"] else "suite__missing"

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -177,13 +178,13 @@ def test_an_untrusted_workspace_starts_no_server(tmp_path):
 @pytest.mark.slow
 def test_mcp_list_over_the_cli(service):
     env = dict(os.environ, LACKPY_T_NOTES_SECRET=SECRET)
-    untrusted = subprocess.run([sys.executable, "-m", "lackpy", "mcp", "list", "-w", str(service.workspace)], capture_output=True, text=True, timeout=60, env=env)
+    untrusted = subprocess.run([sys.executable, "-m", "lackpy", "mcp", "status", "-w", str(service.workspace)], capture_output=True, text=True, timeout=60, env=env)
     assert untrusted.returncode == 0 and "no MCP servers configured" not in untrusted.stdout
     assert untrusted.stdout.count("ignored: this workspace is not trusted") == 3 and f"lackpy trust {service.workspace} starts them" in untrusted.stdout
     assert "MCP server tables launch commands" in untrusted.stderr
     subprocess.run([sys.executable, "-m", "lackpy", "trust", str(service.workspace)], check=True, capture_output=True, timeout=60, env=env)
     out = subprocess.run(
-        [sys.executable, "-m", "lackpy", "mcp", "list", "--json", "-w", str(service.workspace)],
+        [sys.executable, "-m", "lackpy", "mcp", "status", "--json", "-w", str(service.workspace)],
         capture_output=True, text=True, timeout=60, env=env,
     )
     assert out.returncode == 0, out.stderr
@@ -264,7 +265,7 @@ def test_mcp_add_writes_a_server_table_that_then_serves(tmp_path):
     assert again.returncode == 2 and "configured already" in again.stderr and "Traceback" not in again.stderr
     neither = lackpy("mcp", "add", "other")
     assert neither.returncode == 2 and 'give either command = "..."' in neither.stderr
-    listed = lackpy("mcp", "list", "--json")
+    listed = lackpy("mcp", "status", "--json")
     assert listed.returncode == 0 and "not trusted" not in listed.stderr  # lackpy's own write kept the trust
     (row,) = json.loads(listed.stdout)
     assert row["name"] == "notes" and row["state"] == "connected"
@@ -480,7 +481,7 @@ def test_a_server_starts_on_the_first_use_of_its_tools_only(tmp_path):
         assert count.read_text() == "1"
         from lackpy.errors import UnknownToolError
 
-        with pytest.raises(UnknownToolError, match=r"unknown tool 'broken__anything': the MCP server broken is not available \(.*Connection closed\); see lackpy mcp list"):
+        with pytest.raises(UnknownToolError, match=r"unknown tool 'broken__anything': the MCP server broken is not available \(.*Connection closed\); see lackpy mcp status"):
             run(svc, "broken__anything()", kit="broken__anything,read_file")
         assert any(n.startswith("MCP server broken is not available") for n in svc.notices)
     assert count.read_text() == "1"  # started once
@@ -542,16 +543,36 @@ def test_a_tools_own_timeout_fails_the_call_not_the_run(tmp_path):
     assert fine.output == 1
 
 
-def test_mcp_list_with_one_fixture_server_shows_it_connected_with_its_tools(tmp_path):
-    """One trusted stdio server: lackpy mcp list starts it once, lists it as connected with its tools, and ends (its server stopped)."""
-    root = workspace_with(tmp_path / "ws", server_table("notes", "notes"))
-    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"))
+def test_mcp_status_connects_and_mcp_list_shows_what_it_listed_last_starting_nothing(tmp_path):
+    """``mcp status`` starts the one trusted stdio server and lists it connected with its tools; ``mcp list`` then shows that
+    listing and when, from the config and the cache alone: a server started by it would leave its canary, and none is left."""
+    canary = tmp_path / "started"
+    starter = tmp_path / "starter.py"  # the server's command: a canary, then the fixture server
+    starter.write_text(f"import pathlib, runpy, sys\npathlib.Path({str(canary)!r}).touch()\nsys.argv = [{str(SERVERS)!r}, 'notes']\n"
+                       f"runpy.run_path({str(SERVERS)!r}, run_name='__main__')\n")
+    root = workspace_with(tmp_path / "ws", f"[mcp.servers.notes]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(starter))}]\n")
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_CACHE_HOME=str(tmp_path / "cache"))
     env.pop("LACKPY_WORKSPACE", None)
     subprocess.run([sys.executable, "-m", "lackpy", "trust", str(root)], check=True, capture_output=True, timeout=60, env=env)
-    out = subprocess.run([sys.executable, "-m", "lackpy", "mcp", "list", "-w", str(root)], capture_output=True, text=True, timeout=60, env=env)
-    assert out.returncode == 0, out.stderr
+
+    def lackpy(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "lackpy", "mcp", *args, "-w", str(root)], capture_output=True, text=True, timeout=60, env=env)
+
+    never = lackpy("list")
+    assert (never.returncode, never.stderr, not canary.exists()) == (0, "", True)
+    assert never.stdout.splitlines()[0] == f"{'notes':<14} {'stdio':<6} not listed yet: lackpy mcp status connects to it"
+    out = lackpy("status")
+    assert out.returncode == 0 and canary.exists(), out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == f"{'notes':<14} {'stdio':<6} connected"
-    assert lines[1].strip() == f"{sys.executable} {SERVERS} notes"
+    assert lines[1].strip() == f"{sys.executable} {starter}"
     assert "notes__add_note" in lines[2] and "notes__list_notes" in lines[2]
     assert out.stderr == ""
+    canary.unlink()
+    listed = lackpy("list")
+    assert listed.returncode == 0 and listed.stderr == "" and not canary.exists()
+    assert re.fullmatch(rf"{'notes':<14} {'stdio':<6} listed \d+ s ago \(notes\); lackpy mcp status connects now", listed.stdout.splitlines()[0])
+    assert listed.stdout.splitlines()[2] == lines[2]  # the tools as status listed them
+    (row,) = json.loads(lackpy("list", "--json").stdout)
+    assert (row["state"], row["info"]["name"]) == ("listed", "notes")
+    assert row["tools"] == [name.strip() for name in lines[2].split(",")] and not canary.exists()
