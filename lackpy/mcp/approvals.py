@@ -45,7 +45,6 @@ from typing import Any, Awaitable, Callable
 
 from mcp.server.elicitation import render_elicitation_schema
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.types import CallToolResult
 from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from mcp_types.version import is_version_at_least
@@ -56,6 +55,7 @@ from lackpy.errors import LackpyError, LostError, ParamError
 from lackpy.mcp import results
 from lackpy.mcp.cluster import STATE_TTL_S, Cluster, caller
 from lackpy.mcp.progress import Reach
+from lackpy.mcp.resources import invalid
 from lackpy.approvals.decision import Decision
 from lackpy.approvals.request import ApprovalRequest, visible
 
@@ -135,10 +135,10 @@ class Questions:
         )
 
     def read(self, key: str) -> str:
-        """The whole text of question ``key``, which now counts as seen; ResourceNotFoundError when no such question waits."""
+        """The whole text of question ``key``, which now counts as seen; a -32602 refusal when no such question waits."""
         found = self.waiting.get(key)
         if found is None:
-            raise ResourceNotFoundError(f"no approval question {key!r} is waiting (it was answered, or its wait ended)")
+            raise invalid(f"no approval question {key!r} is waiting (it was answered, or its wait ended)")
         text, request = found
         request.showing.seen()
         return text

@@ -25,7 +25,8 @@ KITS_URI = "lackpy://kits"
 DOCS_URI = "lackpy://docs"
 SPEC_URI = "lackpy://spec"
 #: What ``lackpy serve`` offers as resources, as a refusal names them.
-SERVED = f"{KITS_URI}, {KITS_URI}/{{kit}}, {DOCS_URI}/{{tool}}, {SPEC_URI}, lackpy://skills and lackpy://skills/{{name}}"
+SERVED = (f"{KITS_URI}, {KITS_URI}/{{kit}}, {DOCS_URI}/{{tool}}, {SPEC_URI}, lackpy://skills, lackpy://skills/{{name}} "
+          "and lackpy://approvals/{id} (a question waiting for an answer)")
 
 
 def add_resources(server: MCPServer, service: LackpyService, policy: KitPolicy) -> None:

@@ -47,7 +47,7 @@ def test_a_server_kit_is_every_tool_of_that_server_and_starts_only_it(ws):
 @pytest.mark.parametrize(
     "kit, message",
     [
-        ("mcp:nope", "kit 'mcp:nope': no MCP server 'nope' serves tools here; lackpy mcp list shows the servers"),
+        ("mcp:nope", "kit 'mcp:nope': no MCP server 'nope' serves tools here; lackpy mcp status shows the servers"),
         ("mcp:broken", "kit 'mcp:broken': the MCP server broken is not available ("),
         ("mcp:", "kit 'mcp:': name an MCP server after 'mcp:'"),
         ("mcp:a b", "kit 'mcp:a b': name an MCP server after 'mcp:'"),
