@@ -32,3 +32,15 @@ def server_env(tmp_path_factory) -> dict[str, str]:
     env["LACKPY_LOAD_PLUGINS"] = ""
     env.pop("LACKPY_WORKSPACE", None)
     return env
+
+
+@pytest.fixture(scope="module")
+def url(mcp_workspace, server_env):
+    """The /mcp address of a `lackpy serve --http` over the module's workspace, stopped after the module."""
+    from mcp_support import start_http, stop
+
+    process, port = start_http(mcp_workspace, server_env)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        stop(process)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_support import start_http, stop
+from mcp_support import stop
 
 SUITE_DIR = Path(__file__).parent / "conformance"
 SUITE = SUITE_DIR / "suite" / "dist" / "index.js"
@@ -211,15 +211,6 @@ def suite() -> list[str]:
             pytest.fail(missing)
         pytest.skip(missing)
     return [node, str(SUITE)]
-
-
-@pytest.fixture(scope="module")
-def url(mcp_workspace, server_env):
-    process, port = start_http(mcp_workspace, server_env)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        stop(process)
 
 
 @pytest.mark.parametrize("revision", REVISIONS)

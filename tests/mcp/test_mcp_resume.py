@@ -7,22 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pytest
 
-from mcp_support import start_http, stop
 
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 #: A program that takes a moment (it reads every file a few times), so its answer is sent after its stream dropped.
 SLOW = "n = 0\nfor i in range(40):\n    for f in find_files('**/*'):\n        n = n + len(read_file(f))\nn"
-
-
-@pytest.fixture(scope="module")
-def url(mcp_workspace, server_env):
-    process, port = start_http(mcp_workspace, server_env)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        stop(process)
 
 
 def _events(raw: str) -> list[dict[str, Any]]:
