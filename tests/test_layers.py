@@ -30,7 +30,7 @@ LAYER = {
     "session": 7, "trust": 7, "skills": 7, "report": 7,
     "config": 8, "workspace": 8,
     "service": 9,
-    "cli": 10, "mcp": 10, "__main__": 10,
+    "cli": 10, "cli_progress": 10, "mcp": 10, "__main__": 10,
 }
 
 
