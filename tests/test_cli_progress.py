@@ -179,3 +179,58 @@ def test_the_line_steps_aside_for_a_question_and_stays_away_while_it_waits(ws):
     assert _frames(before), shown  # the line was up while the program ran
     assert before.endswith(CLEAR + "lackpy: "), before[-200:]  # and was wiped before the question
     assert not _frames(question) and "\r\x1b[K" not in question  # nothing drawn in the 1.5 s the person took to answer
+
+
+def test_delegate_draws_the_status_line_of_the_program_it_runs(ws):
+    saved = subprocess.run(_lackpy("template", "save", "long.py", "--name", "poll", "--pattern", "poll the flag", "--kit", "readonly"),
+                           cwd=ws, capture_output=True, text=True, env=_env(), timeout=60)
+    assert saved.returncode == 0, saved.stderr
+    timer = _stopped_after(ws)
+    try:
+        code, out, drawn = on_terminal(_lackpy("delegate", "--kit", "readonly", *ARGS, "poll the flag"), ws, timeout=120)
+    finally:
+        timer.cancel()
+    assert code == 0, drawn
+    frames = _frames(drawn)
+    assert len(frames) >= 3 and all(tool == "read_file" for _, _, tool in frames), drawn
+    counts = [n for _, n, _ in frames]
+    assert counts == sorted(counts) and 0 < counts[0] < counts[-1] <= _calls(out) + 1
+    assert drawn.endswith(CLEAR) and FRAME.sub("", drawn) == CLEAR
+
+
+def test_ctrl_c_says_it_is_stopping_on_a_clean_line(ws):
+    import signal
+
+    primary, secondary = pty.openpty()
+    process = subprocess.Popen(_lackpy("run", *ARGS, "long.py"), cwd=ws, stdout=subprocess.DEVNULL, stderr=secondary, stdin=subprocess.DEVNULL, env=_env())
+    os.close(secondary)
+    drawn, signalled = b"", False
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([primary], [], [], 0.05)
+            if ready:
+                try:
+                    chunk = os.read(primary, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                drawn += chunk
+                if not signalled and len(FRAME.findall(drawn.decode(errors="replace"))) >= 2:  # the line is up: stop the run
+                    process.send_signal(signal.SIGINT)
+                    signalled = True
+        process.wait(timeout=30)
+    finally:
+        os.close(primary)
+        (ws / "flag.txt").write_text("stop\n")
+        if process.poll() is None:
+            process.kill()
+    text = drawn.decode(errors="replace")
+    assert signalled and process.returncode == 130, text
+    assert CLEAR + "lackpy: stopping the run (Ctrl-C again to quit at once)\r\n" in text
+    after = text.split("stopping the run", 1)[1]
+    assert "lackpy: partial result: the program did not finish;" in after
+    said = [m.start() for m in re.finditer("lackpy: ", after)]
+    assert said and all(after[:at].endswith(("\r\n", CLEAR)) for at in said), after  # what follows starts on a clean line too
+    assert text.endswith("\r\n") and not text.rstrip("\r\n").endswith("\x1b[K")
