@@ -151,6 +151,19 @@ def kit_options(fn: Callable) -> Callable:
     return click.option("--kit", "-k", default=None, help="Kit name or comma-separated tool names (default from config).")(fn)
 
 
+#: ``--quiet``/``-q`` (or LACKPY_QUIET): no status line on the terminal while the command works (``lackpy.cli_progress``).
+quiet_option = click.option(
+    "--quiet", "-q", "quiet", is_flag=True, envvar="LACKPY_QUIET", help="Draw no status line on the terminal while it works (or set LACKPY_QUIET=1)."
+)
+
+
+def _status(json_: bool, quiet: bool) -> Any:
+    """The command's status line on stderr (drawn only on a terminal, without --json or --quiet)."""
+    from lackpy.cli_progress import StatusLine, wanted
+
+    return StatusLine(sys.stderr, wanted(sys.stderr, json_, quiet))
+
+
 def run_options(fn: Callable) -> Callable:
     """The options of every command that runs a program: params, trace, mode, dry run, limits."""
     options = [
@@ -160,6 +173,7 @@ def run_options(fn: Callable) -> Callable:
         click.option("--dry-run", "dry_run", is_flag=True, help="Apply no writes and call no command or other tool whose effects cannot be staged; print the diff of what would change."),
         click.option("--timeout", "timeout_s", type=float, default=None, help="Wall-clock limit in seconds."),
         click.option("--limit", "limit_items", multiple=True, help="Any limit as name=value, e.g. max_tool_calls=100."),
+        quiet_option,
         click.option("--yes", "-y", "yes", is_flag=True, help="Approve everything this command would ask about (commands, web requests, the writes)."),
         click.option(
             "--approval",
@@ -270,6 +284,7 @@ def _run_program(
     show_trace: bool,
     json_: bool,
     dry_run: bool,
+    quiet: bool = False,
     **options: Any,
 ) -> int:
     """Run the program ``program_of(svc)`` (or, as ``(program, skill)``, with that skill) as ``lackpy run`` and ``lackpy skill run``
@@ -286,25 +301,24 @@ def _run_program(
     text = program_of(svc)
     if isinstance(text, tuple):  # the program and the skill it came with, loaded once
         text, options["skill"] = text
-    spinner = Spinner()
 
     async def go() -> Any:
-        with _stopped_by_ctrl_c() as stop:
+        with _stopped_by_ctrl_c(status) as stop:
             return await svc.run_program(
-                text, params=parsed, limits=limits, dry_run=dry_run, on_event=None if json_ else spinner, approve=_approver(yes, spinner),
-                stop=stop, **options
+                text, params=parsed, limits=limits, dry_run=dry_run, on_event=status.on_event, approve=_approver(yes, status), stop=stop, **options
             )
 
-    try:
+    with _status(json_, quiet) as status:
         result = asyncio.run(go())
-    finally:
-        spinner.close()
     return _report_run(result, json_=json_, show_trace=show_trace, dry_run=dry_run)
 
 
 @contextlib.contextmanager
-def _stopped_by_ctrl_c() -> Iterator[Any]:
-    """An event the first Ctrl-C sets, stopping the run so its result shows what it had done; a second interrupts as ever."""
+def _stopped_by_ctrl_c(status: Any = None) -> Iterator[Any]:
+    """An event the first Ctrl-C sets, stopping the run so its result shows what it had done; a second interrupts as ever.
+
+    ``status`` (the command's status line) is cleared before the first Ctrl-C is said.
+    """
     import asyncio
     import signal
 
@@ -313,6 +327,8 @@ def _stopped_by_ctrl_c() -> Iterator[Any]:
     def first() -> None:
         stop.set()
         loop.remove_signal_handler(signal.SIGINT)
+        if status is not None:
+            status.clear()
         click.echo("lackpy: stopping the run (Ctrl-C again to quit at once)", err=True)
 
     try:
@@ -333,13 +349,15 @@ def _warnings(notices: list[str]) -> None:
             click.echo(f"lackpy: {notice}", err=True)
 
 
-def _approver(yes: bool, spinner: "Spinner | None" = None) -> Any:
+def _approver(yes: bool, status: Any = None) -> Any:
     """Who answers this command's approvals: --yes, the terminal, or nobody (a blocking gate then says to pass --yes)."""
     if yes:
         return True
     from lackpy.approvals.terminal import NO_TERMINAL, terminal
 
-    return terminal(spinner.close if spinner is not None else None) or NO_TERMINAL
+    if status is None:
+        return terminal() or NO_TERMINAL
+    return terminal(status.pause, status.resume) or NO_TERMINAL  # the status line steps aside while a person answers
 
 
 def exit_status(result) -> int:
@@ -430,18 +448,6 @@ def _echo_value(value: Any) -> None:
         _emit_json(to_jsonable(value))
 
 
-def _one_line(message: object, width: int = 72) -> str:
-    """The last line of a progress message (a command's output streams in pieces), printable only and cut to ``width``.
-
-    A command's output is not the person's terminal's to interpret: escape
-    sequences and other control characters are dropped, never written.
-    """
-    if not isinstance(message, str):
-        return ""
-    lines = [line for line in message.splitlines() if line.strip()]
-    return _fit(lines[-1] if lines else "", width)
-
-
 def _fit(text: str, width: int) -> str:
     """``text`` with its printable characters only, cut to ``width``: what a workspace or a tool wrote never drives the terminal."""
     shown = "".join(ch for ch in text if ch.isprintable())
@@ -451,62 +457,6 @@ def _fit(text: str, width: int) -> str:
 def _printable(text: str) -> str:
     """``text`` (lines of it) without control characters: a SKILL.md's escape sequences are not the terminal's to interpret."""
     return "".join(ch for ch in text if ch.isprintable() or ch in "\n\t")
-
-
-class Spinner:
-    """A spinner on stderr while a model tier writes or a remote tool reports progress; silent when stderr is not a terminal."""
-
-    FRAMES = "|/-\\"
-
-    def __init__(self, stream=None) -> None:
-        self.stream = stream or sys.stderr
-        self.enabled = self.stream.isatty()
-        self.label = ""
-        self._stop = None
-        self._thread = None
-
-    def __call__(self, event: dict) -> None:
-        if not self.enabled:
-            return
-        kind = event.get("event")
-        if kind == "tier" and event.get("model"):
-            self._show(f"{event['tier']}: writing a program")
-        elif kind == "progress":
-            done = f"{event.get('progress')}" + (f"/{event['total']}" if event.get("total") is not None else "")
-            self._show(f"{event.get('tool')}: {_one_line(event.get('message')) or done}")
-        elif kind == "done":
-            self.close()
-
-    def _show(self, label: str) -> None:
-        import itertools
-        import threading
-
-        self.label = label
-        if self._thread is not None:
-            return
-        self._stop = threading.Event()
-
-        def spin(stop=self._stop) -> None:
-            widest = 0
-            for frame in itertools.cycle(self.FRAMES):
-                line = f"{frame} {self.label}"
-                widest = max(widest, len(line))
-                self.stream.write("\r" + line.ljust(widest))
-                self.stream.flush()
-                if stop.wait(0.1):
-                    break
-            self.stream.write("\r" + " " * widest + "\r")
-            self.stream.flush()
-
-        self._thread = threading.Thread(target=spin, daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        """Stop and wipe the line."""
-        if self._thread is not None:
-            self._stop.set()
-            self._thread.join()
-            self._thread = None
 
 
 def _intent_options(fn: Callable) -> Callable:
@@ -541,6 +491,7 @@ def delegate(
     timeout_s: float | None,
     limit_items: tuple[str, ...],
     yes: bool,
+    quiet: bool,
     approval: str | None,
     show_program: bool,
     save_as: str | None,
@@ -565,8 +516,7 @@ def delegate(
 
         raise UsageError(f"a program of skill '{skill}' needs the skill's files: save it in the skill's programs/ folder, not with --save-as")
     svc = service()
-    spinner = Spinner()
-    try:
+    with _status(json_, quiet) as status:
         result = asyncio.run(
             svc.delegate(
                 intent,
@@ -577,14 +527,12 @@ def delegate(
                 mode=mode,
                 limits=_parse_limits(limit_items, timeout_s),
                 ceiling=ceiling,
-                on_event=None if json_ else spinner,
-                approve=_approver(yes, spinner),
+                on_event=status.on_event,
+                approve=_approver(yes, status),
                 approval=approval,
                 skill=skill,
             )
         )
-    finally:
-        spinner.close()
     if show_program and not json_:
         click.echo(f"lackpy: program by {result.provider} ({result.detail or 'no detail'}):", err=True)
         click.echo(result.program, err=True)
@@ -604,18 +552,19 @@ def delegate(
 @_intent_options
 @skill_option
 @click.option("--param", "-p", "params", multiple=True, help="Program parameter key=value (value parsed as JSON if it can be).")
+@quiet_option
 @common
 def generate(
-    intent: str, kit: str | None, tools: tuple[str, ...], ceiling: str | None, skill: str | None, params: tuple[str, ...], json_: bool, service
+    intent: str, kit: str | None, tools: tuple[str, ...], ceiling: str | None, skill: str | None, params: tuple[str, ...], quiet: bool, json_: bool,
+    service,
 ) -> None:
     """Write and validate a program for INTENT, and print it without running it (--skill NAME: for that skill)."""
     import asyncio
 
     svc = service()
     parsed = _parse_params(params)
-    result = asyncio.run(
-        svc.generate(intent, kit=kit, params=parsed, extra_tools=_split(tools), ceiling=ceiling, on_event=None if json_ else Spinner(), skill=skill)
-    )
+    with _status(json_, quiet) as status:
+        result = asyncio.run(svc.generate(intent, kit=kit, params=parsed, extra_tools=_split(tools), ceiling=ceiling, on_event=status.on_event, skill=skill))
     if json_:
         _emit_json(result.to_dict())
     else:

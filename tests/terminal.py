@@ -6,14 +6,19 @@ import os
 import pty
 import select
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
 
 def on_terminal(argv: list[str], cwd: Path, timeout: float = 60.0) -> tuple[int, str, str]:
-    """Run ``argv`` with stderr on a pseudo-terminal; (exit code, stdout, everything drawn on the terminal)."""
+    """Run ``argv`` with stderr on a pseudo-terminal; (exit code, stdout, everything drawn on the terminal).
+
+    Its stdout goes to a file, so a command that prints much is never held up while the terminal is read.
+    """
     primary, secondary = pty.openpty()
-    process = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=secondary, stdin=subprocess.DEVNULL)
+    out_file = tempfile.TemporaryFile()
+    process = subprocess.Popen(argv, cwd=cwd, stdout=out_file, stderr=secondary, stdin=subprocess.DEVNULL)
     os.close(secondary)
     drawn = b""
     while True:
@@ -24,8 +29,11 @@ def on_terminal(argv: list[str], cwd: Path, timeout: float = 60.0) -> tuple[int,
         if not chunk:
             break
         drawn += chunk
-    out, _ = process.communicate(timeout=timeout)
+    process.wait(timeout=timeout)
     os.close(primary)
+    out_file.seek(0)
+    out = out_file.read()
+    out_file.close()
     return process.returncode, out.decode(), drawn.decode(errors="replace")
 
 

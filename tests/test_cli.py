@@ -362,37 +362,39 @@ class _Terminal:
         pass
 
 
-def test_the_spinner_draws_only_on_a_terminal_and_only_for_models():
+def test_the_status_line_says_what_a_model_or_a_tool_says_at_once_and_wipes_itself():
     import time
 
-    from lackpy.cli import Spinner
+    from lackpy.cli_progress import StatusLine, wanted
 
     terminal = _Terminal(tty=True)
-    spinner = Spinner(terminal)
-    spinner({"event": "tier", "tier": "rules", "model": False})
-    assert terminal.text == []
-    spinner({"event": "tier", "tier": "ollama", "model": True})
-    time.sleep(0.25)
-    spinner({"event": "done", "tier": "ollama"})
+    with StatusLine(terminal) as status:
+        status({"event": "tier", "tier": "rules", "model": False})
+        time.sleep(0.35)
+        assert terminal.text == []  # no model writing, under a second: nothing
+        status({"event": "tier", "tier": "ollama", "model": True})
+        time.sleep(0.35)
+        status({"event": "done", "tier": "ollama"})
     frames = "".join(terminal.text)
     assert "ollama: writing a program" in frames
-    assert terminal.text[-1].startswith("\r ") and terminal.text[-1].endswith("\r")  # the line is wiped
+    assert terminal.text[-1] == "\r\x1b[K"  # the line is wiped
 
     remote = _Terminal(tty=True)
-    spinner = Spinner(remote)
-    spinner({"event": "progress", "tool": "notes__slow", "progress": 1, "total": 4, "message": "step 1"})
-    time.sleep(0.15)
-    spinner({"event": "progress", "tool": "notes__slow", "progress": 2, "total": 4, "message": None})
-    time.sleep(0.15)
-    spinner.close()
+    with StatusLine(remote) as status:
+        status({"event": "progress", "tool": "notes__slow", "progress": 1, "total": 4, "message": "step 1\x1b[2J"})
+        time.sleep(0.35)
+        status({"event": "progress", "tool": "notes__slow", "progress": 2, "total": 4, "message": None})
+        time.sleep(0.35)
     drawn = "".join(remote.text)
-    assert "notes__slow: step 1" in drawn and "notes__slow: 2/4" in drawn
-    assert remote.text[-1].startswith("\r ") and remote.text[-1].endswith("\r")
+    assert "notes__slow: step 1[2J" in drawn and "notes__slow: 2/4" in drawn and "\x1b[2J" not in drawn
+    assert remote.text[-1] == "\r\x1b[K"
 
     pipe = _Terminal(tty=False)
-    quiet = Spinner(pipe)
-    quiet({"event": "tier", "tier": "ollama", "model": True})
-    quiet({"event": "done", "tier": "ollama"})
+    assert not wanted(pipe, False, False) and not wanted(terminal, True, False) and not wanted(terminal, False, True)
+    with StatusLine(pipe, wanted(pipe, False, False)) as quiet:
+        assert quiet.on_event is None
+        quiet({"event": "tier", "tier": "ollama", "model": True})
+        time.sleep(0.35)
     assert pipe.text == []
 
 

@@ -35,7 +35,7 @@ LAYER = {
     "session": 8, "trust": 8, "trust_notice": 8, "skills": 8, "report": 8,
     "config": 9, "workspace": 9,
     "service": 10,
-    "cli": 11, "mcp": 11, "__main__": 11,
+    "cli": 11, "cli_progress": 11, "mcp": 11, "__main__": 11,
 }
 
 

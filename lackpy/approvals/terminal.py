@@ -43,14 +43,22 @@ NO_TERMINAL = Unattended("nobody can be asked: no terminal to ask on; pass --yes
 
 
 class Prompt:
-    """Asks on a terminal (``fd`` to read, ``out`` to write); ``before`` runs first (stops a spinner)."""
+    """Asks on a terminal (``fd`` to read, ``out`` to write); ``before`` runs first and ``after`` once it is answered
+    (a status line steps aside while a person reads and answers)."""
 
-    def __init__(self, fd: int, out: TextIO, before: Callable[[], Any] | None = None) -> None:
-        self.fd, self.out, self.before = fd, out, before
+    def __init__(self, fd: int, out: TextIO, before: Callable[[], Any] | None = None, after: Callable[[], Any] | None = None) -> None:
+        self.fd, self.out, self.before, self.after = fd, out, before, after
 
     def __call__(self, request: ApprovalRequest) -> Decision | None:
         if self.before is not None:
             self.before()
+        try:
+            return self._ask(request)
+        finally:
+            if self.after is not None:
+                self.after()
+
+    def _ask(self, request: ApprovalRequest) -> Decision | None:
         everything, shown, note = _layout(request)
         self._write(shown + ([note] if note else []))
         if request.ask == "notify":
@@ -156,14 +164,14 @@ def _answer(request: ApprovalRequest, text: str) -> Decision:
     return Decision(True, "user", "approved on the terminal", any_value=sorted(chosen))
 
 
-def terminal(before: Callable[[], Any] | None = None) -> Prompt | None:
-    """A Prompt on the command's terminal, or None when it has none."""
+def terminal(before: Callable[[], Any] | None = None, after: Callable[[], Any] | None = None) -> Prompt | None:
+    """A Prompt on the command's terminal, or None when it has none; ``before`` and ``after`` run around each question."""
     try:
         if sys.stdin.isatty():
-            return Prompt(sys.stdin.fileno(), sys.stderr, before)
+            return Prompt(sys.stdin.fileno(), sys.stderr, before, after)
         if sys.stderr.isatty():
             fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
-            return Prompt(fd, os.fdopen(os.dup(fd), "w", encoding="utf-8", errors="replace"), before)
+            return Prompt(fd, os.fdopen(os.dup(fd), "w", encoding="utf-8", errors="replace"), before, after)
     except (OSError, ValueError):
         pass
     return None

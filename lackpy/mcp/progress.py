@@ -7,11 +7,21 @@ the answer comes on a retry, a new request with its own progress token. So
 a call's notifications go to ``Reach``: the request being answered now.
 Between rounds, no request is open and messages wait; the retry receives
 them, and whatever comes after.
+
+A long call sends a steady rhythm of notices: tool calls are told at most
+every ``TOOLS_EVERY_S`` (the first at once), and when nothing was sent for
+``HEARTBEAT_S`` (a long computation, a model writing, a slow tool) a notice
+says how long the call has run. A call of 6,000 tool calls in five seconds
+sends about ten, and a short one the few it always did. The ``progress``
+value is the notice's number in the call (1, 2, 3, ...), so it increases
+with each notification as the specification requires, whatever the message
+says; there is no ``total``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from lackpy.mcp import tasks
@@ -19,6 +29,10 @@ from lackpy.mcp.logs import PROGRESS_LEVEL, say_in
 
 #: The most progress messages that wait to be sent (between rounds, or to a slow client); past them the newest are dropped, and counted.
 MOST_WAITING = 256
+#: The shortest time between two notices of a call's tool calls, in seconds (the first call is told at once).
+TOOLS_EVERY_S = 0.5
+#: How long a call goes without a notice before one says how long it has run, in seconds.
+HEARTBEAT_S = 0.75
 
 
 class Reach:
@@ -66,15 +80,24 @@ class Progress:
         self.sender: asyncio.Task | None = None
         self.count = 0
         self.dropped = 0
+        self.begun = time.monotonic()
+        #: When the last message was queued; the tool calls made so far and the last tool (for the heartbeat).
+        self.said = self.begun
+        self.tools_said = 0.0
+        self.calls, self.tool = 0, ""
+        self.beat: asyncio.Task | None = None
         #: The task the call runs as (``lackpy.mcp.tasks``): its progress is the task's statusMessage.
         self.task = tasks.current()
 
     async def __aenter__(self) -> "Progress":
         if _in_request(self.reach.ctx):
             self.sender = asyncio.create_task(self._send())
+            self.beat = asyncio.create_task(self._heartbeat())
         return self
 
     async def __aexit__(self, exc_type, exc, tb) -> None:
+        if self.beat is not None:
+            self.beat.cancel()
         if self.sender is None:
             return
         if exc_type is None and not self.reach.paused:
@@ -88,6 +111,7 @@ class Progress:
             self.task.progress(message)
         if self.sender is None:
             return
+        self.said = time.monotonic()
         if self.queue.qsize() >= MOST_WAITING:
             self.dropped += 1
             return
@@ -100,7 +124,11 @@ class Progress:
         """A run or delegate event as a progress message: tool calls made, a tool's own progress, the tier being tried and its attempts."""
         kind = event.get("event")
         if kind == "tool":
-            self.report(f"{calls(event.get('calls'))}, the last {event.get('tool')}")
+            self.calls, self.tool = event.get("calls"), event.get("tool")
+            now = time.monotonic()
+            if self.calls == 1 or now - self.tools_said >= TOOLS_EVERY_S:
+                self.tools_said = now
+                self.report(f"{calls(self.calls)}, the last {self.tool}")
         elif kind == "tier":
             self.report(f"trying tier {event.get('tier')} ({'a model' if event.get('model') else 'no model'})")
         elif kind == "progress":
@@ -111,6 +139,18 @@ class Progress:
             self.report(f"tier {event.get('tier')}: attempt {event.get('attempt')}")
         elif kind == "done":
             self.report(f"tier {event.get('tier')} finished")
+
+    async def _heartbeat(self) -> None:
+        """While the call runs: a notice with the time it has run whenever ``HEARTBEAT_S`` passed without one."""
+        while True:
+            wait = self.said + HEARTBEAT_S - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            elif self.reach.paused:  # waiting for a person's answer: the retry hears what follows, not how long it waited
+                await asyncio.sleep(HEARTBEAT_S)
+            else:
+                done = f": {calls(self.calls)}, the last {self.tool}" if self.calls else ""
+                self.report(f"still working after {time.monotonic() - self.begun:.1f} s{done}")
 
     async def _send(self) -> None:
         while (message := await self.queue.get()) is not None:
@@ -134,4 +174,4 @@ def _in_request(ctx: Any) -> bool:
         return False
 
 
-__all__ = ["Progress", "Reach", "calls"]
+__all__ = ["HEARTBEAT_S", "TOOLS_EVERY_S", "Progress", "Reach", "calls"]

@@ -201,3 +201,79 @@ def test_delegate_reports_each_attempt_of_a_model_tier(workspace, mode):
     messages = [message for _, _, message in received]
     assert messages[1] == "trying tier ollama (a model)"
     assert messages.index("tier ollama: attempt 1") < messages.index("tier ollama: attempt 2") < messages.index("tier ollama finished")
+
+
+#: read_file calls one after another until flag.txt no longer says go (the test says when), then the count.
+POLL = 'n = 0\nfor i in range(10000000):\n    if read_file("flag.txt") != "go\\n":\n        break\n    n += 1\nn\n'
+#: One tool call, then a long computation with none (about 2 s on an idle machine, longer on a busy one).
+QUIET = 'read_file("flag.txt")\nt = 0\nfor i in range(30000):\n    for j in range(1000):\n        t += 1\nt\n'
+LONG_LIMITS = {"timeout_s": 120, "max_tool_calls": 10000000}
+
+
+def _timed_progress(client, program: str, stop_after: float | None = None, workspace: Path | None = None):
+    """One run_program with a progress callback: the answer, and (seconds since the call, progress, message) of each notice."""
+    import threading
+
+    received: list[tuple] = []
+
+    async def session():
+        async with client:
+            start = time.monotonic()
+
+            async def callback(progress, total, message):
+                received.append((time.monotonic() - start, progress, message))
+
+            timer = threading.Timer(stop_after, (workspace / "flag.txt").write_text, ("stop\n",)) if stop_after else None
+            if timer is not None:
+                timer.start()
+            try:
+                answer = await client.call_tool("run_program", {"program": program, "limits": LONG_LIMITS}, progress_callback=callback)
+            finally:
+                if timer is not None:
+                    timer.cancel()
+            return answer, time.monotonic() - start
+
+    answer, took = run(session())
+    return answer, took, received
+
+
+def _steady(received: list[tuple], took: float) -> None:
+    """Notices from start to end, none more than 1.2 s apart, their progress strictly increasing."""
+    times = [0.0] + [at for at, _, _ in received] + [took]
+    assert max(b - a for a, b in zip(times, times[1:])) <= 1.2, received
+    progress = [value for _, value, _ in received]
+    assert all(b > a for a, b in zip(progress, progress[1:])), progress
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_long_run_sends_progress_at_a_steady_rhythm_not_one_per_call(request, workspace, mode):
+    (workspace / "flag.txt").write_text("go\n")
+    answer, took, received = _timed_progress(_client(request, workspace, mode), POLL, 2.5, workspace)
+    assert not answer.is_error, answer
+    made = answer.structured_content["output"]
+    messages = [message for _, _, message in received]
+    assert messages[0] == "running the program with kit readonly" and messages[-1] == f"done: {made + 1} tool calls"
+    told = [int(m.group(1)) for m in (re.fullmatch(r"(\d+) tool calls?, the last read_file", message) for message in messages[1:-1]) if m]
+    assert len(told) >= 4 and told == sorted(told) and told[-1] > told[0]  # 2.5 s, told every 0.5 s
+    assert len(received) <= 2 + took / 0.5 + 2, messages  # thousands of calls, a handful of notices
+    _steady(received, took)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_long_computation_with_no_tool_call_still_sends_a_heartbeat(request, workspace, mode):
+    (workspace / "flag.txt").write_text("go\n")
+    answer, took, received = _timed_progress(_client(request, workspace, mode), QUIET)
+    assert not answer.is_error and answer.structured_content["output"] == 30000 * 1000, answer
+    messages = [message for _, _, message in received]
+    assert messages[:2] == ["running the program with kit readonly", "1 tool call, the last read_file"], messages
+    beats = [message for message in messages if message.startswith("still working after ")]
+    assert len(beats) >= 1 and all(re.fullmatch(r"still working after \d+\.\d s: 1 tool call, the last read_file", beat) for beat in beats), messages
+    assert len(beats) >= took / 0.75 - 3, (took, messages)
+    _steady(received, took)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_short_run_sends_the_few_notices_it_always_did(request, workspace, mode):
+    answer, took, received = _timed_progress(_client(request, workspace, mode), COUNT)
+    assert not answer.is_error and took < 0.75, took
+    assert [message for _, _, message in received] == ["running the program with kit readonly", "1 tool call, the last find_files", "done: 3 tool calls"]
