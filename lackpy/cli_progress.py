@@ -1,7 +1,8 @@
 """The status line of a command that runs or writes a program: one line on stderr, redrawn while it works.
 
 After ``DELAY_S`` it says how long the command has run, how many tool calls
-the program has made and which tool it called last; a model tier writing a
+the program has made, which tool it called last, and the bytes its tools
+have read from files and written to them; a model tier writing a
 program, or a tool's own progress (a command's latest output line), shows at
 once, as a spinner did. The line is redrawn ``EVERY_S`` by a thread of its
 own from what the run's events (``on_event``) last said: hearing an event
@@ -46,6 +47,7 @@ class StatusLine:
         self.enabled = enabled
         self.start = time.monotonic()
         self.calls, self.tool, self.label = 0, "", ""
+        self.read = self.written = 0
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._paused = False
@@ -73,6 +75,7 @@ class StatusLine:
         kind = event.get("event")
         if kind == "tool":
             self.calls, self.tool = event.get("calls") or self.calls, str(event.get("tool") or "")
+            self.read, self.written = event.get("read") or self.read, event.get("written") or self.written
         elif kind == "tier":
             self.label = f"{event.get('tier')}: writing a program" if event.get("model") else ""
         elif kind == "progress":
@@ -89,6 +92,7 @@ class StatusLine:
         said = f"{elapsed:.1f} s"
         if self.calls:
             said += f", {self.calls:,} tool call{'s' if self.calls != 1 else ''}, the last {_printable(self.tool)}"
+        said += "".join(f", {_size(count)} {verb}" for count, verb in ((self.read, "read"), (self.written, "written")) if count)
         return f"{said}; {self.label}" if self.label else said
 
     def pause(self) -> None:
@@ -158,6 +162,14 @@ def _last_line(message: object) -> str:
         return ""
     lines = [line for line in message.splitlines() if line.strip()]
     return lines[-1] if lines else ""
+
+
+def _size(count: int) -> str:
+    """``512 B``, ``3.4 KB``, ``12.0 MB``: a count of bytes for a person (powers of 1,000, as file managers say them)."""
+    for unit, size in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}"
+    return f"{count} B"
 
 
 def _printable(text: str) -> str:

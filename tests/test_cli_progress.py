@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from lackpy.cli_progress import _size
 from terminal import on_terminal
 
 #: Real work for as long as the test wants: read_file calls, one after another, until flag.txt no longer says go.
@@ -22,8 +23,8 @@ LONG = 'n = 0\nfor i in range(10000000):\n    if read_file("flag.txt") != "go\\n
 #: How long the test lets it run, in seconds.
 RUN_S = 2.5
 ARGS = ("--timeout", "120", "--limit", "max_tool_calls=10000000")
-#: The drawn status line: a spinner frame, the time, the calls and the last tool, cleared to the end of the line.
-FRAME = re.compile(r"\r[|/\\-] (\d+\.\d) s, ([\d,]+) tool calls?, the last (\w+)\x1b\[K")
+#: The drawn status line: a spinner frame, the time, the calls, the last tool and the bytes read and written, cleared to the end of the line.
+FRAME = re.compile(r"\r[|/\\-] (\d+\.\d) s, ([\d,]+) tool calls?, the last (\w+)((?:, [\d.]+ [KMG]?B (?:read|written))*)\x1b\[K")
 CLEAR = "\r\x1b[K"
 
 
@@ -65,7 +66,7 @@ def terminal_env(monkeypatch) -> None:
 
 
 def _frames(drawn: str) -> list[tuple[float, int, str]]:
-    return [(float(s), int(n.replace(",", "")), tool) for s, n, tool in FRAME.findall(drawn)]
+    return [(float(s), int(n.replace(",", "")), tool) for s, n, tool, _moved in FRAME.findall(drawn)]
 
 
 def _long(ws: Path, *args: str) -> tuple[int, str, str]:
@@ -89,6 +90,8 @@ def test_a_long_run_draws_its_status_line_then_clears_it_before_the_result(ws):
     assert seconds == sorted(seconds) and seconds[-1] >= 1.5
     counts = [n for _, n, _ in frames]
     assert counts == sorted(counts) and 0 < counts[0] < counts[-1] <= made + 1
+    moved = [said for *_, said in FRAME.findall(drawn)]  # each call read flag.txt's 3 bytes, and nothing was written
+    assert moved == [f", {_size(3 * n)} read" for n in counts]
     assert drawn.endswith(CLEAR)  # the last thing on stderr wipes the line
     assert FRAME.sub("", drawn) == CLEAR  # and nothing else was said around it
 

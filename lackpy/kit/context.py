@@ -29,7 +29,7 @@ class ToolContext:
 
     __slots__ = (
         "root", "files_read", "files_modified", "staging", "max_write_bytes", "fs", "state", "settings", "tools", "skill", "started_ns", "protected",
-        "dry_run", "written",
+        "dry_run", "written", "bytes_read", "bytes_written",
     )
 
     def __init__(
@@ -61,6 +61,8 @@ class ToolContext:
         self.dry_run = False
         #: The path of each write the run's tools made (staged or not), in order: a call that added one wrote something.
         self.written: list[str] = []
+        #: The bytes the run's tools read from files and wrote to them so far (what a status line says).
+        self.bytes_read = self.bytes_written = 0
 
     @property
     def workspace(self) -> Path:
@@ -91,6 +93,7 @@ class ToolContext:
         context.skill = None
         context.dry_run = False
         context.written = []
+        context.bytes_read = context.bytes_written = 0
         return context
 
     def note_read(self, path: str) -> None:

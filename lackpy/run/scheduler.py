@@ -181,17 +181,18 @@ def on_loop(on_event: OnEvent | None) -> OnEvent | None:
     return lambda event: loop.call_soon_threadsafe(on_event, event)
 
 
-def tool_events(on_event: OnEvent | None) -> Callable[[str, int], None] | None:
-    """A run's ``on_call`` sending ``on_event`` a tool event for the first call and then at most every PROGRESS_S."""
+def tool_events(on_event: OnEvent | None) -> Callable[[str, int, tuple[int, int]], None] | None:
+    """A run's ``on_call`` sending ``on_event`` a tool event (``tool``, ``calls``, bytes ``read`` and ``written``) for the first call
+    and then at most every PROGRESS_S."""
     if on_event is None:
         return None
     last = [0.0]
 
-    def on_call(tool: str, calls: int) -> None:
+    def on_call(tool: str, calls: int, moved: tuple[int, int] = (0, 0)) -> None:
         now = time.monotonic()
         if calls == 1 or now - last[0] >= PROGRESS_S:
             last[0] = now
-            on_event({"event": "tool", "tool": tool, "calls": calls})
+            on_event({"event": "tool", "tool": tool, "calls": calls, "read": moved[0], "written": moved[1]})
 
     return on_call
 

@@ -40,8 +40,9 @@ class RunSettings:
     result is made, so notices added during the run are in it. ``context``
     is the caller's tool context (a fresh staging one when None);
     ``state`` the session state the tools keep between runs (the
-    toolbox's own when None). ``on_call(tool, calls)`` hears of every tool
-    call when it returns; ``on_progress(event)`` what a tool reports while
+    toolbox's own when None). ``on_call(tool, calls, (read, written))`` hears
+    of every tool call when it returns, with the bytes the run's tools have
+    read and written so far; ``on_progress(event)`` what a tool reports while
     it works. A program whose own grade is above ``ceiling`` is refused.
     ``guardrails`` is the (before, after) pair of hook callers every tool
     call goes through; ``gatekeeper`` the one that asks a person at
@@ -58,7 +59,7 @@ class RunSettings:
     sandbox: bool = True
     notices: Sequence[str] = ()
     state: dict | None = None
-    on_call: Callable[[str, int], None] | None = None
+    on_call: Callable[[str, int, tuple[int, int]], None] | None = None
     on_progress: OnEvent | None = None
     ceiling: Grade | None = None
     guardrails: tuple[Any, Any] | None = None

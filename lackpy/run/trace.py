@@ -138,10 +138,14 @@ class Recorder:
     content) is not held until the run ends.
     """
 
-    def __init__(self, max_calls: int = 10_000, on_call: Callable[[str, int], None] | None = None) -> None:
+    def __init__(
+        self, max_calls: int = 10_000, on_call: Callable[[str, int, tuple[int, int]], None] | None = None,
+        moved: Callable[[], tuple[int, int]] = lambda: (0, 0),
+    ) -> None:
         self.calls: list[tuple] = []
         self.max_calls = max_calls
         self.on_call = on_call
+        self.moved = moved
 
     def wrap(self, alias: str, fn: Callable[..., Any], names: Sequence[str] = ()) -> Callable[..., Any]:
         """``fn`` traced under ``alias``; ``names`` are its parameters, in order, which name the arguments in the trace."""
@@ -174,14 +178,14 @@ class Recorder:
         return traced
 
     def _announced(self, alias: str, traced: Callable[..., Any]) -> Callable[..., Any]:
-        """``traced`` telling ``on_call`` the tool's name and the calls made so far, after each call."""
-        on_call, calls = self.on_call, self.calls
+        """``traced`` telling ``on_call`` the tool's name, the calls made so far and the bytes read and written, after each call."""
+        on_call, calls, moved = self.on_call, self.calls, self.moved
 
         def announced(*args: Any, **kwargs: Any) -> Any:
             try:
                 return traced(*args, **kwargs)
             finally:
-                on_call(alias, len(calls))
+                on_call(alias, len(calls), moved())
 
         return announced
 

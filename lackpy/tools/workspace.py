@@ -129,13 +129,17 @@ def _read(ctx: ToolContext, path: str, max_bytes: int | None = None) -> tuple[st
     fs = filesystem(ctx)
     if getattr(fs, "strict_reads", False) and _plain(path) and not _refused(ctx, path, path):
         try:
-            return path, fs.read_bytes(path, max_bytes)
+            data = fs.read_bytes(path, max_bytes)
+            ctx.bytes_read += len(data)
+            return path, data
         except PathError as exc:
             if not getattr(exc, "link_on_path", False):
                 raise
     rel = resolve(ctx, path)
     with _as_written(rel, path):
-        return rel, fs.read_bytes(rel, max_bytes)
+        data = fs.read_bytes(rel, max_bytes)
+    ctx.bytes_read += len(data)
+    return rel, data
 
 
 def _plain(path: object) -> bool:
@@ -221,6 +225,7 @@ def write(ctx: ToolContext, path: str, content: str) -> Written:
     fs = filesystem(ctx)
     with _as_written(rel, path):
         fs.write(rel, data)
+    ctx.bytes_written += len(data)
     changed = not fs.unchanged(rel) if isinstance(fs, StagedFilesystem) else True
     if changed:
         ctx.note_modified(rel)

@@ -87,7 +87,7 @@ def test_a_cancelled_run_stops_where_it_is_and_returns_what_it_did(kit, workspac
     program = LOOP.replace("echo(i)", "nap(i)") if where == "tool" else LOOP
     cancel, cancelled_at = Cancel(), []
 
-    def on_call(tool: str, calls: int) -> None:  # once a call of the loop has returned, cancel half a second later
+    def on_call(tool: str, calls: int, moved: tuple[int, int]) -> None:  # once a call of the loop has returned, cancel half a second later
         if tool != "write_file" and not cancelled_at:
             cancelled_at.append(time.monotonic() + 0.5)
             threading.Timer(0.5, cancel.cancel).start()

@@ -67,7 +67,7 @@ def test_a_write_over_a_file_changed_meanwhile_is_not_written_and_says_why(ws: P
     with LackpyService(ws, trust=True) as svc:
         kit = svc.resolve_kit("filesystem")
 
-        def changed_meanwhile(name: str, calls: int) -> None:
+        def changed_meanwhile(name: str, calls: int, moved: tuple[int, int]) -> None:
             if name == "read_file":
                 (ws / "keep.txt").write_text("someone else's\n")
 
