@@ -837,19 +837,20 @@ def kit_info(name: str, tools: tuple[str, ...], json_: bool, service) -> None:
     info = service().kit_info(name, _split(tools))
     if json_:
         return _emit_json(info)
-    click.echo(f"kit {info['name'] or name}: {info['description']}")
+    say = lambda text: click.echo(_printable(text))  # noqa: E731 - a kit file is the workspace's: its text never drives the terminal
+    say(f"kit {info['name'] or name}: {info['description']}")
     if info.get("ignored"):
-        click.echo(info["ignored"])
+        say(info["ignored"])
     if info.get("path"):
-        click.echo(f"file: {info['path']} ({info['source']})")
-    click.echo(f"grade: w={info['grade']['w']} d={info['grade']['d']}")
+        say(f"file: {info['path']} ({info['source']})")
+    say(f"grade: w={info['grade']['w']} d={info['grade']['d']}")
     for tool in info["tools"]:
         grade = f"w={tool['grade']['w']} d={tool['grade']['d']}" if tool["grade"] is not None else "w=? d=?"
-        click.echo(f"  {tool['signature']:<55} {grade}  {tool['description']}")
+        say(f"  {tool['signature']:<55} {grade}  {tool['description']}")
     if info["docs"]:
-        click.echo("docs: " + ", ".join(info["docs"]))
+        say("docs: " + ", ".join(info["docs"]))
     for key, value in info["extra"].items():
-        click.echo(f"unknown frontmatter key (kept): {key} = {value!r}")
+        say(f"unknown frontmatter key (kept): {key} = {value!r}")
 
 
 class ManyValues(click.Command):

@@ -446,6 +446,17 @@ def test_kit_info_shows_an_ignored_kit_as_data_marked_not_in_force(tmp_path):
     assert LackpyService(repo).kit_info("build")["ignored"].startswith("not in force: ignored until you trust this workspace")
 
 
+def test_kit_info_never_passes_a_kit_files_escape_sequences_to_the_terminal(tmp_path):
+    """A hostile kit's description sets the terminal's title and colours, if printed as written: kit info prints what is printable."""
+    repo = tmp_path / "repo"
+    (repo / ".lackpy" / "kits").mkdir(parents=True)
+    (repo / ".lackpy" / "kits" / "evil.kit").write_text('---\ndescription: "hi \\x1b]0;owned\\x07 \\x1b[31mred"\n---\nread_file\n')
+    text = lackpy(repo, "kit", "info", "evil")
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.splitlines()[0] == "kit evil: hi ]0;owned [31mred"
+    assert "\x1b" not in text.stdout and "\x07" not in text.stdout
+
+
 def test_kit_info_of_a_kit_shadowing_a_package_kit_says_the_workspace_file_is_not_in_force(cloned):
     repo, _ = cloned
     root = repo.resolve()
