@@ -413,7 +413,7 @@ def _say_what_it_counts(result: Any, json_: bool) -> None:
         return
     reading = result.detail.partition(": ")[2]
     if reading:
-        click.echo(f"lackpy: {output} = {reading}", err=True)
+        click.echo(_fit(f"lackpy: {output} = {reading}", 500), err=True)  # the reading may name the workspace's files
 
 
 #: How much of each value of an unfinished run the terminal shows, in characters.
