@@ -496,7 +496,8 @@ def test_lackpy_run_shows_remote_progress_on_a_terminal(tmp_path):
     subprocess.run([sys.executable, "-m", "lackpy", "trust", str(root)], check=True, capture_output=True, timeout=60)
     code, out, text = on_terminal([sys.executable, "-m", "lackpy", "run", "--kit", "notes__slow", "slow.py"], root)
     assert code == 0 and out.strip() == "done"
-    assert "notes__slow: step 1" in text and text.rstrip(" ").endswith("\r")  # drawn, then wiped
+    steps = [int(step) for step in re.findall(r"notes__slow: step (\d+)\x1b\[K", text)]  # the server's own progress, as it came
+    assert steps and steps == sorted(steps) and text.endswith("\r\x1b[K"), text  # drawn, then wiped before the result
 
 
 def test_kit_files_name_remote_tools_and_closing_the_service_stops_its_servers(tmp_path):
