@@ -324,8 +324,18 @@ def test_lackpy_serve_passes_remote_progress_to_its_client(service):
 
     answer = asyncio.run(main())
     assert not answer.is_error and answer.structured_content["output"] == "done"
-    assert [m for m in received if m.startswith("notes__slow: ")] == [f"notes__slow: step {i}" for i in range(4)]
+    assert _steps(received)
     assert "step" not in answer.content[0].text
+
+
+def _steps(received: list[str]) -> bool:
+    """Whether the server's progress (steps 0 to 3, 0.1 s apart) came through in order, its first at once.
+
+    lackpy passes on at most one remote notification every ``PROGRESS_EVERY_S`` (the newest is what counts), so a
+    machine that delivers two of them together drops the older: some steps, in order, not every step.
+    """
+    steps = [int(m.rsplit(" ", 1)[1]) for m in received if m.startswith("notes__slow: step ")]
+    return len(steps) >= 2 and steps[0] == 0 and steps == sorted(set(steps)) and set(steps) <= {0, 1, 2, 3}
 
 
 @pytest.mark.slow
@@ -367,7 +377,7 @@ def test_remote_progress_reaches_the_client_after_it_approved_the_call(tmp_path,
     assert not answered.is_error and answered.structured_content["output"] == "done"
     assert len(asked) == 2 and asked[0].startswith("lackpy: Run this program with these effects?")  # the list, then the call
     assert asked[1].startswith("lackpy: Make this call? notes__slow(seconds=0.4)\non the approved list at line 2; asked now for its computed #1")
-    assert [m for m in received if m.startswith("notes__slow: ")] == [f"notes__slow: step {i}" for i in range(4)]
+    assert _steps(received)
     assert received[0] == "running the program with kit mcp:notes" and received[-1] == "done: 1 tool call"
 
 
