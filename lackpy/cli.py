@@ -516,23 +516,17 @@ def delegate(
 
         raise UsageError(f"a program of skill '{skill}' needs the skill's files: save it in the skill's programs/ folder, not with --save-as")
     svc = service()
-    with _status(json_, quiet) as status:
-        result = asyncio.run(
-            svc.delegate(
-                intent,
-                kit=kit,
-                params=_parse_params(params),
-                extra_tools=_split(tools),
-                dry_run=dry_run,
-                mode=mode,
-                limits=_parse_limits(limit_items, timeout_s),
-                ceiling=ceiling,
-                on_event=status.on_event,
-                approve=_approver(yes, status),
-                approval=approval,
-                skill=skill,
+    parsed, limits = _parse_params(params), _parse_limits(limit_items, timeout_s)
+
+    async def go() -> Any:
+        with _stopped_by_ctrl_c(status) as stop:
+            return await svc.delegate(
+                intent, kit=kit, params=parsed, extra_tools=_split(tools), dry_run=dry_run, mode=mode, limits=limits, ceiling=ceiling,
+                on_event=status.on_event, approve=_approver(yes, status), approval=approval, skill=skill, stop=stop,
             )
-        )
+
+    with _status(json_, quiet) as status:
+        result = asyncio.run(go())
     if show_program and not json_:
         click.echo(f"lackpy: program by {result.provider} ({result.detail or 'no detail'}):", err=True)
         click.echo(result.program, err=True)

@@ -201,11 +201,12 @@ def test_delegate_draws_the_status_line_of_the_program_it_runs(ws):
     assert drawn.endswith(CLEAR) and FRAME.sub("", drawn) == CLEAR
 
 
-def test_ctrl_c_says_it_is_stopping_on_a_clean_line(ws):
+def _interrupted(ws: Path, command: list[str]) -> tuple[int, str]:
+    """``command`` with stderr on a pseudo-terminal, sent one SIGINT once its status line is up: (exit code, what was drawn)."""
     import signal
 
     primary, secondary = pty.openpty()
-    process = subprocess.Popen(_lackpy("run", *ARGS, "long.py"), cwd=ws, stdout=subprocess.DEVNULL, stderr=secondary, stdin=subprocess.DEVNULL, env=_env())
+    process = subprocess.Popen(command, cwd=ws, stdout=subprocess.DEVNULL, stderr=secondary, stdin=subprocess.DEVNULL, env=_env())
     os.close(secondary)
     drawn, signalled = b"", False
     deadline = time.monotonic() + 60
@@ -229,11 +230,28 @@ def test_ctrl_c_says_it_is_stopping_on_a_clean_line(ws):
         (ws / "flag.txt").write_text("stop\n")
         if process.poll() is None:
             process.kill()
-    text = drawn.decode(errors="replace")
-    assert signalled and process.returncode == 130, text
+    assert signalled, drawn
+    return process.returncode, drawn.decode(errors="replace")
+
+
+def _stopped_cleanly(code: int, text: str) -> None:
+    """Exit 130, the stop said on a clean line, the partial result after it, every message on a line of its own."""
+    assert code == 130, text
     assert CLEAR + "lackpy: stopping the run (Ctrl-C again to quit at once)\r\n" in text
     after = text.split("stopping the run", 1)[1]
     assert "lackpy: partial result: the program did not finish;" in after
     said = [m.start() for m in re.finditer("lackpy: ", after)]
     assert said and all(after[:at].endswith(("\r\n", CLEAR)) for at in said), after  # what follows starts on a clean line too
     assert text.endswith("\r\n") and not text.rstrip("\r\n").endswith("\x1b[K")
+
+
+def test_ctrl_c_says_it_is_stopping_on_a_clean_line(ws):
+    _stopped_cleanly(*_interrupted(ws, _lackpy("run", *ARGS, "long.py")))
+
+
+def test_ctrl_c_stops_delegate_as_it_stops_run(ws):
+    """The program a delegate wrote (here a saved template's) stops at the first Ctrl-C, and shows what it had done."""
+    saved = subprocess.run(_lackpy("template", "save", "long.py", "--name", "poll", "--pattern", "poll the flag", "--kit", "readonly"),
+                           cwd=ws, capture_output=True, text=True, env=_env(), timeout=60)
+    assert saved.returncode == 0, saved.stderr
+    _stopped_cleanly(*_interrupted(ws, _lackpy("delegate", "--kit", "readonly", *ARGS, "poll the flag")))

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from lackpy.errors import GenerationError, LackpyError
+from lackpy.errors import ErrorKind, GenerationError, LackpyError
 from lackpy.infer.base import Availability, Message, Tier, Request
 from lackpy.infer.diagnose.classify import Failure, classify_answer, classify_runtime, classify_validation, feedback
 from lackpy.infer.mend.answer import mend
@@ -164,6 +164,9 @@ class Dispatcher:
                 if run is None:
                     return clock.outcome(attempt, tier, attempts)
                 result = clock.run(run, attempt.program)
+                if result.error_kind == ErrorKind.CANCELLED:  # stopped: the delegation ends with what the run had done
+                    attempts.append(_run_attempt(tier.name, attempt.program, result))
+                    return clock.outcome(attempt, tier, attempts, result)
                 failure = classify_runtime(attempt.program, result, request.kit, intent=request.intent, read_doc=self.read_doc)
                 attempts.append(_run_attempt(tier.name, attempt.program, result, failure=failure))
                 if result.success and failure is not None and kept is None:

@@ -387,7 +387,7 @@ class LackpyService:
         self, intent: str, kit: KitSpec = None, params: Mapping[str, Any] | None = None, extra_tools: Iterable[str] | None = None, *,
         dry_run: bool = False, mode: str | None = None, limits: Mapping[str, Any] | Limits | None = None, ceiling: CeilingSpec = None,
         on_event: OnEvent | None = None, session: Session | None = None,
-        approve: ApproveSpec = None, approval: str | None = None, skill: str | None = None,
+        approve: ApproveSpec = None, approval: str | None = None, skill: str | None = None, stop: asyncio.Event | None = None,
     ) -> DelegateResult:
         """Write a program for ``intent`` (templates, rules, then model tiers), validate, repair and run it.
 
@@ -400,11 +400,13 @@ class LackpyService:
         An intent that a skill's ``intents`` match runs that skill's program
         (with no kit named, and the skill's kit within the ceiling); ``skill``
         names the skill to use: its kit, and its SKILL.md for a model.
+        Setting ``stop`` stops it as ``run_program``'s does: its run ends as
+        ``cancelled``, with what it had done.
         """
         events = on_loop(on_event)
         answering = (approve if approve is not None else self.approve, approval, asyncio.get_running_loop())
         wanted, asked = Wanted(intent, kit, params, extra_tools, ceiling, skill), Asked(mode, limits, dry_run, ceiling, None, session)
-        return await self._scheduler.cancellable(lambda cancel: self._intents.delegated(wanted, events, answering, asked, cancel))
+        return await self._scheduler.cancellable(lambda cancel: self._intents.delegated(wanted, events, answering, asked, cancel), stop=stop)
 
     # -- skills: workflows a person hands an agent ---------------------------------------
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from lackpy.approvals.gatekeeper import Answering
-from lackpy.errors import ErrorKind, ParamError
+from lackpy.errors import ParamError
 from lackpy.infer.base import Request, Tier
 from lackpy.infer.dispatch import Dispatcher
 from lackpy.infer.result import DelegateResult, GenerationResult, described
 from lackpy.infer.select import tools_for
 from lackpy.infer.tiers import build_tiers, tier_rows
 from lackpy.kit.resolve import KitSpec, ResolvedKit
-from lackpy.run.cancel import Cancel, Cancelled
+from lackpy.run.cancel import Cancel
 from lackpy.run.result import ExecutionResult
 from lackpy.run.runner import check_params, run_with
 from lackpy.run.settings import OnEvent
@@ -97,10 +97,8 @@ class Intents:
         settings = self.runs.settings(request.kit, request.params, events, answering, asked, chosen)
         session = asked.session
 
-        def run(program: str) -> ExecutionResult:
+        def run(program: str) -> ExecutionResult:  # a cancelled run ends the delegation with what it had done (no repair, no next tier)
             result = run_with(program, settings, cancel)
-            if result.error_kind == ErrorKind.CANCELLED:
-                raise Cancelled()  # the delegation is over: no repair, no next tier
             return session.answered(result, False) if session is not None else result
 
         outcome = self.dispatcher(events, first).dispatch(request, run)
