@@ -191,9 +191,9 @@ def test_a_link_inside_lackpy_is_followed(tmp_path):
     (lackpy_dir / "base.toml").write_text('default_kit = "mine"\n')
     (lackpy_dir / "config.toml").symlink_to("base.toml")
     (lackpy_dir / "kits").rmdir()
-    (repo / "shared-kits").mkdir()
-    (repo / "shared-kits" / "mine.kit").write_text("read_file\ngrep\n")
-    (lackpy_dir / "kits").symlink_to("../shared-kits")
+    (repo / "common-kits").mkdir()
+    (repo / "common-kits" / "mine.kit").write_text("read_file\ngrep\n")
+    (lackpy_dir / "kits").symlink_to("../common-kits")
     svc = LackpyService(repo)
     assert svc.config.default_kit == "mine" and list(svc.resolve_kit().tools) == ["read_file", "grep"]
 
