@@ -1,4 +1,4 @@
-"""Commands on a real pseudo-terminal: one drawing its spinner on stderr (``on_terminal``), one a person answers (``typed``)."""
+"""Commands on a real pseudo-terminal: one drawing on stderr (``on_terminal``), one a person answers (``typed``), one driven by a step (``driven``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 
 def on_terminal(argv: list[str], cwd: Path, timeout: float = 60.0) -> tuple[int, str, str]:
@@ -37,17 +38,19 @@ def on_terminal(argv: list[str], cwd: Path, timeout: float = 60.0) -> tuple[int,
     return process.returncode, out.decode(), drawn.decode(errors="replace")
 
 
-def typed(argv: list[str], cwd: Path, answers: list[tuple[bytes, bytes]], wait_s: float = 60.0) -> tuple[int, str]:
-    """Run ``argv`` with a pseudo-terminal as its stdin, stdout and stderr; at each prompt in turn (once its bytes
-    appear after the previous one), type its answer. (exit code, everything shown, with plain newlines)."""
-    answers = list(answers)
+def driven(argv: list[str], cwd: Path, step: Callable[[bytes, subprocess.Popen, int], None], *, wait_s: float = 60.0,
+           env: dict | None = None, whole: bool = True) -> tuple[int, bytes]:
+    """Run ``argv`` on a pseudo-terminal (its stdin, stdout and stderr; with ``whole=False`` stderr only) and read it until it
+    ends; after each read, and at least every 0.05 s, ``step(shown so far, the process, the terminal's fd)`` may answer or
+    signal. (exit code, everything shown)."""
     primary, secondary = pty.openpty()
-    process = subprocess.Popen(argv, cwd=cwd, stdin=secondary, stdout=secondary, stderr=secondary, start_new_session=True)
+    ends = dict(stdin=secondary, stdout=secondary, start_new_session=True) if whole else dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(argv, cwd=cwd, stderr=secondary, env=env, **ends)
     os.close(secondary)
-    output, deadline, at = b"", time.monotonic() + wait_s, 0
+    shown, deadline = b"", time.monotonic() + wait_s
     try:
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([primary], [], [], 0.1)
+            ready, _, _ = select.select([primary], [], [], 0.05)
             if ready:
                 try:
                     chunk = os.read(primary, 65536)
@@ -55,15 +58,27 @@ def typed(argv: list[str], cwd: Path, answers: list[tuple[bytes, bytes]], wait_s
                     break
                 if not chunk:
                     break
-                output += chunk
-                if answers and answers[0][0] in output[at:]:
-                    at = output.index(answers[0][0], at) + len(answers[0][0])
-                    os.write(primary, answers.pop(0)[1])
+                shown += chunk
             elif process.poll() is not None:
                 break
-        process.wait(timeout=10)
+            step(shown, process, primary)
+        process.wait(timeout=30)
     finally:
         os.close(primary)
         if process.poll() is None:
             process.kill()
-    return process.returncode, output.decode(errors="replace").replace("\r\n", "\n")
+    return process.returncode, shown
+
+
+def typed(argv: list[str], cwd: Path, answers: list[tuple[bytes, bytes]], wait_s: float = 60.0) -> tuple[int, str]:
+    """Run ``argv`` with a pseudo-terminal as its stdin, stdout and stderr; at each prompt in turn (once its bytes
+    appear after the previous one), type its answer. (exit code, everything shown, with plain newlines)."""
+    answers, at = list(answers), [0]
+
+    def answer(shown: bytes, process: subprocess.Popen, terminal: int) -> None:
+        if answers and answers[0][0] in shown[at[0]:]:
+            at[0] = shown.index(answers[0][0], at[0]) + len(answers[0][0])
+            os.write(terminal, answers.pop(0)[1])
+
+    code, shown = driven(argv, cwd, answer, wait_s=wait_s)
+    return code, shown.decode(errors="replace").replace("\r\n", "\n")

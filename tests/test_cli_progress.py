@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
-import select
 import subprocess
 import sys
 import threading
@@ -16,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from lackpy.cli_progress import _size
-from terminal import on_terminal
+from terminal import driven, on_terminal
 
 #: Real work for as long as the test wants: read_file calls, one after another, until flag.txt no longer says go.
 LONG = 'n = 0\nfor i in range(10000000):\n    if read_file("flag.txt") != "go\\n":\n        break\n    n += 1\nn\n'
@@ -138,35 +136,17 @@ def test_on_a_dumb_terminal_the_line_is_wiped_with_spaces(ws, monkeypatch):
 def _answered_late(argv: list[str], cwd: Path, prompt: bytes, answer: bytes, late_s: float) -> tuple[int, str, str]:
     """Run ``argv`` on a pseudo-terminal; ``late_s`` after ``prompt`` appears, type ``answer``. (exit code, what was shown before
     the answer, what was shown after it)."""
-    primary, secondary = pty.openpty()
-    process = subprocess.Popen(argv, cwd=cwd, stdin=secondary, stdout=secondary, stderr=secondary, start_new_session=True, env=_env())
-    os.close(secondary)
-    shown, asked, at = b"", None, -1
-    deadline = time.monotonic() + 120
-    try:
-        while time.monotonic() < deadline:
-            if asked is not None and at < 0 and time.monotonic() - asked >= late_s:
-                at = len(shown)
-                os.write(primary, answer)
-            ready, _, _ = select.select([primary], [], [], 0.05)
-            if ready:
-                try:
-                    chunk = os.read(primary, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                shown += chunk
-                if asked is None and prompt in shown:
-                    asked = time.monotonic()
-            elif process.poll() is not None:
-                break
-        process.wait(timeout=10)
-    finally:
-        os.close(primary)
-        if process.poll() is None:
-            process.kill()
-    return process.returncode, shown[:at].decode(errors="replace"), shown[at:].decode(errors="replace")
+    asked, at = [None], [-1]
+
+    def step(shown: bytes, process: subprocess.Popen, terminal: int) -> None:
+        if asked[0] is None and prompt in shown:
+            asked[0] = time.monotonic()
+        elif asked[0] is not None and at[0] < 0 and time.monotonic() - asked[0] >= late_s:
+            at[0] = len(shown)
+            os.write(terminal, answer)
+
+    code, shown = driven(argv, cwd, step, wait_s=120, env=_env())
+    return code, shown[:at[0]].decode(errors="replace"), shown[at[0]:].decode(errors="replace")
 
 
 def test_the_line_steps_aside_for_a_question_and_stays_away_while_it_waits(ws):
@@ -205,33 +185,19 @@ def _interrupted(ws: Path, command: list[str]) -> tuple[int, str]:
     """``command`` with stderr on a pseudo-terminal, sent one SIGINT once its status line is up: (exit code, what was drawn)."""
     import signal
 
-    primary, secondary = pty.openpty()
-    process = subprocess.Popen(command, cwd=ws, stdout=subprocess.DEVNULL, stderr=secondary, stdin=subprocess.DEVNULL, env=_env())
-    os.close(secondary)
-    drawn, signalled = b"", False
-    deadline = time.monotonic() + 60
+    signalled = []
+
+    def step(shown: bytes, process: subprocess.Popen, terminal: int) -> None:
+        if not signalled and len(FRAME.findall(shown.decode(errors="replace"))) >= 2:  # the line is up: stop the run
+            process.send_signal(signal.SIGINT)
+            signalled.append(True)
+
     try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([primary], [], [], 0.05)
-            if ready:
-                try:
-                    chunk = os.read(primary, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                drawn += chunk
-                if not signalled and len(FRAME.findall(drawn.decode(errors="replace"))) >= 2:  # the line is up: stop the run
-                    process.send_signal(signal.SIGINT)
-                    signalled = True
-        process.wait(timeout=30)
+        code, drawn = driven(command, ws, step, env=_env(), whole=False)
     finally:
-        os.close(primary)
         (ws / "flag.txt").write_text("stop\n")
-        if process.poll() is None:
-            process.kill()
     assert signalled, drawn
-    return process.returncode, drawn.decode(errors="replace")
+    return code, drawn.decode(errors="replace")
 
 
 def _stopped_cleanly(code: int, text: str) -> None:
