@@ -511,6 +511,8 @@ class StagedFilesystem(_Text):
         self.staged: dict[str, bytes | None] = {}
         self.baseline: dict[str, Baseline | None] = {}
         self.staged_bytes = 0
+        #: ``unchanged``'s answer per path, with the staged bytes and the baseline it was judged on (each write stages new bytes).
+        self._judged: dict[str, tuple[bytes | None, Baseline | None, bool]] = {}
 
     def __getattr__(self, name: str) -> Any:  # os_path and other backend extras
         return getattr(self.base, name)
@@ -633,7 +635,12 @@ class StagedFilesystem(_Text):
         data, baseline = self.staged.get(rel), self.baseline.get(rel)
         if data is None:
             return rel in self.staged and baseline is None
-        return baseline is not None and baseline.size == len(data) and baseline == Baseline.of(data)
+        judged = self._judged.get(rel)
+        if judged is not None and judged[0] is data and judged[1] is baseline:  # the write, the diff and the commit ask alike
+            return judged[2]
+        same = baseline is not None and baseline.size == len(data) and baseline == Baseline.of(data)
+        self._judged[rel] = (data, baseline, same)
+        return same
 
     def pending(self) -> list[str]:
         """The staged paths a commit would change, in order: every staged path but those ``unchanged``."""
