@@ -4,8 +4,8 @@ Every command accepts ``--json`` and then prints exactly one JSON document:
 a result's ``to_dict()``, or an ``ErrorReport`` (``lackpy schema`` prints
 their JSON Schemas). Exit status: 0 success, 1 the program failed at run
 time, 2 an invalid program or bad usage. Errors are one line on stderr (or a
-JSON document), never a traceback. Only click (and the list of run modes) is
-imported at start-up; the service is imported inside the commands that need it, and closed when the
+JSON document), never a traceback. Only click (the list of run modes, and
+the status line's module, which fits text to the terminal) is imported at start-up; the service is imported inside the commands that need it, and closed when the
 command ends, however it ends (so background processes a program started
 stop with it).
 """
@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator
 
 import click
 
+from lackpy.cli_progress import fit as _fit  # stdlib only: what a workspace or a tool wrote never drives the terminal
 from lackpy.run.modes import MODES  # a constant module: the one list of run modes
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -446,12 +447,6 @@ def _echo_value(value: Any) -> None:
         click.echo(value if _encodable(value) else value.encode("utf-8", "backslashreplace").decode("ascii", "replace"))
     else:
         _emit_json(to_jsonable(value))
-
-
-def _fit(text: str, width: int) -> str:
-    """``text`` with its printable characters only, cut to ``width``: what a workspace or a tool wrote never drives the terminal."""
-    shown = "".join(ch for ch in text if ch.isprintable())
-    return shown if len(shown) <= width else shown[: width - 1] + "…"
 
 
 def _printable(text: str) -> str:

@@ -129,7 +129,7 @@ class StatusLine:
         if not text:
             return
         self._frame += 1
-        line = _fit(f"{FRAMES[self._frame % len(FRAMES)]} {text}", _width(self.stream))
+        line = fit(f"{FRAMES[self._frame % len(FRAMES)]} {text}", _width(self.stream))
         pad = " " * max(self._drawn - len(line), 0) if self._dumb else ""
         self._write("\r" + line + ("" if self._dumb else "\x1b[K") + pad)
         self._drawn = len(line)
@@ -177,9 +177,10 @@ def _printable(text: str) -> str:
     return "".join(ch for ch in text if ch.isprintable())
 
 
-def _fit(text: str, width: int) -> str:
+def fit(text: str, width: int) -> str:
+    """``text`` with its printable characters only, cut to ``width``: what a workspace or a tool wrote never drives the terminal."""
     shown = _printable(text)
     return shown if len(shown) <= width else shown[: width - 1] + "…"
 
 
-__all__ = ["DELAY_S", "EVERY_S", "StatusLine", "wanted"]
+__all__ = ["DELAY_S", "EVERY_S", "StatusLine", "fit", "wanted"]
